@@ -1,0 +1,3 @@
+module github.com/day1ai/day1
+
+go 1.24

@@ -1,0 +1,137 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Sentinel errors. Stores wrap them; test with errors.Is.
+var (
+	// ErrNotFound: the record, session or other object does not exist.
+	ErrNotFound = errors.New("day1: not found")
+	// ErrBranchNotFound: no branch has that name. It also matches ErrNotFound.
+	ErrBranchNotFound = fmt.Errorf("day1: branch %w", ErrNotFound)
+	// ErrSnapshotNotFound: no snapshot has that name. It also matches ErrNotFound.
+	ErrSnapshotNotFound = fmt.Errorf("day1: snapshot %w", ErrNotFound)
+	// ErrBranchExists: a branch with that name exists already.
+	ErrBranchExists = errors.New("day1: branch already exists")
+	// ErrSnapshotExists: a snapshot with that name exists already.
+	ErrSnapshotExists = errors.New("day1: snapshot already exists")
+	// ErrBranchArchived: the branch is archived and refuses writes; reactivate it first.
+	ErrBranchArchived = errors.New("day1: branch is archived")
+	// ErrInvalidArgument: the input is not acceptable. *ValidationError matches it.
+	ErrInvalidArgument = errors.New("day1: invalid argument")
+	// ErrConflict: a merge met conflicts its policy does not settle. *MergeConflictError
+	// matches it.
+	ErrConflict = errors.New("day1: merge conflict")
+	// ErrMergeBlocked: a merge gate refused the merge. *MergeBlockedError matches it.
+	ErrMergeBlocked = errors.New("day1: merge blocked by gate")
+	// ErrStale: the target branch changed between the diff and the merge; diff again.
+	ErrStale = errors.New("day1: branch changed since it was read")
+	// ErrClosed: the store or client is closed.
+	ErrClosed = errors.New("day1: closed")
+	// ErrNotSupported: the backend cannot do this.
+	ErrNotSupported = errors.New("day1: not supported by this store")
+	// ErrTooOld: the point in time is before the history the store keeps.
+	ErrTooOld = errors.New("day1: point in time is outside the retained history")
+)
+
+// ValidationError says which input field is wrong and what is allowed. It matches
+// ErrInvalidArgument.
+type ValidationError struct {
+	Field  string // e.g. "Fact.Text", "SearchQuery.Limit"
+	Reason string // what is allowed
+	Value  string // the offending value, shortened; may be empty
+}
+
+func (e *ValidationError) Error() string {
+	var b strings.Builder
+	b.WriteString("day1: invalid ")
+	b.WriteString(e.Field)
+	if e.Value != "" {
+		fmt.Fprintf(&b, " %q", e.Value)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Reason)
+	return b.String()
+}
+
+// Is makes errors.Is(err, ErrInvalidArgument) true.
+func (e *ValidationError) Is(target error) bool { return target == ErrInvalidArgument }
+
+// Invalid returns a *ValidationError for field.
+func Invalid(field, reason string, value any) *ValidationError {
+	v := ""
+	if value != nil {
+		v = fmt.Sprint(value)
+		if len(v) > 80 {
+			v = v[:77] + "..."
+		}
+	}
+	return &ValidationError{Field: field, Reason: reason, Value: v}
+}
+
+// MergeConflictError lists the conflicts that stopped a merge. Nothing was changed.
+// It matches ErrConflict.
+type MergeConflictError struct {
+	Source, Target string
+	Conflicts      []Conflict
+}
+
+func (e *MergeConflictError) Error() string {
+	refs := make([]string, 0, len(e.Conflicts))
+	for i, c := range e.Conflicts {
+		if i == 5 {
+			refs = append(refs, fmt.Sprintf("and %d more", len(e.Conflicts)-5))
+			break
+		}
+		refs = append(refs, c.Ref.String()+" ("+string(c.Reason)+")")
+	}
+	return fmt.Sprintf("day1: merge %s into %s: %d conflict(s): %s; choose a conflict policy (skip, accept) or the auto strategy",
+		e.Source, e.Target, len(e.Conflicts), strings.Join(refs, ", "))
+}
+
+// Is makes errors.Is(err, ErrConflict) true.
+func (e *MergeConflictError) Is(target error) bool { return target == ErrConflict }
+
+// Offense is one record a merge gate objects to.
+type Offense struct {
+	Ref    Ref
+	Reason string
+}
+
+// MergeBlockedError lists what a merge gate refused. Nothing was changed.
+// It matches ErrMergeBlocked.
+type MergeBlockedError struct {
+	Source, Target string
+	Gate           string
+	Offenses       []Offense
+}
+
+func (e *MergeBlockedError) Error() string {
+	parts := make([]string, 0, len(e.Offenses))
+	for i, o := range e.Offenses {
+		if i == 5 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(e.Offenses)-5))
+			break
+		}
+		parts = append(parts, o.Ref.String()+": "+o.Reason)
+	}
+	return fmt.Sprintf("day1: merge %s into %s blocked by gate %s: %s",
+		e.Source, e.Target, e.Gate, strings.Join(parts, "; "))
+}
+
+// Is makes errors.Is(err, ErrMergeBlocked) true.
+func (e *MergeBlockedError) Is(target error) bool { return target == ErrMergeBlocked }
+
+// retryable is implemented by errors that know whether retrying is safe.
+type retryable interface{ Retryable() bool }
+
+// IsRetryable reports whether err is transient and the operation that failed may be
+// retried safely (for idempotent operations only). Backends mark such errors by
+// implementing Retryable() bool.
+func IsRetryable(err error) bool {
+	var r retryable
+	return errors.As(err, &r) && r.Retryable()
+}

@@ -1,0 +1,266 @@
+package store
+
+import "time"
+
+// Point is a point in a branch's history: a named snapshot, or an instant. The zero
+// Point is the branch's head.
+type Point struct {
+	Snapshot string    // a snapshot name; its branch must be the one read
+	Time     time.Time // an instant; ignored when Snapshot is set
+}
+
+// IsHead reports whether p is the head (no snapshot, no time).
+func (p Point) IsHead() bool { return p.Snapshot == "" && p.Time.IsZero() }
+
+// View selects what a read sees: a branch, at its head or at a point in its past.
+type View struct {
+	Branch string // empty means DefaultBranch
+	At     Point
+}
+
+// Filter narrows reads. Zero fields match everything. A field that does not apply to a
+// record kind (Category on a message, say) excludes records of that kind when set.
+type Filter struct {
+	Category       string       // facts
+	Status         FactStatus   // facts
+	Statuses       []FactStatus // facts: any of these
+	SessionID      string       // every kind but relation-less ones
+	TaskID         string
+	AgentID        string
+	ConversationID string            // messages
+	ObsType        ObservationType   // observations
+	Entity         string            // relations: Source or Target equals it
+	RelationType   string            // relations
+	Since          time.Time         // CreatedAt >= Since
+	Until          time.Time         // CreatedAt < Until
+	Metadata       map[string]string // every pair equal (Properties for relations)
+	IDs            []string          // id is one of these
+}
+
+// Order is the order of List results.
+type Order string
+
+// List orders.
+const (
+	// OrderCreated sorts by CreatedAt, then (for messages) Seq, then id. The default.
+	OrderCreated Order = "created"
+	// OrderID sorts by id.
+	OrderID Order = "id"
+	// OrderSeq sorts messages by conversation then Seq.
+	OrderSeq Order = "seq"
+)
+
+// MaxLimit is the largest Limit a List or Search accepts.
+const MaxLimit = 10000
+
+// ListQuery asks for records of one kind.
+type ListQuery struct {
+	Kind   Kind
+	Filter Filter
+	Order  Order
+	Desc   bool
+	Limit  int // 0 means no limit is applied for List; else 1..MaxLimit
+	Offset int
+}
+
+// SearchMode picks the retrievers of a search.
+type SearchMode string
+
+// Search modes.
+const (
+	// Keyword ranks by BM25 over the record's text.
+	Keyword SearchMode = "keyword"
+	// Vector ranks by cosine similarity to the query embedding.
+	Vector SearchMode = "vector"
+	// Hybrid runs both and fuses the two rankings.
+	Hybrid SearchMode = "hybrid"
+)
+
+// Valid reports whether m is a known mode.
+func (m SearchMode) Valid() bool { return m == Keyword || m == Vector || m == Hybrid }
+
+// Fusion says how a hybrid search combines its rankings.
+type Fusion string
+
+// Fusion methods.
+const (
+	// RRF is reciprocal-rank fusion: score = sum over retrievers of 1/(RRFK + rank),
+	// rank counted from 1. Scale-free and robust. The default.
+	RRF Fusion = "rrf"
+	// Weighted is a convex combination of min-max normalised scores:
+	// Alpha*vector + (1-Alpha)*keyword.
+	Weighted Fusion = "weighted"
+)
+
+// Default search parameters.
+const (
+	DefaultRRFK        = 60
+	DefaultAlpha       = 0.5
+	DefaultSearchLimit = 10
+)
+
+// SearchQuery asks for the records most relevant to a text or a vector.
+type SearchQuery struct {
+	Kinds  []Kind    // which kinds to search: facts and observations; empty means both
+	Text   string    // keyword query; required for Keyword and Hybrid
+	Vector []float32 // query embedding; required for Vector and used by Hybrid when set
+	Mode   SearchMode
+	Filter Filter
+	Limit  int // 1..MaxLimit; 0 means DefaultSearchLimit
+	Fusion Fusion
+	RRFK   float64 // 0 means DefaultRRFK
+	Alpha  float64 // Weighted only; 0 means DefaultAlpha
+	// MinScore drops hits whose final score is below it.
+	MinScore float64
+}
+
+// Retriever names the retriever that found a hit.
+type Retriever string
+
+// Retrievers.
+const (
+	RetrieverKeyword Retriever = "keyword"
+	RetrieverVector  Retriever = "vector"
+)
+
+// Hit is one search result.
+type Hit struct {
+	Record Record
+	// Score is the final score: BM25 for Keyword, cosine for Vector, the fused score for
+	// Hybrid. Higher is better.
+	Score        float64
+	KeywordScore float64 // BM25, when the keyword retriever found it
+	KeywordRank  int     // 1-based, 0 when not found by keyword
+	VectorScore  float64 // cosine, when the vector retriever found it
+	VectorRank   int     // 1-based, 0 when not found by vector
+	FoundBy      []Retriever
+}
+
+// Outcome says what a write did.
+type Outcome string
+
+// Write outcomes.
+const (
+	Created      Outcome = "created"      // a new record
+	Deduplicated Outcome = "deduplicated" // nothing written: the same record, or the same fact text, was there
+	Updated      Outcome = "updated"      // a record with this id existed and was replaced by a new version
+	Superseded   Outcome = "superseded"   // a new fact replaced a near-duplicate, which is now superseded
+	Deleted      Outcome = "deleted"      // the record was deleted
+)
+
+// PutOptions tune a write.
+type PutOptions struct {
+	// DedupeThreshold is the cosine similarity at or above which a new fact counts as a
+	// near-duplicate of a live fact on the same branch and supersedes it instead of being
+	// added beside it. 0 turns near-duplicate detection off (exact repeats of the same
+	// text are still deduplicated).
+	DedupeThreshold float64
+	// Now stamps created and updated times that the records leave zero. Zero means the
+	// store's clock.
+	Now time.Time
+}
+
+// PutResult is what one record of a Put became.
+type PutResult struct {
+	Record  Record // the stored record, as a read would return it
+	Outcome Outcome
+	// Replaced is the id of the fact that a Superseded write replaced, or of the fact an
+	// exact-text Deduplicated write matched.
+	Replaced string
+	// Similarity is the cosine similarity to Replaced, when a near-duplicate was found.
+	Similarity float64
+}
+
+// Op is what one side of a diff did to a record.
+type Op string
+
+// Diff operations.
+const (
+	OpAdded   Op = "added"
+	OpUpdated Op = "updated"
+	OpDeleted Op = "deleted"
+)
+
+// Change is one record that changed on one side since the merge base.
+type Change struct {
+	Ref    Ref
+	Op     Op
+	Before Record // at the merge base; nil when added
+	After  Record // now; nil when deleted
+}
+
+// ConflictReason says why two changes conflict.
+type ConflictReason string
+
+// Conflict reasons.
+const (
+	// BothChanged: both sides changed the same record differently.
+	BothChanged ConflictReason = "both_changed"
+	// BothSuperseded: each side added a different fact superseding the same parent.
+	BothSuperseded ConflictReason = "both_superseded"
+)
+
+// Conflict pairs a source change with a target change that cannot both be kept as is.
+type Conflict struct {
+	Ref    Ref // the record both changed; for BothSuperseded, the parent fact
+	Reason ConflictReason
+	Source Change
+	Target Change
+}
+
+// Diff lists what changed on each side of two branches since their merge base.
+// Changes whose result is already equal on both sides are left out.
+type Diff struct {
+	Source        string
+	Target        string
+	Base          string    // the common ancestor branch
+	BaseAt        time.Time // the merge base instant on Base
+	SourceChanges []Change  // sorted by kind, then id
+	TargetChanges []Change  // sorted by kind, then id
+	Conflicts     []Conflict
+	TargetHead    uint64 // the target's Branch.Head when the diff was taken
+}
+
+// Empty reports whether the diff holds no change at all.
+func (d *Diff) Empty() bool {
+	return len(d.SourceChanges) == 0 && len(d.TargetChanges) == 0 && len(d.Conflicts) == 0
+}
+
+// MergePlan is a merge decided by the merge engine, for a store to apply atomically.
+type MergePlan struct {
+	Source string
+	Target string
+	// ExpectHead is the target's Branch.Head the plan was computed against. If the target
+	// has changed since, ApplyMerge fails with ErrStale and changes nothing.
+	ExpectHead uint64
+	// Puts are written to the target verbatim (Branch set to the target). Facts are not
+	// deduplicated.
+	Puts    []Record
+	Deletes []Ref
+	// MarkMerged sets the source branch's status to merged.
+	MarkMerged bool
+	Record     MergeRecord
+}
+
+// MergeFilter narrows ListMerges. Zero fields match everything.
+type MergeFilter struct {
+	Source string
+	Target string
+	Branch string // source or target
+	Limit  int
+}
+
+// BranchFilter narrows ListBranches.
+type BranchFilter struct {
+	Status BranchStatus
+	Parent string
+	Prefix string // name prefix, e.g. "task/fix-auth/"
+}
+
+// SessionFilter narrows ListSessions.
+type SessionFilter struct {
+	Branch  string
+	AgentID string
+	TaskID  string
+	Status  SessionStatus
+}

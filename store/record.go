@@ -1,0 +1,306 @@
+package store
+
+import (
+	"time"
+)
+
+// Kind names a kind of branched record.
+type Kind string
+
+// The branched record kinds. Every branch sees its own copy of each, copy-on-write
+// from its parent at fork time.
+const (
+	KindFact         Kind = "fact"
+	KindObservation  Kind = "observation"
+	KindRelation     Kind = "relation"
+	KindConversation Kind = "conversation"
+	KindMessage      Kind = "message"
+)
+
+// Kinds lists every branched record kind in a stable order.
+var Kinds = []Kind{KindFact, KindObservation, KindRelation, KindConversation, KindMessage}
+
+// Valid reports whether k is one of the branched record kinds.
+func (k Kind) Valid() bool {
+	switch k {
+	case KindFact, KindObservation, KindRelation, KindConversation, KindMessage:
+		return true
+	}
+	return false
+}
+
+// FactStatus is the life-cycle state of a fact.
+type FactStatus string
+
+// Fact statuses.
+const (
+	FactActive      FactStatus = "active"      // current knowledge
+	FactSuperseded  FactStatus = "superseded"  // replaced by a newer fact naming it as parent
+	FactInvalidated FactStatus = "invalidated" // judged wrong
+	FactVerified    FactStatus = "verified"    // judged right
+	FactPromoted    FactStatus = "promoted"    // verified and promoted to a shared branch
+)
+
+// Valid reports whether s is a known fact status.
+func (s FactStatus) Valid() bool {
+	switch s {
+	case FactActive, FactSuperseded, FactInvalidated, FactVerified, FactPromoted:
+		return true
+	}
+	return false
+}
+
+// Live reports whether a fact with this status is current knowledge: active, verified
+// or promoted. Superseded and invalidated facts are history.
+func (s FactStatus) Live() bool {
+	return s == FactActive || s == FactVerified || s == FactPromoted
+}
+
+// VerificationStatus is the outcome of judging a fact or a conversation.
+type VerificationStatus string
+
+// Verification statuses. The zero value means unverified.
+const (
+	Unverified  VerificationStatus = ""
+	Verified    VerificationStatus = "verified"
+	Invalidated VerificationStatus = "invalidated"
+	Pending     VerificationStatus = "pending"
+)
+
+// Verification records who judged a record, when, and how well it scored.
+type Verification struct {
+	Status VerificationStatus `json:"status,omitempty"`
+	Score  float64            `json:"score,omitempty"`
+	By     string             `json:"by,omitempty"`
+	At     time.Time          `json:"at,omitzero"`
+	Notes  string             `json:"notes,omitempty"`
+}
+
+// ObservationType classifies an observation.
+type ObservationType string
+
+// Observation types.
+const (
+	ObsToolUse   ObservationType = "tool_use"
+	ObsDiscovery ObservationType = "discovery"
+	ObsDecision  ObservationType = "decision"
+	ObsError     ObservationType = "error"
+	ObsInsight   ObservationType = "insight"
+)
+
+// Valid reports whether t is a known observation type.
+func (t ObservationType) Valid() bool {
+	switch t {
+	case ObsToolUse, ObsDiscovery, ObsDecision, ObsError, ObsInsight:
+		return true
+	}
+	return false
+}
+
+// Role is the author of a message.
+type Role string
+
+// Message roles.
+const (
+	RoleUser       Role = "user"
+	RoleAssistant  Role = "assistant"
+	RoleToolCall   Role = "tool_call"
+	RoleToolResult Role = "tool_result"
+	RoleSystem     Role = "system"
+)
+
+// Valid reports whether r is a known role.
+func (r Role) Valid() bool {
+	switch r {
+	case RoleUser, RoleAssistant, RoleToolCall, RoleToolResult, RoleSystem:
+		return true
+	}
+	return false
+}
+
+// Record is one branched record: a Fact, Observation, Relation, Conversation or Message
+// (values, not pointers). The set is closed.
+type Record interface {
+	// RecordKind is the kind of the record.
+	RecordKind() Kind
+	// RecordID is the record's id, unique per kind within a branch.
+	RecordID() string
+	// RecordBranch is the branch the record was read from or is written to.
+	RecordBranch() string
+	// RecordTime is the record's creation time.
+	RecordTime() time.Time
+	isRecord()
+}
+
+// Fact is a unit of knowledge in natural language.
+type Fact struct {
+	ID         string            `json:"id"`
+	Branch     string            `json:"branch,omitempty"`
+	Text       string            `json:"text"`
+	Embedding  []float32         `json:"embedding,omitempty"`
+	Category   string            `json:"category,omitempty"`
+	Confidence float64           `json:"confidence"`
+	Status     FactStatus        `json:"status"`
+	SourceType string            `json:"source_type,omitempty"`
+	SourceID   string            `json:"source_id,omitempty"`
+	ParentID   string            `json:"parent_id,omitempty"` // the fact this one supersedes
+	SessionID  string            `json:"session_id,omitempty"`
+	TaskID     string            `json:"task_id,omitempty"`
+	AgentID    string            `json:"agent_id,omitempty"`
+	Metadata   map[string]string `json:"metadata,omitempty"`
+	Verify     Verification      `json:"verification,omitzero"`
+	CreatedAt  time.Time         `json:"created_at"`
+	UpdatedAt  time.Time         `json:"updated_at"`
+}
+
+// Observation is something an agent saw or did: a tool call, a discovery, an error.
+type Observation struct {
+	ID        string            `json:"id"`
+	Branch    string            `json:"branch,omitempty"`
+	SessionID string            `json:"session_id,omitempty"`
+	TaskID    string            `json:"task_id,omitempty"`
+	AgentID   string            `json:"agent_id,omitempty"`
+	Type      ObservationType   `json:"type"`
+	Tool      string            `json:"tool,omitempty"`
+	Summary   string            `json:"summary"`
+	Embedding []float32         `json:"embedding,omitempty"`
+	RawInput  string            `json:"raw_input,omitempty"`
+	RawOutput string            `json:"raw_output,omitempty"`
+	Metadata  map[string]string `json:"metadata,omitempty"`
+	CreatedAt time.Time         `json:"created_at"`
+}
+
+// Relation is a typed, directed edge between two entities, valid over a time range.
+type Relation struct {
+	ID         string            `json:"id"`
+	Branch     string            `json:"branch,omitempty"`
+	Source     string            `json:"source"`
+	Target     string            `json:"target"`
+	Type       string            `json:"type"`
+	Properties map[string]string `json:"properties,omitempty"`
+	Confidence float64           `json:"confidence"`
+	ValidFrom  time.Time         `json:"valid_from"`
+	ValidTo    time.Time         `json:"valid_to,omitzero"` // zero: still valid
+	SessionID  string            `json:"session_id,omitempty"`
+	TaskID     string            `json:"task_id,omitempty"`
+	AgentID    string            `json:"agent_id,omitempty"`
+	CreatedAt  time.Time         `json:"created_at"`
+}
+
+// ValidAt reports whether the relation holds at t: ValidFrom <= t and (ValidTo is zero
+// or t < ValidTo).
+func (r Relation) ValidAt(t time.Time) bool {
+	if t.Before(r.ValidFrom) {
+		return false
+	}
+	return r.ValidTo.IsZero() || t.Before(r.ValidTo)
+}
+
+// Conversation groups the messages of one exchange.
+type Conversation struct {
+	ID        string            `json:"id"`
+	Branch    string            `json:"branch,omitempty"`
+	SessionID string            `json:"session_id,omitempty"`
+	AgentID   string            `json:"agent_id,omitempty"`
+	TaskID    string            `json:"task_id,omitempty"`
+	Title     string            `json:"title,omitempty"`
+	Verify    Verification      `json:"verification,omitzero"`
+	Metadata  map[string]string `json:"metadata,omitempty"`
+	CreatedAt time.Time         `json:"created_at"`
+	UpdatedAt time.Time         `json:"updated_at"`
+}
+
+// Message is one turn of a conversation, ordered by Seq.
+type Message struct {
+	ID             string            `json:"id"`
+	Branch         string            `json:"branch,omitempty"`
+	ConversationID string            `json:"conversation_id"`
+	Seq            int               `json:"seq"`
+	Role           Role              `json:"role"`
+	Content        string            `json:"content"`
+	Tool           string            `json:"tool,omitempty"`
+	PickedTo       []string          `json:"picked_to,omitempty"` // branches it was cherry-picked to
+	SessionID      string            `json:"session_id,omitempty"`
+	TaskID         string            `json:"task_id,omitempty"`
+	AgentID        string            `json:"agent_id,omitempty"`
+	Metadata       map[string]string `json:"metadata,omitempty"`
+	CreatedAt      time.Time         `json:"created_at"`
+}
+
+func (Fact) isRecord()         {}
+func (Observation) isRecord()  {}
+func (Relation) isRecord()     {}
+func (Conversation) isRecord() {}
+func (Message) isRecord()      {}
+
+// RecordKind implements Record.
+func (Fact) RecordKind() Kind { return KindFact }
+
+// RecordKind implements Record.
+func (Observation) RecordKind() Kind { return KindObservation }
+
+// RecordKind implements Record.
+func (Relation) RecordKind() Kind { return KindRelation }
+
+// RecordKind implements Record.
+func (Conversation) RecordKind() Kind { return KindConversation }
+
+// RecordKind implements Record.
+func (Message) RecordKind() Kind { return KindMessage }
+
+// RecordID implements Record.
+func (f Fact) RecordID() string { return f.ID }
+
+// RecordID implements Record.
+func (o Observation) RecordID() string { return o.ID }
+
+// RecordID implements Record.
+func (r Relation) RecordID() string { return r.ID }
+
+// RecordID implements Record.
+func (c Conversation) RecordID() string { return c.ID }
+
+// RecordID implements Record.
+func (m Message) RecordID() string { return m.ID }
+
+// RecordBranch implements Record.
+func (f Fact) RecordBranch() string { return f.Branch }
+
+// RecordBranch implements Record.
+func (o Observation) RecordBranch() string { return o.Branch }
+
+// RecordBranch implements Record.
+func (r Relation) RecordBranch() string { return r.Branch }
+
+// RecordBranch implements Record.
+func (c Conversation) RecordBranch() string { return c.Branch }
+
+// RecordBranch implements Record.
+func (m Message) RecordBranch() string { return m.Branch }
+
+// RecordTime implements Record.
+func (f Fact) RecordTime() time.Time { return f.CreatedAt }
+
+// RecordTime implements Record.
+func (o Observation) RecordTime() time.Time { return o.CreatedAt }
+
+// RecordTime implements Record.
+func (r Relation) RecordTime() time.Time { return r.CreatedAt }
+
+// RecordTime implements Record.
+func (c Conversation) RecordTime() time.Time { return c.CreatedAt }
+
+// RecordTime implements Record.
+func (m Message) RecordTime() time.Time { return m.CreatedAt }
+
+// Ref names one record of one kind.
+type Ref struct {
+	Kind Kind   `json:"kind"`
+	ID   string `json:"id"`
+}
+
+// RefOf returns the Ref of r.
+func RefOf(r Record) Ref { return Ref{Kind: r.RecordKind(), ID: r.RecordID()} }
+
+// String returns "kind/id".
+func (r Ref) String() string { return string(r.Kind) + "/" + r.ID }

@@ -1,0 +1,78 @@
+// Package store holds day1's data model, the Store interface every storage backend
+// implements, and the errors they return.
+//
+// A Store keeps branched records (facts, observations, relations, conversations,
+// messages) and global records (branches, snapshots, sessions, merge history). The
+// semantics every implementation must give are specified once, as tests, in
+// store/storetest; store/memstore and store/matrixone pass them.
+package store
+
+import "context"
+
+// Store is the contract between day1 and a storage backend.
+//
+// Every method honours ctx. Errors wrap the sentinels of this package so callers can test
+// them with errors.Is; bad input is a *ValidationError. Methods are safe for concurrent use.
+type Store interface {
+	// Put writes records to a branch as one atomic batch: all or none. The branch must
+	// exist and be writable (not archived). Each record's Branch field is ignored and set
+	// to branch. Ids are the caller's; a record whose id exists with equal content is
+	// reported Deduplicated and not written again; with other content it becomes a new
+	// version, reported Updated. A new fact whose text equals a live fact's, or whose
+	// embedding is a near-duplicate (opts.DedupeThreshold) of a live fact on the branch,
+	// is not added beside it: an equal text is Deduplicated; otherwise the new fact is
+	// stored with ParentID set to the old one, which becomes FactSuperseded (Superseded).
+	// Zero CreatedAt/UpdatedAt are stamped; zero Status, Confidence and ValidFrom default to
+	// active, 1 and CreatedAt. A batch holding the same ref twice is a *ValidationError.
+	Put(ctx context.Context, branch string, recs []Record, opts PutOptions) ([]PutResult, error)
+	// Delete removes records from a branch (a tombstone: the past still shows them).
+	// Deleting a record that does not exist is ErrNotFound and nothing is deleted.
+	Delete(ctx context.Context, branch string, refs []Ref) error
+
+	// Get returns one record as the view sees it, or ErrNotFound.
+	Get(ctx context.Context, v View, ref Ref) (Record, error)
+	// List returns the records of one kind that match the filter, in the asked order.
+	List(ctx context.Context, v View, q ListQuery) ([]Record, error)
+	// Search ranks facts and observations by keyword, vector or both.
+	Search(ctx context.Context, v View, q SearchQuery) ([]Hit, error)
+
+	// CreateBranch forks a branch from a parent's head, or from a point in its past, in
+	// time independent of the amount of memory. ErrBranchExists if the name is taken.
+	CreateBranch(ctx context.Context, spec BranchSpec) (Branch, error)
+	// GetBranch returns a branch or ErrBranchNotFound.
+	GetBranch(ctx context.Context, name string) (Branch, error)
+	// ListBranches returns branches sorted by name.
+	ListBranches(ctx context.Context, f BranchFilter) ([]Branch, error)
+	// SetBranchStatus archives, reactivates or marks a branch merged. Archived branches
+	// refuse writes (ErrBranchArchived) and stay readable.
+	SetBranchStatus(ctx context.Context, name string, status BranchStatus) (Branch, error)
+	// DeleteBranch removes a branch and its records. The default branch, and a branch
+	// with children, cannot be deleted (ErrInvalidArgument names the reason).
+	DeleteBranch(ctx context.Context, name string) error
+
+	// Diff lists the changes of source and target since their merge base.
+	Diff(ctx context.Context, source, target string) (*Diff, error)
+	// ApplyMerge applies a merge plan atomically and records it in the merge history.
+	ApplyMerge(ctx context.Context, plan MergePlan) (MergeRecord, error)
+	// ListMerges returns merge records, newest first.
+	ListMerges(ctx context.Context, f MergeFilter) ([]MergeRecord, error)
+
+	// CreateSnapshot names the current head of a branch. ErrSnapshotExists if taken.
+	CreateSnapshot(ctx context.Context, branch, name, description string) (Snapshot, error)
+	// GetSnapshot returns a snapshot or ErrSnapshotNotFound.
+	GetSnapshot(ctx context.Context, name string) (Snapshot, error)
+	// ListSnapshots returns the snapshots of a branch (all when branch is empty), oldest first.
+	ListSnapshots(ctx context.Context, branch string) ([]Snapshot, error)
+	// DeleteSnapshot removes a snapshot; branches forked from it are unaffected.
+	DeleteSnapshot(ctx context.Context, name string) error
+
+	// PutSession creates or replaces a session.
+	PutSession(ctx context.Context, s Session) (Session, error)
+	// GetSession returns a session or ErrNotFound.
+	GetSession(ctx context.Context, id string) (Session, error)
+	// ListSessions returns sessions, oldest first.
+	ListSessions(ctx context.Context, f SessionFilter) ([]Session, error)
+
+	// Close releases the store. Later calls fail with ErrClosed.
+	Close() error
+}

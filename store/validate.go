@@ -1,0 +1,319 @@
+package store
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Limits on input. They keep every backend's identifiers and rows within bounds.
+const (
+	MaxIDLen         = 128
+	MaxBranchNameLen = 100
+	MaxTextLen       = 1 << 20 // bytes of Fact.Text, Observation.Summary, Message.Content
+	MaxRawLen        = 64 << 10
+	MaxMetadataPairs = 64
+	MaxEmbeddingDims = 8192
+	MaxBatch         = 10000
+)
+
+var (
+	idPattern     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:@-]*$`)
+	branchPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)*$`)
+)
+
+// ValidateID checks a record, session or snapshot id: 1 to MaxIDLen characters of
+// letters, digits and . _ : @ -, starting with a letter or digit.
+func ValidateID(field, id string) error {
+	if id == "" {
+		return Invalid(field, "must not be empty", nil)
+	}
+	if len(id) > MaxIDLen || !idPattern.MatchString(id) {
+		return Invalid(field, fmt.Sprintf("must be 1 to %d characters of letters, digits and . _ : @ -, starting with a letter or digit", MaxIDLen), id)
+	}
+	return nil
+}
+
+// ValidateBranchName checks a branch name: segments of letters, digits and . _ -
+// separated by single slashes, like "task/fix-auth/agent-a", at most MaxBranchNameLen
+// characters.
+func ValidateBranchName(field, name string) error {
+	if name == "" {
+		return Invalid(field, "must not be empty", nil)
+	}
+	if len(name) > MaxBranchNameLen || !branchPattern.MatchString(name) || strings.Contains(name, "..") {
+		return Invalid(field, fmt.Sprintf("must be at most %d characters: segments of letters, digits and . _ - separated by '/', e.g. task/fix-auth/agent-a", MaxBranchNameLen), name)
+	}
+	return nil
+}
+
+// ValidateEmbedding checks that every component is finite and that the vector is not
+// all zeros. dims, when positive, is the required length.
+func ValidateEmbedding(field string, v []float32, dims int) error {
+	if len(v) == 0 {
+		return nil
+	}
+	if len(v) > MaxEmbeddingDims {
+		return Invalid(field, fmt.Sprintf("has %d dimensions; at most %d are allowed", len(v), MaxEmbeddingDims), nil)
+	}
+	if dims > 0 && len(v) != dims {
+		return Invalid(field, fmt.Sprintf("has %d dimensions; this store holds %d-dimension embeddings", len(v), dims), nil)
+	}
+	var sum float64
+	for i, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return Invalid(field, fmt.Sprintf("component %d is %v; embeddings must be finite", i, x), nil)
+		}
+		sum += float64(x) * float64(x)
+	}
+	if sum == 0 {
+		return Invalid(field, "is all zeros; it has no direction to compare", nil)
+	}
+	return nil
+}
+
+func validateText(field, s string, max int, required bool) error {
+	if required && strings.TrimSpace(s) == "" {
+		return Invalid(field, "must not be empty", nil)
+	}
+	if len(s) > max {
+		return Invalid(field, fmt.Sprintf("is %d bytes; at most %d are allowed", len(s), max), nil)
+	}
+	if !utf8.ValidString(s) {
+		return Invalid(field, "must be valid UTF-8", nil)
+	}
+	return nil
+}
+
+func validateMeta(field string, m map[string]string) error {
+	if len(m) > MaxMetadataPairs {
+		return Invalid(field, fmt.Sprintf("has %d pairs; at most %d are allowed", len(m), MaxMetadataPairs), nil)
+	}
+	for k, v := range m {
+		if k == "" || len(k) > 256 || !utf8.ValidString(k) {
+			return Invalid(field, "keys must be 1 to 256 bytes of UTF-8", k)
+		}
+		if len(v) > 4096 || !utf8.ValidString(v) {
+			return Invalid(field+"["+k+"]", "values must be at most 4096 bytes of UTF-8", nil)
+		}
+	}
+	return nil
+}
+
+func validateUnit(field string, x float64) error {
+	if math.IsNaN(x) || x < 0 || x > 1 {
+		return Invalid(field, "must be between 0 and 1", x)
+	}
+	return nil
+}
+
+func optionalID(field, id string) error {
+	if id == "" {
+		return nil
+	}
+	return ValidateID(field, id)
+}
+
+// ValidateRecord checks a record before it is written. dims, when positive, is the
+// embedding length the store requires.
+func ValidateRecord(r Record, dims int) error {
+	switch r := r.(type) {
+	case Fact:
+		return firstErr(
+			ValidateID("Fact.ID", r.ID),
+			validateText("Fact.Text", r.Text, MaxTextLen, true),
+			ValidateEmbedding("Fact.Embedding", r.Embedding, dims),
+			validateUnit("Fact.Confidence", r.Confidence),
+			validStatus(r.Status),
+			optionalID("Fact.ParentID", r.ParentID),
+			optionalID("Fact.SessionID", r.SessionID),
+			validateMeta("Fact.Metadata", r.Metadata),
+			validateText("Fact.Category", r.Category, 100, false),
+			validateUnit("Fact.Verify.Score", r.Verify.Score),
+		)
+	case Observation:
+		var typeErr error
+		if !r.Type.Valid() {
+			typeErr = Invalid("Observation.Type", "must be one of tool_use, discovery, decision, error, insight", r.Type)
+		}
+		return firstErr(
+			ValidateID("Observation.ID", r.ID),
+			validateText("Observation.Summary", r.Summary, MaxTextLen, true),
+			typeErr,
+			ValidateEmbedding("Observation.Embedding", r.Embedding, dims),
+			validateText("Observation.RawInput", r.RawInput, MaxRawLen, false),
+			validateText("Observation.RawOutput", r.RawOutput, MaxRawLen, false),
+			optionalID("Observation.SessionID", r.SessionID),
+			validateMeta("Observation.Metadata", r.Metadata),
+		)
+	case Relation:
+		var rangeErr error
+		if !r.ValidTo.IsZero() && !r.ValidFrom.IsZero() && !r.ValidTo.After(r.ValidFrom) {
+			rangeErr = Invalid("Relation.ValidTo", "must be after ValidFrom (or zero for open-ended)", r.ValidTo.Format(time.RFC3339))
+		}
+		return firstErr(
+			ValidateID("Relation.ID", r.ID),
+			validateText("Relation.Source", r.Source, 200, true),
+			validateText("Relation.Target", r.Target, 200, true),
+			validateText("Relation.Type", r.Type, 100, true),
+			validateUnit("Relation.Confidence", r.Confidence),
+			rangeErr,
+			validateMeta("Relation.Properties", r.Properties),
+		)
+	case Conversation:
+		return firstErr(
+			ValidateID("Conversation.ID", r.ID),
+			validateText("Conversation.Title", r.Title, 1000, false),
+			optionalID("Conversation.SessionID", r.SessionID),
+			validateMeta("Conversation.Metadata", r.Metadata),
+			validateUnit("Conversation.Verify.Score", r.Verify.Score),
+		)
+	case Message:
+		var roleErr, seqErr error
+		if !r.Role.Valid() {
+			roleErr = Invalid("Message.Role", "must be one of user, assistant, tool_call, tool_result, system", r.Role)
+		}
+		if r.Seq < 0 {
+			seqErr = Invalid("Message.Seq", "must be 0 or more", r.Seq)
+		}
+		return firstErr(
+			ValidateID("Message.ID", r.ID),
+			ValidateID("Message.ConversationID", r.ConversationID),
+			roleErr, seqErr,
+			validateText("Message.Content", r.Content, MaxTextLen, false),
+			validateMeta("Message.Metadata", r.Metadata),
+		)
+	case nil:
+		return Invalid("Record", "must not be nil", nil)
+	}
+	return Invalid("Record", "must be a Fact, Observation, Relation, Conversation or Message value", fmt.Sprintf("%T", r))
+}
+
+func validStatus(s FactStatus) error {
+	if s == "" || s.Valid() {
+		return nil
+	}
+	return Invalid("Fact.Status", "must be one of active, superseded, invalidated, verified, promoted", s)
+}
+
+// ValidateRef checks a record reference.
+func ValidateRef(field string, r Ref) error {
+	if !r.Kind.Valid() {
+		return Invalid(field+".Kind", "must be one of fact, observation, relation, conversation, message", r.Kind)
+	}
+	return ValidateID(field+".ID", r.ID)
+}
+
+// ValidateFilter checks a filter.
+func ValidateFilter(f Filter) error {
+	if f.Status != "" && !f.Status.Valid() {
+		return validStatus(f.Status)
+	}
+	for _, s := range f.Statuses {
+		if !s.Valid() {
+			return Invalid("Filter.Statuses", "must hold only active, superseded, invalidated, verified, promoted", s)
+		}
+	}
+	if f.ObsType != "" && !f.ObsType.Valid() {
+		return Invalid("Filter.ObsType", "must be one of tool_use, discovery, decision, error, insight", f.ObsType)
+	}
+	if !f.Since.IsZero() && !f.Until.IsZero() && !f.Until.After(f.Since) {
+		return Invalid("Filter.Until", "must be after Since", f.Until.Format(time.RFC3339Nano))
+	}
+	return nil
+}
+
+// ValidateListQuery checks a list query.
+func ValidateListQuery(q ListQuery) error {
+	if !q.Kind.Valid() {
+		return Invalid("ListQuery.Kind", "must be one of fact, observation, relation, conversation, message", q.Kind)
+	}
+	if q.Limit < 0 || q.Limit > MaxLimit {
+		return Invalid("ListQuery.Limit", fmt.Sprintf("must be between 0 (no limit) and %d", MaxLimit), q.Limit)
+	}
+	if q.Offset < 0 {
+		return Invalid("ListQuery.Offset", "must be 0 or more", q.Offset)
+	}
+	switch q.Order {
+	case "", OrderCreated, OrderID, OrderSeq:
+	default:
+		return Invalid("ListQuery.Order", "must be created, id or seq", q.Order)
+	}
+	return ValidateFilter(q.Filter)
+}
+
+// NormalizeSearch fills a search query's defaults and checks it. dims, when positive,
+// is the embedding length the store holds.
+func NormalizeSearch(q SearchQuery, dims int) (SearchQuery, error) {
+	if q.Mode == "" {
+		q.Mode = Hybrid
+	}
+	if !q.Mode.Valid() {
+		return q, Invalid("SearchQuery.Mode", "must be keyword, vector or hybrid", q.Mode)
+	}
+	if q.Limit == 0 {
+		q.Limit = DefaultSearchLimit
+	}
+	if q.Limit < 1 || q.Limit > MaxLimit {
+		return q, Invalid("SearchQuery.Limit", fmt.Sprintf("must be between 1 and %d", MaxLimit), q.Limit)
+	}
+	if len(q.Kinds) == 0 {
+		q.Kinds = []Kind{KindFact, KindObservation}
+	}
+	for _, k := range q.Kinds {
+		if k != KindFact && k != KindObservation {
+			return q, Invalid("SearchQuery.Kinds", "may hold fact and observation", k)
+		}
+	}
+	if err := validateText("SearchQuery.Text", q.Text, MaxTextLen, false); err != nil {
+		return q, err
+	}
+	switch q.Mode {
+	case Keyword:
+		if strings.TrimSpace(q.Text) == "" {
+			return q, Invalid("SearchQuery.Text", "must not be empty for a keyword search", nil)
+		}
+	case Vector:
+		if len(q.Vector) == 0 {
+			return q, Invalid("SearchQuery.Vector", "must be set for a vector search (the client embeds SearchQuery.Text for you)", nil)
+		}
+	case Hybrid:
+		if strings.TrimSpace(q.Text) == "" && len(q.Vector) == 0 {
+			return q, Invalid("SearchQuery.Text", "must not be empty", nil)
+		}
+	}
+	if err := ValidateEmbedding("SearchQuery.Vector", q.Vector, dims); err != nil {
+		return q, err
+	}
+	if q.Fusion == "" {
+		q.Fusion = RRF
+	}
+	if q.Fusion != RRF && q.Fusion != Weighted {
+		return q, Invalid("SearchQuery.Fusion", "must be rrf or weighted", q.Fusion)
+	}
+	if q.RRFK == 0 {
+		q.RRFK = DefaultRRFK
+	}
+	if q.RRFK < 0 || math.IsNaN(q.RRFK) {
+		return q, Invalid("SearchQuery.RRFK", "must be positive", q.RRFK)
+	}
+	if q.Alpha == 0 {
+		q.Alpha = DefaultAlpha
+	}
+	if err := validateUnit("SearchQuery.Alpha", q.Alpha); err != nil {
+		return q, err
+	}
+	return q, ValidateFilter(q.Filter)
+}
+
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
