@@ -110,7 +110,7 @@ type SearchQuery struct {
 	Fusion Fusion
 	RRFK   float64 // 0 means DefaultRRFK
 	Alpha  float64 // Weighted only; 0 means DefaultAlpha
-	// MinScore drops hits whose final score is below it.
+	// MinScore drops hits whose final score is below it; 0 keeps every hit.
 	MinScore float64
 }
 

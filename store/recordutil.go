@@ -269,3 +269,22 @@ func Clone(r Record) Record {
 	}
 	return r
 }
+
+// Equivalent reports whether a and b hold the same content apart from Branch and
+// UpdatedAt. Diffs compare records with it: two sides that reached the same content at
+// different moments have made no change that needs merging.
+func Equivalent(a, b Record) bool {
+	return SameContent(withoutUpdated(a), withoutUpdated(b))
+}
+
+func withoutUpdated(r Record) Record {
+	switch v := r.(type) {
+	case Fact:
+		v.UpdatedAt = time.Time{}
+		return v
+	case Conversation:
+		v.UpdatedAt = time.Time{}
+		return v
+	}
+	return r
+}

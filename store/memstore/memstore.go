@@ -1,0 +1,336 @@
+// Package memstore is day1's embedded store: an in-process, multi-version store with
+// copy-on-write branches, keyword and vector indexes, and an optional append-only log
+// that makes it durable.
+//
+// # Model
+//
+// Every change gets a sequence number. A record's versions are kept per branch; a branch
+// is a parent pointer plus the parent's sequence number at the fork, so creating one
+// copies nothing. A read resolves a record by walking from the branch to its ancestors,
+// each cut at its fork point, and takes the newest version at or before the read's
+// sequence number. Reads at a snapshot or an instant are the same walk with an older
+// sequence number, so time travel costs what a read at head costs.
+//
+// # Durability
+//
+// With Options.Path set, each committed batch is appended to a log file as one framed,
+// checksummed entry before the call returns. Options.Sync says when the file is flushed
+// to stable storage. On open the log is replayed; a torn or corrupt last entry (a crash
+// in the middle of an append) is detected by its frame and checksum and cut off.
+package memstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/day1ai/day1/store"
+)
+
+// SyncPolicy says when the log is flushed to stable storage.
+type SyncPolicy int
+
+const (
+	// SyncAlways flushes (fsync) every commit before it is acknowledged: an acknowledged
+	// write survives a process crash and a power loss. The default.
+	SyncAlways SyncPolicy = iota
+	// SyncNever leaves flushing to the operating system: an acknowledged write survives a
+	// crash of the process (the kernel holds it) but not a power loss.
+	SyncNever
+)
+
+// Options configure a Store.
+type Options struct {
+	// Path is a directory for the log. Empty keeps everything in memory only.
+	Path string
+	// Sync is the flush policy of the log. Default SyncAlways.
+	Sync SyncPolicy
+	// Dimensions fixes the embedding length. 0 means the first embedding written sets it.
+	Dimensions int
+	// Now is the clock. Default time.Now.
+	Now func() time.Time
+}
+
+// Store is the embedded store. It is safe for concurrent use.
+type Store struct {
+	opts Options
+	now  func() time.Time
+
+	mu       sync.RWMutex
+	closed   bool
+	failed   error // a log write failed: the store refuses further work
+	seq      uint64
+	commits  []commit
+	dims     int
+	branches map[string]*branch
+	snaps    map[string]snapshot
+	sessions map[string]store.Session
+	merges   []store.MergeRecord
+	index    map[store.Kind]*kindIndex
+	log      *wal
+}
+
+var _ store.Store = (*Store)(nil)
+
+// commit maps a sequence number to the instant it was committed at.
+type commit struct {
+	seq uint64 // the last sequence number of the commit
+	at  time.Time
+}
+
+type key struct {
+	kind store.Kind
+	id   string
+}
+
+const never = math.MaxUint64
+
+// version is one state of one record on one branch. rec is nil for a deletion.
+type version struct {
+	key    key
+	seq    uint64
+	br     *branch
+	rec    store.Record
+	next   uint64 // seq of the next version of the key on the same branch, never if none
+	docLen int
+	inv    float32 // 1/|embedding|, 0 without one
+}
+
+type snapshot struct {
+	info store.Snapshot
+	seq  uint64
+}
+
+// New opens a store: in memory, or durable when opts.Path is set (replaying its log).
+func New(opts Options) (*Store, error) {
+	if opts.Dimensions < 0 || opts.Dimensions > store.MaxEmbeddingDims {
+		return nil, store.Invalid("Options.Dimensions", fmt.Sprintf("must be between 0 (learned) and %d", store.MaxEmbeddingDims), opts.Dimensions)
+	}
+	if opts.Sync != SyncAlways && opts.Sync != SyncNever {
+		return nil, store.Invalid("Options.Sync", "must be SyncAlways or SyncNever", opts.Sync)
+	}
+	s := &Store{
+		opts:     opts,
+		now:      opts.Now,
+		dims:     opts.Dimensions,
+		branches: map[string]*branch{},
+		snaps:    map[string]snapshot{},
+		sessions: map[string]store.Session{},
+		index:    map[store.Kind]*kindIndex{store.KindFact: newKindIndex(), store.KindObservation: newKindIndex()},
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if opts.Path == "" {
+		s.addRootBranch(s.now().UTC())
+		return s, nil
+	}
+	w, entries, err := openWAL(opts.Path, opts.Sync)
+	if err != nil {
+		return nil, err
+	}
+	for i, e := range entries {
+		if err := s.replay(e); err != nil {
+			w.close()
+			return nil, fmt.Errorf("day1: memstore: replaying log entry %d of %s: %w", i+1, opts.Path, err)
+		}
+	}
+	if _, ok := s.branches[store.DefaultBranch]; !ok {
+		now := s.now().UTC()
+		e := entry{Seq: s.seq, At: now, Ops: []op{{Type: opBranch, Branch: &store.Branch{
+			Name: store.DefaultBranch, Status: store.BranchActive, CreatedAt: now, ForkedAt: now}}}}
+		if err := w.append(e); err != nil {
+			w.close()
+			return nil, err
+		}
+		s.addRootBranch(now)
+	}
+	s.log = w
+	return s, nil
+}
+
+func (s *Store) addRootBranch(now time.Time) {
+	s.branches[store.DefaultBranch] = newBranch(store.Branch{
+		Name: store.DefaultBranch, Status: store.BranchActive, CreatedAt: now, ForkedAt: now,
+	}, nil, 0, s.seq)
+}
+
+// Close flushes and closes the log. Later calls fail with store.ErrClosed.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	if s.log != nil {
+		return s.log.close()
+	}
+	return nil
+}
+
+// Dimensions returns the embedding length the store holds, 0 until one is known.
+func (s *Store) Dimensions() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.dims
+}
+
+// usable checks ctx and the store's state. Callers hold s.mu.
+func (s *Store) usable(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if s.closed {
+		return store.ErrClosed
+	}
+	if s.failed != nil {
+		return fmt.Errorf("day1: memstore: refusing work after a failed log write: %w", s.failed)
+	}
+	return nil
+}
+
+// commitNow returns the commit instant, never before the previous commit's, so that
+// instants order commits the way sequence numbers do.
+func (s *Store) commitNow() time.Time {
+	t := s.now().UTC()
+	if n := len(s.commits); n > 0 && t.Before(s.commits[n-1].at) {
+		t = s.commits[n-1].at
+	}
+	return t
+}
+
+// seqAt returns the last sequence number committed at or before t.
+func (s *Store) seqAt(t time.Time) uint64 {
+	i := sort.Search(len(s.commits), func(i int) bool { return s.commits[i].at.After(t) })
+	if i == 0 {
+		return 0
+	}
+	return s.commits[i-1].seq
+}
+
+// timeOf returns the instant of the commit holding seq (zero for 0).
+func (s *Store) timeOf(seq uint64) time.Time {
+	i := sort.Search(len(s.commits), func(i int) bool { return s.commits[i].seq >= seq })
+	if i == len(s.commits) {
+		return time.Time{}
+	}
+	return s.commits[i].at
+}
+
+// view is a resolved read position: a branch chain, each link cut at a sequence number.
+type view struct {
+	chain []link
+}
+
+type link struct {
+	br  *branch
+	cut uint64
+}
+
+func (s *Store) chainOf(b *branch, seq uint64) view {
+	var v view
+	for b != nil {
+		v.chain = append(v.chain, link{b, seq})
+		seq = min(seq, b.forkSeq)
+		b = b.parent
+	}
+	return v
+}
+
+// resolveView turns a store.View into a read position. Callers hold s.mu.
+func (s *Store) resolveView(v store.View) (view, error) {
+	name := v.Branch
+	if v.At.Snapshot != "" {
+		sn, ok := s.snaps[v.At.Snapshot]
+		if !ok {
+			return view{}, fmt.Errorf("%w: %q", store.ErrSnapshotNotFound, v.At.Snapshot)
+		}
+		if name == "" {
+			name = sn.info.Branch
+		}
+		if name != sn.info.Branch {
+			return view{}, store.Invalid("View.At.Snapshot", fmt.Sprintf("is a snapshot of branch %q, not of %q", sn.info.Branch, name), v.At.Snapshot)
+		}
+		b, err := s.branch(name)
+		if err != nil {
+			return view{}, err
+		}
+		return s.chainOf(b, sn.seq), nil
+	}
+	if name == "" {
+		name = store.DefaultBranch
+	}
+	b, err := s.branch(name)
+	if err != nil {
+		return view{}, err
+	}
+	seq := s.seq
+	if !v.At.Time.IsZero() {
+		seq = s.seqAt(v.At.Time)
+	}
+	return s.chainOf(b, seq), nil
+}
+
+func (s *Store) branch(name string) (*branch, error) {
+	if err := store.ValidateBranchName("Branch", name); err != nil {
+		return nil, err
+	}
+	b, ok := s.branches[name]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", store.ErrBranchNotFound, name)
+	}
+	return b, nil
+}
+
+// resolve returns the version of k the view sees, or nil. A deletion resolves to a
+// version with a nil record.
+func (v view) resolve(k key) *version {
+	for _, l := range v.chain {
+		if vs := l.br.own[k]; len(vs) > 0 {
+			i := sort.Search(len(vs), func(i int) bool { return vs[i].seq > l.cut }) - 1
+			if i >= 0 {
+				return vs[i]
+			}
+		}
+	}
+	return nil
+}
+
+// get returns the live record of k the view sees, or nil.
+func (v view) get(k key) store.Record {
+	if ver := v.resolve(k); ver != nil {
+		return ver.rec
+	}
+	return nil
+}
+
+// visible reports whether ver is the version of its key the view sees. It avoids map
+// lookups in the common case of reading the branch that owns the version.
+func (v view) visible(ver *version) bool {
+	for i, l := range v.chain {
+		if l.br != ver.br {
+			continue
+		}
+		if ver.seq > l.cut || ver.next <= l.cut {
+			return false
+		}
+		// A branch between the reader and the owner may have its own version.
+		for _, d := range v.chain[:i] {
+			if vs := d.br.own[ver.key]; len(vs) > 0 && vs[0].seq <= d.cut {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// head returns the sequence number the view reads at.
+func (v view) head() uint64 { return v.chain[0].cut }
+
+var errLogClosed = errors.New("log closed")

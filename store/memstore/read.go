@@ -1,0 +1,386 @@
+package memstore
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/day1ai/day1/internal/textsearch"
+	"github.com/day1ai/day1/internal/vecmath"
+	"github.com/day1ai/day1/store"
+)
+
+// Get returns one record as the view sees it.
+func (s *Store) Get(ctx context.Context, v store.View, ref store.Ref) (store.Record, error) {
+	if err := store.ValidateRef("ref", ref); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := s.usable(ctx); err != nil {
+		return nil, err
+	}
+	vw, err := s.resolveView(v)
+	if err != nil {
+		return nil, err
+	}
+	r := vw.get(key{ref.Kind, ref.ID})
+	if r == nil {
+		return nil, fmt.Errorf("%w: %s on branch %q", store.ErrNotFound, ref, vw.chain[0].br.info.Name)
+	}
+	return store.Clone(r), nil
+}
+
+// List returns the records of one kind that the view sees and the filter matches.
+func (s *Store) List(ctx context.Context, v store.View, q store.ListQuery) ([]store.Record, error) {
+	if err := store.ValidateListQuery(q); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := s.usable(ctx); err != nil {
+		return nil, err
+	}
+	vw, err := s.resolveView(v)
+	if err != nil {
+		return nil, err
+	}
+	var out []store.Record
+	for _, r := range vw.each(q.Kind) {
+		if q.Filter.Match(r) {
+			out = append(out, r)
+		}
+	}
+	sortRecords(out, q.Order, q.Desc)
+	if q.Offset >= len(out) {
+		return nil, nil
+	}
+	out = out[q.Offset:]
+	if q.Limit > 0 && len(out) > q.Limit {
+		out = out[:q.Limit]
+	}
+	for i, r := range out {
+		out[i] = store.Clone(r)
+	}
+	return out, nil
+}
+
+// each returns every live record of a kind the view sees, in no particular order.
+func (v view) each(kind store.Kind) []store.Record {
+	seen := map[string]bool{}
+	var out []store.Record
+	for _, l := range v.chain {
+		for k := range l.br.own {
+			if k.kind != kind || seen[k.id] {
+				continue
+			}
+			seen[k.id] = true
+			if r := v.get(k); r != nil {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
+func sortRecords(rs []store.Record, order store.Order, desc bool) {
+	cmp := func(a, b store.Record) int {
+		switch order {
+		case store.OrderID:
+			return strings.Compare(a.RecordID(), b.RecordID())
+		case store.OrderSeq:
+			ma, oka := a.(store.Message)
+			mb, okb := b.(store.Message)
+			if oka && okb {
+				if c := strings.Compare(ma.ConversationID, mb.ConversationID); c != 0 {
+					return c
+				}
+				if ma.Seq != mb.Seq {
+					return ma.Seq - mb.Seq
+				}
+				return strings.Compare(a.RecordID(), b.RecordID())
+			}
+		}
+		if c := a.RecordTime().Compare(b.RecordTime()); c != 0 {
+			return c
+		}
+		ma, oka := a.(store.Message)
+		mb, okb := b.(store.Message)
+		if oka && okb && ma.Seq != mb.Seq {
+			return ma.Seq - mb.Seq
+		}
+		return strings.Compare(a.RecordID(), b.RecordID())
+	}
+	slices.SortFunc(rs, func(a, b store.Record) int {
+		if desc {
+			return cmp(b, a)
+		}
+		return cmp(a, b)
+	})
+}
+
+// Search ranks facts and observations by BM25, cosine similarity or both.
+func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) ([]store.Hit, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := s.usable(ctx); err != nil {
+		return nil, err
+	}
+	q, err := store.NormalizeSearch(q, s.dims)
+	if err != nil {
+		return nil, err
+	}
+	vw, err := s.resolveView(v)
+	if err != nil {
+		return nil, err
+	}
+	depth := q.Limit
+	if q.Mode == store.Hybrid {
+		depth = max(q.Limit*3, 50)
+	}
+	var kw, vec []ranked
+	for _, kind := range q.Kinds {
+		ix := s.index[kind]
+		if q.Mode != store.Vector && strings.TrimSpace(q.Text) != "" {
+			kw = append(kw, s.keyword(vw, ix, kind, q, depth)...)
+		}
+		if q.Mode != store.Keyword && len(q.Vector) > 0 {
+			vec = append(vec, vectorSearch(ctx, vw, ix, q, depth)...)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return fuse(q, kw, vec), nil
+}
+
+type ranked struct {
+	v     *version
+	score float64
+}
+
+func topRanked(rs []ranked, k int) []ranked {
+	slices.SortFunc(rs, func(a, b ranked) int {
+		if a.score != b.score {
+			if a.score > b.score {
+				return -1
+			}
+			return 1
+		}
+		return compareVersions(a.v, b.v)
+	})
+	if len(rs) > k {
+		rs = rs[:k]
+	}
+	return rs
+}
+
+func compareVersions(a, b *version) int {
+	if c := strings.Compare(string(a.key.kind), string(b.key.kind)); c != 0 {
+		return c
+	}
+	return strings.Compare(a.key.id, b.key.id)
+}
+
+// keyword scores BM25 over the documents the view sees. Document frequencies, the
+// document count and the average length are those of the view, so a read in the past
+// scores as a read then did.
+func (s *Store) keyword(vw view, ix *kindIndex, kind store.Kind, q store.SearchQuery, k int) []ranked {
+	var n, sumLen int
+	for _, l := range vw.chain {
+		st := l.br.statAt(kind, l.cut)
+		n += st.n
+		sumLen += st.sumLen
+	}
+	if n <= 0 {
+		return nil
+	}
+	avg := float64(sumLen) / float64(n)
+	scores := map[*version]float64{}
+	matches := map[*version]bool{}
+	terms := textsearch.TermFreqs(textsearch.Tokenize(q.Text))
+	type hit struct {
+		v  *version
+		tf int32
+	}
+	var hits []hit
+	for term := range terms {
+		hits = hits[:0]
+		df := 0
+		for _, p := range ix.postings[term] {
+			if !vw.visible(p.v) {
+				continue
+			}
+			df++
+			ok, seen := matches[p.v]
+			if !seen {
+				ok = q.Filter.Match(p.v.rec)
+				matches[p.v] = ok
+			}
+			if ok {
+				hits = append(hits, hit{p.v, p.tf})
+			}
+		}
+		idf := textsearch.DefaultBM25.IDF(df, n)
+		for _, h := range hits {
+			scores[h.v] += textsearch.DefaultBM25.Score(int(h.tf), h.v.docLen, avg, idf)
+		}
+	}
+	out := make([]ranked, 0, len(scores))
+	for v, sc := range scores {
+		out = append(out, ranked{v, sc})
+	}
+	return topRanked(out, k)
+}
+
+// exactVectorLimit is the number of indexed vectors up to which a vector search compares
+// the query with every one of them.
+const exactVectorLimit = 4096
+
+// vectorSearch ranks by cosine similarity. Small indexes are scanned exactly. Larger
+// ones are scanned by Hamming distance between sign-bit codes first (a few popcounts per
+// vector), and the exact cosine is computed for the nearest codes, in order, until
+// enough candidates the view sees and the filter accepts have been scored. A selective
+// filter therefore widens the scan by itself, down to an exact scan in the worst case.
+func vectorSearch(ctx context.Context, vw view, ix *kindIndex, q store.SearchQuery, k int) []ranked {
+	if len(ix.vecs) == 0 || len(q.Vector) != len(store.EmbeddingOf(ix.vecs[0].rec)) {
+		return nil
+	}
+	qinv := 1 / vecmath.Norm(q.Vector)
+	top := vecmath.NewTopK[*version](k)
+	score := func(v *version) bool {
+		if !vw.visible(v) || !q.Filter.Match(v.rec) {
+			return false
+		}
+		top.Push(float64(vecmath.Dot(q.Vector, store.EmbeddingOf(v.rec))*qinv*v.inv), v)
+		return true
+	}
+	if len(ix.vecs) <= exactVectorLimit {
+		for _, v := range ix.vecs {
+			score(v)
+		}
+		return fromTop(top)
+	}
+	qc := vecmath.SignBits(q.Vector)
+	w := ix.words
+	maxd := w * 64
+	dist := make([]uint16, len(ix.vecs))
+	counts := make([]int32, maxd+2)
+	for i := range ix.vecs {
+		d := vecmath.Hamming(qc, ix.codes[i*w:(i+1)*w])
+		dist[i] = uint16(d)
+		counts[d+1]++
+	}
+	for d := 1; d < len(counts); d++ {
+		counts[d] += counts[d-1]
+	}
+	order := make([]int32, len(ix.vecs))
+	for i, d := range dist {
+		order[counts[d]] = int32(i)
+		counts[d]++
+	}
+	want := max(k*16, 400)
+	got := 0
+	for i, idx := range order {
+		if i%4096 == 0 && ctx.Err() != nil {
+			return nil
+		}
+		if score(ix.vecs[idx]) {
+			got++
+			if got >= want {
+				break
+			}
+		}
+	}
+	return fromTop(top)
+}
+
+func fromTop(top *vecmath.TopK[*version]) []ranked {
+	sorted := top.Sorted()
+	out := make([]ranked, len(sorted))
+	for i, s := range sorted {
+		out[i] = ranked{s.Item, s.Score}
+	}
+	return topRanked(out, len(out))
+}
+
+// fuse turns the retrievers' rankings into hits.
+func fuse(q store.SearchQuery, kw, vec []ranked) []store.Hit {
+	kw = topRanked(kw, len(kw))
+	vec = topRanked(vec, len(vec))
+	hits := map[*version]*store.Hit{}
+	var order []*version
+	get := func(v *version) *store.Hit {
+		h, ok := hits[v]
+		if !ok {
+			h = &store.Hit{Record: v.rec}
+			hits[v] = h
+			order = append(order, v)
+		}
+		return h
+	}
+	for i, r := range kw {
+		h := get(r.v)
+		h.KeywordScore, h.KeywordRank = r.score, i+1
+		h.FoundBy = append(h.FoundBy, store.RetrieverKeyword)
+	}
+	for i, r := range vec {
+		h := get(r.v)
+		h.VectorScore, h.VectorRank = r.score, i+1
+		h.FoundBy = append(h.FoundBy, store.RetrieverVector)
+	}
+	kwMin, kwMax := bounds(kw)
+	vecMin, vecMax := bounds(vec)
+	out := make([]ranked, 0, len(order))
+	for _, v := range order {
+		h := hits[v]
+		switch {
+		case q.Mode == store.Keyword:
+			h.Score = h.KeywordScore
+		case q.Mode == store.Vector:
+			h.Score = h.VectorScore
+		case q.Fusion == store.Weighted:
+			if h.VectorRank > 0 {
+				h.Score += q.Alpha * unit(h.VectorScore, vecMin, vecMax)
+			}
+			if h.KeywordRank > 0 {
+				h.Score += (1 - q.Alpha) * unit(h.KeywordScore, kwMin, kwMax)
+			}
+		default:
+			if h.KeywordRank > 0 {
+				h.Score += 1 / (q.RRFK + float64(h.KeywordRank))
+			}
+			if h.VectorRank > 0 {
+				h.Score += 1 / (q.RRFK + float64(h.VectorRank))
+			}
+		}
+		if q.MinScore == 0 || h.Score >= q.MinScore {
+			out = append(out, ranked{v, h.Score})
+		}
+	}
+	out = topRanked(out, q.Limit)
+	res := make([]store.Hit, len(out))
+	for i, r := range out {
+		res[i] = *hits[r.v]
+		res[i].Record = store.Clone(r.v.rec)
+	}
+	return res
+}
+
+func bounds(rs []ranked) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, r := range rs {
+		lo, hi = min(lo, r.score), max(hi, r.score)
+	}
+	return lo, hi
+}
+
+// unit min-max normalises x into [0, 1]; a list of equal scores maps to 1.
+func unit(x, lo, hi float64) float64 {
+	if hi <= lo {
+		return 1
+	}
+	return (x - lo) / (hi - lo)
+}

@@ -1,0 +1,341 @@
+package memstore
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/day1ai/day1/store"
+)
+
+// The log is a sequence of frames: a 4-byte little-endian payload length, a 4-byte
+// CRC-32C of the payload, and the payload, one JSON-encoded entry per committed batch.
+// A frame cut short or failing its checksum ends the log: it is the trace of a crash
+// in the middle of an append, never acknowledged, and it is truncated away on open.
+
+const (
+	logName    = "day1.log"
+	lockName   = "LOCK"
+	frameHead  = 8
+	maxPayload = 1 << 30
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+type opType uint8
+
+const (
+	opPut opType = iota + 1
+	opDelete
+	opBranch
+	opBranchStatus
+	opBranchDelete
+	opSnapshot
+	opSnapshotDelete
+	opSession
+	opMerge
+)
+
+// op is one change in the log.
+type op struct {
+	Type     opType             `json:"t"`
+	Name     string             `json:"n,omitempty"` // branch of a put or delete; name of a branch or snapshot
+	Kind     store.Kind         `json:"k,omitempty"`
+	ID       string             `json:"i,omitempty"`
+	Rec      json.RawMessage    `json:"r,omitempty"`
+	Emb      []byte             `json:"e,omitempty"` // little-endian float32s, kept out of the JSON text
+	Branch   *store.Branch      `json:"b,omitempty"`
+	ForkSeq  uint64             `json:"f,omitempty"`
+	Status   store.BranchStatus `json:"s,omitempty"`
+	Into     string             `json:"o,omitempty"`
+	Snapshot *store.Snapshot    `json:"p,omitempty"`
+	Session  *store.Session     `json:"x,omitempty"`
+	Merge    *store.MergeRecord `json:"m,omitempty"`
+}
+
+// entry is one committed batch.
+type entry struct {
+	Seq uint64    `json:"q"` // the store's sequence number after the batch
+	At  time.Time `json:"a"`
+	Ops []op      `json:"o"`
+}
+
+func putOp(r store.Record) op {
+	o := op{Type: opPut, Kind: r.RecordKind(), ID: r.RecordID()}
+	if emb := store.EmbeddingOf(r); len(emb) > 0 {
+		o.Emb = make([]byte, 4*len(emb))
+		for i, x := range emb {
+			binary.LittleEndian.PutUint32(o.Emb[4*i:], math.Float32bits(x))
+		}
+		switch v := r.(type) {
+		case store.Fact:
+			v.Embedding = nil
+			r = v
+		case store.Observation:
+			v.Embedding = nil
+			r = v
+		}
+	}
+	o.Rec, _ = json.Marshal(r) // records hold only strings, numbers, maps and times
+	return o
+}
+
+func (o op) record() (store.Record, error) {
+	var emb []float32
+	if len(o.Emb) > 0 {
+		if len(o.Emb)%4 != 0 {
+			return nil, errors.New("embedding bytes not a multiple of 4")
+		}
+		emb = make([]float32, len(o.Emb)/4)
+		for i := range emb {
+			emb[i] = math.Float32frombits(binary.LittleEndian.Uint32(o.Emb[4*i:]))
+		}
+	}
+	var err error
+	switch o.Kind {
+	case store.KindFact:
+		var f store.Fact
+		err = json.Unmarshal(o.Rec, &f)
+		f.Embedding = emb
+		return f, err
+	case store.KindObservation:
+		var x store.Observation
+		err = json.Unmarshal(o.Rec, &x)
+		x.Embedding = emb
+		return x, err
+	case store.KindRelation:
+		var x store.Relation
+		err = json.Unmarshal(o.Rec, &x)
+		return x, err
+	case store.KindConversation:
+		var x store.Conversation
+		err = json.Unmarshal(o.Rec, &x)
+		return x, err
+	case store.KindMessage:
+		var x store.Message
+		err = json.Unmarshal(o.Rec, &x)
+		return x, err
+	}
+	return nil, fmt.Errorf("unknown record kind %q", o.Kind)
+}
+
+type wal struct {
+	f    *os.File
+	lock *os.File
+	sync SyncPolicy
+	buf  []byte
+}
+
+// openWAL opens (creating if needed) the log in dir, takes an exclusive lock on the
+// directory, reads every complete entry and cuts off a torn tail.
+func openWAL(dir string, sync SyncPolicy) (*wal, []entry, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, nil, fmt.Errorf("day1: memstore: %w", err)
+	}
+	lock, err := os.OpenFile(filepath.Join(dir, lockName), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, nil, fmt.Errorf("day1: memstore: %w", err)
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		lock.Close()
+		return nil, nil, fmt.Errorf("day1: memstore: %s is in use by another process (%v)", dir, err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, logName), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		lock.Close()
+		return nil, nil, fmt.Errorf("day1: memstore: %w", err)
+	}
+	entries, good, err := readLog(f)
+	if err != nil {
+		f.Close()
+		lock.Close()
+		return nil, nil, err
+	}
+	if err := f.Truncate(good); err != nil {
+		f.Close()
+		lock.Close()
+		return nil, nil, fmt.Errorf("day1: memstore: cutting torn log tail: %w", err)
+	}
+	if _, err := f.Seek(good, io.SeekStart); err != nil {
+		f.Close()
+		lock.Close()
+		return nil, nil, fmt.Errorf("day1: memstore: %w", err)
+	}
+	return &wal{f: f, lock: lock, sync: sync}, entries, nil
+}
+
+// readLog returns the complete entries and the offset just past the last of them.
+func readLog(f *os.File) ([]entry, int64, error) {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, 0, fmt.Errorf("day1: memstore: %w", err)
+	}
+	r := bufio.NewReaderSize(f, 1<<20)
+	var entries []entry
+	var good int64
+	head := make([]byte, frameHead)
+	var payload []byte
+	for {
+		if _, err := io.ReadFull(r, head); err != nil {
+			return entries, good, nil // end of log, or a torn frame header
+		}
+		n := binary.LittleEndian.Uint32(head)
+		sum := binary.LittleEndian.Uint32(head[4:])
+		if n == 0 || n > maxPayload {
+			return entries, good, nil
+		}
+		if cap(payload) < int(n) {
+			payload = make([]byte, n)
+		}
+		payload = payload[:n]
+		if _, err := io.ReadFull(r, payload); err != nil {
+			return entries, good, nil
+		}
+		if crc32.Checksum(payload, castagnoli) != sum {
+			return entries, good, nil
+		}
+		var e entry
+		if err := json.Unmarshal(payload, &e); err != nil {
+			return entries, good, nil
+		}
+		entries = append(entries, e)
+		good += frameHead + int64(n)
+	}
+}
+
+func (w *wal) append(e entry) error {
+	payload, err := json.Marshal(e)
+	if err != nil {
+		return fmt.Errorf("day1: memstore: encoding log entry: %w", err)
+	}
+	w.buf = w.buf[:0]
+	w.buf = binary.LittleEndian.AppendUint32(w.buf, uint32(len(payload)))
+	w.buf = binary.LittleEndian.AppendUint32(w.buf, crc32.Checksum(payload, castagnoli))
+	w.buf = append(w.buf, payload...)
+	if _, err := w.f.Write(w.buf); err != nil {
+		return fmt.Errorf("day1: memstore: writing log: %w", err)
+	}
+	if w.sync == SyncAlways {
+		if err := w.f.Sync(); err != nil {
+			return fmt.Errorf("day1: memstore: flushing log: %w", err)
+		}
+	}
+	return nil
+}
+
+func (w *wal) close() error {
+	err := w.f.Sync()
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	w.lock.Close()
+	return err
+}
+
+// logCommit appends a committed batch to the log (when durable) and records the
+// commit's instant. A failed append leaves the store refusing all further work: memory
+// may hold a batch the log does not, and only a reopen tells which is durable.
+func (s *Store) logCommit(at time.Time, ops []op) error {
+	if s.log != nil {
+		if err := s.log.append(entry{Seq: s.seq, At: at, Ops: ops}); err != nil {
+			s.failed = err
+			return err
+		}
+	}
+	s.commits = append(s.commits, commit{seq: s.seq, at: at})
+	return nil
+}
+
+// commit logs a batch of global changes that the caller applies after it returns nil.
+func (s *Store) commit(at time.Time, ops ...op) error {
+	return s.logCommit(at, ops)
+}
+
+// replay applies one logged batch.
+func (s *Store) replay(e entry) error {
+	for _, o := range e.Ops {
+		if err := s.replayOp(o, e.At); err != nil {
+			return err
+		}
+	}
+	if s.seq != e.Seq {
+		return fmt.Errorf("sequence %d after replay, log says %d", s.seq, e.Seq)
+	}
+	s.commits = append(s.commits, commit{seq: s.seq, at: e.At})
+	return nil
+}
+
+func (s *Store) replayOp(o op, at time.Time) error {
+	switch o.Type {
+	case opPut:
+		b, ok := s.branches[o.Name]
+		if !ok {
+			return fmt.Errorf("put on unknown branch %q", o.Name)
+		}
+		r, err := o.record()
+		if err != nil {
+			return err
+		}
+		if emb := store.EmbeddingOf(r); len(emb) > 0 && s.dims == 0 {
+			s.dims = len(emb)
+		}
+		s.applyPut(b, r)
+	case opDelete:
+		b, ok := s.branches[o.Name]
+		if !ok {
+			return fmt.Errorf("delete on unknown branch %q", o.Name)
+		}
+		s.applyDelete(b, key{o.Kind, o.ID})
+	case opBranch:
+		if o.Branch == nil {
+			return errors.New("branch op without a branch")
+		}
+		var parent *branch
+		if o.Branch.Parent != "" {
+			if parent = s.branches[o.Branch.Parent]; parent == nil {
+				return fmt.Errorf("branch %q forks unknown %q", o.Branch.Name, o.Branch.Parent)
+			}
+		}
+		s.branches[o.Branch.Name] = newBranch(*o.Branch, parent, o.ForkSeq, s.seq)
+	case opBranchStatus:
+		b, ok := s.branches[o.Name]
+		if !ok {
+			return fmt.Errorf("status of unknown branch %q", o.Name)
+		}
+		s.applyStatus(b, o.Status, o.Into, at)
+	case opBranchDelete:
+		b, ok := s.branches[o.Name]
+		if !ok {
+			return fmt.Errorf("delete of unknown branch %q", o.Name)
+		}
+		s.dropBranch(b)
+	case opSnapshot:
+		if o.Snapshot == nil {
+			return errors.New("snapshot op without a snapshot")
+		}
+		s.snaps[o.Snapshot.Name] = snapshot{info: *o.Snapshot, seq: o.ForkSeq}
+	case opSnapshotDelete:
+		delete(s.snaps, o.Name)
+	case opSession:
+		if o.Session == nil {
+			return errors.New("session op without a session")
+		}
+		s.sessions[o.Session.ID] = *o.Session
+	case opMerge:
+		if o.Merge == nil {
+			return errors.New("merge op without a record")
+		}
+		s.merges = append(s.merges, *o.Merge)
+	default:
+		return fmt.Errorf("unknown op type %d", o.Type)
+	}
+	return nil
+}

@@ -1,0 +1,282 @@
+package memstore
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/day1ai/day1/internal/textsearch"
+	"github.com/day1ai/day1/internal/vecmath"
+	"github.com/day1ai/day1/store"
+)
+
+// Put writes a batch of records atomically.
+func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record, opts store.PutOptions) ([]store.PutResult, error) {
+	if len(recs) > store.MaxBatch {
+		return nil, store.Invalid("records", fmt.Sprintf("a batch holds at most %d records", store.MaxBatch), len(recs))
+	}
+	if opts.DedupeThreshold < 0 || opts.DedupeThreshold > 1 {
+		return nil, store.Invalid("PutOptions.DedupeThreshold", "must be between 0 (off) and 1", opts.DedupeThreshold)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.usable(ctx); err != nil {
+		return nil, err
+	}
+	b, err := s.writable(branchName)
+	if err != nil {
+		return nil, err
+	}
+	dims := s.dims
+	seen := make(map[key]bool, len(recs))
+	for i, r := range recs {
+		if err := store.ValidateRecord(r, dims); err != nil {
+			return nil, fmt.Errorf("record %d: %w", i, err)
+		}
+		if emb := store.EmbeddingOf(r); dims == 0 && len(emb) > 0 {
+			dims = len(emb)
+		}
+		k := key{r.RecordKind(), r.RecordID()}
+		if seen[k] {
+			return nil, store.Invalid("records", fmt.Sprintf("record %d repeats %s; a batch may hold each record once", i, store.RefOf(r)), nil)
+		}
+		seen[k] = true
+	}
+	now := s.commitNow()
+	stamp := opts.Now
+	if stamp.IsZero() {
+		stamp = now
+	}
+	head := s.chainOf(b, never)
+	results := make([]store.PutResult, len(recs))
+	var ops []op
+	for i, r := range recs {
+		r = store.WithDefaults(store.Clone(r), stamp)
+		r = store.WithBranch(r, branchName)
+		res, recOps := s.decide(head, r, opts.DedupeThreshold)
+		for _, o := range recOps {
+			s.applyPut(b, o.rec)
+			ops = append(ops, o.op)
+		}
+		results[i] = res
+	}
+	if len(ops) == 0 {
+		return results, nil
+	}
+	if dims != s.dims {
+		s.dims = dims
+	}
+	if err := s.logCommit(now, withBranch(ops, branchName)); err != nil {
+		return nil, err
+	}
+	return results, nil
+}
+
+type plannedPut struct {
+	rec store.Record
+	op  op
+}
+
+// decide says what writing r does: nothing, a new version, or a new fact superseding a
+// near-duplicate. It reads the branch head, which includes earlier records of the batch.
+func (s *Store) decide(head view, r store.Record, threshold float64) (store.PutResult, []plannedPut) {
+	k := key{r.RecordKind(), r.RecordID()}
+	if cur := head.get(k); cur != nil {
+		if store.SameContent(cur, r) {
+			return store.PutResult{Record: store.Clone(cur), Outcome: store.Deduplicated}, nil
+		}
+		r = keepCreated(r, cur)
+		return store.PutResult{Record: store.Clone(r), Outcome: store.Updated}, []plannedPut{{r, putOp(r)}}
+	}
+	f, ok := r.(store.Fact)
+	if !ok || !f.Status.Live() {
+		return store.PutResult{Record: store.Clone(r), Outcome: store.Created}, []plannedPut{{r, putOp(r)}}
+	}
+	dup, sim := s.nearDuplicate(head, f, threshold)
+	switch {
+	case dup == nil:
+		return store.PutResult{Record: store.Clone(r), Outcome: store.Created}, []plannedPut{{r, putOp(r)}}
+	case normText(dup.Text) == normText(f.Text):
+		return store.PutResult{Record: store.Clone(*dup), Outcome: store.Deduplicated, Replaced: dup.ID, Similarity: sim}, nil
+	}
+	old := *dup
+	old.Status = store.FactSuperseded
+	old.UpdatedAt = f.UpdatedAt
+	if f.ParentID == "" {
+		f.ParentID = old.ID
+	}
+	return store.PutResult{Record: store.Clone(f), Outcome: store.Superseded, Replaced: old.ID, Similarity: sim},
+		[]plannedPut{{old, putOp(old)}, {f, putOp(f)}}
+}
+
+// keepCreated carries the creation time of the current version into an update that left
+// it unset by the caller's input (it was stamped with now).
+func keepCreated(r, cur store.Record) store.Record {
+	switch v := r.(type) {
+	case store.Fact:
+		if c := cur.(store.Fact); v.CreatedAt.After(c.CreatedAt) && v.CreatedAt.Equal(v.UpdatedAt) {
+			v.CreatedAt = c.CreatedAt
+		}
+		return v
+	case store.Conversation:
+		if c := cur.(store.Conversation); v.CreatedAt.After(c.CreatedAt) && v.CreatedAt.Equal(v.UpdatedAt) {
+			v.CreatedAt = c.CreatedAt
+		}
+		return v
+	}
+	return r
+}
+
+func normText(s string) string {
+	return strings.Join(strings.Fields(strings.ToLower(s)), " ")
+}
+
+// dedupeTerms is how many of a new fact's rarest terms select near-duplicate candidates.
+const dedupeTerms = 4
+
+// nearDuplicate finds the live fact on the branch most similar to f: one with the same
+// text, or one whose embedding's cosine similarity is at least threshold. Candidates are
+// the facts sharing one of f's rarest terms, so the check costs the length of a few short
+// posting lists rather than a scan of memory. It returns nil when there is none.
+func (s *Store) nearDuplicate(head view, f store.Fact, threshold float64) (*store.Fact, float64) {
+	ix := s.index[store.KindFact]
+	terms := textsearch.TermFreqs(textsearch.Tokenize(f.Text))
+	if len(terms) == 0 {
+		return nil, 0
+	}
+	rare := make([]string, 0, len(terms))
+	for t := range terms {
+		rare = append(rare, t)
+	}
+	sortByPostings(rare, ix)
+	if len(rare) > dedupeTerms {
+		rare = rare[:dedupeTerms]
+	}
+	norm := normText(f.Text)
+	var fInv float32
+	if len(f.Embedding) > 0 {
+		fInv = 1 / vecmath.Norm(f.Embedding)
+	}
+	var best *store.Fact
+	var bestSim float64
+	checked := map[*version]bool{}
+	for _, t := range rare {
+		for _, p := range ix.postings[t] {
+			v := p.v
+			if checked[v] {
+				continue
+			}
+			checked[v] = true
+			if !head.visible(v) {
+				continue
+			}
+			cand := v.rec.(store.Fact)
+			if !cand.Status.Live() {
+				continue
+			}
+			if normText(cand.Text) == norm {
+				return &cand, 1
+			}
+			if threshold <= 0 || fInv == 0 || v.inv == 0 || len(cand.Embedding) != len(f.Embedding) {
+				continue
+			}
+			sim := float64(vecmath.Dot(f.Embedding, cand.Embedding) * fInv * v.inv)
+			if sim >= threshold && sim > bestSim {
+				best, bestSim = &cand, sim
+			}
+		}
+	}
+	return best, bestSim
+}
+
+// Delete writes deletion markers for records on a branch.
+func (s *Store) Delete(ctx context.Context, branchName string, refs []store.Ref) error {
+	if len(refs) > store.MaxBatch {
+		return store.Invalid("refs", fmt.Sprintf("a batch holds at most %d refs", store.MaxBatch), len(refs))
+	}
+	for i, r := range refs {
+		if err := store.ValidateRef(fmt.Sprintf("refs[%d]", i), r); err != nil {
+			return err
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.usable(ctx); err != nil {
+		return err
+	}
+	b, err := s.writable(branchName)
+	if err != nil {
+		return err
+	}
+	head := s.chainOf(b, never)
+	seen := map[key]bool{}
+	for _, r := range refs {
+		k := key{r.Kind, r.ID}
+		if head.get(k) == nil || seen[k] {
+			return fmt.Errorf("%w: %s on branch %q", store.ErrNotFound, r, branchName)
+		}
+		seen[k] = true
+	}
+	ops := make([]op, 0, len(refs))
+	for _, r := range refs {
+		s.applyDelete(b, key{r.Kind, r.ID})
+		ops = append(ops, op{Type: opDelete, Kind: r.Kind, ID: r.ID})
+	}
+	return s.logCommit(s.commitNow(), withBranch(ops, branchName))
+}
+
+func (s *Store) writable(name string) (*branch, error) {
+	b, err := s.branch(name)
+	if err != nil {
+		return nil, err
+	}
+	if b.info.Status == store.BranchArchived {
+		return nil, fmt.Errorf("%w: %q", store.ErrBranchArchived, name)
+	}
+	return b, nil
+}
+
+// applyPut adds a version of r to branch b. Callers hold s.mu for writing.
+func (s *Store) applyPut(b *branch, r store.Record) {
+	s.addVersion(b, key{r.RecordKind(), r.RecordID()}, r)
+}
+
+func (s *Store) applyDelete(b *branch, k key) {
+	s.addVersion(b, k, nil)
+}
+
+func (s *Store) addVersion(b *branch, k key, r store.Record) {
+	head := s.chainOf(b, never)
+	prev := head.resolve(k)
+	s.seq++
+	v := &version{key: k, seq: s.seq, br: b, rec: r, next: never}
+	if vs := b.own[k]; len(vs) > 0 {
+		vs[len(vs)-1].next = v.seq
+	}
+	b.own[k] = append(b.own[k], v)
+	b.log = append(b.log, v)
+	b.info.Head = v.seq
+	ix := s.index[k.kind]
+	if ix == nil {
+		return
+	}
+	dn, dLen := 0, 0
+	if prev != nil && prev.rec != nil {
+		dn, dLen = -1, -prev.docLen
+	}
+	if r != nil {
+		ix.add(v)
+		dn++
+		dLen += v.docLen
+	}
+	if dn != 0 || dLen != 0 {
+		b.addStat(k.kind, v.seq, dn, dLen)
+	}
+}
+
+func withBranch(ops []op, name string) []op {
+	for i := range ops {
+		ops[i].Name = name
+	}
+	return ops
+}
