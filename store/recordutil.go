@@ -288,3 +288,53 @@ func withoutUpdated(r Record) Record {
 	}
 	return r
 }
+
+// StampLike fills the timestamps that in leaves zero (CreatedAt, UpdatedAt, a relation's
+// ValidFrom) from cur, another version of the same record, and the remaining defaults as
+// WithDefaults does. Stores use it to tell a repeated write of the same input from a
+// change: the repeat leaves times zero and matches cur exactly.
+func StampLike(in, cur Record) Record {
+	switch v := in.(type) {
+	case Fact:
+		if c, ok := cur.(Fact); ok {
+			if v.CreatedAt.IsZero() {
+				v.CreatedAt = c.CreatedAt
+			}
+			if v.UpdatedAt.IsZero() {
+				v.UpdatedAt = c.UpdatedAt
+			}
+		}
+		in = v
+	case Conversation:
+		if c, ok := cur.(Conversation); ok {
+			if v.CreatedAt.IsZero() {
+				v.CreatedAt = c.CreatedAt
+			}
+			if v.UpdatedAt.IsZero() {
+				v.UpdatedAt = c.UpdatedAt
+			}
+		}
+		in = v
+	case Relation:
+		if c, ok := cur.(Relation); ok {
+			if v.CreatedAt.IsZero() {
+				v.CreatedAt = c.CreatedAt
+			}
+			if v.ValidFrom.IsZero() {
+				v.ValidFrom = c.ValidFrom
+			}
+		}
+		in = v
+	case Observation:
+		if c, ok := cur.(Observation); ok && v.CreatedAt.IsZero() {
+			v.CreatedAt = c.CreatedAt
+		}
+		in = v
+	case Message:
+		if c, ok := cur.(Message); ok && v.CreatedAt.IsZero() {
+			v.CreatedAt = c.CreatedAt
+		}
+		in = v
+	}
+	return WithDefaults(in, cur.RecordTime())
+}

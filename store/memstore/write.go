@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/day1ai/day1/internal/textsearch"
 	"github.com/day1ai/day1/internal/vecmath"
@@ -51,9 +52,8 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 	results := make([]store.PutResult, len(recs))
 	var ops []op
 	for i, r := range recs {
-		r = store.WithDefaults(store.Clone(r), stamp)
-		r = store.WithBranch(r, branchName)
-		res, recOps := s.decide(head, r, opts.DedupeThreshold)
+		r = store.WithBranch(store.Clone(r), branchName)
+		res, recOps := s.decide(head, r, opts.DedupeThreshold, stamp)
 		for _, o := range recOps {
 			s.applyPut(b, o.rec)
 			ops = append(ops, o.op)
@@ -79,15 +79,16 @@ type plannedPut struct {
 
 // decide says what writing r does: nothing, a new version, or a new fact superseding a
 // near-duplicate. It reads the branch head, which includes earlier records of the batch.
-func (s *Store) decide(head view, r store.Record, threshold float64) (store.PutResult, []plannedPut) {
+func (s *Store) decide(head view, r store.Record, threshold float64, now time.Time) (store.PutResult, []plannedPut) {
 	k := key{r.RecordKind(), r.RecordID()}
 	if cur := head.get(k); cur != nil {
-		if store.SameContent(cur, r) {
+		if store.SameContent(cur, store.StampLike(r, cur)) {
 			return store.PutResult{Record: store.Clone(cur), Outcome: store.Deduplicated}, nil
 		}
-		r = keepCreated(r, cur)
+		r = keepCreated(store.WithDefaults(r, now), cur, r.RecordTime().IsZero())
 		return store.PutResult{Record: store.Clone(r), Outcome: store.Updated}, []plannedPut{{r, putOp(r)}}
 	}
+	r = store.WithDefaults(r, now)
 	f, ok := r.(store.Fact)
 	if !ok || !f.Status.Live() {
 		return store.PutResult{Record: store.Clone(r), Outcome: store.Created}, []plannedPut{{r, putOp(r)}}
@@ -109,19 +110,27 @@ func (s *Store) decide(head view, r store.Record, threshold float64) (store.PutR
 		[]plannedPut{{old, putOp(old)}, {f, putOp(f)}}
 }
 
-// keepCreated carries the creation time of the current version into an update that left
-// it unset by the caller's input (it was stamped with now).
-func keepCreated(r, cur store.Record) store.Record {
+// keepCreated keeps the creation time of the current version when the update left it
+// unset.
+func keepCreated(r, cur store.Record, unset bool) store.Record {
+	if !unset {
+		return r
+	}
 	switch v := r.(type) {
 	case store.Fact:
-		if c := cur.(store.Fact); v.CreatedAt.After(c.CreatedAt) && v.CreatedAt.Equal(v.UpdatedAt) {
-			v.CreatedAt = c.CreatedAt
-		}
+		v.CreatedAt = cur.RecordTime()
 		return v
 	case store.Conversation:
-		if c := cur.(store.Conversation); v.CreatedAt.After(c.CreatedAt) && v.CreatedAt.Equal(v.UpdatedAt) {
-			v.CreatedAt = c.CreatedAt
-		}
+		v.CreatedAt = cur.RecordTime()
+		return v
+	case store.Relation:
+		v.CreatedAt = cur.RecordTime()
+		return v
+	case store.Observation:
+		v.CreatedAt = cur.RecordTime()
+		return v
+	case store.Message:
+		v.CreatedAt = cur.RecordTime()
 		return v
 	}
 	return r

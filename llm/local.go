@@ -1,0 +1,363 @@
+package llm
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/day1ai/day1/internal/textsearch"
+)
+
+// DefaultDimensions is the vector length of a LocalEmbedder made with dims <= 0. It
+// matches small sentence-embedding models such as all-MiniLM-L6-v2, so a MatrixOne
+// vecf32(384) column fits either.
+const DefaultDimensions = 384
+
+// Feature weights of the LocalEmbedder. A word counts fully; a pair of neighbouring
+// words counts half, so phrases matter without swamping single words. The character
+// n-grams of one word together weigh ngramWeight (in L2 norm), however long the word:
+// each of its c n-grams gets ngramWeight/sqrt(c), so long words do not dominate and
+// morphological variants ("fail", "failure", "failing") share part of their weight.
+// Giving the n-grams as much weight as the word itself ranked paraphrases of short
+// engineering notes better than lower weights did; higher weights help paraphrases a
+// little more but let common endings such as "-ation" make unrelated words
+// ("authentication", "migration") look alike.
+const (
+	wordWeight   = 1.0
+	bigramWeight = 0.5
+	ngramWeight  = 1.0
+
+	// N-gram lengths, in runes, over the word padded as "<word>".
+	minGram = 3
+	maxGram = 5
+	// Words longer than this many runes (hashes, base64, long numbers) get no
+	// n-grams: they have no morphology and would only cost time.
+	maxGramWord = 40
+)
+
+// Hash salts keep the feature families apart, so that the word "ing" and the n-gram
+// "ing" of "logging" land in unrelated dimensions.
+const (
+	saltWord   = 'w'
+	saltBigram = 'b'
+	saltGram   = 'g'
+)
+
+// LocalEmbedder is a deterministic, offline [Embedder] based on feature hashing. It
+// needs no model and no network, and equal texts always give equal vectors, on any
+// machine.
+//
+// A text is split with the search tokenizer (lowercase words without stopwords, see
+// internal/textsearch), and each word contributes three kinds of features:
+//   - the word itself, weight 1.0;
+//   - the pair it forms with the previous word, weight 0.5 (the parts of an identifier
+//     such as "user_id" form no pairs; consecutive Han characters do);
+//   - the character 3-, 4- and 5-grams of the word padded as "<word>", which together
+//     weigh as much as the word: each of a word's c n-grams gets 1/sqrt(c). They make
+//     "authenticate" and "authentication" close. Single-character words and words
+//     over 40 characters get none.
+//
+// A word repeated tf times counts 1+ln(tf) times, not tf times. Each feature is hashed
+// with 64-bit FNV-1a and a final bit mix: the low 32 bits choose the dimension and the
+// top bit the sign, so collisions cancel out on average instead of piling up. The sum
+// is L2-normalised, so the dot product of two vectors is their cosine similarity.
+//
+// Hash collisions put a noise floor under the cosine of unrelated texts: at 384
+// dimensions it is typically within ±0.1 and occasionally near 0.2 for short texts.
+// More dimensions lower it.
+//
+// The result captures shared words, phrases and stems, not synonyms: "login" and
+// "logging in" are close, "login" and "sign-in" are not.
+type LocalEmbedder struct {
+	dims int
+	name string
+}
+
+var _ Embedder = (*LocalEmbedder)(nil)
+
+// NewLocalEmbedder returns a LocalEmbedder producing vectors of dims components; dims
+// <= 0 means DefaultDimensions (384).
+func NewLocalEmbedder(dims int) *LocalEmbedder {
+	if dims <= 0 {
+		dims = DefaultDimensions
+	}
+	return &LocalEmbedder{dims: dims, name: fmt.Sprintf("local-hash-%d", dims)}
+}
+
+// Dimensions returns the length of every vector the embedder returns.
+func (e *LocalEmbedder) Dimensions() int { return e.dims }
+
+// Name returns "local-hash-" followed by the number of dimensions, such as
+// "local-hash-384".
+func (e *LocalEmbedder) Name() string { return e.name }
+
+// Embed returns one unit-length vector per text. It fails as a whole: if any text has
+// no words to embed it returns nil and an error wrapping [ErrEmptyText] that names the
+// text's index. It returns ctx.Err() when ctx is done before or during the work. No
+// texts give an empty result.
+func (e *LocalEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out := make([][]float32, len(texts))
+	// One backing array for the whole batch; each vector is capped so that appending to
+	// one cannot overwrite the next.
+	backing := make([]float32, len(texts)*e.dims)
+	f := getFeaturizer()
+	defer putFeaturizer(f)
+	for i, text := range texts {
+		// Check now and then, not for every short text: the check costs more than
+		// embedding one sentence.
+		if i%64 == 63 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		v := backing[i*e.dims : (i+1)*e.dims : (i+1)*e.dims]
+		if !f.embed(text, v) {
+			return nil, fmt.Errorf("%w (texts[%d] = %q)", ErrEmptyText, i, shorten(text, 80))
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// EmbedOne returns the unit-length vector of one text, or an error wrapping
+// [ErrEmptyText] when the text has no words to embed. It needs no context: the work
+// is bounded by the length of text and never blocks.
+func (e *LocalEmbedder) EmbedOne(text string) ([]float32, error) {
+	v := make([]float32, e.dims)
+	f := getFeaturizer()
+	defer putFeaturizer(f)
+	if !f.embed(text, v) {
+		return nil, ErrEmptyText
+	}
+	return v, nil
+}
+
+// token is one token of the text being embedded, with how many times its string
+// occurs in the text.
+type token struct {
+	s     string
+	kind  textsearch.Kind
+	count int32
+}
+
+// featurizer holds the scratch space of one embedding, reused through a pool so that
+// embedding allocates only the result.
+type featurizer struct {
+	tokens []token
+	counts map[string]int32 // used only for long texts
+	offs   []int32          // rune offsets of a non-ASCII word
+	v      []float32
+}
+
+var featurizers = sync.Pool{New: func() any { return new(featurizer) }}
+
+func getFeaturizer() *featurizer { return featurizers.Get().(*featurizer) }
+
+func putFeaturizer(f *featurizer) {
+	if cap(f.tokens) > 4096 {
+		// Do not keep the scratch space of one huge text alive.
+		f.tokens = nil
+		f.counts = nil
+	}
+	// Drop references to the text so the pool does not keep it alive.
+	clear(f.tokens[:cap(f.tokens)])
+	clear(f.counts)
+	f.v = nil
+	featurizers.Put(f)
+}
+
+// quadraticCountLimit is the token count up to which repeated tokens are counted by
+// comparing every pair, faster than a map for short texts.
+const quadraticCountLimit = 48
+
+// embed writes the normalised feature vector of text into v, which must be zeroed. It
+// returns false when text has no features.
+func (f *featurizer) embed(text string, v []float32) bool {
+	f.tokens = f.tokens[:0]
+	f.v = v
+	textsearch.Scan(text, func(tok string, kind textsearch.Kind) {
+		f.tokens = append(f.tokens, token{s: tok, kind: kind})
+	})
+	if len(f.tokens) == 0 {
+		return false
+	}
+	f.countTokens()
+
+	var prev string
+	havePrev := false
+	for _, t := range f.tokens {
+		// Sublinear term frequency: tf occurrences count 1+ln(tf) in total.
+		scale := 1.0
+		if t.count > 1 {
+			c := float64(t.count)
+			scale = (1 + math.Log(c)) / c
+		}
+		f.add(hashString(saltWord, t.s), wordWeight*scale)
+		if t.kind != textsearch.Ideograph {
+			f.ngrams(t.s, ngramWeight*scale)
+		}
+		if t.kind == textsearch.Part {
+			continue
+		}
+		if havePrev {
+			h := hashString(saltBigram, prev)
+			h = hashByte(h, 0)
+			f.add(hashMore(h, t.s), bigramWeight)
+		}
+		prev, havePrev = t.s, true
+	}
+
+	var sum float64
+	for _, x := range v {
+		sum += float64(x) * float64(x)
+	}
+	if sum == 0 {
+		return false
+	}
+	inv := float32(1 / math.Sqrt(sum))
+	for i := range v {
+		v[i] *= inv
+	}
+	return true
+}
+
+// countTokens sets the count of every token to the number of tokens with its string.
+func (f *featurizer) countTokens() {
+	ts := f.tokens
+	if len(ts) <= quadraticCountLimit {
+		for i := range ts {
+			if ts[i].count != 0 {
+				continue // counted with an earlier equal token
+			}
+			n := int32(1)
+			for j := i + 1; j < len(ts); j++ {
+				if ts[j].s == ts[i].s {
+					n++
+				}
+			}
+			ts[i].count = n
+			for j := i + 1; j < len(ts); j++ {
+				if ts[j].s == ts[i].s {
+					ts[j].count = n
+				}
+			}
+		}
+		return
+	}
+	if f.counts == nil {
+		f.counts = make(map[string]int32, len(ts))
+	}
+	clear(f.counts)
+	for _, t := range ts {
+		f.counts[t.s]++
+	}
+	for i := range ts {
+		ts[i].count = f.counts[ts[i].s]
+	}
+}
+
+// ngrams adds the character n-grams of word, padded as "<word>", with a total L2
+// weight of weight.
+func (f *featurizer) ngrams(word string, weight float64) {
+	// m is the number of runes; off(k) is the byte offset of rune k, off(m) = len(word).
+	m := len(word)
+	ascii := true
+	for i := 0; i < len(word); i++ {
+		if word[i] >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if !ascii {
+		f.offs = f.offs[:0]
+		for i := range word {
+			f.offs = append(f.offs, int32(i))
+		}
+		m = len(f.offs)
+		f.offs = append(f.offs, int32(len(word)))
+	}
+	if m < 2 || m > maxGramWord {
+		return
+	}
+	padded := m + 2
+	count := 0
+	for n := minGram; n <= maxGram; n++ {
+		if padded >= n {
+			count += padded - n + 1
+		}
+	}
+	w := weight / math.Sqrt(float64(count))
+	// feed hashes padded position p: 0 is '<', m+1 is '>', and p in between is rune
+	// p-1 of the word.
+	feed := func(h uint64, p int) uint64 {
+		switch p {
+		case 0:
+			return hashByte(h, '<')
+		case m + 1:
+			return hashByte(h, '>')
+		}
+		if ascii {
+			return hashByte(h, word[p-1])
+		}
+		return hashMore(h, word[f.offs[p-1]:f.offs[p]])
+	}
+	// The grams starting at one position share their prefix, so each longer gram
+	// extends the hash of the shorter one.
+	for j := 0; j+minGram <= padded; j++ {
+		h := hashByte(fnvOffset, saltGram)
+		for p := j; p < j+minGram-1; p++ {
+			h = feed(h, p)
+		}
+		for p := j + minGram - 1; p < min(j+maxGram, padded); p++ {
+			h = feed(h, p)
+			f.add(h, w)
+		}
+	}
+}
+
+// add adds weight to the dimension h selects, with the sign its top bit selects.
+func (f *featurizer) add(h uint64, weight float64) {
+	h = mix(h)
+	// Lemire's multiply-shift maps the low 32 bits onto [0, dims) without a division.
+	i := (h & 0xffffffff) * uint64(len(f.v)) >> 32
+	if h>>63 != 0 {
+		weight = -weight
+	}
+	f.v[i] += float32(weight)
+}
+
+// 64-bit FNV-1a, written out so that hashing a feature never allocates.
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+func hashByte(h uint64, b byte) uint64 {
+	return (h ^ uint64(b)) * fnvPrime
+}
+
+func hashMore(h uint64, s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * fnvPrime
+	}
+	return h
+}
+
+func hashString(salt byte, s string) uint64 {
+	return hashMore(hashByte(fnvOffset, salt), s)
+}
+
+// mix is the finaliser of MurmurHash3. FNV-1a's low bits depend only on the low bits
+// of its input bytes; mixing spreads every input bit over the dimension and the sign.
+func mix(h uint64) uint64 {
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	return h
+}

@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# Builds, starts, stops and reports on a local MatrixOne server for development and CI,
+# without Docker. The server is built from the Go module proxy at a pinned version.
+#
+#   scripts/matrixone.sh start    build if needed, start, wait until it answers
+#   scripts/matrixone.sh stop     stop the server started here
+#   scripts/matrixone.sh status   say whether it runs, with its pid, log and DSN
+#   scripts/matrixone.sh build    only build (or find the cached binary)
+#   scripts/matrixone.sh dsn      print the DSN to use
+#
+# Environment:
+#   MO_VERSION   module version to build (default: the 2024-11 main-branch build)
+#   MO_HOME      working folder: binary, config, data, log, pid (default ~/.cache/day1-matrixone)
+#   MO_WAIT      seconds to wait for readiness (default 180)
+set -euo pipefail
+
+MO_VERSION=${MO_VERSION:-v0.7.1-0.20241116071202-78f88591bfc4}
+MO_HOME=${MO_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/day1-matrixone}
+MO_WAIT=${MO_WAIT:-180}
+MO_PORT=6001
+SRC="$MO_HOME/src-$MO_VERSION"
+BIN="$MO_HOME/bin/mo-service-$MO_VERSION"
+RUN="$MO_HOME/run"
+PIDFILE="$RUN/mo.pid"
+LOG="$RUN/mo.log"
+DSN="root:111@tcp(127.0.0.1:$MO_PORT)/"
+
+say() { printf 'matrixone: %s\n' "$*" >&2; }
+
+running() {
+	[[ -f $PIDFILE ]] && kill -0 "$(cat "$PIDFILE")" 2>/dev/null
+}
+
+port_open() {
+	(exec 3<>"/dev/tcp/127.0.0.1/$MO_PORT") 2>/dev/null
+}
+
+ready() {
+	# A MySQL-protocol server speaks first: a greeting on connect means it accepts clients.
+	if command -v mysql >/dev/null 2>&1; then
+		mysql -h127.0.0.1 -P"$MO_PORT" -uroot -p111 -e 'select 1' >/dev/null 2>&1
+	else
+		port_open && timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$MO_PORT; head -c 5 <&3 >/dev/null" 2>/dev/null
+	fi
+}
+
+build() {
+	if [[ -x $BIN ]]; then
+		say "using cached binary $BIN"
+		return
+	fi
+	command -v go >/dev/null || { say "go is not installed"; exit 1; }
+	mkdir -p "$MO_HOME/bin" "$MO_HOME/tmp"
+	if [[ ! -d $SRC ]]; then
+		say "downloading github.com/matrixorigin/matrixone@$MO_VERSION from the Go module proxy"
+		local mod="$MO_HOME/tmp/fetch"
+		rm -rf "$mod" && mkdir -p "$mod"
+		(cd "$mod" && go mod init fetch >/dev/null 2>&1 &&
+			go mod download -json "github.com/matrixorigin/matrixone@$MO_VERSION" >download.json)
+		local dir
+		dir=$(sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p' "$mod/download.json")
+		[[ -n $dir && -d $dir ]] || { say "module download failed: $(cat "$mod/download.json")"; exit 1; }
+		cp -r "$dir" "$SRC.partial"
+		chmod -R u+w "$SRC.partial"
+		mv "$SRC.partial" "$SRC"
+	fi
+	say "building libmo (cgo)"
+	make -C "$SRC/cgo" >"$MO_HOME/tmp/cgo.log" 2>&1 || { tail -20 "$MO_HOME/tmp/cgo.log"; exit 1; }
+	say "building mo-service (several minutes on 2 cores)"
+	(cd "$SRC" && CGO_CFLAGS="-I$SRC/cgo" CGO_LDFLAGS="-L$SRC/cgo -lm -lmo" \
+		go build -trimpath -o "$BIN.partial" ./cmd/mo-service) >"$MO_HOME/tmp/build.log" 2>&1 ||
+		{ tail -30 "$MO_HOME/tmp/build.log"; exit 1; }
+	mv "$BIN.partial" "$BIN"
+	say "built $BIN"
+}
+
+start() {
+	if running; then
+		say "already running (pid $(cat "$PIDFILE"))"
+		wait_ready
+		return
+	fi
+	if port_open; then
+		say "port $MO_PORT is taken by a process not started here; stop it or use its DSN"
+		exit 1
+	fi
+	build
+	mkdir -p "$RUN"
+	if [[ ! -d $RUN/etc/launch ]]; then
+		mkdir -p "$RUN/etc"
+		cp -r "$SRC/etc/launch" "$RUN/etc/"
+		chmod -R u+w "$RUN/etc"
+	fi
+	say "starting from $RUN (log $LOG)"
+	(cd "$RUN" && setsid "$BIN" -launch ./etc/launch/launch.toml >>"$LOG" 2>&1 < /dev/null &
+		echo $! >"$PIDFILE")
+	wait_ready
+}
+
+wait_ready() {
+	local deadline=$((SECONDS + MO_WAIT))
+	while ((SECONDS < deadline)); do
+		if ! running; then
+			say "server exited during start; last lines of $LOG:"
+			tail -30 "$LOG" >&2 || true
+			exit 1
+		fi
+		if ready; then
+			say "ready on 127.0.0.1:$MO_PORT (pid $(cat "$PIDFILE"))"
+			return
+		fi
+		sleep 1
+	done
+	say "not ready after ${MO_WAIT}s; last lines of $LOG:"
+	tail -30 "$LOG" >&2 || true
+	exit 1
+}
+
+stop() {
+	if ! running; then
+		say "not running"
+		rm -f "$PIDFILE"
+		return
+	fi
+	local pid
+	pid=$(cat "$PIDFILE")
+	kill -TERM "$pid"
+	for _ in $(seq 1 30); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		say "still running after 30s; sending SIGKILL"
+		kill -KILL "$pid" || true
+	fi
+	rm -f "$PIDFILE"
+	say "stopped"
+}
+
+status() {
+	if running; then
+		say "running: pid $(cat "$PIDFILE"), log $LOG, DSN $DSN"
+	else
+		say "not running (cached binary: $([[ -x $BIN ]] && echo "$BIN" || echo none))"
+		return 1
+	fi
+}
+
+case ${1:-} in
+start) start ;;
+stop) stop ;;
+status) status ;;
+build) build ;;
+dsn) echo "$DSN" ;;
+*)
+	echo "usage: $0 start|stop|status|build|dsn" >&2
+	exit 2
+	;;
+esac
