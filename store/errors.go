@@ -135,3 +135,15 @@ func IsRetryable(err error) bool {
 	var r retryable
 	return errors.As(err, &r) && r.Retryable()
 }
+
+// AtIndex places a validation error inside a list: the field "Fact.Text" of element 3 of
+// "records" becomes "records[3].Fact.Text". Other errors are returned unchanged.
+func AtIndex(err error, list string, i int) error {
+	var ve *ValidationError
+	if !errors.As(err, &ve) {
+		return err
+	}
+	c := *ve
+	c.Field = fmt.Sprintf("%s[%d].%s", list, i, ve.Field)
+	return &c
+}

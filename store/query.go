@@ -201,8 +201,12 @@ const (
 )
 
 // Conflict pairs a source change with a target change that cannot both be kept as is.
+// For BothChanged, Source and Target are the two sides' changes of the record Ref names.
+// For BothSuperseded, Ref names the common parent fact and Source and Target are the two
+// added facts; a parent superseded by several facts on one side yields one conflict per
+// pair.
 type Conflict struct {
-	Ref    Ref // the record both changed; for BothSuperseded, the parent fact
+	Ref    Ref
 	Reason ConflictReason
 	Source Change
 	Target Change

@@ -269,6 +269,9 @@ func (s *Store) ListSnapshots(ctx context.Context, branchName string) ([]store.S
 		}
 	}
 	slices.SortFunc(all, func(a, b snapshot) int {
+		if c := a.info.At.Compare(b.info.At); c != 0 {
+			return c
+		}
 		if a.seq != b.seq {
 			return cmpU64(a.seq, b.seq)
 		}

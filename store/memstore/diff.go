@@ -127,10 +127,10 @@ func clone(r store.Record) store.Record {
 
 // bothSuperseded finds facts added on both sides that supersede the same parent.
 func bothSuperseded(d *store.Diff) []store.Conflict {
-	byParent := map[string]store.Change{}
+	byParent := map[string][]store.Change{}
 	for _, c := range d.TargetChanges {
 		if f, ok := c.After.(store.Fact); ok && c.Op == store.OpAdded && f.ParentID != "" {
-			byParent[f.ParentID] = c
+			byParent[f.ParentID] = append(byParent[f.ParentID], c)
 		}
 	}
 	var out []store.Conflict
@@ -139,9 +139,11 @@ func bothSuperseded(d *store.Diff) []store.Conflict {
 		if !ok || c.Op != store.OpAdded || f.ParentID == "" {
 			continue
 		}
-		if tc, ok := byParent[f.ParentID]; ok && tc.Ref.ID != f.ID {
-			out = append(out, store.Conflict{Ref: store.Ref{Kind: store.KindFact, ID: f.ParentID},
-				Reason: store.BothSuperseded, Source: c, Target: tc})
+		for _, tc := range byParent[f.ParentID] {
+			if tc.Ref.ID != f.ID {
+				out = append(out, store.Conflict{Ref: store.Ref{Kind: store.KindFact, ID: f.ParentID},
+					Reason: store.BothSuperseded, Source: c, Target: tc})
+			}
 		}
 	}
 	return out
@@ -217,7 +219,7 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 	seen := map[key]bool{}
 	for i, r := range plan.Puts {
 		if err := store.ValidateRecord(r, s.dims); err != nil {
-			return store.MergeRecord{}, fmt.Errorf("MergePlan.Puts[%d]: %w", i, err)
+			return store.MergeRecord{}, store.AtIndex(err, "MergePlan.Puts", i)
 		}
 		k := key{r.RecordKind(), r.RecordID()}
 		if seen[k] {

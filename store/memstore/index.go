@@ -1,6 +1,7 @@
 package memstore
 
 import (
+	"hash/maphash"
 	"slices"
 
 	"github.com/day1ai/day1/internal/textsearch"
@@ -15,6 +16,8 @@ type kindIndex struct {
 	vecs     []*version // versions with an embedding, in commit order
 	codes    []uint64   // sign bits of each embedding, words per vector back to back
 	words    int        // uint64 words per code
+	texts    map[uint64][]*version // by hash of the normalised text, for exact-text dedupe
+	bands    *bandIndex            // near-duplicate candidates, for codes of 4 words or more
 }
 
 type posting struct {
@@ -22,16 +25,23 @@ type posting struct {
 	tf int32
 }
 
+var textSeed = maphash.MakeSeed()
+
 func newKindIndex() *kindIndex {
-	return &kindIndex{postings: map[string][]posting{}}
+	return &kindIndex{postings: map[string][]posting{}, texts: map[uint64][]*version{}}
 }
 
+func textKey(s string) uint64 { return maphash.String(textSeed, normText(s)) }
+
 func (ix *kindIndex) add(v *version) {
-	tokens := textsearch.Tokenize(store.SearchText(v.rec))
+	text := store.SearchText(v.rec)
+	tokens := textsearch.Tokenize(text)
 	v.docLen = len(tokens)
 	for t, n := range textsearch.TermFreqs(tokens) {
 		ix.postings[t] = append(ix.postings[t], posting{v: v, tf: int32(n)})
 	}
+	tk := textKey(text)
+	ix.texts[tk] = append(ix.texts[tk], v)
 	emb := store.EmbeddingOf(v.rec)
 	if len(emb) == 0 {
 		return
@@ -44,13 +54,22 @@ func (ix *kindIndex) add(v *version) {
 	w := (len(emb) + 63) / 64
 	if ix.words == 0 {
 		ix.words = w
+		if w >= minBandWords {
+			ix.bands = newBandIndex(w)
+		}
 	}
 	if w != ix.words {
 		return // a store holds one dimension; validation keeps others out
 	}
 	ix.vecs = append(ix.vecs, v)
 	ix.codes = vecmath.AppendSignBits(ix.codes, emb)
+	if ix.bands != nil {
+		ix.bands.add(ix.codes[len(ix.codes)-w:])
+	}
 }
+
+// code returns the sign bits of the i-th vector.
+func (ix *kindIndex) code(i int) []uint64 { return ix.codes[i*ix.words : (i+1)*ix.words] }
 
 // purge drops the versions of a deleted branch.
 func (ix *kindIndex) purge(b *branch) {
@@ -62,6 +81,14 @@ func (ix *kindIndex) purge(b *branch) {
 			ix.postings[t] = ps
 		}
 	}
+	for k, vs := range ix.texts {
+		vs = slices.DeleteFunc(vs, func(v *version) bool { return v.br == b })
+		if len(vs) == 0 {
+			delete(ix.texts, k)
+		} else {
+			ix.texts[k] = vs
+		}
+	}
 	vecs := ix.vecs[:0]
 	codes := ix.codes[:0]
 	for i, v := range ix.vecs {
@@ -69,23 +96,65 @@ func (ix *kindIndex) purge(b *branch) {
 			continue
 		}
 		vecs = append(vecs, v)
-		codes = append(codes, ix.codes[i*ix.words:(i+1)*ix.words]...)
+		codes = append(codes, ix.code(i)...)
 	}
 	clear(ix.vecs[len(vecs):])
 	ix.vecs, ix.codes = vecs, codes
+	if ix.bands != nil {
+		ix.bands = newBandIndex(ix.words)
+		for i := range ix.vecs {
+			ix.bands.add(ix.code(i))
+		}
+	}
 }
 
-func sortByPostings(terms []string, ix *kindIndex) {
-	slices.SortFunc(terms, func(a, b string) int {
-		if d := len(ix.postings[a]) - len(ix.postings[b]); d != 0 {
-			return d
+// Near-duplicate candidates come from locality-sensitive hashing of the sign-bit codes:
+// each 16-bit slice of a code (a band) is a bucket key, and two vectors are candidates
+// when they share a bucket in any band. Two vectors at angle θ agree on a bit with
+// probability 1-θ/π, so at cosine 0.92 a band matches with probability 0.87^16 ≈ 0.11
+// and one of 24 bands with probability ≈ 0.93 (0.99 at cosine 0.95), while unrelated
+// vectors share a band about 24 times in 65536. Buckets are linked lists threaded
+// through flat arrays: a few bytes per vector and band, no maps.
+const (
+	bandBits     = 16
+	maxBands     = 24
+	minBandWords = 4 // below 256 dimensions, candidates are found by a full scan
+)
+
+type bandIndex struct {
+	bands int
+	heads [][]int32 // [band][bucket]: 1 + index of the newest vector in the bucket, 0 if none
+	next  [][]int32 // [band][vector]: 1 + index of the previous vector in its bucket
+}
+
+func newBandIndex(words int) *bandIndex {
+	n := min(words*64/bandBits, maxBands)
+	bi := &bandIndex{bands: n, heads: make([][]int32, n), next: make([][]int32, n)}
+	for b := range n {
+		bi.heads[b] = make([]int32, 1<<bandBits)
+	}
+	return bi
+}
+
+func bandKey(code []uint64, b int) uint16 {
+	return uint16(code[b/4] >> (uint(b%4) * bandBits))
+}
+
+func (bi *bandIndex) add(code []uint64) {
+	i := int32(len(bi.next[0]))
+	for b := range bi.bands {
+		k := bandKey(code, b)
+		bi.next[b] = append(bi.next[b], bi.heads[b][k])
+		bi.heads[b][k] = i + 1
+	}
+}
+
+// candidates calls fn with the index of every vector sharing a band with code, possibly
+// more than once.
+func (bi *bandIndex) candidates(code []uint64, fn func(i int)) {
+	for b := range bi.bands {
+		for j := bi.heads[b][bandKey(code, b)]; j != 0; j = bi.next[b][j-1] {
+			fn(int(j - 1))
 		}
-		if a < b {
-			return -1
-		}
-		if a > b {
-			return 1
-		}
-		return 0
-	})
+	}
 }

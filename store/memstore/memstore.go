@@ -309,6 +309,14 @@ func (v view) get(k key) store.Record {
 	return nil
 }
 
+// name is the name of the branch the view reads.
+func (v view) name() string { return v.chain[0].br.info.Name }
+
+// out returns a copy of r for a caller, naming the branch it was read from.
+func (v view) out(r store.Record) store.Record {
+	return store.WithBranch(store.Clone(r), v.name())
+}
+
 // visible reports whether ver is the version of its key the view sees. It avoids map
 // lookups in the common case of reading the branch that owns the version.
 func (v view) visible(ver *version) bool {
@@ -316,7 +324,7 @@ func (v view) visible(ver *version) bool {
 		if l.br != ver.br {
 			continue
 		}
-		if ver.seq > l.cut || ver.next <= l.cut {
+		if ver.seq > l.cut || ver.next != never && ver.next <= l.cut {
 			return false
 		}
 		// A branch between the reader and the owner may have its own version.

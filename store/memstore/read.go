@@ -30,7 +30,7 @@ func (s *Store) Get(ctx context.Context, v store.View, ref store.Ref) (store.Rec
 	if r == nil {
 		return nil, fmt.Errorf("%w: %s on branch %q", store.ErrNotFound, ref, vw.chain[0].br.info.Name)
 	}
-	return store.Clone(r), nil
+	return vw.out(r), nil
 }
 
 // List returns the records of one kind that the view sees and the filter matches.
@@ -62,7 +62,7 @@ func (s *Store) List(ctx context.Context, v store.View, q store.ListQuery) ([]st
 		out = out[:q.Limit]
 	}
 	for i, r := range out {
-		out[i] = store.Clone(r)
+		out[i] = vw.out(r)
 	}
 	return out, nil
 }
@@ -153,7 +153,7 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return fuse(q, kw, vec), nil
+	return fuse(vw, q, kw, vec), nil
 }
 
 type ranked struct {
@@ -307,7 +307,7 @@ func fromTop(top *vecmath.TopK[*version]) []ranked {
 }
 
 // fuse turns the retrievers' rankings into hits.
-func fuse(q store.SearchQuery, kw, vec []ranked) []store.Hit {
+func fuse(vw view, q store.SearchQuery, kw, vec []ranked) []store.Hit {
 	kw = topRanked(kw, len(kw))
 	vec = topRanked(vec, len(vec))
 	hits := map[*version]*store.Hit{}
@@ -364,7 +364,7 @@ func fuse(q store.SearchQuery, kw, vec []ranked) []store.Hit {
 	res := make([]store.Hit, len(out))
 	for i, r := range out {
 		res[i] = *hits[r.v]
-		res[i].Record = store.Clone(r.v.rec)
+		res[i].Record = vw.out(r.v.rec)
 	}
 	return res
 }

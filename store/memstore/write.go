@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/day1ai/day1/internal/textsearch"
 	"github.com/day1ai/day1/internal/vecmath"
 	"github.com/day1ai/day1/store"
 )
@@ -32,7 +31,7 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 	seen := make(map[key]bool, len(recs))
 	for i, r := range recs {
 		if err := store.ValidateRecord(r, dims); err != nil {
-			return nil, fmt.Errorf("record %d: %w", i, err)
+			return nil, store.AtIndex(err, "records", i)
 		}
 		if emb := store.EmbeddingOf(r); dims == 0 && len(emb) > 0 {
 			dims = len(emb)
@@ -140,62 +139,51 @@ func normText(s string) string {
 	return strings.Join(strings.Fields(strings.ToLower(s)), " ")
 }
 
-// dedupeTerms is how many of a new fact's rarest terms select near-duplicate candidates.
-const dedupeTerms = 4
-
-// nearDuplicate finds the live fact on the branch most similar to f: one with the same
-// text, or one whose embedding's cosine similarity is at least threshold. Candidates are
-// the facts sharing one of f's rarest terms, so the check costs the length of a few short
-// posting lists rather than a scan of memory. It returns nil when there is none.
+// nearDuplicate finds the live fact on the branch most like f: one with the same text
+// (after folding case and spaces), else the one whose embedding is most similar with a
+// cosine of at least threshold. Same-text candidates come from a hash of the text;
+// embedding candidates from the band index (a full scan for small dimensions), so the
+// check does not grow with the amount of memory. It returns nil when there is none.
 func (s *Store) nearDuplicate(head view, f store.Fact, threshold float64) (*store.Fact, float64) {
 	ix := s.index[store.KindFact]
-	terms := textsearch.TermFreqs(textsearch.Tokenize(f.Text))
-	if len(terms) == 0 {
-		return nil, 0
-	}
-	rare := make([]string, 0, len(terms))
-	for t := range terms {
-		rare = append(rare, t)
-	}
-	sortByPostings(rare, ix)
-	if len(rare) > dedupeTerms {
-		rare = rare[:dedupeTerms]
-	}
 	norm := normText(f.Text)
-	var fInv float32
-	if len(f.Embedding) > 0 {
-		fInv = 1 / vecmath.Norm(f.Embedding)
-	}
-	var best *store.Fact
-	var bestSim float64
-	checked := map[*version]bool{}
-	for _, t := range rare {
-		for _, p := range ix.postings[t] {
-			v := p.v
-			if checked[v] {
-				continue
-			}
-			checked[v] = true
-			if !head.visible(v) {
-				continue
-			}
-			cand := v.rec.(store.Fact)
-			if !cand.Status.Live() {
-				continue
-			}
-			if normText(cand.Text) == norm {
-				return &cand, 1
-			}
-			if threshold <= 0 || fInv == 0 || v.inv == 0 || len(cand.Embedding) != len(f.Embedding) {
-				continue
-			}
-			sim := float64(vecmath.Dot(f.Embedding, cand.Embedding) * fInv * v.inv)
-			if sim >= threshold && sim > bestSim {
-				best, bestSim = &cand, sim
-			}
+	for _, v := range ix.texts[textKey(f.Text)] {
+		if !head.visible(v) {
+			continue
+		}
+		if cand := v.rec.(store.Fact); cand.Status.Live() && normText(cand.Text) == norm {
+			return &cand, 1
 		}
 	}
-	return best, bestSim
+	if threshold <= 0 || len(f.Embedding) == 0 || len(ix.vecs) == 0 || (len(f.Embedding)+63)/64 != ix.words {
+		return nil, 0
+	}
+	fInv := 1 / vecmath.Norm(f.Embedding)
+	var best *version
+	var bestSim float64
+	check := func(i int) {
+		v := ix.vecs[i]
+		if v == best || len(store.EmbeddingOf(v.rec)) != len(f.Embedding) {
+			return
+		}
+		sim := float64(vecmath.Dot(f.Embedding, store.EmbeddingOf(v.rec)) * fInv * v.inv)
+		if sim < threshold || sim <= bestSim || !head.visible(v) || !v.rec.(store.Fact).Status.Live() {
+			return
+		}
+		best, bestSim = v, sim
+	}
+	if ix.bands != nil {
+		ix.bands.candidates(vecmath.SignBits(f.Embedding), check)
+	} else {
+		for i := range ix.vecs {
+			check(i)
+		}
+	}
+	if best == nil {
+		return nil, 0
+	}
+	cand := best.rec.(store.Fact)
+	return &cand, bestSim
 }
 
 // Delete writes deletion markers for records on a branch.

@@ -1,0 +1,193 @@
+package day1
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/day1ai/day1/llm"
+	"github.com/day1ai/day1/merge"
+	"github.com/day1ai/day1/store"
+	"github.com/day1ai/day1/store/memstore"
+)
+
+// Client is day1's entry point: a typed facade over a store.Store, an embedder and the
+// merge engine. It is safe for concurrent use. Open one per store and Close it when
+// done; after Close every method returns ErrClosed.
+//
+// The read methods (GetFact, ListFacts, Search, Timeline, Graph, ...) read each branch
+// at its head; TimeTravel returns a View with the same methods frozen at a point in
+// the past.
+type Client struct {
+	reader // reads at head
+
+	cfg      Config
+	st       store.Store
+	ownStore bool
+	durable  bool
+	emb      llm.Embedder // nil with Config.NoEmbeddings
+	dedupe   float64      // the store's PutOptions.DedupeThreshold: 0 is off
+	engine   *merge.Engine
+
+	closed   atomic.Bool
+	appendMu sync.Mutex // serialises AppendMessage so sequence numbers never collide
+}
+
+var (
+	_ Reader = (*Client)(nil)
+	_ Reader = (*View)(nil)
+)
+
+// Open checks cfg, opens (or adopts) the store and returns a Client.
+//
+// With a zero Config the embedded store lives in memory; Config.Path makes it durable;
+// Config.Store injects any store.Store. Config.DSN (MatrixOne) is not built into this
+// version and returns an error matching ErrNotSupported. An invalid Config is a
+// *ValidationError naming the field.
+func Open(ctx context.Context, cfg Config) (*Client, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.withDefaults()
+	if cfg.DSN != "" {
+		return nil, fmt.Errorf("day1: the MatrixOne store is not built into this version; use Config.Path for a durable embedded store, or inject one with Config.Store: %w", ErrNotSupported)
+	}
+	c := &Client{cfg: cfg, st: cfg.Store, emb: cfg.Embedder}
+	if cfg.DedupeThreshold > 0 {
+		c.dedupe = cfg.DedupeThreshold
+	}
+	if c.st == nil {
+		opts := memstore.Options{Path: cfg.Path, Now: cfg.Test.Now}
+		if c.emb != nil {
+			opts.Dimensions = c.emb.Dimensions()
+		}
+		if cfg.NoSync {
+			opts.Sync = memstore.SyncNever
+		}
+		ms, err := memstore.New(opts)
+		if err != nil {
+			return nil, fmt.Errorf("day1: opening the embedded store: %w", err)
+		}
+		c.st, c.ownStore, c.durable = ms, true, cfg.Path != ""
+	} else if d, ok := c.st.(interface{ Durable() bool }); ok {
+		c.durable = d.Durable()
+	}
+	c.engine = &merge.Engine{
+		Store:    c.st,
+		Resolver: cfg.Resolver,
+		Gate:     cfg.MergeGate,
+		NewID:    cfg.Test.NewID,
+		Now:      cfg.Test.Now,
+	}
+	c.reader = reader{c: c}
+	return c, nil
+}
+
+// Close releases the Client. It closes the store the Client opened; a store injected
+// with Config.Store stays open and belongs to the caller. The first call returns the
+// store's Close error, if any; later calls return ErrClosed.
+func (c *Client) Close() error {
+	if !c.closed.CompareAndSwap(false, true) {
+		return ErrClosed
+	}
+	if c.ownStore {
+		if err := c.st.Close(); err != nil {
+			return fmt.Errorf("day1: closing the store: %w", err)
+		}
+	}
+	return nil
+}
+
+// Store returns the underlying store, for engine packages that work on a store.Store.
+// Writes made through it bypass the Client's embedding and id generation.
+func (c *Client) Store() store.Store { return c.st }
+
+// Capabilities describes what a Client runs on.
+type Capabilities struct {
+	// Store names the store: "memstore" for the embedded store, otherwise the injected
+	// store's Name() if it has one, else its Go type.
+	Store string
+	// Durable reports whether committed writes survive a restart: true for the embedded
+	// store opened with Config.Path; for an injected store, what its Durable() bool
+	// method says (false without one).
+	Durable bool
+	// Embedder is the embedder's name; empty with Config.NoEmbeddings.
+	Embedder string
+	// Dimensions is the embedding length; 0 with Config.NoEmbeddings.
+	Dimensions int
+	// Model is the name of Config.Model; empty without one.
+	Model string
+	// Features lists what this Client can do, in a stable order: "keyword_search",
+	// "vector_search" and "hybrid_search" (the last two need embeddings),
+	// "near_duplicate_detection" (needs embeddings and a positive DedupeThreshold),
+	// "branches", "diff", "merge:native", "merge:cherry_pick", "merge:squash",
+	// "merge:auto", "merge_gate" (when Config.MergeGate is set), "snapshots",
+	// "time_travel", "sessions", and "durable" when Durable is true.
+	Features []string
+}
+
+// Capabilities reports the store, embedder and model in use and the features they give.
+func (c *Client) Capabilities() Capabilities {
+	caps := Capabilities{Store: storeName(c.st), Durable: c.durable}
+	if c.emb != nil {
+		caps.Embedder, caps.Dimensions = c.emb.Name(), c.emb.Dimensions()
+	}
+	if c.cfg.Model != nil {
+		caps.Model = c.cfg.Model.Name()
+	}
+	f := []string{"keyword_search"}
+	if c.emb != nil {
+		f = append(f, "vector_search", "hybrid_search")
+		if c.dedupe > 0 {
+			f = append(f, "near_duplicate_detection")
+		}
+	}
+	f = append(f, "branches", "diff", "merge:native", "merge:cherry_pick", "merge:squash", "merge:auto")
+	if c.cfg.MergeGate != nil {
+		f = append(f, "merge_gate")
+	}
+	f = append(f, "snapshots", "time_travel", "sessions")
+	if c.durable {
+		f = append(f, "durable")
+	}
+	caps.Features = f
+	return caps
+}
+
+func storeName(s store.Store) string {
+	if _, ok := s.(*memstore.Store); ok {
+		return "memstore"
+	}
+	if n, ok := s.(interface{ Name() string }); ok {
+		return n.Name()
+	}
+	return fmt.Sprintf("%T", s)
+}
+
+// use checks ctx and that the Client is open. Every method calls it first.
+func (c *Client) use(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if c.closed.Load() {
+		return ErrClosed
+	}
+	return nil
+}
+
+func (c *Client) now() time.Time { return c.cfg.Test.Now().UTC() }
+
+func (c *Client) newID() string { return c.cfg.Test.NewID() }
+
+// branchOrMain returns name, or DefaultBranch when it is empty.
+func branchOrMain(name string) string {
+	if name == "" {
+		return DefaultBranch
+	}
+	return name
+}

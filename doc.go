@@ -1,0 +1,85 @@
+// Package day1 gives AI agents git-like memory: write and search facts, observations,
+// relations and conversations; branch, diff and merge whole memories; snapshot them and
+// read the past.
+//
+// The Client is a thin, typed facade over a store.Store (the embedded memstore by
+// default), an llm.Embedder and the merge engine. Engine packages work on the store
+// directly (Client.Store); the data model types are aliases of the store package's.
+//
+// # Opening a client
+//
+// A zero Config opens the embedded store in memory with the deterministic, offline
+// local embedder: no files, no network, no keys. Config.Path makes the embedded store
+// durable; Config.Store injects any store.Store (the caller keeps ownership of it);
+// Config.Embedder, Config.Model and Config.Resolver inject the language-model side.
+//
+//	c, err := day1.Open(ctx, day1.Config{}) // in memory; Config{Path: "./.day1"} is durable
+//	if err != nil {
+//		return err
+//	}
+//	defer c.Close()
+//
+// Capabilities reports the store, embedder and features in use.
+//
+// # Writing
+//
+// WriteFact, WriteFacts, WriteObservation(s), WriteRelation, WriteConversation and
+// AppendMessage write records to a branch; an empty Branch means "main" and an empty
+// ID gets a generated one. Each write reports its Outcome: Created, Deduplicated (the
+// same record or the same fact text was there), Updated, or Superseded (a near-duplicate
+// fact, by embedding similarity, was replaced). Fact texts and observation summaries
+// are embedded for you; an embedding failure never blocks a write: the record is kept
+// without a vector, stays keyword-searchable, and Written.EmbedErr says why.
+//
+//	w, err := c.WriteFact(ctx, day1.Fact{Text: "The auth service signs JWTs with RS256", Category: "architecture"})
+//	fmt.Println(w.Outcome, w.Record.ID)
+//
+// # Searching
+//
+// Search ranks facts and observations by keyword (BM25), by vector (cosine) or by both
+// fused (Hybrid, the default, with reciprocal-rank fusion). Each Hit carries its final
+// score, the score and rank of every retriever that found it, and FoundBy. Timeline
+// lists what happened on a branch in time order; Graph walks the relation graph around
+// an entity. All reads are in the Reader interface.
+//
+//	hits, err := c.Search(ctx, day1.SearchQuery{Text: "token signing", Limit: 5})
+//
+// # Branches and merges
+//
+// Branch forks a branch from a parent in constant time; the branch sees the parent as
+// it was at the fork, and its own writes stay on it until merged. Diff lists what
+// changed on each side since the merge base, with conflicts. Merge applies a strategy
+// atomically: Native (adopt every change; conflicts follow the ConflictPolicy),
+// CherryPick (chosen records), Squash (net effect), Auto (a Resolver decides conflicts).
+// A merge gate can refuse a merge with a *MergeBlockedError. Merges lists the history.
+//
+//	c.Branch(ctx, "task/fix-auth/agent-a", day1.BranchOptions{})
+//	c.WriteFact(ctx, day1.Fact{Branch: "task/fix-auth/agent-a", Text: "..."})
+//	d, err := c.Diff(ctx, "task/fix-auth/agent-a", "main")
+//	res, err := c.Merge(ctx, day1.MergeRequest{Source: "task/fix-auth/agent-a", Target: "main"})
+//
+// # Snapshots and time travel
+//
+// Snapshot names the head of a branch. TimeTravel returns a View, a Reader that sees
+// memory exactly as it was at a snapshot (AtSnapshot) or an instant (AtTime): the same
+// Get, List, Search, Timeline and Graph methods, frozen in time. BranchOptions.At forks
+// a branch from the past.
+//
+//	c.Snapshot(ctx, "main", "before-refactor", day1.SnapshotOptions{})
+//	past := c.TimeTravel(day1.AtSnapshot("before-refactor"))
+//	hits, err := past.Search(ctx, day1.SearchQuery{Text: "token signing"})
+//
+// # Errors
+//
+// Errors wrap the sentinels in errors.go (ErrNotFound, ErrBranchNotFound,
+// ErrBranchExists, ErrConflict, ErrMergeBlocked, ErrClosed, ErrNotSupported, ...);
+// test them with errors.Is. Errors that carry data are pointer types reached with
+// errors.As: *ValidationError names the bad input field, *MergeConflictError lists the
+// conflicts that stopped a merge, *MergeBlockedError the records a gate refused. After
+// Close every method returns ErrClosed.
+//
+//	var ve *day1.ValidationError
+//	if errors.As(err, &ve) {
+//		fmt.Println("fix", ve.Field)
+//	}
+package day1

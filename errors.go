@@ -1,0 +1,54 @@
+package day1
+
+import "github.com/day1ai/day1/store"
+
+// Sentinel errors. Every error the Client returns wraps one of them or a context error;
+// test with errors.Is. They are the store package's sentinels, so errors from an
+// engine package or a store.Store match them too.
+var (
+	// ErrNotFound: the record, session or other object does not exist.
+	ErrNotFound = store.ErrNotFound
+	// ErrBranchNotFound: no branch has that name. It also matches ErrNotFound.
+	ErrBranchNotFound = store.ErrBranchNotFound
+	// ErrSnapshotNotFound: no snapshot has that name. It also matches ErrNotFound.
+	ErrSnapshotNotFound = store.ErrSnapshotNotFound
+	// ErrBranchExists: a branch with that name exists already.
+	ErrBranchExists = store.ErrBranchExists
+	// ErrSnapshotExists: a snapshot with that name exists already.
+	ErrSnapshotExists = store.ErrSnapshotExists
+	// ErrBranchArchived: the branch is archived and refuses writes; reactivate it first
+	// with Client.ReactivateBranch.
+	ErrBranchArchived = store.ErrBranchArchived
+	// ErrInvalidArgument: the input is not acceptable. *ValidationError matches it.
+	ErrInvalidArgument = store.ErrInvalidArgument
+	// ErrConflict: a merge met conflicts its policy does not settle.
+	// *MergeConflictError matches it.
+	ErrConflict = store.ErrConflict
+	// ErrMergeBlocked: a merge gate refused the merge. *MergeBlockedError matches it.
+	ErrMergeBlocked = store.ErrMergeBlocked
+	// ErrStale: the target branch kept changing while a merge was planned; retry.
+	ErrStale = store.ErrStale
+	// ErrClosed: the Client (or its store) is closed.
+	ErrClosed = store.ErrClosed
+	// ErrNotSupported: the store or the configuration cannot do this, for example
+	// Config.DSN in a version without the MatrixOne store, or a vector search with
+	// Config.NoEmbeddings.
+	ErrNotSupported = store.ErrNotSupported
+	// ErrTooOld: the point in time is before the history the store keeps.
+	ErrTooOld = store.ErrTooOld
+)
+
+// Errors that carry data. Use errors.As to reach them.
+type (
+	// ValidationError names the input field that is wrong and says what is allowed.
+	// It matches ErrInvalidArgument.
+	ValidationError = store.ValidationError
+	// MergeConflictError lists the conflicts that stopped a merge; nothing was changed.
+	// It matches ErrConflict.
+	MergeConflictError = store.MergeConflictError
+	// MergeBlockedError lists the records a merge gate refused; nothing was changed.
+	// It matches ErrMergeBlocked.
+	MergeBlockedError = store.MergeBlockedError
+	// Offense is one record a merge gate objects to.
+	Offense = store.Offense
+)

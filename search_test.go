@@ -1,0 +1,192 @@
+package day1
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/day1ai/day1/llm/llmfake"
+)
+
+// paraphraseCorpus is a small memory of engineering notes. The first three are the
+// relevant answers to the paraphrased queries of TestHybridBeatsKeywordOnParaphrase:
+// they say the same with other forms of the words (authentication for authenticating,
+// deploys for deployment, times for timing), which keyword search does not match
+// because tokens are not stemmed. Other notes share the queries' exact words in other
+// senses, so keyword search ranks them first.
+var paraphraseCorpus = []string{
+	"user authentication failure after token expiry",
+	"Staging deploys fail when the database migrations time out",
+	"The payment gateway times out after 30 seconds",
+	"The billing service failed to send invoices to new users on Monday",
+	"The nightly backup job failed twice last week because the disk was full",
+	"The search index is rebuilt every night at 2am",
+	"Rate limiting allows 100 requests per minute per API key",
+	"Deployment to production needs a second reviewer",
+	"The mobile app caches images for 24 hours",
+	"Postgres holds orders; Redis holds sessions",
+	"The CI pipeline runs unit tests before integration tests",
+	"Feature flags are stored in LaunchDarkly",
+	"Admin users see the audit log in the settings page",
+	"The email worker retries deliveries with exponential backoff",
+	"Kafka topics are partitioned by customer id",
+	"Grafana dashboards show p99 latency per endpoint",
+	"Payments in EUR settle the next business day",
+	"Logs are shipped to Loki and kept for 14 days",
+	"The staging cluster has three nodes",
+	"TLS certificates renew automatically through cert-manager",
+}
+
+func rankOf(hits []Hit, id string) int {
+	i := slices.IndexFunc(hits, func(h Hit) bool { return h.Record.RecordID() == id })
+	if i < 0 {
+		return 0
+	}
+	return i + 1
+}
+
+func TestHybridBeatsKeywordOnParaphrase(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c, _ := open(t, nil)
+	facts := make([]Fact, len(paraphraseCorpus))
+	for i, text := range paraphraseCorpus {
+		facts[i] = Fact{Text: text}
+	}
+	ws, err := c.WriteFacts(ctx, facts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		query    string
+		relevant int // index in paraphraseCorpus
+	}{
+		{"authenticating users failed", 0},
+		{"deployment to staging failing", 1},
+		{"payments timing out", 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			id := ws[tt.relevant].Record.ID
+			kw, err := c.Search(ctx, SearchQuery{Text: tt.query, Mode: Keyword, Limit: 20})
+			if err != nil {
+				t.Fatal(err)
+			}
+			hy, err := c.Search(ctx, SearchQuery{Text: tt.query, Mode: Hybrid, Limit: 20})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(kw) == 0 {
+				t.Fatal("keyword search found nothing; the corpus should share words with the query")
+			}
+			kwRank, hyRank := rankOf(kw, id), rankOf(hy, id)
+			t.Logf("rank of %q: keyword %d, hybrid %d (0 = not found)", paraphraseCorpus[tt.relevant], kwRank, hyRank)
+			if hyRank == 0 {
+				t.Fatalf("hybrid search missed the relevant fact; hits: %v", hitIDs(hy))
+			}
+			if kwRank != 0 && hyRank >= kwRank {
+				t.Errorf("hybrid rank %d is not better than keyword rank %d", hyRank, kwRank)
+			}
+			if hyRank > 5 {
+				t.Errorf("hybrid rank %d, want the relevant fact in the top 5", hyRank)
+			}
+			if h := hy[hyRank-1]; !slices.Contains(h.FoundBy, RetrieverVector) || h.VectorRank == 0 {
+				t.Errorf("relevant hit FoundBy %v, VectorRank %d; want the vector retriever", h.FoundBy, h.VectorRank)
+			}
+		})
+	}
+}
+
+func TestSearchModes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	emb := llmfake.NewEmbedder(384)
+	c, _ := open(t, func(cfg *Config) { cfg.Embedder = emb })
+	if _, err := c.WriteFacts(ctx, []Fact{
+		{ID: "jwt", Text: "The auth service signs JWT tokens with RS256"},
+		{ID: "redis", Text: "Sessions are kept in Redis for 30 minutes"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.WriteObservation(ctx, Observation{ID: "obs", Type: ObsDiscovery, Summary: "JWT signing keys rotate monthly"}); err != nil {
+		t.Fatal(err)
+	}
+
+	hits, err := c.Search(ctx, SearchQuery{Text: "JWT signing", Kinds: []Kind{KindFact}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) == 0 || hits[0].Record.RecordID() != "jwt" {
+		t.Errorf("facts only: hits %v, want jwt first", hitIDs(hits))
+	}
+	for _, h := range hits {
+		if h.Record.RecordKind() != KindFact {
+			t.Errorf("facts-only search returned a %s", h.Record.RecordKind())
+		}
+	}
+
+	// A Vector search embeds the text; its failure is returned.
+	boom := errors.New("embedder down")
+	emb.FailNext(1, boom)
+	if _, err := c.Search(ctx, SearchQuery{Text: "JWT", Mode: Vector}); !errors.Is(err, boom) {
+		t.Errorf("Vector search with a failing embedder: err = %v, want %v", err, boom)
+	}
+	// A Hybrid search falls back to keyword ranking.
+	emb.FailNext(1, boom)
+	hits, err = c.Search(ctx, SearchQuery{Text: "Redis sessions"})
+	if err != nil {
+		t.Fatalf("Hybrid search with a failing embedder: %v", err)
+	}
+	if diff := cmp.Diff([]string{"redis"}, hitIDs(hits)); diff != "" {
+		t.Errorf("hybrid fallback hits mismatch (-want +got):\n%s", diff)
+	}
+	if len(hits) == 1 && !slices.Equal(hits[0].FoundBy, []Retriever{RetrieverKeyword}) {
+		t.Errorf("fallback hit FoundBy = %v, want keyword only", hits[0].FoundBy)
+	}
+	// A caller's vector is used as is: no Embed call.
+	calls := emb.Calls()
+	vec, err := emb.Embed(ctx, []string{"Redis sessions"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits, err = c.Search(ctx, SearchQuery{Vector: vec[0], Mode: Vector, Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if emb.Calls() != calls+1 || len(hits) != 1 || hits[0].Record.RecordID() != "redis" {
+		t.Errorf("search by vector: hits %v, %d Embed calls; want redis and no extra call", hitIDs(hits), emb.Calls()-calls-1)
+	}
+
+	if _, err := c.Search(ctx, SearchQuery{Text: " ", Mode: Keyword}); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("empty keyword query: err = %v, want ErrInvalidArgument", err)
+	}
+	if _, err := c.Search(ctx, SearchQuery{Text: "x", Branch: "nope"}); !errors.Is(err, ErrBranchNotFound) {
+		t.Errorf("search of a missing branch: err = %v, want ErrBranchNotFound", err)
+	}
+}
+
+func TestNoEmbeddings(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c, _ := open(t, func(cfg *Config) { cfg.NoEmbeddings = true })
+	w, err := c.WriteFact(ctx, Fact{Text: "The queue is drained before shutdown"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Record.Embedding) != 0 || w.EmbedErr != nil {
+		t.Errorf("NoEmbeddings write: %d dims, EmbedErr %v; want no embedding, no error", len(w.Record.Embedding), w.EmbedErr)
+	}
+	hits, err := c.Search(ctx, SearchQuery{Text: "queue drained"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 1 {
+		t.Errorf("hybrid without embeddings: %d hits, want 1", len(hits))
+	}
+	if _, err := c.Search(ctx, SearchQuery{Text: "queue", Mode: Vector}); !errors.Is(err, ErrNotSupported) {
+		t.Errorf("vector search without embeddings: err = %v, want ErrNotSupported", err)
+	}
+}

@@ -1,0 +1,55 @@
+package memstore_test
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/day1ai/day1/store"
+	"github.com/day1ai/day1/store/memstore"
+	"github.com/day1ai/day1/store/storetest"
+)
+
+// TestConformance runs the store conformance suite against the in-memory store.
+func TestConformance(t *testing.T) {
+	storetest.Run(t, storetest.Harness{
+		New: func(t *testing.T) store.Store {
+			s, err := memstore.New(memstore.Options{})
+			if err != nil {
+				t.Fatalf("memstore.New: %v", err)
+			}
+			return s
+		},
+	})
+}
+
+// TestConformanceDurable runs the store conformance suite against the durable store,
+// each subtest in its own directory; Reopen closes the store and opens its directory
+// again.
+func TestConformanceDurable(t *testing.T) {
+	var (
+		mu    sync.Mutex
+		paths = map[store.Store]string{} // the log directory of each open store
+	)
+	open := func(t *testing.T, dir string) store.Store {
+		s, err := memstore.New(memstore.Options{Path: dir})
+		if err != nil {
+			t.Fatalf("memstore.New(%q): %v", dir, err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		paths[s] = dir
+		return s
+	}
+	storetest.Run(t, storetest.Harness{
+		New: func(t *testing.T) store.Store { return open(t, t.TempDir()) },
+		Reopen: func(t *testing.T, s store.Store) store.Store {
+			mu.Lock()
+			dir := paths[s]
+			mu.Unlock()
+			if err := s.Close(); err != nil {
+				t.Fatalf("Close: %v", err)
+			}
+			return open(t, dir)
+		},
+	})
+}

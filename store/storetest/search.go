@@ -1,0 +1,364 @@
+package storetest
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/day1ai/day1/store"
+)
+
+// searchQuery is the query vector of the search fixture; the fixture's cosines to it
+// are exact.
+var searchQuery = vec(1)
+
+// searchFixture is the corpus of the search subtests: six facts and two observations of
+// four tokens each, every one containing "service". Cosines to searchQuery:
+// fA 1, oA 0.96, fF 0.923, fB 0.8, fC 0.6, fD 0.385, oB 0.141; fE has no embedding.
+// Rare terms: "restart" (fB), "ticket" (fA, oA), "bundle" (fE); "database" is in two
+// facts, "kerberos" in two facts and one observation.
+func searchFixture() []store.Record {
+	red, blue := map[string]string{"team": "red"}, map[string]string{"team": "blue"}
+	return []store.Record{
+		store.Fact{ID: "fA", Text: "kerberos ticket expired service", Embedding: vec(1), Category: "auth", Status: store.FactActive,
+			SessionID: "s1", TaskID: "t1", AgentID: "a1", Metadata: red, CreatedAt: micro(1)},
+		store.Fact{ID: "fB", Text: "kerberos cache restart service", Embedding: vec(4, 3), Category: "auth", Status: store.FactVerified,
+			SessionID: "s2", TaskID: "t1", AgentID: "a2", Metadata: blue, CreatedAt: micro(2)},
+		store.Fact{ID: "fC", Text: "database migration pending service", Embedding: vec(3, 4), Category: "db", Status: store.FactActive,
+			SessionID: "s1", TaskID: "t2", AgentID: "a1", CreatedAt: micro(3)},
+		store.Fact{ID: "fD", Text: "database index rebuilt service", Embedding: vec(5, 12), Category: "db", Status: store.FactInvalidated,
+			SessionID: "s2", TaskID: "t2", AgentID: "a2", CreatedAt: micro(4)},
+		store.Fact{ID: "fE", Text: "frontend bundle size service", Category: "ui", Status: store.FactActive,
+			SessionID: "s1", TaskID: "t3", AgentID: "a1", CreatedAt: micro(5)},
+		store.Fact{ID: "fF", Text: "frontend cache warmup service", Embedding: vec(12, 5), Category: "ui", Status: store.FactPromoted,
+			SessionID: "s2", TaskID: "t3", AgentID: "a2", Metadata: red, CreatedAt: micro(6)},
+		store.Observation{ID: "oA", Type: store.ObsDiscovery, Summary: "kerberos ticket refresh service", Embedding: vec(24, 7),
+			SessionID: "s1", TaskID: "t1", AgentID: "a1", CreatedAt: micro(1)},
+		store.Observation{ID: "oB", Type: store.ObsError, Summary: "service latency spike observed", Embedding: vec(1, 7),
+			SessionID: "s2", TaskID: "t2", AgentID: "a2", Metadata: red, CreatedAt: micro(2)},
+	}
+}
+
+// writeSearchFixture writes searchFixture to main.
+func (e *env) writeSearchFixture() {
+	e.t.Helper()
+	e.put(store.DefaultBranch, store.PutOptions{}, searchFixture()...)
+}
+
+// factsOnly limits a search to facts.
+var factsOnly = []store.Kind{store.KindFact}
+
+// testSearch checks keyword (BM25), vector (cosine) and hybrid (RRF and weighted)
+// search, their filters, kinds, limits, minimum scores and query validation.
+func testSearch(t *testing.T, h Harness) {
+	const area = "search"
+	main := head(store.DefaultBranch)
+
+	subtest(t, h, area, "keyword finds only documents with a query term", func(e *env) {
+		e.writeSearchFixture()
+		hits := e.search(main, store.SearchQuery{Text: "database", Mode: store.Keyword})
+		same(e.t, "hits", []string{"fC", "fD"}, sorted(hitIDs(hits)))
+		checkKeywordHits(e.t, hits)
+	})
+
+	subtest(t, h, area, "keyword ranks more matching terms higher", func(e *env) {
+		e.writeSearchFixture()
+		hits := e.search(main, store.SearchQuery{Text: "kerberos ticket", Mode: store.Keyword, Kinds: factsOnly})
+		same(e.t, "hits", []string{"fA", "fB"}, hitIDs(hits))
+		checkKeywordHits(e.t, hits)
+		if len(hits) == 2 && !(hits[0].KeywordScore > hits[1].KeywordScore) {
+			e.t.Errorf("KeywordScore of fA %v is not above fB's %v", hits[0].KeywordScore, hits[1].KeywordScore)
+		}
+	})
+
+	subtest(t, h, area, "keyword ranks a rarer term higher", func(e *env) {
+		e.writeSearchFixture()
+		// "restart" is in one fact, "database" in two; the documents are equally long.
+		hits := e.search(main, store.SearchQuery{Text: "restart database", Mode: store.Keyword, Kinds: factsOnly})
+		if ids := hitIDs(hits); len(ids) != 3 || ids[0] != "fB" || !slices.Equal(sorted(ids[1:]), []string{"fC", "fD"}) {
+			e.t.Errorf("hits = %v; want fB first, then fC and fD", ids)
+		}
+		checkKeywordHits(e.t, hits)
+	})
+
+	subtest(t, h, area, "vector ranks by cosine", func(e *env) {
+		e.writeSearchFixture()
+		hits := e.search(main, store.SearchQuery{Vector: searchQuery, Mode: store.Vector})
+		same(e.t, "hits", []string{"fA", "oA", "fF", "fB", "fC", "fD", "oB"}, hitIDs(hits))
+		checkVectorHits(e.t, hits)
+		for _, hit := range hits {
+			same(e.t, "hit record "+hit.Record.RecordID(), e.get(main, store.RefOf(hit.Record)), hit.Record)
+		}
+	})
+
+	subtest(t, h, area, "hybrid ranks a document found by both first", func(e *env) {
+		e.writeSearchFixture()
+		// Keyword finds only fB; vector ranks fA, fF, fB, fC, fD. RRF: fB = 1/61 + 1/63.
+		hits := e.search(main, store.SearchQuery{Text: "restart", Vector: searchQuery, Mode: store.Hybrid, Kinds: factsOnly})
+		same(e.t, "hits", []string{"fB", "fA", "fF", "fC", "fD"}, hitIDs(hits))
+		checkRRF(e.t, hits, store.DefaultRRFK)
+		if len(hits) > 0 {
+			same(e.t, "fB ranks and retrievers", []any{1, 3, []store.Retriever{store.RetrieverKeyword, store.RetrieverVector}},
+				[]any{hits[0].KeywordRank, hits[0].VectorRank, sortedRetrievers(hits[0].FoundBy)})
+			if !(hits[0].KeywordScore > 0) || !near(hits[0].VectorScore, 0.8, 1e-4) {
+				e.t.Errorf("fB KeywordScore %v, VectorScore %v; want > 0 and 0.8", hits[0].KeywordScore, hits[0].VectorScore)
+			}
+		}
+		for _, hit := range hits[1:] {
+			same(e.t, "retrievers of "+hit.Record.RecordID(), []store.Retriever{store.RetrieverVector}, hit.FoundBy)
+		}
+	})
+
+	subtest(t, h, area, "hybrid RRF with a custom k", func(e *env) {
+		e.writeSearchFixture()
+		hits := e.search(main, store.SearchQuery{Text: "kerberos ticket", Vector: searchQuery, Mode: store.Hybrid, Fusion: store.RRF, RRFK: 10, Limit: 100})
+		// Keyword: fA and oA (both terms), fB; vector: fA, oA, fF, fB, fC, fD, oB.
+		if ids := hitIDs(hits); len(ids) != 7 || !slices.Equal(sorted(ids[:2]), []string{"fA", "oA"}) || ids[2] != "fB" {
+			e.t.Errorf("hits = %v; want fA and oA, then fB, then the vector-only hits", ids)
+		}
+		checkRRF(e.t, hits, 10)
+	})
+
+	subtest(t, h, area, "hybrid weighted fusion", func(e *env) {
+		e.writeSearchFixture()
+		for _, c := range []struct {
+			text  string
+			alpha float64
+			top   string
+			score float64
+		}{
+			// fA tops both rankings: 0.5*1 + 0.5*1.
+			{"kerberos ticket", 0.5, "fA", 1},
+			// fA tops the vector ranking and is not found by keyword: 0.9*1 + 0.1*0.
+			{"frontend bundle", 0.9, "fA", 0.9},
+			// fE tops the keyword ranking and has no embedding: 0.1*0 + 0.9*1.
+			{"frontend bundle", 0.1, "fE", 0.9},
+		} {
+			hits := e.search(main, store.SearchQuery{Text: c.text, Vector: searchQuery, Mode: store.Hybrid,
+				Fusion: store.Weighted, Alpha: c.alpha, Kinds: factsOnly})
+			if len(hits) == 0 || hits[0].Record.RecordID() != c.top || !near(hits[0].Score, c.score, 1e-6) {
+				e.t.Errorf("%q alpha %v: hits %v (top score %v); want %s first with score %v", c.text, c.alpha, hitIDs(hits), topScore(hits), c.top, c.score)
+			}
+			checkDescending(e.t, hits)
+		}
+	})
+
+	modes := []store.SearchMode{store.Keyword, store.Vector, store.Hybrid}
+	for _, mode := range modes {
+		subtest(t, h, area, fmt.Sprintf("filters apply (%s)", mode), func(e *env) {
+			e.writeSearchFixture()
+			e.fork("other", store.DefaultBranch)
+			e.put1("other", store.Fact{ID: "fX", Text: "kerberos ticket database frontend service", Embedding: vec(1), Category: "auth",
+				Status: store.FactActive, SessionID: "s1", CreatedAt: micro(1)})
+			e.put1(store.DefaultBranch, store.Fact{ID: "fY", Text: "database service written after the fork", Embedding: vec(2, 1),
+				Category: "db", Status: store.FactActive, SessionID: "s9", CreatedAt: micro(9)})
+			all := searchFixture()
+			fx := e.get(head("other"), factRef("fX"))
+			fy := e.get(main, factRef("fY"))
+			for _, c := range []struct {
+				name   string
+				branch string
+				kinds  []store.Kind
+				f      store.Filter
+			}{
+				{"none", store.DefaultBranch, nil, store.Filter{}},
+				{"other branch", "other", nil, store.Filter{}},
+				{"category", store.DefaultBranch, nil, store.Filter{Category: "auth"}},
+				{"category on other branch", "other", nil, store.Filter{Category: "auth"}},
+				{"status", store.DefaultBranch, nil, store.Filter{Status: store.FactVerified}},
+				{"statuses", store.DefaultBranch, nil, store.Filter{Statuses: []store.FactStatus{store.FactActive, store.FactPromoted}}},
+				{"session", store.DefaultBranch, nil, store.Filter{SessionID: "s1"}},
+				{"task", store.DefaultBranch, nil, store.Filter{TaskID: "t2"}},
+				{"agent", store.DefaultBranch, nil, store.Filter{AgentID: "a2"}},
+				{"metadata", store.DefaultBranch, nil, store.Filter{Metadata: map[string]string{"team": "red"}}},
+				{"time range", store.DefaultBranch, nil, store.Filter{Since: micro(2), Until: micro(5)}},
+				{"observation type", store.DefaultBranch, nil, store.Filter{ObsType: store.ObsError}},
+				{"ids", store.DefaultBranch, nil, store.Filter{IDs: []string{"fA", "oB", "fX"}}},
+				{"facts only", store.DefaultBranch, []store.Kind{store.KindFact}, store.Filter{}},
+				{"observations only", store.DefaultBranch, []store.Kind{store.KindObservation}, store.Filter{}},
+				{"observations only with session", store.DefaultBranch, []store.Kind{store.KindObservation}, store.Filter{SessionID: "s1"}},
+			} {
+				e.t.Run(c.name, func(t *testing.T) {
+					corpus := slices.Clone(all)
+					if c.branch == "other" {
+						corpus = append(corpus, fx)
+					} else {
+						corpus = append(corpus, fy)
+					}
+					var want []string
+					for _, r := range corpus {
+						if len(c.kinds) > 0 && !slices.Contains(c.kinds, r.RecordKind()) || !c.f.Match(r) {
+							continue
+						}
+						if mode == store.Vector && len(store.EmbeddingOf(r)) == 0 {
+							continue
+						}
+						want = append(want, r.RecordID())
+					}
+					q := store.SearchQuery{Text: "service", Vector: searchQuery, Mode: mode, Kinds: c.kinds, Filter: c.f, Limit: 100}
+					if mode == store.Keyword {
+						q.Vector = nil
+					}
+					hits, err := e.s.Search(e.ctx, head(c.branch), q)
+					if err != nil {
+						t.Fatalf("Search: %v", err)
+					}
+					same(t, "hits", sorted(want), sorted(hitIDs(hits)))
+					for _, hit := range hits {
+						if b := hit.Record.RecordBranch(); b != c.branch {
+							t.Errorf("hit %s has Branch %q; want %q", hit.Record.RecordID(), b, c.branch)
+						}
+					}
+				})
+			}
+		})
+	}
+
+	subtest(t, h, area, "limit", func(e *env) {
+		e.writeSearchFixture()
+		same(e.t, "vector, limit 2", []string{"fA", "oA"}, hitIDs(e.search(main, store.SearchQuery{Vector: searchQuery, Mode: store.Vector, Limit: 2})))
+		if n := len(e.search(main, store.SearchQuery{Text: "service", Mode: store.Keyword, Limit: 3})); n != 3 {
+			e.t.Errorf("keyword, limit 3: %d hits", n)
+		}
+		same(e.t, "hybrid, limit 1", []string{"fB"}, hitIDs(e.search(main, store.SearchQuery{Text: "restart", Vector: searchQuery, Mode: store.Hybrid, Kinds: factsOnly, Limit: 1})))
+		if n := len(e.search(main, store.SearchQuery{Vector: searchQuery, Mode: store.Vector})); n != 7 {
+			e.t.Errorf("vector, default limit: %d hits; want all 7 (the default is %d)", n, store.DefaultSearchLimit)
+		}
+	})
+
+	subtest(t, h, area, "min score", func(e *env) {
+		e.writeSearchFixture()
+		same(e.t, "vector, min 0.7", []string{"fA", "fF", "fB"}, hitIDs(e.search(main,
+			store.SearchQuery{Vector: searchQuery, Mode: store.Vector, Kinds: factsOnly, MinScore: 0.7})))
+		// fB = 1/61 + 1/63 ≈ 0.0323; fA = 1/61 ≈ 0.0164.
+		same(e.t, "hybrid, min 0.02", []string{"fB"}, hitIDs(e.search(main,
+			store.SearchQuery{Text: "restart", Vector: searchQuery, Mode: store.Hybrid, Kinds: factsOnly, MinScore: 0.02})))
+		kw := e.search(main, store.SearchQuery{Text: "kerberos ticket", Mode: store.Keyword, Kinds: factsOnly})
+		if len(kw) == 2 {
+			cut := (kw[0].Score + kw[1].Score) / 2
+			same(e.t, "keyword, min between the two scores", []string{"fA"}, hitIDs(e.search(main,
+				store.SearchQuery{Text: "kerberos ticket", Mode: store.Keyword, Kinds: factsOnly, MinScore: cut})))
+		}
+	})
+
+	subtest(t, h, area, "invalid queries", func(e *env) {
+		e.writeSearchFixture()
+		nan := vec(1)
+		nan[3] = float32(math.NaN())
+		for _, c := range []struct {
+			name  string
+			q     store.SearchQuery
+			field string
+		}{
+			{"negative limit", store.SearchQuery{Text: "service", Mode: store.Keyword, Limit: -1}, "SearchQuery.Limit"},
+			{"limit above MaxLimit", store.SearchQuery{Text: "service", Mode: store.Keyword, Limit: store.MaxLimit + 1}, "SearchQuery.Limit"},
+			{"empty keyword text", store.SearchQuery{Mode: store.Keyword}, "SearchQuery.Text"},
+			{"blank keyword text", store.SearchQuery{Text: "  \t", Mode: store.Keyword}, "SearchQuery.Text"},
+			{"empty hybrid query", store.SearchQuery{Mode: store.Hybrid}, "SearchQuery.Text"},
+			{"vector mode without vector", store.SearchQuery{Text: "service", Mode: store.Vector}, "SearchQuery.Vector"},
+			{"NaN vector", store.SearchQuery{Vector: nan, Mode: store.Vector}, "SearchQuery.Vector"},
+			{"zero vector", store.SearchQuery{Vector: make([]float32, dims), Mode: store.Vector}, "SearchQuery.Vector"},
+			{"wrong dimension", store.SearchQuery{Vector: []float32{1, 0, 0, 0}, Mode: store.Vector}, "SearchQuery.Vector"},
+			{"unknown mode", store.SearchQuery{Text: "service", Mode: "fuzzy"}, "SearchQuery.Mode"},
+			{"relation kind", store.SearchQuery{Text: "service", Mode: store.Keyword, Kinds: []store.Kind{store.KindRelation}}, "SearchQuery.Kinds"},
+			{"unknown fusion", store.SearchQuery{Text: "service", Mode: store.Hybrid, Fusion: "max"}, "SearchQuery.Fusion"},
+			{"alpha above 1", store.SearchQuery{Text: "service", Vector: searchQuery, Mode: store.Hybrid, Fusion: store.Weighted, Alpha: 1.5}, "SearchQuery.Alpha"},
+			{"until before since", store.SearchQuery{Text: "service", Mode: store.Keyword, Filter: store.Filter{Since: micro(2), Until: micro(1)}}, "Filter.Until"},
+		} {
+			_, err := e.s.Search(e.ctx, main, c.q)
+			isInvalid(e.t, c.name, err, c.field)
+		}
+	})
+}
+
+// checkKeywordHits checks the scores and ranks of a keyword search.
+func checkKeywordHits(t *testing.T, hits []store.Hit) {
+	t.Helper()
+	for i, h := range hits {
+		id := h.Record.RecordID()
+		if !(h.KeywordScore > 0) || h.KeywordRank != i+1 || !near(h.Score, h.KeywordScore, 1e-9) {
+			t.Errorf("hit %d %s: Score %v, KeywordScore %v, KeywordRank %d; want KeywordScore > 0 equal to Score, rank %d",
+				i, id, h.Score, h.KeywordScore, h.KeywordRank, i+1)
+		}
+		if h.VectorRank != 0 || h.VectorScore != 0 {
+			t.Errorf("hit %s: VectorRank %d, VectorScore %v; want 0 in a keyword search", id, h.VectorRank, h.VectorScore)
+		}
+		same(t, "FoundBy of "+id, []store.Retriever{store.RetrieverKeyword}, h.FoundBy)
+	}
+	checkDescending(t, hits)
+}
+
+// checkVectorHits checks the scores and ranks of a vector search against searchQuery.
+func checkVectorHits(t *testing.T, hits []store.Hit) {
+	t.Helper()
+	for i, h := range hits {
+		id := h.Record.RecordID()
+		want := cosine(searchQuery, store.EmbeddingOf(h.Record))
+		if !near(h.VectorScore, want, 1e-4) || !near(h.Score, h.VectorScore, 1e-9) || h.VectorRank != i+1 {
+			t.Errorf("hit %d %s: Score %v, VectorScore %v, VectorRank %d; want the cosine %v as both, rank %d",
+				i, id, h.Score, h.VectorScore, h.VectorRank, want, i+1)
+		}
+		if h.KeywordRank != 0 || h.KeywordScore != 0 {
+			t.Errorf("hit %s: KeywordRank %d, KeywordScore %v; want 0 in a vector search", id, h.KeywordRank, h.KeywordScore)
+		}
+		same(t, "FoundBy of "+id, []store.Retriever{store.RetrieverVector}, h.FoundBy)
+	}
+	checkDescending(t, hits)
+}
+
+// checkRRF checks that every hit's score is the reciprocal-rank fusion of its ranks and
+// that FoundBy agrees with the ranks.
+func checkRRF(t *testing.T, hits []store.Hit, k float64) {
+	t.Helper()
+	for _, h := range hits {
+		var want float64
+		var by []store.Retriever
+		if h.KeywordRank > 0 {
+			want += 1 / (k + float64(h.KeywordRank))
+			by = append(by, store.RetrieverKeyword)
+		}
+		if h.VectorRank > 0 {
+			want += 1 / (k + float64(h.VectorRank))
+			by = append(by, store.RetrieverVector)
+		}
+		id := h.Record.RecordID()
+		if !near(h.Score, want, 1e-9) {
+			t.Errorf("hit %s: Score %v; want RRF %v from KeywordRank %d, VectorRank %d, k %v", id, h.Score, want, h.KeywordRank, h.VectorRank, k)
+		}
+		same(t, "FoundBy of "+id, by, sortedRetrievers(h.FoundBy))
+		if h.VectorRank > 0 && !near(h.VectorScore, cosine(searchQuery, store.EmbeddingOf(h.Record)), 1e-4) {
+			t.Errorf("hit %s: VectorScore %v; want the cosine", id, h.VectorScore)
+		}
+		if h.KeywordRank > 0 && !(h.KeywordScore > 0) {
+			t.Errorf("hit %s: KeywordScore %v; want > 0", id, h.KeywordScore)
+		}
+	}
+	checkDescending(t, hits)
+}
+
+// checkDescending checks that hits are sorted by Score, best first.
+func checkDescending(t *testing.T, hits []store.Hit) {
+	t.Helper()
+	for i := 1; i < len(hits); i++ {
+		if hits[i].Score > hits[i-1].Score {
+			t.Errorf("hit %d (%s, %v) scores above hit %d (%s, %v); hits must be sorted best first",
+				i, hits[i].Record.RecordID(), hits[i].Score, i-1, hits[i-1].Record.RecordID(), hits[i-1].Score)
+		}
+	}
+}
+
+// sortedRetrievers returns rs as keyword, vector.
+func sortedRetrievers(rs []store.Retriever) []store.Retriever {
+	out := slices.Clone(rs)
+	slices.Sort(out)
+	return out
+}
+
+// topScore is the score of the first hit, or NaN.
+func topScore(hits []store.Hit) float64 {
+	if len(hits) == 0 {
+		return math.NaN()
+	}
+	return hits[0].Score
+}

@@ -1,0 +1,169 @@
+package day1
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestTimeline(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c, _ := open(t, nil)
+	steps := []func() error{
+		func() error {
+			_, err := c.WriteConversation(ctx, Conversation{ID: "conv", SessionID: "s1", Title: "Debug login"})
+			return err
+		},
+		func() error {
+			_, err := c.AppendMessage(ctx, Message{ConversationID: "conv", SessionID: "s1", Role: RoleUser, Content: "Login\n  is broken"})
+			return err
+		},
+		func() error {
+			_, err := c.WriteObservation(ctx, Observation{ID: "obs", SessionID: "s1", Type: ObsToolUse, Tool: "curl", Summary: "POST /login returned 500"})
+			return err
+		},
+		func() error {
+			_, err := c.AppendMessage(ctx, Message{ConversationID: "conv", SessionID: "s1", Role: RoleAssistant, Content: "The token check panics"})
+			return err
+		},
+		func() error {
+			_, err := c.WriteFact(ctx, Fact{ID: "fact", SessionID: "s1", Text: "Login panics when the token has no expiry"})
+			return err
+		},
+		func() error {
+			_, err := c.WriteRelation(ctx, Relation{ID: "rel", SessionID: "s1", Source: "LoginHandler", Type: "calls", Target: "TokenCheck"})
+			return err
+		},
+		func() error {
+			_, err := c.WriteFact(ctx, Fact{ID: "other", SessionID: "s2", Text: "Another session's fact"})
+			return err
+		},
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type row struct {
+		Kind    Kind
+		ID      string
+		Summary string
+	}
+	rows := func(evs []Event) []row {
+		var out []row
+		for i, e := range evs {
+			if i > 0 && e.At.Before(evs[i-1].At) {
+				t.Errorf("event %d at %v is before event %d at %v", i, e.At, i-1, evs[i-1].At)
+			}
+			if e.Ref != RefOf(e.Record) || !e.At.Equal(e.Record.RecordTime()) {
+				t.Errorf("event %d: Ref %v, At %v do not match its record", i, e.Ref, e.At)
+			}
+			out = append(out, row{e.Ref.Kind, e.Ref.ID, e.Summary})
+		}
+		return out
+	}
+	evs, err := c.Timeline(ctx, TimelineQuery{SessionID: "s1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []row{
+		{KindConversation, "conv", "conversation: Debug login"},
+		{KindMessage, "id-000001", "#1 user: Login is broken"},
+		{KindObservation, "obs", "tool_use (curl): POST /login returned 500"},
+		{KindMessage, "id-000002", "#2 assistant: The token check panics"},
+		{KindFact, "fact", "Login panics when the token has no expiry"},
+		{KindRelation, "rel", "LoginHandler -calls-> TokenCheck"},
+	}
+	if diff := cmp.Diff(want, rows(evs)); diff != "" {
+		t.Errorf("Timeline mismatch (-want +got):\n%s", diff)
+	}
+
+	evs, err = c.Timeline(ctx, TimelineQuery{Kinds: []Kind{KindMessage, KindFact}, Limit: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []row{
+		{KindMessage, "id-000001", "#1 user: Login is broken"},
+		{KindMessage, "id-000002", "#2 assistant: The token check panics"},
+		{KindFact, "fact", "Login panics when the token has no expiry"},
+	}
+	if diff := cmp.Diff(want, rows(evs)); diff != "" {
+		t.Errorf("Timeline of kinds with limit mismatch (-want +got):\n%s", diff)
+	}
+
+	// Since and Until select a time range.
+	obs, err := c.GetObservation(ctx, "", "obs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fact, err := c.GetFact(ctx, "", "fact")
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err = c.Timeline(ctx, TimelineQuery{Since: obs.CreatedAt, Until: fact.CreatedAt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []row{
+		{KindObservation, "obs", "tool_use (curl): POST /login returned 500"},
+		{KindMessage, "id-000002", "#2 assistant: The token check panics"},
+	}
+	if diff := cmp.Diff(want, rows(evs)); diff != "" {
+		t.Errorf("Timeline of a time range mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestTimelineSameInstantOrder(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	// A frozen clock: every record has the same creation time, so kind and Seq decide.
+	at := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	c, _ := open(t, func(cfg *Config) { cfg.Test.Now = func() time.Time { return at } })
+	if _, err := c.WriteFact(ctx, Fact{ID: "f", Text: "A fact"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.WriteConversation(ctx, Conversation{ID: "c"}); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if _, err := c.AppendMessage(ctx, Message{ConversationID: "c", Role: RoleUser, Content: "m"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	evs, err := c.Timeline(ctx, TimelineQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range evs {
+		got = append(got, e.Summary)
+	}
+	want := []string{"A fact", "conversation", "#1 user: m", "#2 user: m", "#3 user: m"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("same-instant order mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestTimelineInvalid(t *testing.T) {
+	t.Parallel()
+	c, _ := open(t, nil)
+	tests := []struct {
+		q     TimelineQuery
+		field string
+	}{
+		{TimelineQuery{Limit: -1}, "TimelineQuery.Limit"},
+		{TimelineQuery{Kinds: []Kind{"note"}}, "TimelineQuery.Kinds"},
+		{TimelineQuery{Since: t0, Until: t0}, "Filter.Until"},
+	}
+	for _, tt := range tests {
+		_, err := c.Timeline(context.Background(), tt.q)
+		var ve *ValidationError
+		if !errors.As(err, &ve) || ve.Field != tt.field {
+			t.Errorf("Timeline(%+v): err = %v, want a *ValidationError on %s", tt.q, err, tt.field)
+		}
+	}
+}

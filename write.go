@@ -1,0 +1,336 @@
+package day1
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/day1ai/day1/llm"
+	"github.com/day1ai/day1/store"
+)
+
+// Written is what one write did to one record.
+type Written[T store.Record] struct {
+	// Record is the record as stored, as a read returns it: with its id, branch,
+	// timestamps and defaults. For an exact-text Deduplicated fact it is the fact that
+	// was already there.
+	Record T
+	// Outcome is Created, Deduplicated, Updated or Superseded.
+	Outcome Outcome
+	// Replaced is the id of the fact a Superseded write replaced, or of the fact an
+	// exact-text Deduplicated write matched.
+	Replaced string
+	// Similarity is the cosine similarity to Replaced, when a near-duplicate was found.
+	Similarity float64
+	// EmbedErr is why the record was written without an embedding: the embedder failed
+	// or returned an unusable vector. The write itself succeeded and the record is found
+	// by keyword search. Nil when the record was embedded, when the caller supplied the
+	// embedding, and for kinds that are not embedded.
+	EmbedErr error
+}
+
+// WriteFact writes one fact. See WriteFacts.
+func (c *Client) WriteFact(ctx context.Context, f Fact) (Written[Fact], error) {
+	ws, err := write(ctx, c, []Fact{f}, "facts")
+	if err != nil {
+		return Written[Fact]{}, err
+	}
+	return ws[0], nil
+}
+
+// WriteFacts writes facts to one branch as one atomic batch: all or none.
+//
+// Every fact must name the same branch, or none; an empty Branch means DefaultBranch.
+// A fact without an ID gets a generated one. A fact whose Embedding is empty is
+// embedded with the Config's embedder, in one Embed call for the batch; when that
+// fails the fact is written without an embedding and Written.EmbedErr says why. A
+// repeated write of the same fact, or of a live fact's exact text, is Deduplicated; a
+// fact whose embedding is a near-duplicate of a live fact on the branch (cosine at or
+// above Config.DedupeThreshold) supersedes it.
+//
+// Errors: *ValidationError for bad input (the field is named "facts[i].Text" and so on
+// in a batch of several), ErrBranchNotFound, ErrBranchArchived, ErrClosed, ctx's error.
+func (c *Client) WriteFacts(ctx context.Context, facts []Fact) ([]Written[Fact], error) {
+	return write(ctx, c, facts, "facts")
+}
+
+// WriteObservation writes one observation. See WriteObservations.
+func (c *Client) WriteObservation(ctx context.Context, o Observation) (Written[Observation], error) {
+	ws, err := write(ctx, c, []Observation{o}, "observations")
+	if err != nil {
+		return Written[Observation]{}, err
+	}
+	return ws[0], nil
+}
+
+// WriteObservations writes observations to one branch as one atomic batch, like
+// WriteFacts: one branch or none, generated ids, Summary embedded when Embedding is
+// empty, an embedding failure reported in Written.EmbedErr and never blocking the write.
+// Type is required.
+func (c *Client) WriteObservations(ctx context.Context, obs []Observation) ([]Written[Observation], error) {
+	return write(ctx, c, obs, "observations")
+}
+
+// WriteRelation writes one relation between two entities. An empty Branch means
+// DefaultBranch and an empty ID gets a generated one. Source, Target and Type are
+// required; a zero ValidFrom means the creation time and a zero ValidTo means the
+// relation still holds.
+func (c *Client) WriteRelation(ctx context.Context, r Relation) (Written[Relation], error) {
+	ws, err := write(ctx, c, []Relation{r}, "relations")
+	if err != nil {
+		return Written[Relation]{}, err
+	}
+	return ws[0], nil
+}
+
+// WriteConversation writes a conversation, the container of messages added with
+// AppendMessage. An empty Branch means DefaultBranch and an empty ID gets a generated
+// one.
+func (c *Client) WriteConversation(ctx context.Context, conv Conversation) (Written[Conversation], error) {
+	ws, err := write(ctx, c, []Conversation{conv}, "conversations")
+	if err != nil {
+		return Written[Conversation]{}, err
+	}
+	return ws[0], nil
+}
+
+// AppendMessage adds a message to a conversation that exists on the message's branch
+// (empty Branch means DefaultBranch); otherwise it returns an error matching
+// ErrNotFound. A zero Seq means the next in the conversation: the largest Seq there
+// plus one, 1 for the first message. Appends through one Client are serialised, so
+// concurrent appends to one conversation never get the same Seq. A non-zero Seq is
+// written as given. An empty ID gets a generated one; Role is required.
+func (c *Client) AppendMessage(ctx context.Context, m Message) (Written[Message], error) {
+	if err := c.use(ctx); err != nil {
+		return Written[Message]{}, err
+	}
+	if err := store.ValidateID("Message.ConversationID", m.ConversationID); err != nil {
+		return Written[Message]{}, err
+	}
+	m.Branch = branchOrMain(m.Branch)
+	v := store.View{Branch: m.Branch}
+	c.appendMu.Lock()
+	defer c.appendMu.Unlock()
+	if _, err := c.st.Get(ctx, v, Ref{Kind: KindConversation, ID: m.ConversationID}); err != nil {
+		if errors.Is(err, ErrNotFound) && !errors.Is(err, ErrBranchNotFound) {
+			return Written[Message]{}, fmt.Errorf("day1: conversation %q is not on branch %q; write it with WriteConversation first: %w", m.ConversationID, m.Branch, err)
+		}
+		return Written[Message]{}, err
+	}
+	if m.Seq == 0 {
+		last, err := c.st.List(ctx, v, store.ListQuery{
+			Kind:   KindMessage,
+			Filter: Filter{ConversationID: m.ConversationID},
+			Order:  OrderSeq,
+			Desc:   true,
+			Limit:  1,
+		})
+		if err != nil {
+			return Written[Message]{}, err
+		}
+		m.Seq = 1
+		if len(last) > 0 {
+			m.Seq = last[0].(Message).Seq + 1
+		}
+	}
+	ws, err := write(ctx, c, []Message{m}, "messages")
+	if err != nil {
+		return Written[Message]{}, err
+	}
+	return ws[0], nil
+}
+
+// Delete removes records from a branch (empty means DefaultBranch) as one atomic
+// batch. The past still shows them: time-travel views and snapshots are unaffected.
+// Deleting a record the branch does not have is an error matching ErrNotFound, and then
+// nothing is deleted.
+func (c *Client) Delete(ctx context.Context, branch string, refs ...Ref) error {
+	if err := c.use(ctx); err != nil {
+		return err
+	}
+	if len(refs) == 0 {
+		return store.Invalid("refs", "must name at least one record to delete", nil)
+	}
+	return c.st.Delete(ctx, branchOrMain(branch), refs)
+}
+
+// write is the one write path of every kind: ids, validation, embeddings, one Put.
+// plural names the batch in error fields, like "facts".
+func write[T store.Record](ctx context.Context, c *Client, in []T, plural string) ([]Written[T], error) {
+	if err := c.use(ctx); err != nil {
+		return nil, err
+	}
+	if len(in) == 0 {
+		return []Written[T]{}, nil
+	}
+	if len(in) > store.MaxBatch {
+		return nil, store.Invalid(plural, fmt.Sprintf("holds %d records; a batch holds at most %d", len(in), store.MaxBatch), nil)
+	}
+	branch := ""
+	recs := make([]store.Record, len(in))
+	for i, r := range in {
+		if b := r.RecordBranch(); b != "" {
+			if branch != "" && b != branch {
+				return nil, store.Invalid(fmt.Sprintf("%s[%d].Branch", plural, i),
+					fmt.Sprintf("differs from the batch's branch %q; one batch writes to one branch", branch), b)
+			}
+			branch = b
+		}
+		rec := store.Clone(r)
+		if rec.RecordID() == "" {
+			rec = withID(rec, c.newID())
+		}
+		if err := store.ValidateRecord(rec, 0); err != nil {
+			return nil, inBatch(err, plural, i, len(in))
+		}
+		recs[i] = rec
+	}
+	branch = branchOrMain(branch)
+	embedErrs := c.embed(ctx, recs)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	results, err := c.st.Put(ctx, branch, recs, store.PutOptions{DedupeThreshold: c.dedupe})
+	if err != nil {
+		return nil, err
+	}
+	if len(results) != len(recs) {
+		return nil, fmt.Errorf("day1: the store returned %d results for %d records", len(results), len(recs))
+	}
+	out := make([]Written[T], len(results))
+	for i, res := range results {
+		rec, ok := res.Record.(T)
+		if !ok {
+			return nil, fmt.Errorf("day1: the store returned a %T for record %d, want %T", res.Record, i, rec)
+		}
+		out[i] = Written[T]{Record: rec, Outcome: res.Outcome, Replaced: res.Replaced, Similarity: res.Similarity, EmbedErr: embedErrs[i]}
+	}
+	return out, nil
+}
+
+// inBatch renames a validation error's field after its position in a batch of several
+// records: "Fact.Text" of record 3 becomes "facts[3].Text".
+func inBatch(err error, plural string, i, n int) error {
+	var ve *ValidationError
+	if n == 1 || !errors.As(err, &ve) {
+		return err
+	}
+	cp := *ve
+	if _, rest, ok := strings.Cut(ve.Field, "."); ok {
+		cp.Field = fmt.Sprintf("%s[%d].%s", plural, i, rest)
+	} else {
+		cp.Field = fmt.Sprintf("%s[%d]", plural, i)
+	}
+	return &cp
+}
+
+// embed fills the embeddings of the facts and observations that have none, with one
+// Embed call, and returns per record why it could not (nil entries otherwise). A
+// failure leaves the records without embeddings; it never fails the write.
+func (c *Client) embed(ctx context.Context, recs []store.Record) []error {
+	errs := make([]error, len(recs))
+	if c.emb == nil {
+		return errs
+	}
+	var idx []int
+	var texts []string
+	for i, r := range recs {
+		var text string
+		switch r := r.(type) {
+		case Fact:
+			if len(r.Embedding) == 0 {
+				text = r.Text
+			}
+		case Observation:
+			if len(r.Embedding) == 0 {
+				text = r.Summary
+			}
+		}
+		if strings.TrimSpace(text) != "" {
+			idx = append(idx, i)
+			texts = append(texts, text)
+		}
+	}
+	if len(texts) == 0 {
+		return errs
+	}
+	fail := func(i int, err error) {
+		errs[i] = fmt.Errorf("day1: embedding with %s failed; the record was written without an embedding and stays keyword-searchable: %w", c.emb.Name(), err)
+	}
+	vecs, err := c.emb.Embed(ctx, texts)
+	if err == nil && len(vecs) != len(texts) {
+		err = fmt.Errorf("the embedder returned %d vectors for %d texts", len(vecs), len(texts))
+	}
+	if errors.Is(err, llm.ErrEmptyText) && len(texts) > 1 && ctx.Err() == nil {
+		// One text had nothing to embed, and an embedder fails a batch as a whole: embed
+		// the texts one by one so that only that text goes without a vector.
+		vecs, err = make([][]float32, len(texts)), nil
+		for j, t := range texts {
+			v, e := c.emb.Embed(ctx, []string{t})
+			if e == nil && len(v) != 1 {
+				e = fmt.Errorf("the embedder returned %d vectors for 1 text", len(v))
+			}
+			if e != nil {
+				fail(idx[j], e)
+				continue
+			}
+			vecs[j] = v[0]
+		}
+	}
+	if err != nil {
+		for _, i := range idx {
+			fail(i, err)
+		}
+		return errs
+	}
+	dims := c.emb.Dimensions()
+	for j, i := range idx {
+		if errs[i] != nil {
+			continue
+		}
+		field := string(recs[i].RecordKind()) + " embedding"
+		if err := store.ValidateEmbedding(field, vecs[j], dims); err != nil || len(vecs[j]) == 0 {
+			if err == nil {
+				err = errors.New("the embedder returned an empty vector")
+			}
+			fail(i, err)
+			continue
+		}
+		recs[i] = withEmbedding(recs[i], vecs[j])
+	}
+	return errs
+}
+
+func withEmbedding(r store.Record, v []float32) store.Record {
+	switch r := r.(type) {
+	case Fact:
+		r.Embedding = v
+		return r
+	case Observation:
+		r.Embedding = v
+		return r
+	}
+	return r
+}
+
+func withID(r store.Record, id string) store.Record {
+	switch r := r.(type) {
+	case Fact:
+		r.ID = id
+		return r
+	case Observation:
+		r.ID = id
+		return r
+	case Relation:
+		r.ID = id
+		return r
+	case Conversation:
+		r.ID = id
+		return r
+	case Message:
+		r.ID = id
+		return r
+	}
+	return r
+}
