@@ -1,0 +1,134 @@
+package store
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestValidateBranchName(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		ok   bool
+	}{
+		{"main", true},
+		{"task/fix-auth/agent-a", true},
+		{"v1.2_rc", true},
+		{"", false},
+		{"/a", false},
+		{"a/", false},
+		{"a//b", false},
+		{"a b", false},
+		{"a/../b", false},
+		{"-a", false},
+		{strings.Repeat("a", MaxBranchNameLen), true},
+		{strings.Repeat("a", MaxBranchNameLen+1), false},
+	} {
+		err := ValidateBranchName("Branch", c.name)
+		if (err == nil) != c.ok {
+			t.Errorf("ValidateBranchName(%q) = %v; want ok=%v", c.name, err, c.ok)
+		}
+		if err != nil && !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("ValidateBranchName(%q) error %v does not match ErrInvalidArgument", c.name, err)
+		}
+	}
+}
+
+func TestValidateRecordNamesTheField(t *testing.T) {
+	nan := float32(math.NaN())
+	for _, c := range []struct {
+		rec   Record
+		field string
+	}{
+		{Fact{ID: "f", Text: " "}, "Fact.Text"},
+		{Fact{ID: "bad id", Text: "x"}, "Fact.ID"},
+		{Fact{ID: "f", Text: "x", Embedding: []float32{1, nan}}, "Fact.Embedding"},
+		{Fact{ID: "f", Text: "x", Embedding: []float32{0, 0}}, "Fact.Embedding"},
+		{Fact{ID: "f", Text: "x", Confidence: 1.5}, "Fact.Confidence"},
+		{Fact{ID: "f", Text: "x", Status: "maybe"}, "Fact.Status"},
+		{Observation{ID: "o", Summary: "s", Type: "guess"}, "Observation.Type"},
+		{Relation{ID: "r", Source: "a", Target: "b", Type: "t", ValidFrom: time.Unix(10, 0), ValidTo: time.Unix(5, 0)}, "Relation.ValidTo"},
+		{Message{ID: "m", ConversationID: "c", Role: "robot"}, "Message.Role"},
+		{Message{ID: "m", ConversationID: "c", Role: RoleUser, Seq: -1}, "Message.Seq"},
+		{nil, "Record"},
+	} {
+		err := ValidateRecord(c.rec, 0)
+		var ve *ValidationError
+		if !errors.As(err, &ve) || ve.Field != c.field {
+			t.Errorf("ValidateRecord(%#v) = %v; want a ValidationError on %s", c.rec, err, c.field)
+		}
+	}
+	if err := ValidateRecord(Fact{ID: "f", Text: "x", Embedding: []float32{1, 2, 3}}, 4); err == nil {
+		t.Error("a 3-dimension embedding passed where 4 are required")
+	}
+}
+
+func TestSameContentAndEquivalent(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	a := Fact{ID: "f", Branch: "main", Text: "x", CreatedAt: t0, UpdatedAt: t0}
+	b := a
+	b.Branch = "other"
+	if !SameContent(a, b) {
+		t.Error("records differing only in Branch are not the same content")
+	}
+	c := a
+	c.UpdatedAt = t0.Add(time.Hour)
+	if SameContent(a, c) {
+		t.Error("records with different UpdatedAt count as the same content")
+	}
+	if !Equivalent(a, c) {
+		t.Error("records differing only in UpdatedAt are not equivalent")
+	}
+	d := a
+	d.Text = "y"
+	if Equivalent(a, d) {
+		t.Error("records with different text are equivalent")
+	}
+	in := Fact{ID: "f", Text: "x"}
+	if stored := WithDefaults(a, t0); !SameContent(stored, StampLike(in, stored)) {
+		t.Error("a repeated write with zero times does not match the stored version")
+	}
+}
+
+func TestFilterMatch(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	f := Fact{ID: "f", Text: "x", Category: "bug_fix", Status: FactActive, SessionID: "s1",
+		Metadata: map[string]string{"team": "auth"}, CreatedAt: t0}
+	r := Relation{ID: "r", Source: "A", Target: "B", Type: "calls", CreatedAt: t0}
+	for _, c := range []struct {
+		name string
+		f    Filter
+		rec  Record
+		want bool
+	}{
+		{"empty", Filter{}, f, true},
+		{"category", Filter{Category: "bug_fix"}, f, true},
+		{"other category", Filter{Category: "pattern"}, f, false},
+		{"statuses", Filter{Statuses: []FactStatus{FactVerified, FactActive}}, f, true},
+		{"metadata", Filter{Metadata: map[string]string{"team": "auth"}}, f, true},
+		{"metadata missing", Filter{Metadata: map[string]string{"team": "db"}}, f, false},
+		{"since inclusive", Filter{Since: t0}, f, true},
+		{"until exclusive", Filter{Until: t0}, f, false},
+		{"entity on relation", Filter{Entity: "B"}, r, true},
+		{"entity excludes facts", Filter{Entity: "B"}, f, false},
+		{"relation type", Filter{RelationType: "uses"}, r, false},
+		{"ids", Filter{IDs: []string{"g", "f"}}, f, true},
+	} {
+		if got := c.f.Match(c.rec); got != c.want {
+			t.Errorf("%s: Match = %v; want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestAtIndex(t *testing.T) {
+	err := AtIndex(Invalid("Fact.Text", "must not be empty", nil), "records", 3)
+	if !strings.HasPrefix(err.Error(), "day1: invalid records[3].Fact.Text") {
+		t.Errorf("AtIndex message = %q", err)
+	}
+	plain := errors.New("other")
+	if AtIndex(plain, "records", 1) != plain {
+		t.Error("AtIndex changed an error that is not a ValidationError")
+	}
+}
