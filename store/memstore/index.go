@@ -14,8 +14,11 @@ import (
 type kindIndex struct {
 	postings map[string][]posting
 	vecs     []*version // versions with an embedding, in commit order
-	codes    []uint64   // sign bits of each embedding, words per vector back to back
+	codes    []uint64   // sign bits of each rotated embedding, words per vector back to back
 	words    int        // uint64 words per code
+	dim      int        // embedding length
+	rot      *vecmath.Rotation
+	scratch  []float32
 	texts    map[uint64][]*version // by hash of the normalised text, for exact-text dedupe
 	bands    *bandIndex            // near-duplicate candidates, for codes of 4 words or more
 }
@@ -51,21 +54,33 @@ func (ix *kindIndex) add(v *version) {
 		return
 	}
 	v.inv = 1 / n
-	w := (len(emb) + 63) / 64
-	if ix.words == 0 {
-		ix.words = w
-		if w >= minBandWords {
-			ix.bands = newBandIndex(w)
+	if ix.rot == nil {
+		ix.dim = len(emb)
+		ix.rot = vecmath.NewRotation(ix.dim, rotationSeed)
+		ix.words = ix.rot.Words()
+		if ix.words >= minBandWords {
+			ix.bands = newBandIndex(ix.words)
 		}
 	}
-	if w != ix.words {
+	if len(emb) != ix.dim {
 		return // a store holds one dimension; validation keeps others out
 	}
 	ix.vecs = append(ix.vecs, v)
-	ix.codes = vecmath.AppendSignBits(ix.codes, emb)
+	ix.codes = ix.appendCode(ix.codes, emb)
 	if ix.bands != nil {
-		ix.bands.add(ix.codes[len(ix.codes)-w:])
+		ix.bands.add(ix.codes[len(ix.codes)-ix.words:])
 	}
+}
+
+// rotationSeed fixes the rotation, so codes are the same in every process.
+const rotationSeed = 0x6461793120
+
+// appendCode appends the code of v: the sign bits of v rotated.
+func (ix *kindIndex) appendCode(dst []uint64, v []float32) []uint64 {
+	if cap(ix.scratch) < ix.rot.Bits() {
+		ix.scratch = make([]float32, ix.rot.Bits())
+	}
+	return ix.rot.AppendCode(dst, v, ix.scratch)
 }
 
 // code returns the sign bits of the i-th vector.
@@ -112,12 +127,13 @@ func (ix *kindIndex) purge(b *branch) {
 // each 16-bit slice of a code (a band) is a bucket key, and two vectors are candidates
 // when they share a bucket in any band. Two vectors at angle θ agree on a bit with
 // probability 1-θ/π, so at cosine 0.92 a band matches with probability 0.87^16 ≈ 0.11
-// and one of 24 bands with probability ≈ 0.93 (0.99 at cosine 0.95), while unrelated
-// vectors share a band about 24 times in 65536. Buckets are linked lists threaded
+// and one of 32 bands with probability ≈ 0.97 (0.998 at cosine 0.95), while unrelated
+// vectors share a band about 32 times in 65536. Codes are taken after a random rotation
+// (vecmath.Rotation), which makes their bits independent of how sparse embeddings are. Buckets are linked lists threaded
 // through flat arrays: a few bytes per vector and band, no maps.
 const (
 	bandBits     = 16
-	maxBands     = 24
+	maxBands     = 32
 	minBandWords = 4 // below 256 dimensions, candidates are found by a full scan
 )
 

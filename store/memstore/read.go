@@ -245,7 +245,7 @@ const exactVectorLimit = 4096
 // enough candidates the view sees and the filter accepts have been scored. A selective
 // filter therefore widens the scan by itself, down to an exact scan in the worst case.
 func vectorSearch(ctx context.Context, vw view, ix *kindIndex, q store.SearchQuery, k int) []ranked {
-	if len(ix.vecs) == 0 || len(q.Vector) != len(store.EmbeddingOf(ix.vecs[0].rec)) {
+	if len(ix.vecs) == 0 || len(q.Vector) != ix.dim {
 		return nil
 	}
 	qinv := 1 / vecmath.Norm(q.Vector)
@@ -263,7 +263,7 @@ func vectorSearch(ctx context.Context, vw view, ix *kindIndex, q store.SearchQue
 		}
 		return fromTop(top)
 	}
-	qc := vecmath.SignBits(q.Vector)
+	qc := ix.rot.AppendCode(nil, q.Vector, nil)
 	w := ix.words
 	maxd := w * 64
 	dist := make([]uint16, len(ix.vecs))

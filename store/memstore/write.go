@@ -155,7 +155,7 @@ func (s *Store) nearDuplicate(head view, f store.Fact, threshold float64) (*stor
 			return &cand, 1
 		}
 	}
-	if threshold <= 0 || len(f.Embedding) == 0 || len(ix.vecs) == 0 || (len(f.Embedding)+63)/64 != ix.words {
+	if threshold <= 0 || len(f.Embedding) == 0 || len(ix.vecs) == 0 || len(f.Embedding) != ix.dim {
 		return nil, 0
 	}
 	fInv := 1 / vecmath.Norm(f.Embedding)
@@ -173,7 +173,7 @@ func (s *Store) nearDuplicate(head view, f store.Fact, threshold float64) (*stor
 		best, bestSim = v, sim
 	}
 	if ix.bands != nil {
-		ix.bands.candidates(vecmath.SignBits(f.Embedding), check)
+		ix.bands.candidates(ix.appendCode(nil, f.Embedding), check)
 	} else {
 		for i := range ix.vecs {
 			check(i)
