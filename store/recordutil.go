@@ -338,3 +338,11 @@ func StampLike(in, cur Record) Record {
 	}
 	return WithDefaults(in, cur.RecordTime())
 }
+
+// IsZero reports whether the filter matches everything.
+func (f Filter) IsZero() bool {
+	return f.Category == "" && f.Status == "" && len(f.Statuses) == 0 && f.SessionID == "" &&
+		f.TaskID == "" && f.AgentID == "" && f.ConversationID == "" && f.ObsType == "" &&
+		f.Entity == "" && f.RelationType == "" && f.Since.IsZero() && f.Until.IsZero() &&
+		len(f.Metadata) == 0 && len(f.IDs) == 0
+}

@@ -12,6 +12,7 @@ import (
 // kindIndex indexes every version of one searchable kind, on every branch. Reads keep
 // the postings and vectors of the versions their view sees.
 type kindIndex struct {
+	docs     []*version // every indexed version; a version's ord is its position
 	postings map[string][]posting
 	vecs     []*version // versions with an embedding, in commit order
 	codes    []uint64   // sign bits of each rotated embedding, words per vector back to back
@@ -40,6 +41,8 @@ func (ix *kindIndex) add(v *version) {
 	text := store.SearchText(v.rec)
 	tokens := textsearch.Tokenize(text)
 	v.docLen = len(tokens)
+	v.ord = int32(len(ix.docs))
+	ix.docs = append(ix.docs, v)
 	for t, n := range textsearch.TermFreqs(tokens) {
 		ix.postings[t] = append(ix.postings[t], posting{v: v, tf: int32(n)})
 	}
@@ -54,6 +57,7 @@ func (ix *kindIndex) add(v *version) {
 		return
 	}
 	v.inv = 1 / n
+	v.emb = emb
 	if ix.rot == nil {
 		ix.dim = len(emb)
 		ix.rot = vecmath.NewRotation(ix.dim, rotationSeed)
@@ -88,6 +92,15 @@ func (ix *kindIndex) code(i int) []uint64 { return ix.codes[i*ix.words : (i+1)*i
 
 // purge drops the versions of a deleted branch.
 func (ix *kindIndex) purge(b *branch) {
+	docs := ix.docs[:0]
+	for _, v := range ix.docs {
+		if v.br != b {
+			v.ord = int32(len(docs))
+			docs = append(docs, v)
+		}
+	}
+	clear(ix.docs[len(docs):])
+	ix.docs = docs
 	for t, ps := range ix.postings {
 		ps = slices.DeleteFunc(ps, func(p posting) bool { return p.v.br == b })
 		if len(ps) == 0 {

@@ -97,7 +97,9 @@ type version struct {
 	rec    store.Record
 	next   uint64 // seq of the next version of the key on the same branch, never if none
 	docLen int
-	inv    float32 // 1/|embedding|, 0 without one
+	emb    []float32 // the record's embedding, when indexed; kept here to skip the interface
+	inv    float32   // 1/|embedding|, 0 without one
+	ord    int32     // position in the kind index's docs, -1 when not indexed
 }
 
 type snapshot struct {

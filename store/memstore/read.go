@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/day1ai/day1/internal/textsearch"
 	"github.com/day1ai/day1/internal/vecmath"
@@ -140,16 +141,24 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 	if q.Mode == store.Hybrid {
 		depth = max(q.Limit*3, 50)
 	}
+	// The two retrievers of a hybrid search run at once; both only read.
 	var kw, vec []ranked
-	for _, kind := range q.Kinds {
-		ix := s.index[kind]
-		if q.Mode != store.Vector && strings.TrimSpace(q.Text) != "" {
-			kw = append(kw, s.keyword(vw, ix, kind, q, depth)...)
-		}
-		if q.Mode != store.Keyword && len(q.Vector) > 0 {
-			vec = append(vec, vectorSearch(ctx, vw, ix, q, depth)...)
+	var wg sync.WaitGroup
+	if q.Mode != store.Keyword && len(q.Vector) > 0 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, kind := range q.Kinds {
+				vec = append(vec, vectorSearch(ctx, vw, s.index[kind], q, depth)...)
+			}
+		}()
+	}
+	if q.Mode != store.Vector && strings.TrimSpace(q.Text) != "" {
+		for _, kind := range q.Kinds {
+			kw = append(kw, s.keyword(vw, s.index[kind], kind, q, depth)...)
 		}
 	}
+	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -186,7 +195,8 @@ func compareVersions(a, b *version) int {
 
 // keyword scores BM25 over the documents the view sees. Document frequencies, the
 // document count and the average length are those of the view, so a read in the past
-// scores as a read then did.
+// scores as a read then did. Scores accumulate in a dense array indexed by each
+// version's position in the index, and only the top k are ordered.
 func (s *Store) keyword(vw view, ix *kindIndex, kind store.Kind, q store.SearchQuery, k int) []ranked {
 	var n, sumLen int
 	for _, l := range vw.chain {
@@ -198,15 +208,12 @@ func (s *Store) keyword(vw view, ix *kindIndex, kind store.Kind, q store.SearchQ
 		return nil
 	}
 	avg := float64(sumLen) / float64(n)
-	scores := map[*version]float64{}
-	matches := map[*version]bool{}
-	terms := textsearch.TermFreqs(textsearch.Tokenize(q.Text))
-	type hit struct {
-		v  *version
-		tf int32
-	}
-	var hits []hit
-	for term := range terms {
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	acc := sc.grow(len(ix.docs))
+	filtered := !q.Filter.IsZero()
+	var hits []posting
+	for term := range textsearch.TermFreqs(textsearch.Tokenize(q.Text)) {
 		hits = hits[:0]
 		df := 0
 		for _, p := range ix.postings[term] {
@@ -214,25 +221,63 @@ func (s *Store) keyword(vw view, ix *kindIndex, kind store.Kind, q store.SearchQ
 				continue
 			}
 			df++
-			ok, seen := matches[p.v]
-			if !seen {
-				ok = q.Filter.Match(p.v.rec)
-				matches[p.v] = ok
+			st := &sc.state[p.v.ord]
+			if *st == unknown {
+				*st = rejected
+				if !filtered || q.Filter.Match(p.v.rec) {
+					*st = accepted
+				}
 			}
-			if ok {
-				hits = append(hits, hit{p.v, p.tf})
+			if *st == accepted {
+				hits = append(hits, p)
 			}
 		}
 		idf := textsearch.DefaultBM25.IDF(df, n)
 		for _, h := range hits {
-			scores[h.v] += textsearch.DefaultBM25.Score(int(h.tf), h.v.docLen, avg, idf)
+			if acc[h.v.ord] == 0 {
+				sc.touched = append(sc.touched, h.v.ord)
+			}
+			acc[h.v.ord] += textsearch.DefaultBM25.Score(int(h.tf), h.v.docLen, avg, idf)
 		}
 	}
-	out := make([]ranked, 0, len(scores))
-	for v, sc := range scores {
-		out = append(out, ranked{v, sc})
+	top := vecmath.NewTopK[*version](k)
+	for _, o := range sc.touched {
+		top.Push(acc[o], ix.docs[o])
 	}
-	return topRanked(out, k)
+	return fromTop(top)
+}
+
+const (
+	unknown uint8 = iota
+	accepted
+	rejected
+)
+
+// scratch is per-query working memory for keyword scoring, reused across queries.
+type scratch struct {
+	acc     []float64
+	state   []uint8
+	touched []int32
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// grow returns a zeroed accumulator of n entries, with the state array to match.
+func (sc *scratch) grow(n int) []float64 {
+	for _, o := range sc.touched {
+		if int(o) < len(sc.acc) {
+			sc.acc[o] = 0
+		}
+	}
+	sc.touched = sc.touched[:0]
+	if cap(sc.acc) < n {
+		sc.acc = make([]float64, n)
+		sc.state = make([]uint8, n)
+	}
+	sc.acc = sc.acc[:n]
+	sc.state = sc.state[:n]
+	clear(sc.state)
+	return sc.acc
 }
 
 // exactVectorLimit is the number of indexed vectors up to which a vector search compares
@@ -254,7 +299,7 @@ func vectorSearch(ctx context.Context, vw view, ix *kindIndex, q store.SearchQue
 		if !vw.visible(v) || !q.Filter.Match(v.rec) {
 			return false
 		}
-		top.Push(float64(vecmath.Dot(q.Vector, store.EmbeddingOf(v.rec))*qinv*v.inv), v)
+		top.Push(float64(vecmath.Dot(q.Vector, v.emb)*qinv*v.inv), v)
 		return true
 	}
 	if len(ix.vecs) <= exactVectorLimit {
@@ -265,9 +310,9 @@ func vectorSearch(ctx context.Context, vw view, ix *kindIndex, q store.SearchQue
 	}
 	qc := ix.rot.AppendCode(nil, q.Vector, nil)
 	w := ix.words
-	maxd := w * 64
-	dist := make([]uint16, len(ix.vecs))
-	counts := make([]int32, maxd+2)
+	vs := vecScratchPool.Get().(*vecScratch)
+	defer vecScratchPool.Put(vs)
+	dist, order, counts := vs.grow(len(ix.vecs), w*64+2)
 	for i := range ix.vecs {
 		d := vecmath.Hamming(qc, ix.codes[i*w:(i+1)*w])
 		dist[i] = uint16(d)
@@ -276,7 +321,6 @@ func vectorSearch(ctx context.Context, vw view, ix *kindIndex, q store.SearchQue
 	for d := 1; d < len(counts); d++ {
 		counts[d] += counts[d-1]
 	}
-	order := make([]int32, len(ix.vecs))
 	for i, d := range dist {
 		order[counts[d]] = int32(i)
 		counts[d]++
@@ -295,6 +339,27 @@ func vectorSearch(ctx context.Context, vw view, ix *kindIndex, q store.SearchQue
 		}
 	}
 	return fromTop(top)
+}
+
+// vecScratch is per-query working memory for the Hamming ordering, reused across queries.
+type vecScratch struct {
+	dist   []uint16
+	order  []int32
+	counts []int32
+}
+
+var vecScratchPool = sync.Pool{New: func() any { return new(vecScratch) }}
+
+func (vs *vecScratch) grow(n, buckets int) ([]uint16, []int32, []int32) {
+	if cap(vs.dist) < n {
+		vs.dist, vs.order = make([]uint16, n), make([]int32, n)
+	}
+	if cap(vs.counts) < buckets {
+		vs.counts = make([]int32, buckets)
+	}
+	vs.counts = vs.counts[:buckets]
+	clear(vs.counts)
+	return vs.dist[:n], vs.order[:n], vs.counts
 }
 
 func fromTop(top *vecmath.TopK[*version]) []ranked {

@@ -3,6 +3,7 @@ package memstore
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -159,21 +160,26 @@ func (s *Store) nearDuplicate(head view, f store.Fact, threshold float64) (*stor
 		return nil, 0
 	}
 	fInv := 1 / vecmath.Norm(f.Embedding)
+	var code []uint64
+	if ix.bands != nil {
+		code = ix.appendCode(nil, f.Embedding)
+	}
+	maxHamming := hammingBound(threshold, ix.words*64)
 	var best *version
 	var bestSim float64
 	check := func(i int) {
 		v := ix.vecs[i]
-		if v == best || len(store.EmbeddingOf(v.rec)) != len(f.Embedding) {
+		if v == best || code != nil && vecmath.Hamming(code, ix.code(i)) > maxHamming {
 			return
 		}
-		sim := float64(vecmath.Dot(f.Embedding, store.EmbeddingOf(v.rec)) * fInv * v.inv)
+		sim := float64(vecmath.Dot(f.Embedding, v.emb) * fInv * v.inv)
 		if sim < threshold || sim <= bestSim || !head.visible(v) || !v.rec.(store.Fact).Status.Live() {
 			return
 		}
 		best, bestSim = v, sim
 	}
 	if ix.bands != nil {
-		ix.bands.candidates(ix.appendCode(nil, f.Embedding), check)
+		ix.bands.candidates(code, check)
 	} else {
 		for i := range ix.vecs {
 			check(i)
@@ -184,6 +190,16 @@ func (s *Store) nearDuplicate(head view, f store.Fact, threshold float64) (*stor
 	}
 	cand := best.rec.(store.Fact)
 	return &cand, bestSim
+}
+
+// hammingBound is the largest Hamming distance between the codes of two vectors whose
+// cosine is at least threshold, but for a negligible chance: each code bit differs
+// with probability p = acos(threshold)/π, and the bound is the mean plus six standard
+// deviations. Candidates farther apart are not worth an exact cosine.
+func hammingBound(threshold float64, bits int) int {
+	p := math.Acos(max(-1, min(1, threshold))) / math.Pi
+	n := float64(bits)
+	return int(math.Ceil(n*p + 6*math.Sqrt(n*p*(1-p)) + 1))
 }
 
 // Delete writes deletion markers for records on a branch.
