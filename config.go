@@ -26,8 +26,9 @@ type Config struct {
 	Path string
 
 	// DSN is the data source name of a MatrixOne database, such as
-	// "root:111@tcp(127.0.0.1:6001)/day1". The MatrixOne store is not built into this
-	// version: Open returns an error that matches ErrNotSupported.
+	// "root:111@tcp(127.0.0.1:6001)/day1": Open uses the MatrixOne store
+	// (store/matrixone), creating the database and its tables when missing. Its
+	// embeddings have the Embedder's dimensions. Default empty: the embedded store.
 	DSN string
 
 	// Store is a store.Store to use instead of opening one. The caller owns it:

@@ -10,6 +10,7 @@ import (
 	"github.com/day1ai/day1/llm"
 	"github.com/day1ai/day1/merge"
 	"github.com/day1ai/day1/store"
+	"github.com/day1ai/day1/store/matrixone"
 	"github.com/day1ai/day1/store/memstore"
 )
 
@@ -43,9 +44,8 @@ var (
 // Open checks cfg, opens (or adopts) the store and returns a Client.
 //
 // With a zero Config the embedded store lives in memory; Config.Path makes it durable;
-// Config.Store injects any store.Store. Config.DSN (MatrixOne) is not built into this
-// version and returns an error matching ErrNotSupported. An invalid Config is a
-// *ValidationError naming the field.
+// Config.DSN opens the MatrixOne store (see store/matrixone); Config.Store injects any
+// store.Store. An invalid Config is a *ValidationError naming the field.
 func Open(ctx context.Context, cfg Config) (*Client, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -54,10 +54,18 @@ func Open(ctx context.Context, cfg Config) (*Client, error) {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
-	if cfg.DSN != "" {
-		return nil, fmt.Errorf("day1: the MatrixOne store is not built into this version; use Config.Path for a durable embedded store, or inject one with Config.Store: %w", ErrNotSupported)
-	}
 	c := &Client{cfg: cfg, st: cfg.Store, emb: cfg.Embedder}
+	if cfg.DSN != "" {
+		opts := matrixone.Options{DSN: cfg.DSN, Now: cfg.Test.Now}
+		if c.emb != nil {
+			opts.Dimensions = c.emb.Dimensions()
+		}
+		ms, err := matrixone.Open(ctx, opts)
+		if err != nil {
+			return nil, fmt.Errorf("day1: opening the MatrixOne store: %w", err)
+		}
+		c.st, c.ownStore, c.durable = ms, true, true
+	}
 	if cfg.DedupeThreshold > 0 {
 		c.dedupe = cfg.DedupeThreshold
 	}
@@ -160,8 +168,11 @@ func (c *Client) Capabilities() Capabilities {
 }
 
 func storeName(s store.Store) string {
-	if _, ok := s.(*memstore.Store); ok {
+	switch s.(type) {
+	case *memstore.Store:
 		return "memstore"
+	case *matrixone.Store:
+		return "matrixone"
 	}
 	if n, ok := s.(interface{ Name() string }); ok {
 		return n.Name()

@@ -30,9 +30,8 @@ var (
 	ErrStale = store.ErrStale
 	// ErrClosed: the Client (or its store) is closed.
 	ErrClosed = store.ErrClosed
-	// ErrNotSupported: the store or the configuration cannot do this, for example
-	// Config.DSN in a version without the MatrixOne store, or a vector search with
-	// Config.NoEmbeddings.
+	// ErrNotSupported: the store or the configuration cannot do this, for example a
+	// vector search with Config.NoEmbeddings.
 	ErrNotSupported = store.ErrNotSupported
 	// ErrTooOld: the point in time is before the history the store keeps.
 	ErrTooOld = store.ErrTooOld

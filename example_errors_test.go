@@ -50,9 +50,6 @@ func Example_errors() {
 	}
 	fmt.Println("is ErrConflict:", errors.Is(err, day1.ErrConflict))
 
-	_, err = day1.Open(ctx, day1.Config{DSN: "root:111@tcp(127.0.0.1:6001)/day1"})
-	fmt.Println("MatrixOne:", errors.Is(err, day1.ErrNotSupported))
-
 	if err := c.Close(); err != nil {
 		log.Fatal(err)
 	}
@@ -63,6 +60,5 @@ func Example_errors() {
 	// invalid field: GraphQuery.Depth
 	// conflict: fact/limit both_changed
 	// is ErrConflict: true
-	// MatrixOne: true
 	// closed: true
 }

@@ -80,6 +80,7 @@ start() {
 		wait_ready
 		return
 	fi
+	rm -f "$PIDFILE"
 	if port_open; then
 		say "port $MO_PORT is taken by a process not started here; stop it or use its DSN"
 		exit 1
@@ -92,8 +93,14 @@ start() {
 		chmod -R u+w "$RUN/etc"
 	fi
 	say "starting from $RUN (log $LOG)"
-	(cd "$RUN" && setsid "$BIN" -launch ./etc/launch/launch.toml >>"$LOG" 2>&1 < /dev/null &
-		echo $! >"$PIDFILE")
+	# The child writes its own pid and then becomes the server, so the pid file names the
+	# server process itself whatever setsid does.
+	(cd "$RUN" && PIDFILE="$PIDFILE" BIN="$BIN" setsid bash -c 'echo $$ >"$PIDFILE"; exec "$BIN" -launch ./etc/launch/launch.toml' \
+		>>"$LOG" 2>&1 </dev/null &)
+	for _ in $(seq 1 50); do
+		[[ -s $PIDFILE ]] && break
+		sleep 0.1
+	done
 	wait_ready
 }
 

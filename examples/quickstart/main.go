@@ -29,8 +29,8 @@ func main() {
 	defer stop()
 	if err := run(ctx, os.Stdout, *dsn); err != nil {
 		fmt.Fprintln(os.Stderr, "quickstart:", err)
-		if errors.Is(err, day1.ErrNotSupported) {
-			fmt.Fprintln(os.Stderr, "quickstart: run without -dsn and DAY1_DSN to use the embedded store")
+		if *dsn != "" {
+			fmt.Fprintln(os.Stderr, "quickstart: is MatrixOne running? scripts/matrixone.sh start starts one on 127.0.0.1:6001")
 		}
 		os.Exit(1)
 	}

@@ -1,13 +1,18 @@
 package main
 
 import (
+	"database/sql"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
 	"bytes"
 	"context"
-	"errors"
 	"strings"
 	"testing"
 
-	"github.com/day1ai/day1"
 )
 
 func TestRun(t *testing.T) {
@@ -50,13 +55,28 @@ func TestRun(t *testing.T) {
 	}
 }
 
-func TestRunDSNNotSupported(t *testing.T) {
-	var out bytes.Buffer
-	err := run(context.Background(), &out, "root:111@tcp(127.0.0.1:6001)/day1")
-	if !errors.Is(err, day1.ErrNotSupported) {
-		t.Fatalf("run with a DSN: err = %v, want ErrNotSupported", err)
+func TestRunOnMatrixOne(t *testing.T) {
+	dsn := os.Getenv("DAY1_TEST_DSN")
+	if dsn == "" {
+		t.Skip("DAY1_TEST_DSN is not set; start MatrixOne with scripts/matrixone.sh start and set DAY1_TEST_DSN='root:111@tcp(127.0.0.1:6001)/'")
 	}
-	if !strings.Contains(err.Error(), "MatrixOne") {
-		t.Errorf("error %q does not name MatrixOne", err)
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.DBName = fmt.Sprintf("day1_quickstart_%d", time.Now().UnixNano())
+	var out bytes.Buffer
+	if err := run(context.Background(), &out, cfg.FormatDSN()); err != nil {
+		t.Fatalf("run on MatrixOne: %v\n%s", err, out.String())
+	}
+	for _, want := range []string{"store matrixone", "== Diff", "merged 2 record(s) into main", "searching the snapshot finds"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	db, err := sql.Open("mysql", dsn)
+	if err == nil {
+		db.Exec("drop database if exists " + cfg.DBName)
+		db.Close()
 	}
 }

@@ -1,0 +1,569 @@
+package matrixone
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/day1ai/day1/store"
+)
+
+// CreateBranch forks a branch: a new table set (one table per record kind) holding the
+// parent's records as of the fork. On servers with DATA BRANCH (Capabilities.BranchPath
+// "native") a fork from the parent's head is a zero-copy DATA BRANCH CREATE TABLE per
+// kind; otherwise, and for forks from the past, it is CREATE TABLE ... LIKE plus an
+// INSERT ... SELECT of the versions visible at the fork point, a copy whose cost grows
+// with the parent's size. Writes wait while the copy runs, so the fork is consistent.
+func (s *Store) CreateBranch(ctx context.Context, spec store.BranchSpec) (store.Branch, error) {
+	if err := store.ValidateBranchName("BranchSpec.Name", spec.Name); err != nil {
+		return store.Branch{}, err
+	}
+	if spec.From != "" {
+		if err := store.ValidateBranchName("BranchSpec.From", spec.From); err != nil {
+			return store.Branch{}, err
+		}
+	}
+	if spec.At.Snapshot != "" {
+		if err := store.ValidateID("BranchSpec.At.Snapshot", spec.At.Snapshot); err != nil {
+			return store.Branch{}, err
+		}
+	}
+	if err := s.usable(ctx); err != nil {
+		return store.Branch{}, err
+	}
+	if _, err := loadBranch(ctx, s.db, spec.Name); err == nil {
+		return store.Branch{}, fmt.Errorf("%w: %q", store.ErrBranchExists, spec.Name)
+	} else if !errors.Is(err, store.ErrBranchNotFound) {
+		return store.Branch{}, wrap(ctx, "CreateBranch", err)
+	}
+	from := spec.From
+	var snap snapRow
+	if spec.At.Snapshot != "" {
+		var err error
+		if snap, err = loadSnapshot(ctx, s.db, spec.At.Snapshot); err != nil {
+			return store.Branch{}, wrap(ctx, "CreateBranch", err)
+		}
+		if from == "" {
+			from = snap.info.Branch
+		}
+	}
+	if from == "" {
+		from = store.DefaultBranch
+	}
+	parent, err := loadBranch(ctx, s.db, from)
+	if err != nil {
+		return store.Branch{}, wrap(ctx, "CreateBranch", err)
+	}
+	suffix, err := s.allocSuffix(ctx)
+	if err != nil {
+		return store.Branch{}, err
+	}
+	native := s.caps.DataBranch && spec.At.IsHead()
+	created := false
+	drop := func() {
+		if created {
+			s.dropTables(context.WithoutCancel(ctx), suffix)
+		}
+	}
+	if !native {
+		created = true
+		for _, stmt := range portableCreateSQL(suffix, parent.suffix) {
+			if _, err := s.db.ExecContext(ctx, stmt); err != nil {
+				drop()
+				return store.Branch{}, wrap(ctx, "CreateBranch", err)
+			}
+		}
+	}
+	var out store.Branch
+	err = s.write(ctx, "CreateBranch", func(w *writeTx) error {
+		if _, err := loadBranch(ctx, w, spec.Name); err == nil {
+			return fmt.Errorf("%w: %q", store.ErrBranchExists, spec.Name)
+		}
+		p, err := s.resolve(ctx, w, store.View{Branch: from, At: spec.At})
+		if err != nil {
+			return err
+		}
+		if spec.At.IsHead() {
+			p.cut = w.rev
+		}
+		if native {
+			// DATA BRANCH runs in autocommit on its own connection; the write lock this
+			// transaction holds keeps the parent's tables still meanwhile.
+			created = true
+			for _, stmt := range nativeCreateSQL(suffix, p.tab.suffix) {
+				if _, err := s.db.ExecContext(ctx, stmt); err != nil {
+					return err
+				}
+			}
+		} else {
+			for _, stmt := range copySQL(suffix, p.tab.suffix) {
+				if _, err := w.ExecContext(ctx, stmt, p.cut, p.cut); err != nil {
+					return err
+				}
+			}
+		}
+		rev, err := w.bump(ctx)
+		if err != nil {
+			return err
+		}
+		forkedAt := w.now
+		switch {
+		case spec.At.Snapshot != "":
+			forkedAt = snap.info.At
+		case !spec.At.Time.IsZero():
+			forkedAt = micro(spec.At.Time)
+		}
+		out = store.Branch{Name: spec.Name, Parent: from, ForkedAt: forkedAt, FromSnap: spec.At.Snapshot,
+			Status: store.BranchActive, Description: spec.Description, Metadata: maps.Clone(spec.Metadata),
+			CreatedAt: w.now, Head: uint64(rev)}
+		_, err = w.ExecContext(ctx, "INSERT INTO day1_branches (name, suffix, parent, forked_at, fork_rev, created_rev, from_snap, status, description, metadata, created_at, merged_at, merged_into, head) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, '', ?)",
+			out.Name, suffix, out.Parent, out.ForkedAt, p.cut, rev, out.FromSnap, string(out.Status), out.Description,
+			metaText(out.Metadata), out.CreatedAt, rev)
+		if isDup(err) {
+			return withSentinel("CreateBranch", store.ErrBranchExists, err)
+		}
+		return err
+	})
+	if err != nil {
+		drop()
+		return store.Branch{}, err
+	}
+	return out, nil
+}
+
+// allocSuffix takes the next table suffix, "b1", "b2", ...: short, safe identifiers,
+// whatever the branch name (names like task/fix-auth/agent-a are not identifiers, and
+// MatrixOne cuts identifiers over 64 characters silently).
+func (s *Store) allocSuffix(ctx context.Context) (string, error) {
+	var n int64
+	err := s.inTx(ctx, "CreateBranch", func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, "SELECT next_suffix FROM day1_state WHERE id = 1 FOR UPDATE").Scan(&n); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, "UPDATE day1_state SET next_suffix = ? WHERE id = 1", n+1)
+		return err
+	})
+	return suffixName(n), err
+}
+
+// suffixName is the table suffix of counter value n.
+func suffixName(n int64) string { return fmt.Sprintf("b%d", n) }
+
+// portableCreateSQL creates a branch's empty tables shaped like its parent's.
+func portableCreateSQL(suffix, parentSuffix string) []string {
+	out := make([]string, 0, len(store.Kinds))
+	for _, k := range store.Kinds {
+		out = append(out, "CREATE TABLE "+table(k, suffix)+" LIKE "+table(k, parentSuffix))
+	}
+	return out
+}
+
+// copySQL copies the versions visible at a cut (two ? parameters: the cut, twice) into
+// a branch's tables, as current versions. Tombstones are copied too: diffs see them.
+func copySQL(suffix, fromSuffix string) []string {
+	out := make([]string, 0, len(store.Kinds))
+	for _, k := range store.Kinds {
+		cols := specs[k].allCols()
+		sel := slices.Clone(cols)
+		sel[2] = fmt.Sprint(int64(never)) // next_rev
+		out = append(out, "INSERT INTO "+table(k, suffix)+" ("+strings.Join(cols, ", ")+") SELECT "+
+			strings.Join(sel, ", ")+" FROM "+table(k, fromSuffix)+" WHERE rev <= ? AND next_rev > ?")
+	}
+	return out
+}
+
+// nativeCreateSQL forks a branch's tables with MatrixOne's DATA BRANCH (3.x): zero-copy,
+// every version of the parent's tables included (versions replaced before the fork stay
+// invisible to reads at or after it).
+func nativeCreateSQL(suffix, fromSuffix string) []string {
+	out := make([]string, 0, len(store.Kinds))
+	for _, k := range store.Kinds {
+		out = append(out, "DATA BRANCH CREATE TABLE "+table(k, suffix)+" FROM "+table(k, fromSuffix))
+	}
+	return out
+}
+
+// dropSQL drops a branch's tables.
+func dropSQL(suffix string) []string {
+	out := make([]string, 0, len(store.Kinds))
+	for _, k := range store.Kinds {
+		out = append(out, "DROP TABLE IF EXISTS "+table(k, suffix))
+	}
+	return out
+}
+
+func (s *Store) dropTables(ctx context.Context, suffix string) error {
+	var first error
+	for _, stmt := range dropSQL(suffix) {
+		if _, err := s.db.ExecContext(ctx, stmt); err != nil && first == nil {
+			first = wrap(ctx, "DeleteBranch", err)
+		}
+	}
+	return first
+}
+
+// GetBranch returns a branch or store.ErrBranchNotFound.
+func (s *Store) GetBranch(ctx context.Context, name string) (store.Branch, error) {
+	if err := s.usable(ctx); err != nil {
+		return store.Branch{}, err
+	}
+	if err := store.ValidateBranchName("name", name); err != nil {
+		return store.Branch{}, err
+	}
+	return retry(ctx, func() (store.Branch, error) {
+		b, err := loadBranch(ctx, s.db, name)
+		return b.info, wrap(ctx, "GetBranch", err)
+	})
+}
+
+// ListBranches returns branches sorted by name.
+func (s *Store) ListBranches(ctx context.Context, f store.BranchFilter) ([]store.Branch, error) {
+	if f.Status != "" && !f.Status.Valid() {
+		return nil, store.Invalid("BranchFilter.Status", "must be active, merged or archived", f.Status)
+	}
+	if err := s.usable(ctx); err != nil {
+		return nil, err
+	}
+	return retry(ctx, func() ([]store.Branch, error) {
+		b := psql.Select(branchCols).From("day1_branches").OrderBy("name")
+		if f.Status != "" {
+			b = b.Where("status = ?", string(f.Status))
+		}
+		if f.Parent != "" {
+			b = b.Where("parent = ?", f.Parent)
+		}
+		query, args, _ := b.ToSql()
+		rs, err := s.db.QueryContext(ctx, query, args...)
+		if err != nil {
+			return nil, wrap(ctx, "ListBranches", err)
+		}
+		defer rs.Close()
+		var out []store.Branch
+		for rs.Next() {
+			br, err := scanBranch(rs)
+			if err != nil {
+				return nil, wrap(ctx, "ListBranches", err)
+			}
+			if strings.HasPrefix(br.info.Name, f.Prefix) {
+				out = append(out, br.info)
+			}
+		}
+		if err := rs.Err(); err != nil {
+			return nil, wrap(ctx, "ListBranches", err)
+		}
+		slices.SortFunc(out, func(a, b store.Branch) int { return strings.Compare(a.Name, b.Name) })
+		return out, nil
+	})
+}
+
+// SetBranchStatus archives, reactivates or marks a branch merged.
+func (s *Store) SetBranchStatus(ctx context.Context, name string, status store.BranchStatus) (store.Branch, error) {
+	if !status.Valid() {
+		return store.Branch{}, store.Invalid("status", "must be active, merged or archived", status)
+	}
+	if err := s.usable(ctx); err != nil {
+		return store.Branch{}, err
+	}
+	if err := store.ValidateBranchName("name", name); err != nil {
+		return store.Branch{}, err
+	}
+	var out store.Branch
+	err := s.write(ctx, "SetBranchStatus", func(w *writeTx) error {
+		b, err := loadBranch(ctx, w, name)
+		if err != nil {
+			return err
+		}
+		out = b.info
+		if b.info.Status == status {
+			return nil
+		}
+		out.Status = status
+		if status == store.BranchMerged {
+			out.MergedInto, out.MergedAt = "", w.now
+			_, err = w.ExecContext(ctx, "UPDATE day1_branches SET status = ?, merged_into = '', merged_at = ? WHERE name = ?", string(status), w.now, name)
+			return err
+		}
+		_, err = w.ExecContext(ctx, "UPDATE day1_branches SET status = ? WHERE name = ?", string(status), name)
+		return err
+	})
+	return out, err
+}
+
+// DeleteBranch removes a branch and drops its tables. The default branch, a branch
+// with children and a branch with snapshots cannot be deleted (ErrInvalidArgument).
+func (s *Store) DeleteBranch(ctx context.Context, name string) error {
+	if err := s.usable(ctx); err != nil {
+		return err
+	}
+	if err := store.ValidateBranchName("name", name); err != nil {
+		return err
+	}
+	var suffix string
+	err := s.write(ctx, "DeleteBranch", func(w *writeTx) error {
+		b, err := loadBranch(ctx, w, name)
+		if err != nil {
+			return err
+		}
+		if name == store.DefaultBranch {
+			return store.Invalid("name", "the default branch cannot be deleted", name)
+		}
+		var other string
+		err = w.QueryRowContext(ctx, "SELECT name FROM day1_branches WHERE parent = ? ORDER BY name LIMIT 1", name).Scan(&other)
+		if err == nil {
+			return store.Invalid("name", fmt.Sprintf("branch has child %q; delete or keep its children first", other), name)
+		} else if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		err = w.QueryRowContext(ctx, "SELECT name FROM day1_snapshots WHERE branch = ? ORDER BY name LIMIT 1", name).Scan(&other)
+		if err == nil {
+			return store.Invalid("name", fmt.Sprintf("branch has snapshot %q; delete it first", other), name)
+		} else if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		suffix = b.suffix
+		_, err = w.ExecContext(ctx, "DELETE FROM day1_branches WHERE name = ?", name)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	// DDL runs after the commit, outside the transaction; a failure leaves unreferenced
+	// tables behind, which no later branch reuses (suffixes are never reused).
+	return s.dropTables(context.WithoutCancel(ctx), suffix)
+}
+
+// snapRow is a snapshot with the revision it names.
+type snapRow struct {
+	info store.Snapshot
+	rev  int64
+}
+
+const snapCols = "name, branch, rev, at, description, created_at"
+
+func scanSnap(sc scanner) (snapRow, error) {
+	var sn snapRow
+	err := sc.Scan(&sn.info.Name, &sn.info.Branch, &sn.rev, &sn.info.At, &sn.info.Description, &sn.info.CreatedAt)
+	sn.info.At, sn.info.CreatedAt = sn.info.At.UTC(), sn.info.CreatedAt.UTC()
+	return sn, err
+}
+
+func loadSnapshot(ctx context.Context, q queryer, name string) (snapRow, error) {
+	sn, err := scanSnap(q.QueryRowContext(ctx, "SELECT "+snapCols+" FROM day1_snapshots WHERE name = ?", name))
+	if errors.Is(err, sql.ErrNoRows) {
+		return sn, fmt.Errorf("%w: %q", store.ErrSnapshotNotFound, name)
+	}
+	return sn, err
+}
+
+// CreateSnapshot names the current head of a branch: the store revision at that moment.
+// Reads at the snapshot resolve to that revision in the branch's own version history,
+// so they need no server snapshot and no retention window.
+func (s *Store) CreateSnapshot(ctx context.Context, branch, name, description string) (store.Snapshot, error) {
+	if err := store.ValidateID("name", name); err != nil {
+		return store.Snapshot{}, err
+	}
+	if err := s.usable(ctx); err != nil {
+		return store.Snapshot{}, err
+	}
+	if err := store.ValidateBranchName("branch", branch); err != nil {
+		return store.Snapshot{}, err
+	}
+	var out store.Snapshot
+	err := s.write(ctx, "CreateSnapshot", func(w *writeTx) error {
+		if _, err := loadBranch(ctx, w, branch); err != nil {
+			return err
+		}
+		if _, err := loadSnapshot(ctx, w, name); err == nil {
+			return fmt.Errorf("%w: %q", store.ErrSnapshotExists, name)
+		} else if !errors.Is(err, store.ErrSnapshotNotFound) {
+			return err
+		}
+		rev, err := w.bump(ctx)
+		if err != nil {
+			return err
+		}
+		out = store.Snapshot{Name: name, Branch: branch, At: w.now, Description: description, CreatedAt: w.now}
+		_, err = w.ExecContext(ctx, "INSERT INTO day1_snapshots ("+snapCols+") VALUES (?, ?, ?, ?, ?, ?)",
+			name, branch, rev, w.now, description, w.now)
+		if isDup(err) {
+			return withSentinel("CreateSnapshot", store.ErrSnapshotExists, err)
+		}
+		return err
+	})
+	return out, err
+}
+
+// GetSnapshot returns a snapshot or store.ErrSnapshotNotFound.
+func (s *Store) GetSnapshot(ctx context.Context, name string) (store.Snapshot, error) {
+	if err := s.usable(ctx); err != nil {
+		return store.Snapshot{}, err
+	}
+	return retry(ctx, func() (store.Snapshot, error) {
+		sn, err := loadSnapshot(ctx, s.db, name)
+		return sn.info, wrap(ctx, "GetSnapshot", err)
+	})
+}
+
+// ListSnapshots returns the snapshots of a branch (all when branch is empty), oldest
+// first.
+func (s *Store) ListSnapshots(ctx context.Context, branch string) ([]store.Snapshot, error) {
+	if err := s.usable(ctx); err != nil {
+		return nil, err
+	}
+	return retry(ctx, func() ([]store.Snapshot, error) {
+		b := psql.Select(snapCols).From("day1_snapshots").OrderBy("at", "rev", "name")
+		if branch != "" {
+			b = b.Where("branch = ?", branch)
+		}
+		query, args, _ := b.ToSql()
+		rs, err := s.db.QueryContext(ctx, query, args...)
+		if err != nil {
+			return nil, wrap(ctx, "ListSnapshots", err)
+		}
+		defer rs.Close()
+		var out []store.Snapshot
+		for rs.Next() {
+			sn, err := scanSnap(rs)
+			if err != nil {
+				return nil, wrap(ctx, "ListSnapshots", err)
+			}
+			out = append(out, sn.info)
+		}
+		return out, wrap(ctx, "ListSnapshots", rs.Err())
+	})
+}
+
+// DeleteSnapshot removes a snapshot; branches forked from it are unaffected.
+func (s *Store) DeleteSnapshot(ctx context.Context, name string) error {
+	if err := s.usable(ctx); err != nil {
+		return err
+	}
+	return s.write(ctx, "DeleteSnapshot", func(w *writeTx) error {
+		res, err := w.ExecContext(ctx, "DELETE FROM day1_snapshots WHERE name = ?", name)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err == nil && n == 0 {
+			return fmt.Errorf("%w: %q", store.ErrSnapshotNotFound, name)
+		}
+		return nil
+	})
+}
+
+// PutSession creates or replaces a session.
+func (s *Store) PutSession(ctx context.Context, sess store.Session) (store.Session, error) {
+	if err := store.ValidateID("Session.ID", sess.ID); err != nil {
+		return store.Session{}, err
+	}
+	if sess.Branch == "" {
+		sess.Branch = store.DefaultBranch
+	}
+	if err := store.ValidateBranchName("Session.Branch", sess.Branch); err != nil {
+		return store.Session{}, err
+	}
+	if sess.Status == "" {
+		sess.Status = store.SessionActive
+	}
+	if !sess.Status.Valid() {
+		return store.Session{}, store.Invalid("Session.Status", "must be active, completed or abandoned", sess.Status)
+	}
+	if err := s.usable(ctx); err != nil {
+		return store.Session{}, err
+	}
+	if sess.StartedAt.IsZero() {
+		sess.StartedAt = micro(s.opts.Now())
+	}
+	sess.StartedAt = sess.StartedAt.UTC()
+	sess.EndedAt = sess.EndedAt.UTC()
+	sess.Metadata = maps.Clone(sess.Metadata)
+	body, err := json.Marshal(sess)
+	if err != nil {
+		return store.Session{}, store.Invalid("Session", err.Error(), nil)
+	}
+	return retry(ctx, func() (store.Session, error) {
+		_, err := s.db.ExecContext(ctx, `INSERT INTO day1_sessions (id, branch, agent_id, task_id, status, started_at, body)
+			VALUES (?, ?, ?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE branch = VALUES(branch), agent_id = VALUES(agent_id),
+			task_id = VALUES(task_id), status = VALUES(status), started_at = VALUES(started_at), body = VALUES(body)`,
+			sess.ID, sess.Branch, sess.AgentID, sess.TaskID, string(sess.Status), sess.StartedAt, string(body))
+		return sess, wrap(ctx, "PutSession", err)
+	})
+}
+
+// GetSession returns a session or store.ErrNotFound.
+func (s *Store) GetSession(ctx context.Context, id string) (store.Session, error) {
+	if err := s.usable(ctx); err != nil {
+		return store.Session{}, err
+	}
+	return retry(ctx, func() (store.Session, error) {
+		var body string
+		err := s.db.QueryRowContext(ctx, "SELECT body FROM day1_sessions WHERE id = ?", id).Scan(&body)
+		if errors.Is(err, sql.ErrNoRows) {
+			return store.Session{}, fmt.Errorf("%w: session %q", store.ErrNotFound, id)
+		}
+		if err != nil {
+			return store.Session{}, wrap(ctx, "GetSession", err)
+		}
+		return decodeSession(body)
+	})
+}
+
+func decodeSession(body string) (store.Session, error) {
+	var sess store.Session
+	if err := json.Unmarshal([]byte(body), &sess); err != nil {
+		return sess, fmt.Errorf("day1: matrixone: decoding a session: %w", err)
+	}
+	sess.StartedAt, sess.EndedAt = sess.StartedAt.UTC(), sess.EndedAt.UTC()
+	if sess.EndedAt.Equal(time.Time{}) {
+		sess.EndedAt = time.Time{}
+	}
+	return sess, nil
+}
+
+// ListSessions returns sessions, oldest first.
+func (s *Store) ListSessions(ctx context.Context, f store.SessionFilter) ([]store.Session, error) {
+	if err := s.usable(ctx); err != nil {
+		return nil, err
+	}
+	return retry(ctx, func() ([]store.Session, error) {
+		b := psql.Select("body").From("day1_sessions").OrderBy("started_at", "id")
+		for col, v := range map[string]string{"branch": f.Branch, "agent_id": f.AgentID, "task_id": f.TaskID, "status": string(f.Status)} {
+			if v != "" {
+				b = b.Where(col+" = ?", v)
+			}
+		}
+		query, args, _ := b.ToSql()
+		rs, err := s.db.QueryContext(ctx, query, args...)
+		if err != nil {
+			return nil, wrap(ctx, "ListSessions", err)
+		}
+		defer rs.Close()
+		var out []store.Session
+		for rs.Next() {
+			var body string
+			if err := rs.Scan(&body); err != nil {
+				return nil, wrap(ctx, "ListSessions", err)
+			}
+			sess, err := decodeSession(body)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, sess)
+		}
+		if err := rs.Err(); err != nil {
+			return nil, wrap(ctx, "ListSessions", err)
+		}
+		slices.SortStableFunc(out, func(a, b store.Session) int {
+			if c := a.StartedAt.Compare(b.StartedAt); c != 0 {
+				return c
+			}
+			return strings.Compare(a.ID, b.ID)
+		})
+		return out, nil
+	})
+}

@@ -1,0 +1,140 @@
+package matrixone
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// Capabilities says which MatrixOne features the server offers. Open finds them by
+// running each statement once on scratch objects (a probe), not by parsing the version,
+// and remembers the answer per server address for the life of the process.
+type Capabilities struct {
+	// Version is what select version() returns, e.g. "8.0.30-MatrixOne-v2.0.1".
+	Version string
+	// DataBranch: "data branch create table b from t" works (MatrixOne 3.x).
+	DataBranch bool
+	// Clone: "create table c clone t" works.
+	Clone bool
+	// DatabaseSnapshots: "create snapshot s for database d" works.
+	DatabaseSnapshots bool
+	// AccountSnapshots: "create snapshot s for account <current account>" works.
+	AccountSnapshots bool
+	// TimeTravelTimestamp: "select ... from t {timestamp='...'}" reads the past (with a
+	// PITR covering it).
+	TimeTravelTimestamp bool
+	// AsOfTimestamp: "select ... from t {as of timestamp '...'}" works.
+	AsOfTimestamp bool
+	// PITR: "create pitr p for database d range 1 'h'" works.
+	PITR bool
+	// FullText: a FULLTEXT index and MATCH ... AGAINST work after
+	// "set experimental_fulltext_index=1".
+	FullText bool
+	// IVFFlat: an IVFFLAT vector index can be built after "set experimental_ivf_index=1".
+	IVFFlat bool
+	// HNSW: an HNSW vector index can be built after "set experimental_hnsw_index=1".
+	HNSW bool
+	// BranchPath is how branches are created: "native" (DATA BRANCH CREATE, zero-copy)
+	// when DataBranch is true, else "portable" (CREATE TABLE ... LIKE plus
+	// INSERT ... SELECT, a copy whose cost grows with the branch's size).
+	BranchPath string
+}
+
+// Branch paths.
+const (
+	BranchPathNative   = "native"
+	BranchPathPortable = "portable"
+)
+
+var (
+	capsMu    sync.Mutex
+	capsCache = map[string]Capabilities{}
+)
+
+// detectCapabilities probes the server once per address and user.
+func detectCapabilities(ctx context.Context, db *sql.DB, cfg *mysql.Config) (Capabilities, error) {
+	key := cfg.Net + "|" + cfg.Addr + "|" + cfg.User
+	capsMu.Lock()
+	defer capsMu.Unlock()
+	if c, ok := capsCache[key]; ok {
+		return c, nil
+	}
+	c, err := probe(ctx, db)
+	if err != nil {
+		return c, err
+	}
+	capsCache[key] = c
+	return c, nil
+}
+
+// probe runs the probing statements on one connection (session variables must stay
+// set for the statements that need them) in the store's database, on tables named
+// day1_probe_*, and drops what it made.
+func probe(ctx context.Context, db *sql.DB) (Capabilities, error) {
+	var c Capabilities
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return c, wrap(ctx, "Open", err)
+	}
+	defer conn.Close()
+	if err := conn.QueryRowContext(ctx, "SELECT version()").Scan(&c.Version); err != nil {
+		return c, wrap(ctx, "Open", err)
+	}
+	tag := fmt.Sprintf("%x", time.Now().UnixNano())
+	src, dst := "day1_probe_s_"+tag, "day1_probe_d_"+tag
+	ok := func(q string, args ...any) bool {
+		_, err := conn.ExecContext(ctx, q, args...)
+		return err == nil
+	}
+	if !ok("CREATE TABLE " + src + " (id BIGINT NOT NULL, txt TEXT, emb vecf32(2), PRIMARY KEY (id))") {
+		return c, wrap(ctx, "Open", fmt.Errorf("cannot create probe table %s", src))
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS "+src)
+	ok("INSERT INTO " + src + " VALUES (1, 'probe text', '[1,0]')")
+	if ok("DATA BRANCH CREATE TABLE " + dst + " FROM " + src) {
+		c.DataBranch = true
+		ok("DROP TABLE IF EXISTS " + dst)
+	}
+	if ok("CREATE TABLE " + dst + " CLONE " + src) {
+		c.Clone = true
+		ok("DROP TABLE IF EXISTS " + dst)
+	}
+	var db0, account string
+	conn.QueryRowContext(ctx, "SELECT database()").Scan(&db0)
+	conn.QueryRowContext(ctx, "SELECT current_account_name()").Scan(&account)
+	snap := "day1_probe_" + tag
+	if ok("CREATE SNAPSHOT " + snap + " FOR DATABASE " + db0) {
+		c.DatabaseSnapshots = true
+		ok("DROP SNAPSHOT " + snap)
+	}
+	if account != "" && ok("CREATE SNAPSHOT "+snap+" FOR ACCOUNT "+account) {
+		c.AccountSnapshots = true
+		ok("DROP SNAPSHOT " + snap)
+	}
+	pitr := "day1_probe_p_" + tag
+	if ok("CREATE PITR " + pitr + " FOR DATABASE " + db0 + " RANGE 1 'h'") {
+		c.PITR = true
+		var now string
+		if conn.QueryRowContext(ctx, "SELECT DATE_FORMAT(NOW(6), '%Y-%m-%d %H:%i:%s.%f')").Scan(&now) == nil {
+			var n int
+			c.TimeTravelTimestamp = conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+src+" {timestamp='"+now+"'}").Scan(&n) == nil
+			c.AsOfTimestamp = conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+src+" {as of timestamp '"+now+"'}").Scan(&n) == nil
+		}
+		ok("DROP PITR " + pitr)
+	}
+	if ok("SET experimental_fulltext_index = 1") && ok("CREATE FULLTEXT INDEX ft ON "+src+" (txt)") {
+		var n int
+		c.FullText = conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+src+" WHERE MATCH(txt) AGAINST('probe' IN NATURAL LANGUAGE MODE)").Scan(&n) == nil
+	}
+	c.IVFFlat = ok("SET experimental_ivf_index = 1") && ok("CREATE INDEX iv USING ivfflat ON "+src+" (emb) lists=1 op_type 'vector_l2_ops'")
+	c.HNSW = ok("SET experimental_hnsw_index = 1") && ok("CREATE INDEX hn USING hnsw ON "+src+" (emb) op_type 'vector_l2_ops'")
+	c.BranchPath = BranchPathPortable
+	if c.DataBranch {
+		c.BranchPath = BranchPathNative
+	}
+	return c, nil
+}

@@ -1,0 +1,432 @@
+package matrixone
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/day1ai/day1/internal/ids"
+	"github.com/day1ai/day1/store"
+)
+
+// link is one branch of a chain, cut at a revision.
+type link struct {
+	b   branchRow
+	cut int64
+}
+
+// chain returns a branch and its ancestors, each cut where the one below forked.
+func chain(ctx context.Context, q queryer, b branchRow, cut int64) ([]link, error) {
+	out := []link{{b, cut}}
+	for b.info.Parent != "" {
+		cut = min(cut, b.forkRev)
+		p, err := loadBranch(ctx, q, b.info.Parent)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, link{p, cut})
+		b = p
+	}
+	return out, nil
+}
+
+// mergeBase finds the nearest common ancestor of two chains and its cut.
+func mergeBase(sc, tc []link) (link, bool) {
+	for _, sl := range sc {
+		for _, tl := range tc {
+			if sl.b.info.Name == tl.b.info.Name {
+				return link{sl.b, min(sl.cut, tl.cut)}, true
+			}
+		}
+	}
+	return link{}, false
+}
+
+// Diff lists the changes of source and target since their merge base. Each side's
+// changes are the current versions in its tables written after the merge base's
+// revision (inherited rows keep their revisions), so the diff reads only what changed;
+// the merge base's versions come from the base branch's version history at that
+// revision.
+func (s *Store) Diff(ctx context.Context, source, target string) (*store.Diff, error) {
+	if err := store.ValidateBranchName("source", source); err != nil {
+		return nil, err
+	}
+	if err := store.ValidateBranchName("target", target); err != nil {
+		return nil, err
+	}
+	if err := s.usable(ctx); err != nil {
+		return nil, err
+	}
+	return retry(ctx, func() (*store.Diff, error) {
+		d, err := s.diff(ctx, s.db, source, target)
+		return d, wrap(ctx, "Diff", err)
+	})
+}
+
+func (s *Store) diff(ctx context.Context, q queryer, source, target string) (*store.Diff, error) {
+	sb, err := loadBranch(ctx, q, source)
+	if err != nil {
+		return nil, err
+	}
+	// Both sides are read at the revision read with the target's head, so writes
+	// during the diff do not show and TargetHead matches what was compared.
+	tb, head, err := loadBranchRev(ctx, q, target)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := chain(ctx, q, sb, head)
+	if err != nil {
+		return nil, err
+	}
+	tc, err := chain(ctx, q, tb, head)
+	if err != nil {
+		return nil, err
+	}
+	d := &store.Diff{Source: source, Target: target, TargetHead: tb.info.Head}
+	base, ok := mergeBase(sc, tc)
+	since := int64(-1)
+	if ok {
+		since = base.cut
+		d.Base = base.b.info.Name
+		if base.cut == 0 {
+			d.BaseAt = base.b.info.CreatedAt
+		} else if d.BaseAt, err = timeOfRev(ctx, q, base.cut); err != nil {
+			return nil, err
+		}
+	}
+	type sides struct{ before, src, tgt map[string]store.Record }
+	var keys []key
+	got := map[store.Kind]*sides{}
+	for _, k := range store.Kinds {
+		changed := map[string]bool{}
+		for _, b := range []branchRow{sb, tb} {
+			idsChanged, err := changedIDs(ctx, q, k, b.suffix, since, head)
+			if err != nil {
+				return nil, err
+			}
+			for _, id := range idsChanged {
+				changed[id] = true
+			}
+		}
+		if len(changed) == 0 {
+			continue
+		}
+		list := make([]string, 0, len(changed))
+		for id := range changed {
+			list = append(list, id)
+			keys = append(keys, key{k, id})
+		}
+		slices.Sort(list)
+		sd := &sides{}
+		if sd.src, err = visibleRecords(ctx, q, k, sb.suffix, head, list); err != nil {
+			return nil, err
+		}
+		if sd.tgt, err = visibleRecords(ctx, q, k, tb.suffix, head, list); err != nil {
+			return nil, err
+		}
+		if ok {
+			p := pos{tab: base.b, cut: base.cut}
+			for p.cut < p.tab.createdRev && p.tab.info.Parent != "" {
+				p.cut = min(p.cut, p.tab.forkRev)
+				if p.tab, err = loadBranch(ctx, q, p.tab.info.Parent); err != nil {
+					return nil, err
+				}
+			}
+			if sd.before, err = visibleRecords(ctx, q, k, p.tab.suffix, p.cut, list); err != nil {
+				return nil, err
+			}
+		}
+		got[k] = sd
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		if c := slices.Index(store.Kinds, a.kind) - slices.Index(store.Kinds, b.kind); c != 0 {
+			return c
+		}
+		return strings.Compare(a.id, b.id)
+	})
+	for _, k := range keys {
+		sd := got[k.kind]
+		before := sd.before[k.id]
+		after, theirs := sd.src[k.id], sd.tgt[k.id]
+		if equivalent(after, theirs) {
+			continue
+		}
+		scg, sok := change(k, before, withBranch(after, source))
+		tcg, tok := change(k, before, withBranch(theirs, target))
+		if sok {
+			d.SourceChanges = append(d.SourceChanges, scg)
+		}
+		if tok {
+			d.TargetChanges = append(d.TargetChanges, tcg)
+		}
+		if sok && tok {
+			d.Conflicts = append(d.Conflicts, store.Conflict{Ref: scg.Ref, Reason: store.BothChanged, Source: scg, Target: tcg})
+		}
+	}
+	d.Conflicts = append(d.Conflicts, bothSuperseded(d)...)
+	return d, nil
+}
+
+func withBranch(r store.Record, b string) store.Record {
+	if r == nil {
+		return nil
+	}
+	return store.WithBranch(r, b)
+}
+
+// changedIDs returns the ids of a kind whose current version (at head) in a branch's
+// tables was written after since.
+func changedIDs(ctx context.Context, q queryer, k store.Kind, suffix string, since, head int64) ([]string, error) {
+	rs, err := q.QueryContext(ctx, "SELECT id FROM "+table(k, suffix)+" WHERE rev > ? AND rev <= ? AND next_rev > ?", since, head, head)
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close()
+	var out []string
+	for rs.Next() {
+		var id string
+		if err := rs.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rs.Err()
+}
+
+// visibleRecords reads the live versions of ids visible at cut in a branch's tables.
+func visibleRecords(ctx context.Context, q queryer, k store.Kind, suffix string, cut int64, list []string) (map[string]store.Record, error) {
+	out := map[string]store.Record{}
+	for _, chunk := range chunks(list, 500) {
+		args := []any{cut, cut}
+		for _, id := range chunk {
+			args = append(args, id)
+		}
+		rows, err := queryRows(ctx, q, k, "SELECT "+specs[k].selectCols()+" FROM "+table(k, suffix)+
+			" WHERE rev <= ? AND next_rev > ? AND deleted = 0 AND id IN ("+placeholders(len(chunk))+")", args...)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			out[r.id] = r.rec
+		}
+	}
+	return out, nil
+}
+
+func equivalent(a, b store.Record) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return store.Equivalent(a, b)
+}
+
+func change(k key, before, after store.Record) (store.Change, bool) {
+	c := store.Change{Ref: store.Ref{Kind: k.kind, ID: k.id}, Before: before, After: after}
+	switch {
+	case before == nil && after == nil:
+		return c, false
+	case before == nil:
+		c.Op = store.OpAdded
+	case after == nil:
+		c.Op = store.OpDeleted
+	case equivalent(before, after):
+		return c, false
+	default:
+		c.Op = store.OpUpdated
+	}
+	return c, true
+}
+
+// bothSuperseded finds facts added on both sides that supersede the same parent.
+func bothSuperseded(d *store.Diff) []store.Conflict {
+	byParent := map[string][]store.Change{}
+	for _, c := range d.TargetChanges {
+		if f, ok := c.After.(store.Fact); ok && c.Op == store.OpAdded && f.ParentID != "" {
+			byParent[f.ParentID] = append(byParent[f.ParentID], c)
+		}
+	}
+	var out []store.Conflict
+	for _, c := range d.SourceChanges {
+		f, ok := c.After.(store.Fact)
+		if !ok || c.Op != store.OpAdded || f.ParentID == "" {
+			continue
+		}
+		for _, tc := range byParent[f.ParentID] {
+			if tc.Ref.ID != f.ID {
+				out = append(out, store.Conflict{Ref: store.Ref{Kind: store.KindFact, ID: f.ParentID},
+					Reason: store.BothSuperseded, Source: c, Target: tc})
+			}
+		}
+	}
+	return out
+}
+
+// ApplyMerge applies a merge plan in one transaction: it checks the target's head
+// against plan.ExpectHead (store.ErrStale when it moved), writes the puts and deletes,
+// records the merge and marks the source merged.
+func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.MergeRecord, error) {
+	if !plan.Record.Strategy.Valid() {
+		return store.MergeRecord{}, store.Invalid("MergePlan.Record.Strategy", "must be native, cherry_pick, squash or auto", plan.Record.Strategy)
+	}
+	if plan.Source == plan.Target {
+		return store.MergeRecord{}, store.Invalid("MergePlan.Target", "must differ from the source", plan.Target)
+	}
+	if err := s.usable(ctx); err != nil {
+		return store.MergeRecord{}, err
+	}
+	if err := store.ValidateBranchName("MergePlan.Source", plan.Source); err != nil {
+		return store.MergeRecord{}, err
+	}
+	if err := store.ValidateBranchName("MergePlan.Target", plan.Target); err != nil {
+		return store.MergeRecord{}, err
+	}
+	seen := map[key]bool{}
+	puts := make([]store.Record, len(plan.Puts))
+	for i, r := range plan.Puts {
+		if err := store.ValidateRecord(r, s.opts.Dimensions); err != nil {
+			return store.MergeRecord{}, store.AtIndex(err, "MergePlan.Puts", i)
+		}
+		k := key{r.RecordKind(), r.RecordID()}
+		if seen[k] {
+			return store.MergeRecord{}, store.Invalid("MergePlan.Puts", "repeats "+store.RefOf(r).String(), i)
+		}
+		seen[k] = true
+		puts[i] = normalize(store.WithBranch(store.Clone(r), plan.Target))
+	}
+	for i, ref := range plan.Deletes {
+		if err := store.ValidateRef(fmt.Sprintf("MergePlan.Deletes[%d]", i), ref); err != nil {
+			return store.MergeRecord{}, err
+		}
+		k := key{ref.Kind, ref.ID}
+		if seen[k] {
+			return store.MergeRecord{}, store.Invalid("MergePlan.Deletes", "repeats "+ref.String(), i)
+		}
+		seen[k] = true
+	}
+	var rec store.MergeRecord
+	err := s.write(ctx, "ApplyMerge", func(w *writeTx) error {
+		if _, err := loadBranch(ctx, w, plan.Source); err != nil {
+			return err
+		}
+		tb, err := writableBranch(ctx, w, plan.Target)
+		if err != nil {
+			return err
+		}
+		if tb.info.Head != plan.ExpectHead {
+			return fmt.Errorf("%w: %q moved from head %d to %d", store.ErrStale, plan.Target, plan.ExpectHead, tb.info.Head)
+		}
+		rec = plan.Record
+		rec.Source, rec.Target = plan.Source, plan.Target
+		if rec.ID == "" {
+			rec.ID = ids.New()
+		}
+		if rec.CreatedAt.IsZero() {
+			rec.CreatedAt = w.now
+		}
+		idsByKind := map[store.Kind][]string{}
+		for _, r := range puts {
+			idsByKind[r.RecordKind()] = append(idsByKind[r.RecordKind()], r.RecordID())
+		}
+		for _, ref := range plan.Deletes {
+			idsByKind[ref.Kind] = append(idsByKind[ref.Kind], ref.ID)
+		}
+		cur := map[key]store.Record{}
+		for k, list := range idsByKind {
+			rows, err := currentRows(ctx, w, k, tb.suffix, list)
+			if err != nil {
+				return err
+			}
+			for _, r := range rows {
+				if !r.deleted {
+					cur[key{k, r.id}] = r.rec
+				}
+			}
+		}
+		var vs []version
+		for _, r := range puts {
+			r = store.WithDefaults(r, w.now)
+			if c := cur[key{r.RecordKind(), r.RecordID()}]; c != nil && store.SameContent(c, r) {
+				continue
+			}
+			vs = append(vs, version{ref: store.RefOf(r), rec: r})
+		}
+		for _, ref := range plan.Deletes {
+			if cur[key{ref.Kind, ref.ID}] == nil {
+				continue
+			}
+			vs = append(vs, version{ref: ref})
+		}
+		if len(vs) > 0 {
+			if err := s.commitWrites(ctx, w, tb, vs); err != nil {
+				return err
+			}
+		}
+		rev, err := w.bump(ctx)
+		if err != nil {
+			return err
+		}
+		if plan.MarkMerged {
+			if _, err := w.ExecContext(ctx, "UPDATE day1_branches SET status = ?, merged_into = ?, merged_at = ? WHERE name = ?",
+				string(store.BranchMerged), plan.Target, w.now, plan.Source); err != nil {
+				return err
+			}
+		}
+		body, err := json.Marshal(rec)
+		if err != nil {
+			return store.Invalid("MergePlan.Record", err.Error(), nil)
+		}
+		_, err = w.ExecContext(ctx, "INSERT INTO day1_merges (rev, id, source, target, created_at, body) VALUES (?, ?, ?, ?, ?, ?)",
+			rev, rec.ID, rec.Source, rec.Target, micro(rec.CreatedAt), string(body))
+		return err
+	})
+	if err != nil {
+		return store.MergeRecord{}, err
+	}
+	return rec, nil
+}
+
+// ListMerges returns merge records, newest first.
+func (s *Store) ListMerges(ctx context.Context, f store.MergeFilter) ([]store.MergeRecord, error) {
+	if f.Limit < 0 || f.Limit > store.MaxLimit {
+		return nil, store.Invalid("MergeFilter.Limit", fmt.Sprintf("must be between 0 (no limit) and %d", store.MaxLimit), f.Limit)
+	}
+	if err := s.usable(ctx); err != nil {
+		return nil, err
+	}
+	return retry(ctx, func() ([]store.MergeRecord, error) {
+		b := psql.Select("body").From("day1_merges").OrderBy("rev DESC")
+		if f.Source != "" {
+			b = b.Where("source = ?", f.Source)
+		}
+		if f.Target != "" {
+			b = b.Where("target = ?", f.Target)
+		}
+		if f.Branch != "" {
+			b = b.Where("(source = ? OR target = ?)", f.Branch, f.Branch)
+		}
+		if f.Limit > 0 {
+			b = b.Limit(uint64(f.Limit))
+		}
+		query, args, _ := b.ToSql()
+		rs, err := s.db.QueryContext(ctx, query, args...)
+		if err != nil {
+			return nil, wrap(ctx, "ListMerges", err)
+		}
+		defer rs.Close()
+		var out []store.MergeRecord
+		for rs.Next() {
+			var body string
+			if err := rs.Scan(&body); err != nil {
+				return nil, wrap(ctx, "ListMerges", err)
+			}
+			var m store.MergeRecord
+			if err := json.Unmarshal([]byte(body), &m); err != nil {
+				return nil, fmt.Errorf("day1: matrixone: decoding a merge record: %w", err)
+			}
+			out = append(out, m)
+		}
+		return out, wrap(ctx, "ListMerges", rs.Err())
+	})
+}

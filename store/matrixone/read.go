@@ -1,0 +1,514 @@
+package matrixone
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	sq "github.com/Masterminds/squirrel"
+
+	"github.com/day1ai/day1/internal/textsearch"
+	"github.com/day1ai/day1/store"
+)
+
+// visible is the condition that selects the versions a read position sees.
+func visible(cut int64) sq.Sqlizer {
+	return sq.Expr("rev <= ? AND next_rev > ? AND deleted = 0", cut, cut)
+}
+
+// Get returns one record as the view sees it, or store.ErrNotFound.
+func (s *Store) Get(ctx context.Context, v store.View, ref store.Ref) (store.Record, error) {
+	if err := store.ValidateRef("ref", ref); err != nil {
+		return nil, err
+	}
+	if err := s.usable(ctx); err != nil {
+		return nil, err
+	}
+	return retry(ctx, func() (store.Record, error) {
+		p, err := s.resolve(ctx, s.db, v)
+		if err != nil {
+			return nil, wrap(ctx, "Get", err)
+		}
+		k := specs[ref.Kind]
+		rows, err := queryRows(ctx, s.db, ref.Kind, "SELECT "+k.selectCols()+" FROM "+table(ref.Kind, p.tab.suffix)+
+			" WHERE id = ? AND rev <= ? AND next_rev > ? AND deleted = 0", ref.ID, p.cut, p.cut)
+		if err != nil {
+			return nil, wrap(ctx, "Get", err)
+		}
+		if len(rows) == 0 {
+			return nil, fmt.Errorf("%w: %s on branch %q", store.ErrNotFound, ref, p.name)
+		}
+		return store.WithBranch(rows[0].rec, p.name), nil
+	})
+}
+
+// filterSQL returns the conditions of f that apply to kind k, and false when f can
+// match no record of that kind (a field of another kind is set). Metadata pairs are
+// not pushed down: they are checked in Go (pushed reports whether every condition
+// went to SQL).
+func filterSQL(k store.Kind, f store.Filter) (conds sq.And, possible, pushed bool) {
+	has := func(cond bool, kinds ...store.Kind) bool { return !cond || slices.Contains(kinds, k) }
+	if !has(f.Category != "" || f.Status != "" || len(f.Statuses) > 0, store.KindFact) ||
+		!has(f.ConversationID != "", store.KindMessage) ||
+		!has(f.ObsType != "", store.KindObservation) ||
+		!has(f.Entity != "" || f.RelationType != "", store.KindRelation) {
+		return nil, false, false
+	}
+	eq := func(col, v string) {
+		if v != "" {
+			conds = append(conds, sq.Eq{col: v})
+		}
+	}
+	eq("category", f.Category)
+	eq("status", string(f.Status))
+	if len(f.Statuses) > 0 {
+		ss := make([]string, len(f.Statuses))
+		for i, st := range f.Statuses {
+			ss[i] = string(st)
+		}
+		conds = append(conds, sq.Eq{"status": ss})
+	}
+	eq("session_id", f.SessionID)
+	eq("task_id", f.TaskID)
+	eq("agent_id", f.AgentID)
+	eq("conversation_id", f.ConversationID)
+	eq("obs_type", string(f.ObsType))
+	eq("rel_type", f.RelationType)
+	if f.Entity != "" {
+		conds = append(conds, sq.Or{sq.Eq{"src": f.Entity}, sq.Eq{"dst": f.Entity}})
+	}
+	if !f.Since.IsZero() {
+		conds = append(conds, sq.GtOrEq{"created_at": micro(f.Since)})
+	}
+	if !f.Until.IsZero() {
+		// Until is exclusive; a sub-microsecond Until still excludes its microsecond's
+		// start only when it is exactly on it, so compare in Go as well.
+		conds = append(conds, sq.Lt{"created_at": f.Until.UTC()})
+	}
+	if len(f.IDs) > 0 {
+		conds = append(conds, sq.Eq{"id": f.IDs})
+	}
+	return conds, true, len(f.Metadata) == 0
+}
+
+// orderSQL returns the ORDER BY terms of a list order.
+func orderSQL(k store.Kind, o store.Order, desc bool) []string {
+	var cols []string
+	switch {
+	case o == store.OrderID:
+		cols = []string{"id"}
+	case o == store.OrderSeq && k == store.KindMessage:
+		cols = []string{"conversation_id", "seq", "id"}
+	case k == store.KindMessage:
+		cols = []string{"created_at", "seq", "id"}
+	default:
+		cols = []string{"created_at", "id"}
+	}
+	if desc {
+		for i := range cols {
+			cols[i] += " DESC"
+		}
+	}
+	return cols
+}
+
+var psql = sq.StatementBuilder.PlaceholderFormat(sq.Question)
+
+// List returns the records of one kind the view sees that match the filter, in order.
+// Filters, order, limit and offset run in SQL; metadata pairs are checked in Go, and
+// then limit and offset too.
+func (s *Store) List(ctx context.Context, v store.View, q store.ListQuery) ([]store.Record, error) {
+	if err := store.ValidateListQuery(q); err != nil {
+		return nil, err
+	}
+	if err := s.usable(ctx); err != nil {
+		return nil, err
+	}
+	return retry(ctx, func() ([]store.Record, error) {
+		p, err := s.resolve(ctx, s.db, v)
+		if err != nil {
+			return nil, wrap(ctx, "List", err)
+		}
+		query, args, pushed, possible := listSQL(p, q)
+		if !possible {
+			return nil, nil
+		}
+		rows, err := queryRows(ctx, s.db, q.Kind, query, args...)
+		if err != nil {
+			return nil, wrap(ctx, "List", err)
+		}
+		out := make([]store.Record, 0, len(rows))
+		for _, r := range rows {
+			if q.Filter.Match(r.rec) {
+				out = append(out, store.WithBranch(r.rec, p.name))
+			}
+		}
+		sortRecords(out, q.Order, q.Desc)
+		if !pushed {
+			if q.Offset >= len(out) {
+				return nil, nil
+			}
+			out = out[q.Offset:]
+			if q.Limit > 0 && len(out) > q.Limit {
+				out = out[:q.Limit]
+			}
+		}
+		return out, nil
+	})
+}
+
+// listSQL builds the query of a List at a read position.
+func listSQL(p pos, q store.ListQuery) (query string, args []any, pushed, possible bool) {
+	conds, possible, pushed := filterSQL(q.Kind, q.Filter)
+	if !possible {
+		return "", nil, false, false
+	}
+	b := psql.Select(specs[q.Kind].selectCols()).From(table(q.Kind, p.tab.suffix)).Where(visible(p.cut))
+	if len(conds) > 0 {
+		b = b.Where(conds)
+	}
+	b = b.OrderBy(orderSQL(q.Kind, q.Order, q.Desc)...)
+	if pushed {
+		if q.Limit > 0 {
+			b = b.Limit(uint64(q.Limit))
+		}
+		if q.Offset > 0 {
+			if q.Limit == 0 {
+				b = b.Limit(math.MaxInt64)
+			}
+			b = b.Offset(uint64(q.Offset))
+		}
+	}
+	query, args, err := b.ToSql()
+	if err != nil {
+		panic(err) // the builder is fed only well-formed parts
+	}
+	return query, args, pushed, true
+}
+
+// sortRecords orders records the way the embedded store does.
+func sortRecords(rs []store.Record, order store.Order, desc bool) {
+	cmp := func(a, b store.Record) int {
+		switch order {
+		case store.OrderID:
+			return strings.Compare(a.RecordID(), b.RecordID())
+		case store.OrderSeq:
+			ma, oka := a.(store.Message)
+			mb, okb := b.(store.Message)
+			if oka && okb {
+				if c := strings.Compare(ma.ConversationID, mb.ConversationID); c != 0 {
+					return c
+				}
+				if ma.Seq != mb.Seq {
+					return ma.Seq - mb.Seq
+				}
+				return strings.Compare(a.RecordID(), b.RecordID())
+			}
+		}
+		if c := a.RecordTime().Compare(b.RecordTime()); c != 0 {
+			return c
+		}
+		ma, oka := a.(store.Message)
+		mb, okb := b.(store.Message)
+		if oka && okb && ma.Seq != mb.Seq {
+			return ma.Seq - mb.Seq
+		}
+		return strings.Compare(a.RecordID(), b.RecordID())
+	}
+	slices.SortStableFunc(rs, func(a, b store.Record) int {
+		if desc {
+			return cmp(b, a)
+		}
+		return cmp(a, b)
+	})
+}
+
+// ranked is one retriever's result.
+type ranked struct {
+	rec   store.Record
+	score float64
+}
+
+// topRanked sorts by score, best first, then kind and id, and keeps k.
+func topRanked(rs []ranked, k int) []ranked {
+	slices.SortFunc(rs, func(a, b ranked) int {
+		if a.score != b.score {
+			if a.score > b.score {
+				return -1
+			}
+			return 1
+		}
+		if c := strings.Compare(string(a.rec.RecordKind()), string(b.rec.RecordKind())); c != 0 {
+			return c
+		}
+		return strings.Compare(a.rec.RecordID(), b.rec.RecordID())
+	})
+	if len(rs) > k {
+		rs = rs[:k]
+	}
+	return rs
+}
+
+// Search ranks facts and observations by keyword (BM25), vector (cosine similarity
+// computed by the server) or both, fused like the embedded store fuses them.
+//
+// Keyword scores are BM25 computed in Go over candidates the server selects: each
+// record keeps its search tokens (the shared tokenizer's) in a column, and the server
+// returns the visible records holding a query token. MatrixOne's own full-text
+// relevance is not BM25 over this tokenizer and cannot be read at a past revision, so
+// it is not used for scoring.
+func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) ([]store.Hit, error) {
+	if err := s.usable(ctx); err != nil {
+		return nil, err
+	}
+	q, err := store.NormalizeSearch(q, s.opts.Dimensions)
+	if err != nil {
+		return nil, err
+	}
+	return retry(ctx, func() ([]store.Hit, error) {
+		p, err := s.resolve(ctx, s.db, v)
+		if err != nil {
+			return nil, wrap(ctx, "Search", err)
+		}
+		depth := q.Limit
+		if q.Mode == store.Hybrid {
+			depth = max(q.Limit*3, 50)
+		}
+		var kw, vec []ranked
+		for _, kind := range q.Kinds {
+			if q.Mode != store.Vector && strings.TrimSpace(q.Text) != "" {
+				rs, err := s.keyword(ctx, p, kind, q, depth)
+				if err != nil {
+					return nil, wrap(ctx, "Search", err)
+				}
+				kw = append(kw, rs...)
+			}
+			if q.Mode != store.Keyword && len(q.Vector) > 0 {
+				rs, err := s.vectorSearch(ctx, p, kind, q, depth)
+				if err != nil {
+					return nil, wrap(ctx, "Search", err)
+				}
+				vec = append(vec, rs...)
+			}
+		}
+		return fuse(p, q, kw, vec), nil
+	})
+}
+
+// keyword scores BM25 over the documents of a kind the position sees. Document count,
+// average length and document frequencies are those of the position, unfiltered, so a
+// read in the past scores as a read then did.
+func (s *Store) keyword(ctx context.Context, p pos, kind store.Kind, q store.SearchQuery, k int) ([]ranked, error) {
+	terms := textsearch.TermFreqs(textsearch.Tokenize(q.Text))
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	t := table(kind, p.tab.suffix)
+	var n, sumLen int64
+	if err := s.db.QueryRowContext(ctx, "SELECT COUNT(*), COALESCE(SUM(doc_len), 0) FROM "+t+
+		" WHERE rev <= ? AND next_rev > ? AND deleted = 0", p.cut, p.cut).Scan(&n, &sumLen); err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	avg := float64(sumLen) / float64(n)
+	list := make([]string, 0, len(terms))
+	for term := range terms {
+		list = append(list, term)
+	}
+	slices.Sort(list)
+	query, args := keywordSQL(kind, p, list)
+	rs, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close()
+	type cand struct {
+		r  row
+		tf map[string]int
+	}
+	var cands []cand
+	df := map[string]int{}
+	for rs.Next() {
+		var tokens string
+		r, err := scanRow(kind, rs, &tokens)
+		if err != nil {
+			return nil, err
+		}
+		tf := map[string]int{}
+		for _, tok := range strings.Fields(tokens) {
+			if _, ok := terms[tok]; ok {
+				tf[tok]++
+			}
+		}
+		for term := range tf {
+			df[term]++
+		}
+		if len(tf) > 0 && q.Filter.Match(r.rec) {
+			cands = append(cands, cand{r, tf})
+		}
+	}
+	if err := rs.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]ranked, 0, len(cands))
+	for _, c := range cands {
+		var score float64
+		for _, term := range list {
+			if tf := c.tf[term]; tf > 0 {
+				score += textsearch.DefaultBM25.Score(tf, c.r.docLen, avg, textsearch.DefaultBM25.IDF(df[term], int(n)))
+			}
+		}
+		out = append(out, ranked{c.r.rec, score})
+	}
+	return topRanked(out, k), nil
+}
+
+// keywordSQL selects the visible documents holding any of the terms, with their tokens.
+func keywordSQL(kind store.Kind, p pos, terms []string) (string, []any) {
+	or := sq.Or{}
+	for _, term := range terms {
+		or = append(or, sq.Expr("INSTR(tokens, ?) > 0", " "+term+" "))
+	}
+	query, args, err := psql.Select(specs[kind].selectCols() + ", tokens").From(table(kind, p.tab.suffix)).
+		Where(visible(p.cut)).Where(or).ToSql()
+	if err != nil {
+		panic(err)
+	}
+	return query, args
+}
+
+// vectorSearch ranks by the server's cosine_similarity, filters pushed into SQL.
+func (s *Store) vectorSearch(ctx context.Context, p pos, kind store.Kind, q store.SearchQuery, k int) ([]ranked, error) {
+	query, args, possible := vectorSQL(kind, p, q, s.opts.Dimensions, k)
+	if !possible {
+		return nil, nil
+	}
+	rs, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close()
+	var out []ranked
+	for rs.Next() {
+		var sim float64
+		r, err := scanRow(kind, rs, &sim)
+		if err != nil {
+			return nil, err
+		}
+		if q.Filter.Match(r.rec) {
+			out = append(out, ranked{r.rec, sim})
+		}
+	}
+	if err := rs.Err(); err != nil {
+		return nil, err
+	}
+	return topRanked(out, k), nil
+}
+
+// vectorSQL builds the vector query: the filter's conditions, the similarity as the
+// last column, best first, limited to k unless a metadata filter must run in Go.
+func vectorSQL(kind store.Kind, p pos, q store.SearchQuery, dims, k int) (string, []any, bool) {
+	conds, possible, pushed := filterSQL(kind, q.Filter)
+	if !possible {
+		return "", nil, false
+	}
+	sim := sq.Expr("cosine_similarity(embedding, cast(? AS vecf32("+fmt.Sprint(dims)+")))", vecLiteral(q.Vector))
+	b := psql.Select(specs[kind].selectCols()).Column(sq.Alias(sim, "sim")).From(table(kind, p.tab.suffix)).
+		Where(visible(p.cut)).Where("embedding IS NOT NULL")
+	if len(conds) > 0 {
+		b = b.Where(conds)
+	}
+	b = b.OrderBy("sim DESC", "id")
+	if pushed {
+		b = b.Limit(uint64(k))
+	}
+	query, args, err := b.ToSql()
+	if err != nil {
+		panic(err)
+	}
+	return query, args, true
+}
+
+// fuse turns the retrievers' rankings into hits, as the embedded store does.
+func fuse(p pos, q store.SearchQuery, kw, vec []ranked) []store.Hit {
+	kw = topRanked(kw, len(kw))
+	vec = topRanked(vec, len(vec))
+	hits := map[key]*store.Hit{}
+	var order []key
+	get := func(r store.Record) *store.Hit {
+		k := key{r.RecordKind(), r.RecordID()}
+		h, ok := hits[k]
+		if !ok {
+			h = &store.Hit{Record: r}
+			hits[k] = h
+			order = append(order, k)
+		}
+		return h
+	}
+	for i, r := range kw {
+		h := get(r.rec)
+		h.KeywordScore, h.KeywordRank = r.score, i+1
+		h.FoundBy = append(h.FoundBy, store.RetrieverKeyword)
+	}
+	for i, r := range vec {
+		h := get(r.rec)
+		h.VectorScore, h.VectorRank = r.score, i+1
+		h.FoundBy = append(h.FoundBy, store.RetrieverVector)
+	}
+	kwMin, kwMax := bounds(kw)
+	vecMin, vecMax := bounds(vec)
+	out := make([]ranked, 0, len(order))
+	for _, k := range order {
+		h := hits[k]
+		switch {
+		case q.Mode == store.Keyword:
+			h.Score = h.KeywordScore
+		case q.Mode == store.Vector:
+			h.Score = h.VectorScore
+		case q.Fusion == store.Weighted:
+			if h.VectorRank > 0 {
+				h.Score += q.Alpha * unit(h.VectorScore, vecMin, vecMax)
+			}
+			if h.KeywordRank > 0 {
+				h.Score += (1 - q.Alpha) * unit(h.KeywordScore, kwMin, kwMax)
+			}
+		default:
+			if h.KeywordRank > 0 {
+				h.Score += 1 / (q.RRFK + float64(h.KeywordRank))
+			}
+			if h.VectorRank > 0 {
+				h.Score += 1 / (q.RRFK + float64(h.VectorRank))
+			}
+		}
+		if q.MinScore == 0 || h.Score >= q.MinScore {
+			out = append(out, ranked{h.Record, h.Score})
+		}
+	}
+	out = topRanked(out, q.Limit)
+	res := make([]store.Hit, len(out))
+	for i, r := range out {
+		res[i] = *hits[key{r.rec.RecordKind(), r.rec.RecordID()}]
+		res[i].Record = store.WithBranch(res[i].Record, p.name)
+	}
+	return res
+}
+
+func bounds(rs []ranked) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, r := range rs {
+		lo, hi = min(lo, r.score), max(hi, r.score)
+	}
+	return lo, hi
+}
+
+// unit min-max normalises x into [0, 1]; a list of equal scores maps to 1.
+func unit(x, lo, hi float64) float64 {
+	if hi <= lo {
+		return 1
+	}
+	return (x - lo) / (hi - lo)
+}

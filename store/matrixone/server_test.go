@@ -1,0 +1,264 @@
+package matrixone_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/day1ai/day1/store"
+	"github.com/day1ai/day1/store/matrixone"
+)
+
+// serverConn opens one connection to a fresh test database, so session state (USE,
+// SET) holds for every statement of the test.
+func serverConn(t *testing.T, params ...func(*mysql.Config)) *sql.Conn {
+	t.Helper()
+	s := openTest(t, testDatabase(t))
+	t.Cleanup(func() { s.Close() })
+	cfg, err := matrixone.ParseDSN(testDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.DBName = s.Database()
+	for _, p := range params {
+		p(cfg)
+	}
+	c, err := mysql.NewConnector(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := sql.OpenDB(c)
+	t.Cleanup(func() { db.Close() })
+	conn, err := db.Conn(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
+func mustExec(t *testing.T, c *sql.Conn, q string, args ...any) {
+	t.Helper()
+	if _, err := c.ExecContext(t.Context(), q, args...); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+}
+
+func mysqlErr(err error) int {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		return int(me.Number)
+	}
+	return 0
+}
+
+// TestCapabilities reports what the server supports and checks the branch path
+// follows it.
+func TestCapabilities(t *testing.T) {
+	t.Parallel()
+	s := openTest(t, testDatabase(t))
+	defer s.Close()
+	c := s.Capabilities()
+	t.Logf("server capabilities: %+v", c)
+	if c.Version == "" {
+		t.Errorf("Version is empty")
+	}
+	want := matrixone.BranchPathPortable
+	if c.DataBranch {
+		want = matrixone.BranchPathNative
+	}
+	if c.BranchPath != want {
+		t.Errorf("BranchPath = %q with DataBranch %v; want %q", c.BranchPath, c.DataBranch, want)
+	}
+}
+
+// TestNativeBranch forks through DATA BRANCH when the server has it.
+func TestNativeBranch(t *testing.T) {
+	t.Parallel()
+	s := openTest(t, testDatabase(t))
+	defer s.Close()
+	if !s.Capabilities().DataBranch {
+		t.Skipf("capability DataBranch is missing on %s: branches use the portable copy", s.Capabilities().Version)
+	}
+	ctx := t.Context()
+	if _, err := s.Put(ctx, "main", []store.Record{store.Fact{ID: "f1", Text: "before the fork"}}, store.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateBranch(ctx, store.BranchSpec{Name: "b"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Put(ctx, "main", []store.Record{store.Fact{ID: "f1", Text: "after the fork"}}, store.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Get(ctx, store.View{Branch: "b"}, store.Ref{Kind: store.KindFact, ID: "f1"})
+	if err != nil || r.(store.Fact).Text != "before the fork" {
+		t.Errorf("b sees %v, %v; want the version at the fork", r, err)
+	}
+}
+
+// TestMigrationsIdempotent opens one database twice: the second Open applies nothing
+// and a wrong dimension is refused.
+func TestMigrationsIdempotent(t *testing.T) {
+	t.Parallel()
+	dsn := testDatabase(t)
+	s1 := openTest(t, dsn)
+	s1.Close()
+	s2 := openTest(t, dsn)
+	defer s2.Close()
+	var n int
+	if err := s2.DB().QueryRowContext(t.Context(), "SELECT COUNT(*) FROM day1_migrations").Scan(&n); err != nil || n != 2 {
+		t.Errorf("day1_migrations holds %d rows (%v); want 2", n, err)
+	}
+	_, err := matrixone.Open(t.Context(), matrixone.Options{DSN: dsn, Dimensions: 16})
+	if !errors.Is(err, store.ErrInvalidArgument) {
+		t.Errorf("Open with another dimension = %v; want ErrInvalidArgument", err)
+	}
+}
+
+// TestTooOld reads before the retention window.
+func TestTooOld(t *testing.T) {
+	t.Parallel()
+	s := openTest(t, testDatabase(t))
+	defer s.Close()
+	_, err := s.List(t.Context(), store.View{At: store.Point{Time: time.Now().Add(-30 * 24 * time.Hour)}}, store.ListQuery{Kind: store.KindFact})
+	if !errors.Is(err, store.ErrTooOld) {
+		t.Errorf("List 30 days ago = %v; want ErrTooOld", err)
+	}
+}
+
+// TestDuplicateKeyKeepsDriverError checks that a duplicate-key error from the server
+// is reachable as *mysql.MySQLError behind the store sentinel.
+func TestDuplicateKeyKeepsDriverError(t *testing.T) {
+	t.Parallel()
+	c := serverConn(t)
+	_, err := c.ExecContext(t.Context(), "INSERT INTO day1_snapshots (name, branch, rev, at, description, created_at) VALUES ('s', 'main', 0, NOW(), '', NOW()), ('s', 'main', 0, NOW(), '', NOW())")
+	if mysqlErr(err) != 1062 {
+		t.Fatalf("duplicate insert: %v; want error 1062", err)
+	}
+}
+
+// Quirks of the server, one test each. Each checks the workaround the store uses.
+
+// TestQuirkCreateIndexIfNotExists: MatrixOne rejects CREATE INDEX IF NOT EXISTS (a
+// syntax error), so migrations check information_schema.statistics first.
+func TestQuirkCreateIndexIfNotExists(t *testing.T) {
+	t.Parallel()
+	c := serverConn(t)
+	mustExec(t, c, "CREATE TABLE q (id INT PRIMARY KEY, v INT)")
+	_, err := c.ExecContext(t.Context(), "CREATE INDEX IF NOT EXISTS q_v ON q (v)")
+	if err == nil {
+		t.Logf("this server accepts CREATE INDEX IF NOT EXISTS")
+	} else if mysqlErr(err) != 1064 {
+		t.Errorf("CREATE INDEX IF NOT EXISTS: %v; want a syntax error (1064)", err)
+	}
+	var n int
+	if err := c.QueryRowContext(t.Context(), "SELECT COUNT(*) FROM information_schema.statistics WHERE table_schema = database() AND table_name = 'day1_sessions' AND index_name = 'day1_sessions_started'").Scan(&n); err != nil || n == 0 {
+		t.Errorf("the catalog does not list the migration's index: %d, %v", n, err)
+	}
+}
+
+// TestQuirkVectorParameter: a vector bound as a server-side prepared statement
+// parameter is stored into a vecf32 column, but refused inside an expression
+// ("function cosine_similarity, bad value [VECF32 TEXT]") unless the SQL casts it; the
+// store interpolates parameters and casts query vectors.
+func TestQuirkVectorParameter(t *testing.T) {
+	t.Parallel()
+	c := serverConn(t, func(cfg *mysql.Config) { cfg.InterpolateParams = false })
+	mustExec(t, c, "CREATE TABLE v (id INT PRIMARY KEY, e vecf32(2))")
+	if _, err := c.ExecContext(t.Context(), "INSERT INTO v VALUES (?, ?)", 1, "[1,0]"); err == nil {
+		t.Logf("this server accepts an uncast vector parameter")
+	} else {
+		t.Logf("uncast vector parameter: %v", err)
+	}
+	mustExec(t, c, "INSERT INTO v VALUES (?, cast(? AS vecf32(2)))", 2, "[0,1]")
+	var sim float64
+	if err := c.QueryRowContext(t.Context(), "SELECT cosine_similarity(e, ?) FROM v WHERE id = 2", "[0,1]").Scan(&sim); err == nil {
+		t.Logf("this server accepts an uncast vector parameter in an expression")
+	} else {
+		t.Logf("uncast vector parameter in an expression: %v", err)
+	}
+	if err := c.QueryRowContext(t.Context(), "SELECT cosine_similarity(e, cast(? AS vecf32(2))) FROM v WHERE id = 2", "[0,1]").Scan(&sim); err != nil || sim < 0.999 {
+		t.Errorf("cast vector parameter: %v, %v", sim, err)
+	}
+}
+
+// TestQuirkVectorText: vectors come back as text "[a, b]" with the shortest float32
+// form, which parses back to the same float32s.
+func TestQuirkVectorText(t *testing.T) {
+	t.Parallel()
+	c := serverConn(t)
+	mustExec(t, c, "CREATE TABLE v (id INT PRIMARY KEY, e vecf32(3))")
+	mustExec(t, c, "INSERT INTO v VALUES (1, ?)", "[0.1,0.123456789,1e-7]")
+	var txt string
+	if err := c.QueryRowContext(t.Context(), "SELECT e FROM v").Scan(&txt); err != nil {
+		t.Fatal(err)
+	}
+	if txt != "[0.1, 0.12345679, 1e-07]" {
+		t.Logf("vector text form: %q", txt)
+	}
+	if !strings.HasPrefix(txt, "[") || !strings.HasSuffix(txt, "]") {
+		t.Errorf("vector text form %q", txt)
+	}
+}
+
+// TestQuirkGreatest: GREATEST is not a supported function; the store takes maxima in Go.
+func TestQuirkGreatest(t *testing.T) {
+	t.Parallel()
+	c := serverConn(t)
+	var n int
+	err := c.QueryRowContext(t.Context(), "SELECT GREATEST(1, 2)").Scan(&n)
+	if err == nil {
+		t.Logf("this server supports GREATEST")
+	} else if mysqlErr(err) != 20105 {
+		t.Errorf("GREATEST: %v; want not supported (20105)", err)
+	}
+}
+
+// TestQuirkLongNames: on this build a 74-character table name is kept whole and a
+// 74-character snapshot name is refused (other builds cut names at 64 silently); the
+// store's table names are short suffixes ("facts_b12") and it needs no server snapshot
+// names at all.
+func TestQuirkLongNames(t *testing.T) {
+	t.Parallel()
+	c := serverConn(t)
+	long := strings.Repeat("x", 74)
+	mustExec(t, c, "CREATE TABLE "+long+" (id INT PRIMARY KEY)")
+	var name string
+	if err := c.QueryRowContext(t.Context(), "SELECT table_name FROM information_schema.tables WHERE table_schema = database() AND table_name LIKE 'xxx%'").Scan(&name); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("a 74-character table name is stored with %d characters", len(name))
+	_, err := c.ExecContext(t.Context(), "CREATE SNAPSHOT "+strings.Repeat("s", 74)+" FOR ACCOUNT sys")
+	if err == nil {
+		c.ExecContext(context.WithoutCancel(t.Context()), "DROP SNAPSHOT "+strings.Repeat("s", 74))
+		t.Logf("this server accepts a 74-character snapshot name")
+	} else {
+		t.Logf("74-character snapshot name: %v", err)
+	}
+}
+
+// TestQuirkTimeTravelNeedsRetention: {timestamp='...'} reads need a snapshot or PITR
+// covering the instant ("no corresponding snapshot" otherwise, also for instants in
+// the future); the store resolves instants in its own version history instead.
+func TestQuirkTimeTravelNeedsRetention(t *testing.T) {
+	t.Parallel()
+	c := serverConn(t)
+	mustExec(t, c, "CREATE TABLE tt (id INT PRIMARY KEY)")
+	mustExec(t, c, "INSERT INTO tt VALUES (1)")
+	var n int
+	future := time.Now().UTC().Add(time.Hour).Format("2006-01-02 15:04:05.000000")
+	err := c.QueryRowContext(t.Context(), "SELECT COUNT(*) FROM tt {timestamp='"+future+"'}").Scan(&n)
+	t.Logf("{timestamp} an hour ahead: %v", err)
+	time.Sleep(400 * time.Millisecond)
+	recent := time.Now().UTC().Add(-100 * time.Millisecond).Format("2006-01-02 15:04:05.000000")
+	err = c.QueryRowContext(t.Context(), "SELECT COUNT(*) FROM tt {timestamp='"+recent+"'}").Scan(&n)
+	t.Logf("{timestamp} 100 ms ago without a PITR: count %d, %v", n, err)
+	early := time.Now().UTC().Add(-time.Hour).Format("2006-01-02 15:04:05.000000")
+	err = c.QueryRowContext(t.Context(), "SELECT COUNT(*) FROM tt {timestamp='"+early+"'}").Scan(&n)
+	t.Logf("{timestamp} before the table existed: %v", err)
+}

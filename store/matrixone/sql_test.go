@@ -1,0 +1,288 @@
+package matrixone
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/day1ai/day1/store"
+)
+
+func TestParseDSN(t *testing.T) {
+	t.Parallel()
+	cfg, err := ParseDSN("root:111@tcp(127.0.0.1:6001)/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []any{cfg.DBName, cfg.ParseTime, cfg.Loc, cfg.InterpolateParams, cfg.MultiStatements, cfg.Addr}
+	want := []any{DefaultDatabase, true, time.UTC, true, false, "127.0.0.1:6001"}
+	if d := cmp.Diff(fmt.Sprint(want), fmt.Sprint(got)); d != "" {
+		t.Errorf("ParseDSN (-want +got):\n%s", d)
+	}
+	cfg, err = ParseDSN("u:p@tcp(h:1)/mem_1?multiStatements=true&parseTime=false")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.DBName != "mem_1" || cfg.MultiStatements || !cfg.ParseTime {
+		t.Errorf("ParseDSN kept %q, multiStatements %v, parseTime %v", cfg.DBName, cfg.MultiStatements, cfg.ParseTime)
+	}
+	for _, bad := range []string{"not a dsn", "u:p@tcp(h:1)/bad-name", "u:p@tcp(h:1)/a`b"} {
+		var ve *store.ValidationError
+		if _, err := ParseDSN(bad); !errors.As(err, &ve) {
+			t.Errorf("ParseDSN(%q) = %v; want a *store.ValidationError", bad, err)
+		}
+	}
+}
+
+func TestOptionsDefaults(t *testing.T) {
+	t.Parallel()
+	o := Options{DSN: "x"}.withDefaults()
+	if o.Dimensions != 384 || o.MaxOpenConns != 16 || o.MaxIdleConns != 8 || o.ConnMaxLifetime != 30*time.Minute ||
+		o.Retention != 7*24*time.Hour || o.Now == nil {
+		t.Errorf("defaults = %+v", o)
+	}
+	for _, bad := range []Options{{}, {DSN: "x", Dimensions: -1}, {DSN: "x", Dimensions: store.MaxEmbeddingDims + 1}} {
+		if err := bad.withDefaults().validate(); !errors.Is(err, store.ErrInvalidArgument) {
+			t.Errorf("validate(%+v) = %v; want ErrInvalidArgument", bad, err)
+		}
+	}
+}
+
+func TestIdentifiers(t *testing.T) {
+	t.Parallel()
+	if got := suffixName(42); got != "b42" {
+		t.Errorf("suffixName(42) = %q", got)
+	}
+	// Table names come only from the kind prefix and the suffix counter, never from a
+	// branch name, and stay far below MatrixOne's 64-character limit.
+	for _, k := range store.Kinds {
+		name := table(k, suffixName(1<<62))
+		if len(name) > 64 || strings.ContainsAny(name, "/ .-") {
+			t.Errorf("table(%s) = %q", k, name)
+		}
+	}
+	if got := table(store.KindFact, "b7"); got != "`facts_b7`" {
+		t.Errorf("table = %q", got)
+	}
+}
+
+func TestBranchSQL(t *testing.T) {
+	t.Parallel()
+	same := func(what string, want, got []string) {
+		t.Helper()
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("%s (-want +got):\n%s", what, d)
+		}
+	}
+	same("portable create", []string{
+		"CREATE TABLE `facts_b2` LIKE `facts_b1`",
+		"CREATE TABLE `observations_b2` LIKE `observations_b1`",
+		"CREATE TABLE `relations_b2` LIKE `relations_b1`",
+		"CREATE TABLE `conversations_b2` LIKE `conversations_b1`",
+		"CREATE TABLE `messages_b2` LIKE `messages_b1`",
+	}, portableCreateSQL("b2", "b1"))
+	same("native create", []string{
+		"DATA BRANCH CREATE TABLE `facts_b2` FROM `facts_b1`",
+		"DATA BRANCH CREATE TABLE `observations_b2` FROM `observations_b1`",
+		"DATA BRANCH CREATE TABLE `relations_b2` FROM `relations_b1`",
+		"DATA BRANCH CREATE TABLE `conversations_b2` FROM `conversations_b1`",
+		"DATA BRANCH CREATE TABLE `messages_b2` FROM `messages_b1`",
+	}, nativeCreateSQL("b2", "b1"))
+	same("drop", []string{
+		"DROP TABLE IF EXISTS `facts_b2`", "DROP TABLE IF EXISTS `observations_b2`", "DROP TABLE IF EXISTS `relations_b2`",
+		"DROP TABLE IF EXISTS `conversations_b2`", "DROP TABLE IF EXISTS `messages_b2`",
+	}, dropSQL("b2"))
+	cp := copySQL("b2", "b1")[2]
+	want := "INSERT INTO `relations_b2` (`id`, `rev`, `next_rev`, `deleted`, `src`, `dst`, `rel_type`, `properties`, `confidence`, " +
+		"`valid_from`, `valid_to`, `session_id`, `task_id`, `agent_id`, `created_at`) SELECT `id`, `rev`, 9223372036854775807, `deleted`, " +
+		"`src`, `dst`, `rel_type`, `properties`, `confidence`, `valid_from`, `valid_to`, `session_id`, `task_id`, `agent_id`, `created_at` " +
+		"FROM `relations_b1` WHERE rev <= ? AND next_rev > ?"
+	if cp != want {
+		t.Errorf("copySQL =\n%s\nwant\n%s", cp, want)
+	}
+}
+
+func TestListSQL(t *testing.T) {
+	t.Parallel()
+	p := pos{tab: branchRow{suffix: "b3"}, cut: 17}
+	q, args, pushed, possible := listSQL(p, store.ListQuery{Kind: store.KindFact, Filter: store.Filter{
+		Category: "auth'; DROP TABLE x; --", Statuses: []store.FactStatus{store.FactActive, store.FactVerified},
+		Since: time.Date(2025, 1, 2, 3, 4, 5, 6000, time.UTC)}, Desc: true, Limit: 5, Offset: 2})
+	wantQ := "SELECT `id`, `rev`, `deleted`, `txt`, `doc_len`, `embedding`, `category`, `confidence`, `status`, `source_type`, " +
+		"`source_id`, `parent_id`, `session_id`, `task_id`, `agent_id`, `metadata`, `verification`, `created_at`, `updated_at` " +
+		"FROM `facts_b3` WHERE rev <= ? AND next_rev > ? AND deleted = 0 AND (category = ? AND status IN (?,?) AND created_at >= ?) " +
+		"ORDER BY created_at DESC, id DESC LIMIT 5 OFFSET 2"
+	if q != wantQ || !pushed || !possible {
+		t.Errorf("listSQL =\n%s (pushed %v, possible %v)\nwant\n%s", q, pushed, possible, wantQ)
+	}
+	// User input travels only as bound parameters.
+	if len(args) != 6 || args[2] != "auth'; DROP TABLE x; --" {
+		t.Errorf("args = %v", args)
+	}
+	_, _, pushed, possible = listSQL(p, store.ListQuery{Kind: store.KindFact, Filter: store.Filter{Metadata: map[string]string{"k": "v"}}, Limit: 1})
+	if pushed || !possible {
+		t.Errorf("a metadata filter: pushed %v, possible %v; want false, true", pushed, possible)
+	}
+	_, _, _, possible = listSQL(p, store.ListQuery{Kind: store.KindObservation, Filter: store.Filter{Category: "auth"}})
+	if possible {
+		t.Errorf("a fact field on observations: possible = true")
+	}
+	q, _, _, _ = listSQL(p, store.ListQuery{Kind: store.KindMessage, Order: store.OrderSeq, Filter: store.Filter{ConversationID: "c"}})
+	if !strings.HasSuffix(q, "ORDER BY conversation_id, seq, id") {
+		t.Errorf("message seq order: %s", q)
+	}
+	q, _, _, _ = listSQL(p, store.ListQuery{Kind: store.KindRelation, Filter: store.Filter{Entity: "A"}})
+	if !strings.Contains(q, "(src = ? OR dst = ?)") {
+		t.Errorf("relation entity: %s", q)
+	}
+}
+
+func TestSearchSQL(t *testing.T) {
+	t.Parallel()
+	p := pos{tab: branchRow{suffix: "b0"}, cut: 9}
+	q, args, possible := vectorSQL(store.KindObservation, p, store.SearchQuery{Vector: []float32{1, 0.5}, Filter: store.Filter{SessionID: "s1"}}, 2, 10)
+	if !possible || !strings.Contains(q, "(cosine_similarity(embedding, cast(? AS vecf32(2)))) AS sim") ||
+		!strings.HasSuffix(q, "ORDER BY sim DESC, id LIMIT 10") || args[0] != "[1,0.5]" {
+		t.Errorf("vectorSQL = %s %v", q, args)
+	}
+	q, args = keywordSQL(store.KindFact, p, []string{"auth", "user_id"})
+	if !strings.Contains(q, "(INSTR(tokens, ?) > 0 OR INSTR(tokens, ?) > 0)") || args[2] != " auth " || args[3] != " user_id " {
+		t.Errorf("keywordSQL = %s %v", q, args)
+	}
+}
+
+func TestVectorText(t *testing.T) {
+	t.Parallel()
+	in := []float32{0.1, -2.5e-8, 3, 0.12345679, 1e30}
+	lit := vecLiteral(in).(string)
+	// MatrixOne prints vectors as "[a, b, c]" with the shortest float32 form.
+	out, err := parseVec(strings.ReplaceAll(lit, ",", ", "))
+	if err != nil || !cmp.Equal(in, out) {
+		t.Errorf("round trip of %v via %q = %v, %v", in, lit, out, err)
+	}
+	if vecLiteral(nil) != nil {
+		t.Errorf("an empty embedding must be NULL")
+	}
+}
+
+func TestTokenColumn(t *testing.T) {
+	t.Parallel()
+	col, n := tokenColumn("The user_id of Kerberos tickets")
+	if col != " user_id user id kerberos tickets " || n != 5 {
+		t.Errorf("tokenColumn = %q, %d", col, n)
+	}
+	if normKey("Hello   World") != normKey("hello world") {
+		t.Errorf("normKey must fold case and spaces")
+	}
+}
+
+func TestMigrations(t *testing.T) {
+	t.Parallel()
+	ms, err := loadMigrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) < 2 || ms[0].version != 1 || ms[1].version != 2 {
+		t.Fatalf("migrations = %+v", ms)
+	}
+	var indexes int
+	for _, m := range ms {
+		for _, s := range m.stmts {
+			if strings.Contains(s, ";") && !strings.Contains(s, "'") {
+				t.Errorf("statement holds a semicolon: %s", s)
+			}
+			if strings.Contains(strings.ToUpper(s), "IF NOT EXISTS") && strings.HasPrefix(strings.ToUpper(s), "CREATE INDEX") {
+				t.Errorf("MatrixOne rejects CREATE INDEX IF NOT EXISTS: %s", s)
+			}
+			if m := createIndex.FindStringSubmatch(s); m != nil {
+				indexes++
+			}
+		}
+	}
+	if indexes == 0 {
+		t.Errorf("no CREATE INDEX statement is guarded by the catalog check")
+	}
+	m := createIndex.FindStringSubmatch("CREATE INDEX day1_x ON `day1_y` (a)")
+	if m == nil || m[1] != "day1_x" || m[2] != "day1_y" {
+		t.Errorf("createIndex match = %v", m)
+	}
+	got := expand("vecf32({{dims}}) {{now}}", 8, time.Date(2025, 1, 2, 3, 4, 5, 6000, time.UTC))
+	if got != "vecf32(8) '2025-01-02 03:04:05.000006'" {
+		t.Errorf("expand = %q", got)
+	}
+}
+
+func TestErrorMapping(t *testing.T) {
+	t.Parallel()
+	dup := &mysql.MySQLError{Number: 1062, Message: "Duplicate entry"}
+	err := withSentinel("CreateBranch", store.ErrBranchExists, dup)
+	var me *mysql.MySQLError
+	if !errors.Is(err, store.ErrBranchExists) || !errors.As(err, &me) || me.Number != 1062 {
+		t.Errorf("withSentinel: Is %v, As %v", errors.Is(err, store.ErrBranchExists), errors.As(err, &me))
+	}
+	if !strings.HasPrefix(err.Error(), "day1: ") || store.IsRetryable(err) {
+		t.Errorf("dup error %q, retryable %v", err, store.IsRetryable(err))
+	}
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{&mysql.MySQLError{Number: 1213, Message: "Deadlock"}, true},
+		{&mysql.MySQLError{Number: 1205, Message: "Lock wait timeout"}, true},
+		{&mysql.MySQLError{Number: 2013, Message: "Lost connection"}, true},
+		{&mysql.MySQLError{Number: 2006, Message: "gone away"}, true},
+		{&mysql.MySQLError{Number: 20101, Message: "internal error: txn need retry"}, true},
+		{driver.ErrBadConn, true},
+		{mysql.ErrInvalidConn, true},
+		{fmt.Errorf("read: %w", errors.New("connection reset by peer")), true},
+		{&mysql.MySQLError{Number: 1064, Message: "syntax error"}, false},
+		{dup, false},
+		{errors.New("boom"), false},
+	} {
+		e := wrap(context.Background(), "Get", c.err)
+		if got := store.IsRetryable(e); got != c.want {
+			t.Errorf("IsRetryable(%v) = %v; want %v", c.err, got, c.want)
+		}
+		if !errors.Is(e, c.err) {
+			t.Errorf("wrap(%v) does not keep the driver error reachable", c.err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := wrap(ctx, "Get", mysql.ErrInvalidConn); !errors.Is(err, context.Canceled) {
+		t.Errorf("wrap after cancel = %v; want context.Canceled", err)
+	}
+	if err := wrap(context.Background(), "Get", fmt.Errorf("%w: x", store.ErrBranchNotFound)); !errors.Is(err, store.ErrNotFound) || store.IsRetryable(err) {
+		t.Errorf("a store sentinel must pass through unchanged: %v", err)
+	}
+}
+
+func TestRetry(t *testing.T) {
+	t.Parallel()
+	calls := 0
+	v, err := retry(context.Background(), func() (int, error) {
+		calls++
+		if calls < 3 {
+			return 0, wrap(context.Background(), "Get", &mysql.MySQLError{Number: 1213})
+		}
+		return 7, nil
+	})
+	if v != 7 || err != nil || calls != 3 {
+		t.Errorf("retry of a transient error: %v, %v after %d calls", v, err, calls)
+	}
+	calls = 0
+	_, err = retry(context.Background(), func() (int, error) {
+		calls++
+		return 0, store.ErrNotFound
+	})
+	if calls != 1 || !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("a permanent error was retried %d times: %v", calls, err)
+	}
+}

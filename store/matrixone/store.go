@@ -1,0 +1,351 @@
+package matrixone
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/day1ai/day1/store"
+)
+
+// Store is a store.Store on a MatrixOne server. It is safe for concurrent use, also by
+// several processes sharing one database.
+type Store struct {
+	opts   Options
+	db     *sql.DB
+	dbName string
+	caps   Capabilities
+	closed atomic.Bool
+}
+
+var _ store.Store = (*Store)(nil)
+
+// Open connects to the server named by opts.DSN, creates the database when missing,
+// applies the migrations and detects the server's capabilities. Errors: a
+// *store.ValidationError for bad options, an *Error when the server cannot be reached
+// or refuses the schema.
+func Open(ctx context.Context, opts Options) (*Store, error) {
+	opts = opts.withDefaults()
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	cfg, err := ParseDSN(opts.DSN)
+	if err != nil {
+		return nil, err
+	}
+	if err := createDatabase(ctx, cfg); err != nil {
+		return nil, err
+	}
+	conn, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return nil, store.Invalid("Options.DSN", err.Error(), nil)
+	}
+	db := sql.OpenDB(conn)
+	db.SetMaxOpenConns(opts.MaxOpenConns)
+	db.SetMaxIdleConns(opts.MaxIdleConns)
+	db.SetConnMaxLifetime(opts.ConnMaxLifetime)
+	s := &Store{opts: opts, db: db, dbName: cfg.DBName}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	var dims int
+	if err := db.QueryRowContext(ctx, "SELECT dims FROM day1_state WHERE id = 1").Scan(&dims); err != nil {
+		db.Close()
+		return nil, wrap(ctx, "Open", err)
+	}
+	if dims != opts.Dimensions {
+		db.Close()
+		return nil, store.Invalid("Options.Dimensions", fmt.Sprintf("database %s holds %d-dimension embeddings", cfg.DBName, dims), opts.Dimensions)
+	}
+	caps, err := detectCapabilities(ctx, db, cfg)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	s.caps = caps
+	return s, nil
+}
+
+// createDatabase creates cfg's database when it does not exist.
+func createDatabase(ctx context.Context, cfg *mysql.Config) error {
+	c := cfg.Clone()
+	c.DBName = ""
+	conn, err := mysql.NewConnector(c)
+	if err != nil {
+		return store.Invalid("Options.DSN", err.Error(), nil)
+	}
+	db := sql.OpenDB(conn)
+	defer db.Close()
+	// The name was checked by ParseDSN: letters, digits and underscores only.
+	_, err = db.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS `"+cfg.DBName+"`")
+	return wrap(ctx, "Open", err)
+}
+
+// Close closes the connection pool. Later calls fail with store.ErrClosed; closing
+// twice returns nil.
+func (s *Store) Close() error {
+	if s.closed.Swap(true) {
+		return nil
+	}
+	return s.db.Close()
+}
+
+// Capabilities returns what the server was found to support when the store opened.
+func (s *Store) Capabilities() Capabilities { return s.caps }
+
+// Dimensions returns the embedding length the store holds.
+func (s *Store) Dimensions() int { return s.opts.Dimensions }
+
+// Database returns the name of the database the store uses.
+func (s *Store) Database() string { return s.dbName }
+
+// DB returns the connection pool, for tools and tests that inspect the tables.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// usable checks the store's state and ctx before an operation.
+func (s *Store) usable(ctx context.Context) error {
+	if s.closed.Load() {
+		return store.ErrClosed
+	}
+	return ctx.Err()
+}
+
+// queryer is *sql.DB or *sql.Tx.
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// inTx runs fn in a transaction: committed when fn returns nil, rolled back on an error
+// or a panic.
+func (s *Store) inTx(ctx context.Context, op string, fn func(tx *sql.Tx) error) (err error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return wrap(ctx, op, err)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			tx.Rollback()
+			panic(p)
+		}
+		if err != nil {
+			tx.Rollback()
+		}
+	}()
+	if err = fn(tx); err != nil {
+		return wrap(ctx, op, err)
+	}
+	if err = tx.Commit(); err != nil {
+		return wrap(ctx, op, err)
+	}
+	return nil
+}
+
+// writeTx is a write transaction holding the store's write lock: the day1_state row.
+// Every write takes that lock first, so writes are serialized store-wide, revisions
+// follow commit order, and no two writers deadlock.
+type writeTx struct {
+	*sql.Tx
+	rev    int64     // the last committed revision
+	lastAt time.Time // its commit instant
+	now    time.Time // this transaction's instant: after lastAt
+	bumped bool
+}
+
+// lockState begins the write lock of tx.
+func (s *Store) lockState(ctx context.Context, tx *sql.Tx) (*writeTx, error) {
+	w := &writeTx{Tx: tx}
+	if err := tx.QueryRowContext(ctx, "SELECT rev, at FROM day1_state WHERE id = 1 FOR UPDATE").Scan(&w.rev, &w.lastAt); err != nil {
+		return nil, err
+	}
+	w.lastAt = w.lastAt.UTC()
+	w.now = micro(s.opts.Now())
+	if !w.now.After(w.lastAt) {
+		// Commit instants strictly increase, so an instant names one revision.
+		w.now = w.lastAt.Add(time.Microsecond)
+	}
+	return w, nil
+}
+
+// bump allocates this transaction's revision (rev+1) and records its commit instant.
+// It returns the new revision; calling it again returns the same one.
+func (w *writeTx) bump(ctx context.Context) (int64, error) {
+	if w.bumped {
+		return w.rev + 1, nil
+	}
+	if _, err := w.ExecContext(ctx, "UPDATE day1_state SET rev = ?, at = ? WHERE id = 1", w.rev+1, w.now); err != nil {
+		return 0, err
+	}
+	if _, err := w.ExecContext(ctx, "INSERT INTO day1_commits (rev, at) VALUES (?, ?)", w.rev+1, w.now); err != nil {
+		return 0, err
+	}
+	w.bumped = true
+	return w.rev + 1, nil
+}
+
+// write runs fn in a write transaction.
+func (s *Store) write(ctx context.Context, op string, fn func(w *writeTx) error) error {
+	return s.inTx(ctx, op, func(tx *sql.Tx) error {
+		w, err := s.lockState(ctx, tx)
+		if err != nil {
+			return err
+		}
+		return fn(w)
+	})
+}
+
+// branchRow is a branch as stored, with what reads need to find its tables.
+type branchRow struct {
+	info       store.Branch
+	suffix     string
+	forkRev    int64
+	createdRev int64
+}
+
+const branchCols = "name, suffix, parent, forked_at, fork_rev, created_rev, from_snap, status, description, metadata, created_at, merged_at, merged_into, head"
+
+func scanBranch(sc scanner, extra ...any) (branchRow, error) {
+	var b branchRow
+	var meta string
+	var merged sql.NullTime
+	var head int64
+	dest := []any{&b.info.Name, &b.suffix, &b.info.Parent, &b.info.ForkedAt, &b.forkRev, &b.createdRev,
+		&b.info.FromSnap, &b.info.Status, &b.info.Description, &meta, &b.info.CreatedAt, &merged, &b.info.MergedInto, &head}
+	if err := sc.Scan(append(dest, extra...)...); err != nil {
+		return b, err
+	}
+	b.info.Head = uint64(head)
+	b.info.ForkedAt = b.info.ForkedAt.UTC()
+	b.info.CreatedAt = b.info.CreatedAt.UTC()
+	if merged.Valid {
+		b.info.MergedAt = merged.Time.UTC()
+	}
+	m, err := decodeMeta(meta)
+	b.info.Metadata = m
+	return b, err
+}
+
+// loadBranch reads one branch, or store.ErrBranchNotFound.
+func loadBranch(ctx context.Context, q queryer, name string) (branchRow, error) {
+	b, err := scanBranch(q.QueryRowContext(ctx, "SELECT "+branchCols+" FROM day1_branches WHERE name = ?", name))
+	if errors.Is(err, sql.ErrNoRows) {
+		return b, fmt.Errorf("%w: %q", store.ErrBranchNotFound, name)
+	}
+	return b, err
+}
+
+// loadBranchRev reads one branch and the store's current revision in one statement.
+func loadBranchRev(ctx context.Context, q queryer, name string) (branchRow, int64, error) {
+	var rev int64
+	b, err := scanBranch(q.QueryRowContext(ctx, "SELECT "+prefixed("b.", branchCols)+", s.rev FROM day1_branches b JOIN day1_state s ON s.id = 1 WHERE b.name = ?", name), &rev)
+	if errors.Is(err, sql.ErrNoRows) {
+		return b, 0, fmt.Errorf("%w: %q", store.ErrBranchNotFound, name)
+	}
+	return b, rev, err
+}
+
+// pos is a resolved read position: the tables of one branch, cut at a revision.
+type pos struct {
+	name string    // the branch the caller asked for; records read carry it
+	tab  branchRow // the branch whose tables hold the state
+	cut  int64     // versions with rev <= cut and next_rev > cut are visible
+}
+
+// resolve turns a view into a read position. Reads at a snapshot use the snapshot's
+// revision, reads at an instant the last revision committed then. A cut before the
+// branch existed reads its parent as of min(cut, fork), recursively, like the
+// embedded store.
+func (s *Store) resolve(ctx context.Context, q queryer, v store.View) (pos, error) {
+	name := v.Branch
+	var b branchRow
+	var cut int64
+	switch {
+	case v.At.Snapshot != "":
+		sn, err := loadSnapshot(ctx, q, v.At.Snapshot)
+		if err != nil {
+			return pos{}, err
+		}
+		if name == "" {
+			name = sn.info.Branch
+		}
+		if err := store.ValidateBranchName("View.Branch", name); err != nil {
+			return pos{}, err
+		}
+		if name != sn.info.Branch {
+			return pos{}, store.Invalid("View.At.Snapshot", fmt.Sprintf("is a snapshot of branch %q, not of %q", sn.info.Branch, name), v.At.Snapshot)
+		}
+		if b, err = loadBranch(ctx, q, name); err != nil {
+			return pos{}, err
+		}
+		cut = sn.rev
+	default:
+		if name == "" {
+			name = store.DefaultBranch
+		}
+		if err := store.ValidateBranchName("View.Branch", name); err != nil {
+			return pos{}, err
+		}
+		var err error
+		if b, cut, err = loadBranchRev(ctx, q, name); err != nil {
+			return pos{}, err
+		}
+		if !v.At.Time.IsZero() {
+			if s.opts.Retention > 0 && v.At.Time.Before(s.opts.Now().Add(-s.opts.Retention)) {
+				return pos{}, fmt.Errorf("%w: %s is more than %s ago", store.ErrTooOld, v.At.Time.UTC().Format(time.RFC3339Nano), s.opts.Retention)
+			}
+			if cut, err = revAt(ctx, q, v.At.Time); err != nil {
+				return pos{}, err
+			}
+		}
+	}
+	p := pos{name: name, tab: b, cut: cut}
+	for p.cut < p.tab.createdRev && p.tab.info.Parent != "" {
+		p.cut = min(p.cut, p.tab.forkRev)
+		parent, err := loadBranch(ctx, q, p.tab.info.Parent)
+		if err != nil {
+			return pos{}, err
+		}
+		p.tab = parent
+	}
+	return p, nil
+}
+
+// revAt returns the last revision committed at or before t (0 before the first).
+func revAt(ctx context.Context, q queryer, t time.Time) (int64, error) {
+	var rev sql.NullInt64
+	err := q.QueryRowContext(ctx, "SELECT MAX(rev) FROM day1_commits WHERE at <= ?", micro(t)).Scan(&rev)
+	return rev.Int64, err
+}
+
+// timeOfRev returns the commit instant of a revision.
+func timeOfRev(ctx context.Context, q queryer, rev int64) (time.Time, error) {
+	var at time.Time
+	err := q.QueryRowContext(ctx, "SELECT at FROM day1_commits WHERE rev <= ? ORDER BY rev DESC LIMIT 1", rev).Scan(&at)
+	if errors.Is(err, sql.ErrNoRows) {
+		return time.Time{}, nil
+	}
+	return at.UTC(), err
+}
+
+func prefixed(p, cols string) string {
+	out := []byte{}
+	start := true
+	for i := 0; i < len(cols); i++ {
+		if start && cols[i] != ' ' {
+			out = append(out, p...)
+			start = false
+		}
+		out = append(out, cols[i])
+		if cols[i] == ',' {
+			start = true
+		}
+	}
+	return string(out)
+}

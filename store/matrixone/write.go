@@ -1,0 +1,455 @@
+package matrixone
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/day1ai/day1/internal/vecmath"
+	"github.com/day1ai/day1/store"
+)
+
+// key names one record of one kind.
+type key struct {
+	kind store.Kind
+	id   string
+}
+
+// Put writes a batch of records atomically, in one transaction holding the store's
+// write lock. It is retried after a transient failure: a repeated batch is
+// deduplicated by id.
+func (s *Store) Put(ctx context.Context, branch string, recs []store.Record, opts store.PutOptions) ([]store.PutResult, error) {
+	if len(recs) > store.MaxBatch {
+		return nil, store.Invalid("records", fmt.Sprintf("a batch holds at most %d records", store.MaxBatch), len(recs))
+	}
+	if opts.DedupeThreshold < 0 || opts.DedupeThreshold > 1 {
+		return nil, store.Invalid("PutOptions.DedupeThreshold", "must be between 0 (off) and 1", opts.DedupeThreshold)
+	}
+	if err := s.usable(ctx); err != nil {
+		return nil, err
+	}
+	if err := store.ValidateBranchName("branch", branch); err != nil {
+		return nil, err
+	}
+	in := make([]store.Record, len(recs))
+	seen := make(map[key]bool, len(recs))
+	for i, r := range recs {
+		if err := store.ValidateRecord(r, s.opts.Dimensions); err != nil {
+			return nil, store.AtIndex(err, "records", i)
+		}
+		k := key{r.RecordKind(), r.RecordID()}
+		if seen[k] {
+			return nil, store.Invalid("records", fmt.Sprintf("record %d repeats %s; a batch may hold each record once", i, store.RefOf(r)), nil)
+		}
+		seen[k] = true
+		in[i] = normalize(store.WithBranch(store.Clone(r), branch))
+	}
+	return retry(ctx, func() ([]store.PutResult, error) { return s.put(ctx, branch, in, opts) })
+}
+
+func (s *Store) put(ctx context.Context, branch string, recs []store.Record, opts store.PutOptions) ([]store.PutResult, error) {
+	results := make([]store.PutResult, len(recs))
+	err := s.write(ctx, "Put", func(w *writeTx) error {
+		b, err := writableBranch(ctx, w, branch)
+		if err != nil {
+			return err
+		}
+		stamp := micro(opts.Now)
+		if stamp.IsZero() {
+			stamp = w.now
+		}
+		ids := map[store.Kind][]string{}
+		for _, r := range recs {
+			ids[r.RecordKind()] = append(ids[r.RecordKind()], r.RecordID())
+		}
+		cur := map[key]store.Record{}
+		for k, list := range ids {
+			rows, err := currentRows(ctx, w, k, b.suffix, list)
+			if err != nil {
+				return err
+			}
+			for _, r := range rows {
+				if !r.deleted {
+					cur[key{k, r.id}] = r.rec
+				}
+			}
+		}
+		bw := &batchWrite{cur: cur, overlay: map[key]store.Record{}}
+		for i, r := range recs {
+			res, writes, err := s.decide(ctx, w, b, bw, r, opts.DedupeThreshold, stamp)
+			if err != nil {
+				return err
+			}
+			for _, wr := range writes {
+				bw.add(wr)
+			}
+			res.Record = store.WithBranch(store.Clone(res.Record), branch)
+			results[i] = res
+		}
+		if len(bw.order) == 0 {
+			return nil
+		}
+		return s.commitWrites(ctx, w, b, bw.versions())
+	})
+	if err != nil {
+		return nil, err
+	}
+	return results, nil
+}
+
+// writableBranch loads a branch that accepts writes.
+func writableBranch(ctx context.Context, q queryer, name string) (branchRow, error) {
+	b, err := loadBranch(ctx, q, name)
+	if err != nil {
+		return b, err
+	}
+	if b.info.Status == store.BranchArchived {
+		return b, fmt.Errorf("%w: %q", store.ErrBranchArchived, name)
+	}
+	return b, nil
+}
+
+// batchWrite is what a batch has decided so far: the versions to write, over the
+// current state it read.
+type batchWrite struct {
+	cur     map[key]store.Record // current live versions of the batch's ids
+	overlay map[key]store.Record // versions written by the batch so far (nil: deleted)
+	order   []key
+}
+
+func (bw *batchWrite) add(r store.Record) {
+	k := key{r.RecordKind(), r.RecordID()}
+	if _, ok := bw.overlay[k]; !ok {
+		bw.order = append(bw.order, k)
+	}
+	bw.overlay[k] = r
+}
+
+func (bw *batchWrite) get(k key) store.Record {
+	if r, ok := bw.overlay[k]; ok {
+		return r
+	}
+	return bw.cur[k]
+}
+
+// resolve returns the version of a row read from the table that the batch sees: its
+// own write of that id when it made one.
+func (bw *batchWrite) resolve(r row) store.Record {
+	if rec, ok := bw.overlay[key{r.rec.RecordKind(), r.id}]; ok {
+		return rec
+	}
+	return r.rec
+}
+
+// version is one version to write: a record, or a tombstone of ref.
+type version struct {
+	ref store.Ref
+	rec store.Record // nil for a tombstone
+}
+
+func (bw *batchWrite) versions() []version {
+	out := make([]version, len(bw.order))
+	for i, k := range bw.order {
+		out[i] = version{ref: store.Ref{Kind: k.kind, ID: k.id}, rec: bw.overlay[k]}
+	}
+	return out
+}
+
+// decide says what writing r does, as the embedded store decides it: nothing, a new
+// version, or a new fact superseding a near-duplicate.
+func (s *Store) decide(ctx context.Context, q queryer, b branchRow, bw *batchWrite, r store.Record, threshold float64, now time.Time) (store.PutResult, []store.Record, error) {
+	k := key{r.RecordKind(), r.RecordID()}
+	if cur := bw.get(k); cur != nil {
+		if store.SameContent(cur, store.StampLike(r, cur)) {
+			return store.PutResult{Record: cur, Outcome: store.Deduplicated}, nil, nil
+		}
+		r = keepCreated(store.WithDefaults(r, now), cur, r.RecordTime().IsZero())
+		return store.PutResult{Record: r, Outcome: store.Updated}, []store.Record{r}, nil
+	}
+	r = store.WithDefaults(r, now)
+	f, ok := r.(store.Fact)
+	if !ok || !f.Status.Live() {
+		return store.PutResult{Record: r, Outcome: store.Created}, []store.Record{r}, nil
+	}
+	dup, sim, err := s.nearDuplicate(ctx, q, b, bw, f, threshold)
+	switch {
+	case err != nil:
+		return store.PutResult{}, nil, err
+	case dup == nil:
+		return store.PutResult{Record: r, Outcome: store.Created}, []store.Record{r}, nil
+	case normText(dup.Text) == normText(f.Text):
+		return store.PutResult{Record: *dup, Outcome: store.Deduplicated, Replaced: dup.ID, Similarity: sim}, nil, nil
+	}
+	old := *dup
+	old.Status = store.FactSuperseded
+	old.UpdatedAt = f.UpdatedAt
+	if f.ParentID == "" {
+		f.ParentID = old.ID
+	}
+	return store.PutResult{Record: f, Outcome: store.Superseded, Replaced: old.ID, Similarity: sim}, []store.Record{old, f}, nil
+}
+
+// keepCreated keeps the creation time of the current version when the update left it
+// unset.
+func keepCreated(r, cur store.Record, unset bool) store.Record {
+	if !unset {
+		return r
+	}
+	switch v := r.(type) {
+	case store.Fact:
+		v.CreatedAt = cur.RecordTime()
+		return v
+	case store.Conversation:
+		v.CreatedAt = cur.RecordTime()
+		return v
+	case store.Relation:
+		v.CreatedAt = cur.RecordTime()
+		return v
+	case store.Observation:
+		v.CreatedAt = cur.RecordTime()
+		return v
+	case store.Message:
+		v.CreatedAt = cur.RecordTime()
+		return v
+	}
+	return r
+}
+
+// liveStatuses is the SQL list of live fact statuses.
+const liveStatuses = "('active', 'verified', 'promoted')"
+
+// nearDupCandidates is how many of the most similar facts the database returns for the
+// exact check in Go.
+const nearDupCandidates = 16
+
+// nearDuplicate finds the live fact on the branch most like f: one with the same text
+// (after folding case and spaces), else the one whose embedding is most similar with a
+// cosine of at least threshold. The database finds candidates (an indexed hash of the
+// normalised text; cosine_similarity ordered by the server); the decision is taken in
+// Go over the batch's own writes too, with the embedded store's arithmetic.
+func (s *Store) nearDuplicate(ctx context.Context, q queryer, b branchRow, bw *batchWrite, f store.Fact, threshold float64) (*store.Fact, float64, error) {
+	norm := normText(f.Text)
+	t := table(store.KindFact, b.suffix)
+	spec := specs[store.KindFact]
+	live := func(r store.Record) (store.Fact, bool) {
+		c, ok := r.(store.Fact)
+		return c, ok && c.Status.Live()
+	}
+	rows, err := queryRows(ctx, q, store.KindFact, "SELECT "+spec.selectCols()+" FROM "+t+
+		" WHERE norm_key = ? AND next_rev = ? AND deleted = 0 ORDER BY rev, id", normKey(f.Text), int64(never))
+	if err != nil {
+		return nil, 0, err
+	}
+	checked := map[string]bool{}
+	for _, r := range rows {
+		checked[r.id] = true
+		if c, ok := live(bw.resolve(r)); ok && normText(c.Text) == norm {
+			return &c, 1, nil
+		}
+	}
+	for _, k := range bw.order {
+		if k.kind != store.KindFact || checked[k.id] {
+			continue
+		}
+		if c, ok := live(bw.overlay[k]); ok && normText(c.Text) == norm {
+			return &c, 1, nil
+		}
+	}
+	if threshold <= 0 || len(f.Embedding) == 0 {
+		return nil, 0, nil
+	}
+	rows, err = queryRows(ctx, q, store.KindFact, "SELECT "+spec.selectCols()+" FROM "+t+
+		" WHERE next_rev = ? AND deleted = 0 AND embedding IS NOT NULL AND status IN "+liveStatuses+
+		" ORDER BY cosine_similarity(embedding, cast(? AS vecf32("+fmt.Sprint(s.opts.Dimensions)+"))) DESC, rev, id LIMIT ?",
+		int64(never), vecLiteral(f.Embedding), nearDupCandidates)
+	if err != nil {
+		return nil, 0, err
+	}
+	fInv := 1 / vecmath.Norm(f.Embedding)
+	var best *store.Fact
+	var bestSim float64
+	consider := func(r store.Record) {
+		c, ok := live(r)
+		if !ok || len(c.Embedding) != len(f.Embedding) {
+			return
+		}
+		n := vecmath.Norm(c.Embedding)
+		if n == 0 {
+			return
+		}
+		sim := float64(vecmath.Dot(f.Embedding, c.Embedding) * fInv * (1 / n))
+		if sim < threshold || sim <= bestSim {
+			return
+		}
+		best, bestSim = &c, sim
+	}
+	seen := map[string]bool{}
+	for _, r := range rows {
+		seen[r.id] = true
+		consider(bw.resolve(r))
+	}
+	for _, k := range bw.order {
+		if k.kind == store.KindFact && !seen[k.id] {
+			consider(bw.overlay[k])
+		}
+	}
+	return best, bestSim, nil
+}
+
+// currentRows reads the current versions (tombstones included) of ids.
+func currentRows(ctx context.Context, q queryer, k store.Kind, suffix string, ids []string) ([]row, error) {
+	var out []row
+	for _, chunk := range chunks(ids, 500) {
+		args := []any{int64(never)}
+		for _, id := range chunk {
+			args = append(args, id)
+		}
+		rows, err := queryRows(ctx, q, k, "SELECT "+specs[k].selectCols()+" FROM "+table(k, suffix)+
+			" WHERE next_rev = ? AND id IN ("+placeholders(len(chunk))+")", args...)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rows...)
+	}
+	return out, nil
+}
+
+// queryRows runs a query whose columns are a kind's selectCols.
+func queryRows(ctx context.Context, q queryer, k store.Kind, query string, args ...any) ([]row, error) {
+	rs, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close()
+	var out []row
+	for rs.Next() {
+		r, err := scanRow(k, rs)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rs.Err()
+}
+
+// commitWrites allocates the transaction's revision and writes versions to branch b:
+// the current version of each id is closed (next_rev) and the new one inserted.
+func (s *Store) commitWrites(ctx context.Context, w *writeTx, b branchRow, vs []version) error {
+	rev, err := w.bump(ctx)
+	if err != nil {
+		return err
+	}
+	byKind := map[store.Kind][]version{}
+	for _, v := range vs {
+		byKind[v.ref.Kind] = append(byKind[v.ref.Kind], v)
+	}
+	for _, k := range store.Kinds {
+		list := byKind[k]
+		if len(list) == 0 {
+			continue
+		}
+		t := table(k, b.suffix)
+		for _, chunk := range chunks(list, 200) {
+			args := []any{rev, int64(never)}
+			for _, v := range chunk {
+				args = append(args, v.ref.ID)
+			}
+			if _, err := w.ExecContext(ctx, "UPDATE "+t+" SET next_rev = ? WHERE next_rev = ? AND id IN ("+placeholders(len(chunk))+")", args...); err != nil {
+				return err
+			}
+		}
+		cols := specs[k].allCols()
+		rowPH := "(" + placeholders(len(cols)) + ")"
+		for _, chunk := range chunks(list, 100) {
+			var args []any
+			phs := make([]string, len(chunk))
+			for i, v := range chunk {
+				phs[i] = rowPH
+				del := 0
+				if v.rec == nil {
+					del = 1
+				}
+				args = append(args, v.ref.ID, rev, int64(never), del)
+				args = append(args, values(k, v.rec)...)
+			}
+			if _, err := w.ExecContext(ctx, "INSERT INTO "+t+" ("+strings.Join(cols, ", ")+") VALUES "+strings.Join(phs, ", "), args...); err != nil {
+				return err
+			}
+		}
+	}
+	_, err = w.ExecContext(ctx, "UPDATE day1_branches SET head = ? WHERE name = ?", rev, b.info.Name)
+	return err
+}
+
+// Delete writes tombstones for records on a branch. Deleting a record that does not
+// exist is store.ErrNotFound and nothing is deleted.
+func (s *Store) Delete(ctx context.Context, branch string, refs []store.Ref) error {
+	if len(refs) > store.MaxBatch {
+		return store.Invalid("refs", fmt.Sprintf("a batch holds at most %d refs", store.MaxBatch), len(refs))
+	}
+	for i, r := range refs {
+		if err := store.ValidateRef(fmt.Sprintf("refs[%d]", i), r); err != nil {
+			return err
+		}
+	}
+	if err := s.usable(ctx); err != nil {
+		return err
+	}
+	if err := store.ValidateBranchName("branch", branch); err != nil {
+		return err
+	}
+	return s.write(ctx, "Delete", func(w *writeTx) error {
+		b, err := writableBranch(ctx, w, branch)
+		if err != nil {
+			return err
+		}
+		ids := map[store.Kind][]string{}
+		for _, r := range refs {
+			ids[r.Kind] = append(ids[r.Kind], r.ID)
+		}
+		live := map[key]bool{}
+		for k, list := range ids {
+			rows, err := currentRows(ctx, w, k, b.suffix, list)
+			if err != nil {
+				return err
+			}
+			for _, r := range rows {
+				live[key{k, r.id}] = !r.deleted
+			}
+		}
+		seen := map[key]bool{}
+		vs := make([]version, 0, len(refs))
+		for _, r := range refs {
+			k := key{r.Kind, r.ID}
+			if !live[k] || seen[k] {
+				return fmt.Errorf("%w: %s on branch %q", store.ErrNotFound, r, branch)
+			}
+			seen[k] = true
+			vs = append(vs, version{ref: r})
+		}
+		if len(vs) == 0 {
+			return nil
+		}
+		return s.commitWrites(ctx, w, b, vs)
+	})
+}
+
+func chunks[T any](xs []T, n int) [][]T {
+	var out [][]T
+	for len(xs) > n {
+		out = append(out, xs[:n])
+		xs = xs[n:]
+	}
+	if len(xs) > 0 {
+		out = append(out, xs)
+	}
+	return out
+}
+
+func placeholders(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return strings.Repeat("?, ", n-1) + "?"
+}
