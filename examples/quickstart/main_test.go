@@ -12,7 +12,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-
 )
 
 func TestRun(t *testing.T) {
