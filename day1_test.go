@@ -56,11 +56,11 @@ func TestOpenInvalidConfig(t *testing.T) {
 	}
 }
 
-func TestOpenDSNNotSupported(t *testing.T) {
+func TestOpenMalformedDSN(t *testing.T) {
 	t.Parallel()
-	_, err := Open(context.Background(), Config{DSN: "root:111@tcp(127.0.0.1:6001)/day1"})
-	if !errors.Is(err, ErrNotSupported) {
-		t.Fatalf("Open with DSN: err = %v, want ErrNotSupported", err)
+	_, err := Open(context.Background(), Config{DSN: "root:111@tcp(127.0.0.1:6001"})
+	if !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("Open with a malformed DSN: err = %v, want ErrInvalidArgument", err)
 	}
 }
 
