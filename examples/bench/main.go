@@ -1,0 +1,638 @@
+// Command bench measures day1 against its performance targets and prints one markdown
+// table: operation, size, measured value, target, and whether the target is met.
+//
+// It works through the public Client, as an application does: facts are written with
+// WriteFacts in batches and embedded by the local embedder, searches embed their query
+// text, branches, diffs, merges, snapshots and time-travel reads go through Branch,
+// Diff, Merge, Snapshot and TimeTravel. Each size is measured on a fresh store filled
+// with a deterministic synthetic corpus of agent memories (internal/benchdata).
+//
+// Usage:
+//
+//	go run ./examples/bench                      # 1k, 10k and 100k facts, in memory
+//	go run ./examples/bench -store durable       # the embedded store with a log, fsync per batch
+//	go run ./examples/bench -quick               # a smoke run: 1k and 10k facts, few queries
+//	go run ./examples/bench -sizes 5000 -queries 500 -batch 100
+//	go run ./examples/bench -dedupe -1           # near-duplicate detection off
+//
+// Latencies are reported as p50/p95 over many runs of the operation, with the median CPU
+// time per run beside them (the whole process's, garbage collection included: on a
+// machine shared with other work it is the steadier figure). Write throughput is in
+// facts per second over the whole load, embedding included. Memory is the growth of
+// the Go heap in use after a garbage collection, with the live objects alone beside it,
+// and the process's resident set size (VmRSS). Progress goes to standard error, the
+// table to standard output. The exit status is 0 when the measurements ran, whatever
+// the results, 1 when one failed and 2 for bad flags or an unavailable store.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"runtime/pprof"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/day1ai/day1"
+	"github.com/day1ai/day1/internal/benchdata"
+	"github.com/day1ai/day1/llm"
+)
+
+func main() {
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// options are the command's flags.
+type options struct {
+	sizes      []int
+	queries    int
+	store      string
+	quick      bool
+	batch      int
+	seed       uint64
+	dedupe     float64 // Config.DedupeThreshold: 0 is the client's default, negative is off
+	cpuprofile string
+	memprofile string
+	// repetitions of the operations measured by latency
+	branches int
+	diffs    int
+	merges   int
+}
+
+// Targets.
+const (
+	writeTargetMemory  = 20_000 // facts/s
+	writeTargetDurable = 10_000 // facts/s
+	searchP50Target    = 5 * time.Millisecond
+	searchP95Target    = 10 * time.Millisecond
+	branchTarget       = 50 * time.Microsecond
+	branchScaleTarget  = 1.5
+	diffTarget         = time.Millisecond
+	mergeTarget        = 2 * time.Millisecond
+	timeTravelTarget   = 1.5
+	memoryTargetMB     = 350
+	changes            = 100 // changes per diff and merge
+)
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	sizes := fs.String("sizes", "1000,10000,100000", "comma-separated store sizes, in facts")
+	queries := fs.Int("queries", 200, "search queries per size")
+	st := fs.String("store", "memory", "store to measure: memory, durable, or matrixone (not available yet)")
+	quick := fs.Bool("quick", false, "smoke run: sizes 1000,10000 unless -sizes is given, 50 queries unless -queries is given, fewer repetitions")
+	batch := fs.Int("batch", 500, "facts per WriteFacts call")
+	seed := fs.Uint64("seed", 1, "seed of the synthetic corpus")
+	dedupe := fs.Float64("dedupe", 0, "Config.DedupeThreshold of the client: 0 means its default (0.92), a negative value turns near-duplicate detection off")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	memprofile := fs.String("memprofile", "", "write a heap profile to this file after the largest store is loaded")
+	if err := fs.Parse(args); err != nil {
+		return options{}, err
+	}
+	if fs.NArg() > 0 {
+		return options{}, fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	o := options{queries: *queries, store: *st, quick: *quick, batch: *batch, seed: *seed, dedupe: *dedupe, cpuprofile: *cpuprofile, memprofile: *memprofile,
+		branches: 2000, diffs: 100, merges: 30}
+	if o.quick {
+		if !set["sizes"] {
+			*sizes = "1000,10000"
+		}
+		if !set["queries"] {
+			o.queries = 50
+		}
+		o.branches, o.diffs, o.merges = 200, 20, 5
+	}
+	for _, s := range strings.Split(*sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 100 {
+			return options{}, fmt.Errorf("-sizes: %q is not a size of at least 100 facts", s)
+		}
+		o.sizes = append(o.sizes, n)
+	}
+	slices.Sort(o.sizes)
+	o.sizes = slices.Compact(o.sizes)
+	if o.queries < 1 {
+		return options{}, errors.New("-queries must be at least 1")
+	}
+	if o.dedupe > 1 || math.IsNaN(o.dedupe) {
+		return options{}, errors.New("-dedupe must be at most 1")
+	}
+	if o.batch < 1 || o.batch > 10_000 {
+		return options{}, errors.New("-batch must be between 1 and 10000")
+	}
+	switch o.store {
+	case "memory", "durable", "matrixone":
+	default:
+		return options{}, fmt.Errorf("-store: %q is not memory, durable or matrixone", o.store)
+	}
+	return o, nil
+}
+
+// run runs the command and returns its exit status.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	o, err := parseFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "bench:", err)
+		return 2
+	}
+	if o.store == "matrixone" {
+		fmt.Fprintln(stderr, "bench: the MatrixOne store is not available yet; measure -store memory or -store durable")
+		return 2
+	}
+	if o.cpuprofile != "" {
+		f, err := os.Create(o.cpuprofile)
+		if err != nil {
+			fmt.Fprintln(stderr, "bench:", err)
+			return 1
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(stderr, "bench:", err)
+			return 1
+		}
+		defer pprof.StopCPUProfile()
+	}
+	fmt.Fprintf(stderr, "bench: store=%s sizes=%v queries=%d batch=%d dedupe=%s %s GOMAXPROCS=%d\n",
+		o.store, o.sizes, o.queries, o.batch, dedupeLabel(o.dedupe), runtime.Version(), runtime.GOMAXPROCS(0))
+	b := &bench{o: o, log: stderr}
+	for _, n := range o.sizes {
+		if err := b.measure(ctx, n); err != nil {
+			fmt.Fprintf(stderr, "bench: %d facts: %v\n", n, err)
+			return 1
+		}
+	}
+	b.scaling()
+	b.print(stdout)
+	return 0
+}
+
+// row is one line of the table.
+type row struct {
+	op, size, measured, target string
+	pass                       *bool // nil: informational
+}
+
+type bench struct {
+	o    options
+	log  io.Writer
+	rows []row
+	// branchP50 is the p50 of branch creation per size, for the scaling row.
+	branchP50 map[int]time.Duration
+}
+
+func (b *bench) add(op string, n int, measured, target string, pass *bool) {
+	b.rows = append(b.rows, row{op: op, size: sizeLabel(n), measured: measured, target: target, pass: pass})
+}
+
+func ok(v bool) *bool { return &v }
+
+func (b *bench) progress(format string, args ...any) {
+	fmt.Fprintf(b.log, "bench: "+format+"\n", args...)
+}
+
+// measure fills a fresh store with n facts and measures every operation on it.
+func (b *bench) measure(ctx context.Context, n int) error {
+	churn := max(n/100, 1)
+	// The corpus: n facts to load, churn texts for updates after the snapshot, and
+	// changes texts for the diff and merge branches.
+	texts := benchdata.Facts(n+churn+changes, b.o.seed)
+	spare := texts[n:]
+	texts = texts[:n]
+	qs := benchdata.Queries(texts, b.o.queries, b.o.seed+1)
+
+	cfg := day1.Config{DedupeThreshold: b.o.dedupe}
+	if b.o.store == "durable" {
+		dir, err := os.MkdirTemp("", "day1-bench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		cfg.Path = dir
+	}
+	inuseBefore, liveBefore := settledHeap()
+	c, err := day1.Open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+
+	// Embedding alone, to tell its cost from the store's.
+	if err := b.embedRate(ctx, texts, n); err != nil {
+		return err
+	}
+
+	// Writes.
+	b.progress("%d facts: writing in batches of %d", n, b.o.batch)
+	ids := make([]string, 0, n)
+	created := 0
+	cpuStart := cpuTime()
+	start := time.Now()
+	for lo := 0; lo < n; lo += b.o.batch {
+		batch := make([]day1.Fact, 0, b.o.batch)
+		for _, t := range texts[lo:min(lo+b.o.batch, n)] {
+			batch = append(batch, day1.Fact{Text: t, Category: "bench"})
+		}
+		ws, err := c.WriteFacts(ctx, batch)
+		if err != nil {
+			return fmt.Errorf("writing facts %d-%d: %w", lo, lo+len(batch), err)
+		}
+		for _, w := range ws {
+			ids = append(ids, w.Record.ID)
+			if w.Outcome == day1.Created {
+				created++
+			}
+		}
+	}
+	elapsed := time.Since(start)
+	cpu := cpuTime() - cpuStart
+	rate := float64(n) / elapsed.Seconds()
+	writeTarget := writeTargetMemory
+	if b.o.store == "durable" {
+		writeTarget = writeTargetDurable
+	}
+	note := ""
+	if created != n {
+		note = fmt.Sprintf(" (%d of %d created)", created, n)
+	}
+	b.add(fmt.Sprintf("write: WriteFacts, batches of %d, local embedder, %s, dedupe %s", b.o.batch, b.o.store, dedupeLabel(b.o.dedupe)), n,
+		fmt.Sprintf("%s facts/s (%s; %s facts per CPU-s)%s", thousands(rate), round(elapsed), perCPU(n, cpu), note),
+		fmt.Sprintf("≥ %s facts/s", thousands(float64(writeTarget))), ok(rate >= float64(writeTarget)))
+
+	// Memory, with only the store (and the corpus texts) alive.
+	inuse, live := settledHeap()
+	rss := rssBytes()
+	heapMB, rssMB := float64(inuse-inuseBefore)/(1<<20), float64(rss)/(1<<20)
+	liveMB := float64(live-liveBefore) / (1 << 20)
+	if b.o.memprofile != "" && n == b.o.sizes[len(b.o.sizes)-1] {
+		if err := writeHeapProfile(b.o.memprofile); err != nil {
+			return err
+		}
+	}
+	b.add("memory: Go heap in use after GC (growth) / process RSS", n,
+		fmt.Sprintf("heap %.0f MB (live objects %.0f MB) / RSS %.0f MB", heapMB, liveMB, rssMB),
+		fmt.Sprintf("< %d MB", memoryTargetMB), ok(heapMB < memoryTargetMB && rssMB < memoryTargetMB))
+
+	// A snapshot of the loaded store, then 1% of the facts updated, so that the head
+	// and the snapshot differ.
+	snap, err := c.Snapshot(ctx, day1.DefaultBranch, "bench-loaded", day1.SnapshotOptions{})
+	if err != nil {
+		return err
+	}
+	updates := make([]day1.Fact, 0, churn)
+	for j := range churn {
+		updates = append(updates, day1.Fact{ID: ids[j*(n/churn)], Text: spare[j], Category: "bench"})
+	}
+	for lo := 0; lo < len(updates); lo += b.o.batch {
+		if _, err := c.WriteFacts(ctx, updates[lo:min(lo+b.o.batch, len(updates))]); err != nil {
+			return fmt.Errorf("updating facts after the snapshot: %w", err)
+		}
+	}
+	spare = spare[churn:]
+
+	// Search at head and at the snapshot, the same queries interleaved.
+	b.progress("%d facts: %d searches at head and at the snapshot", n, len(qs))
+	past := c.TimeTravel(day1.AtSnapshot(snap.Name))
+	var head, atSnap samples
+	found := 0
+	for _, q := range qs {
+		var hits []day1.Hit
+		err := head.time(func() (err error) {
+			hits, err = c.Search(ctx, day1.SearchQuery{Text: q.Text, Limit: 10})
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		want := ids[q.Fact]
+		for _, h := range hits {
+			if h.Record.RecordID() == want {
+				found++
+				break
+			}
+		}
+		err = atSnap.time(func() error {
+			_, err := past.Search(ctx, day1.SearchQuery{Text: q.Text, Limit: 10})
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	hp50, hp95 := head.percentiles()
+	b.add("search: hybrid top-10 (query embedded)", n, head.String(),
+		fmt.Sprintf("p50 < %s, p95 < %s", dur(searchP50Target), dur(searchP95Target)),
+		ok(hp50 < searchP50Target && hp95 < searchP95Target))
+	sp50, _ := atSnap.percentiles()
+	ratio := float64(sp50) / float64(hp50)
+	b.add("search at a snapshot (TimeTravel) vs at head", n,
+		fmt.Sprintf("%.2fx: %s", ratio, atSnap.String()),
+		fmt.Sprintf("≤ %.1fx head p50", timeTravelTarget), ok(ratio <= timeTravelTarget))
+	b.add("search quality: paraphrased fact in hybrid top-10", n,
+		fmt.Sprintf("%.1f%% of %d queries", 100*float64(found)/float64(len(qs)), len(qs)), "—", nil)
+
+	// Branch creation.
+	b.progress("%d facts: %d branches", n, b.o.branches)
+	var br samples
+	for i := range b.o.branches {
+		name := fmt.Sprintf("bench/branch-%d", i)
+		err := br.time(func() error {
+			_, err := c.Branch(ctx, name, day1.BranchOptions{})
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	bp50, bp95 := br.percentiles()
+	if b.branchP50 == nil {
+		b.branchP50 = map[int]time.Duration{}
+	}
+	b.branchP50[n] = bp50
+	b.add("branch: create from main", n, br.String(), fmt.Sprintf("p95 < %s", dur(branchTarget)), ok(bp95 < branchTarget))
+
+	// Diff of changes: half updates of facts of main, half new facts.
+	b.progress("%d facts: diff and merge of %d changes", n, changes)
+	src, err := b.writeChanges(ctx, c, "bench/diff", day1.DefaultBranch, ids, spare)
+	if err != nil {
+		return err
+	}
+	var df samples
+	for range b.o.diffs {
+		var d *day1.Diff
+		err := df.time(func() (err error) {
+			d, err = c.Diff(ctx, src, day1.DefaultBranch)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if len(d.SourceChanges) != changes {
+			return fmt.Errorf("the diff holds %d source changes, want %d", len(d.SourceChanges), changes)
+		}
+	}
+	_, dp95 := df.percentiles()
+	b.add(fmt.Sprintf("diff: %d changes vs main", changes), n, df.String(), fmt.Sprintf("p95 < %s", dur(diffTarget)), ok(dp95 < diffTarget))
+
+	// Merge of changes: each time into a fresh fork of main, from a fork of that.
+	var mg samples
+	for i := range b.o.merges {
+		target := fmt.Sprintf("bench/target-%d", i)
+		if _, err := c.Branch(ctx, target, day1.BranchOptions{}); err != nil {
+			return err
+		}
+		src, err := b.writeChanges(ctx, c, fmt.Sprintf("bench/source-%d", i), target, ids, spare)
+		if err != nil {
+			return err
+		}
+		var res day1.MergeResult
+		err = mg.time(func() (err error) {
+			res, err = c.Merge(ctx, day1.MergeRequest{Source: src, Target: target})
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if len(res.Plan.Puts) != changes {
+			return fmt.Errorf("the merge wrote %d records, want %d", len(res.Plan.Puts), changes)
+		}
+	}
+	_, mp95 := mg.percentiles()
+	b.add(fmt.Sprintf("merge: %d changes, native", changes), n, mg.String(), fmt.Sprintf("p95 < %s", dur(mergeTarget)), ok(mp95 < mergeTarget))
+	return nil
+}
+
+// embedRate measures the local embedder alone on the corpus, in batches.
+func (b *bench) embedRate(ctx context.Context, texts []string, n int) error {
+	e := llm.NewLocalEmbedder(llm.DefaultDimensions)
+	start := time.Now()
+	for lo := 0; lo < len(texts); lo += b.o.batch {
+		if _, err := e.Embed(ctx, texts[lo:min(lo+b.o.batch, len(texts))]); err != nil {
+			return err
+		}
+	}
+	rate := float64(len(texts)) / time.Since(start).Seconds()
+	b.add("embed alone: LocalEmbedder.Embed, 384 dims", n, fmt.Sprintf("%s texts/s", thousands(rate)), "—", nil)
+	return nil
+}
+
+// writeChanges forks from into branch name and writes changes there: half update facts
+// of the loaded corpus with new texts, half add new facts. It returns the branch name.
+func (b *bench) writeChanges(ctx context.Context, c *day1.Client, name, from string, ids, texts []string) (string, error) {
+	if _, err := c.Branch(ctx, name, day1.BranchOptions{From: from}); err != nil {
+		return "", err
+	}
+	facts := make([]day1.Fact, 0, changes)
+	for j := range changes {
+		f := day1.Fact{Branch: name, Text: texts[j], Category: "bench"}
+		if j%2 == 0 {
+			// An update of a fact spread over the corpus, next to (not on) a churned one.
+			f.ID = ids[(j*(len(ids)/changes)+1)%len(ids)]
+		}
+		facts = append(facts, f)
+	}
+	ws, err := c.WriteFacts(ctx, facts)
+	if err != nil {
+		return "", fmt.Errorf("writing %d changes on %s: %w", changes, name, err)
+	}
+	for i, w := range ws {
+		if w.Outcome != day1.Created && w.Outcome != day1.Updated {
+			return "", fmt.Errorf("change %d on %s was %s, want created or updated", i, name, w.Outcome)
+		}
+	}
+	return name, nil
+}
+
+// scaling adds the row comparing branch creation on the largest and smallest stores.
+func (b *bench) scaling() {
+	if len(b.o.sizes) < 2 {
+		return
+	}
+	lo, hi := b.o.sizes[0], b.o.sizes[len(b.o.sizes)-1]
+	small, large := b.branchP50[lo], b.branchP50[hi]
+	if small <= 0 {
+		return
+	}
+	ratio := float64(large) / float64(small)
+	b.rows = append(b.rows, row{
+		op:       "branch: creation time, largest vs smallest store (p50)",
+		size:     sizeLabel(hi) + " vs " + sizeLabel(lo),
+		measured: fmt.Sprintf("%.2fx (%s vs %s)", ratio, dur(large), dur(small)),
+		target:   fmt.Sprintf("≤ %.1fx (O(1))", branchScaleTarget),
+		pass:     ok(ratio <= branchScaleTarget),
+	})
+}
+
+func (b *bench) print(w io.Writer) {
+	bw := bufio.NewWriter(w)
+	defer bw.Flush()
+	fmt.Fprintln(bw, "| operation | size | measured | target | result |")
+	fmt.Fprintln(bw, "|---|---|---|---|---|")
+	for _, r := range b.rows {
+		res := "info"
+		if r.pass != nil {
+			res = "FAIL"
+			if *r.pass {
+				res = "pass"
+			}
+		}
+		fmt.Fprintf(bw, "| %s | %s | %s | %s | %s |\n", r.op, r.size, r.measured, r.target, res)
+	}
+}
+
+// writeHeapProfile writes the live heap, as of the last garbage collection, to path.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// settledHeap collects garbage, returns freed memory to the OS, and returns the bytes of
+// heap in use (spans holding at least one live object) and of live objects.
+func settledHeap() (inuse, live uint64) {
+	runtime.GC()
+	debug.FreeOSMemory()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapInuse, ms.HeapAlloc
+}
+
+// rssBytes returns the resident set size of the process (VmRSS), 0 where
+// /proc/self/status is not available.
+func rssBytes() uint64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for line := range bytes.Lines(data) {
+		if rest, found := bytes.CutPrefix(line, []byte("VmRSS:")); found {
+			fields := strings.Fields(string(rest))
+			if len(fields) >= 1 {
+				kb, err := strconv.ParseUint(fields[0], 10, 64)
+				if err == nil {
+					return kb << 10
+				}
+			}
+		}
+	}
+	return 0
+}
+
+// samples holds the wall-clock and CPU time of repeated runs of one operation. The CPU
+// time is the whole process's, garbage collection included; on a machine shared with
+// other work it is the steadier figure.
+type samples struct {
+	wall, cpu []time.Duration
+}
+
+// time runs fn once and records how long it took.
+func (s *samples) time(fn func() error) error {
+	c := cpuTime()
+	t := time.Now()
+	err := fn()
+	s.wall = append(s.wall, time.Since(t))
+	s.cpu = append(s.cpu, cpuTime()-c)
+	return err
+}
+
+// percentiles returns the wall-clock p50 and p95.
+func (s *samples) percentiles() (p50, p95 time.Duration) {
+	return percentile(s.wall, 50), percentile(s.wall, 95)
+}
+
+// String formats the wall-clock p50 and p95 and the CPU p50.
+func (s *samples) String() string {
+	p50, p95 := s.percentiles()
+	return fmt.Sprintf("p50 %s / p95 %s (CPU p50 %s)", dur(p50), dur(p95), dur(percentile(s.cpu, 50)))
+}
+
+// percentile returns the p-th percentile of ds (nearest rank), 0 for none.
+func percentile(ds []time.Duration, p int) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[max((p*len(s)+99)/100-1, 0)]
+}
+
+// perCPU formats n operations per second of CPU time, "?" when none was measured.
+func perCPU(n int, cpu time.Duration) string {
+	if cpu <= 0 {
+		return "?"
+	}
+	return thousands(float64(n) / cpu.Seconds())
+}
+
+// dur formats a duration with three significant digits in a fitting unit.
+func dur(d time.Duration) string {
+	switch {
+	case d >= time.Second:
+		return fmt.Sprintf("%.3g s", d.Seconds())
+	case d >= time.Millisecond:
+		return fmt.Sprintf("%.3g ms", float64(d)/float64(time.Millisecond))
+	default:
+		return fmt.Sprintf("%.3g µs", float64(d)/float64(time.Microsecond))
+	}
+}
+
+func round(d time.Duration) string {
+	if d >= time.Second {
+		return d.Round(10 * time.Millisecond).String()
+	}
+	return d.Round(time.Millisecond).String()
+}
+
+// thousands formats x as an integer with thousands separators.
+func thousands(x float64) string {
+	s := strconv.FormatInt(int64(x+0.5), 10)
+	var out []byte
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	return string(out)
+}
+
+// dedupeLabel names a Config.DedupeThreshold as the client applies it.
+func dedupeLabel(t float64) string {
+	switch {
+	case t == 0:
+		return strconv.FormatFloat(day1.DefaultDedupeThreshold, 'f', -1, 64)
+	case t < 0:
+		return "off"
+	}
+	return strconv.FormatFloat(t, 'f', -1, 64)
+}
+
+func sizeLabel(n int) string {
+	switch {
+	case n >= 1000 && n%1000 == 0:
+		return strconv.Itoa(n/1000) + "k"
+	default:
+		return strconv.Itoa(n)
+	}
+}

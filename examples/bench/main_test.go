@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+)
+
+// TestQuickRun runs the quick mode in-process on tiny stores and checks that the table
+// has a row for every operation and size.
+func TestQuickRun(t *testing.T) {
+	var out, errs bytes.Buffer
+	code := run(context.Background(), []string{"-quick", "-sizes", "200,400", "-queries", "20"}, &out, &errs)
+	if code != 0 {
+		t.Fatalf("exit status %d, stderr:\n%s", code, errs.String())
+	}
+	table := out.String()
+	lines := strings.Split(strings.TrimSpace(table), "\n")
+	if len(lines) < 2 || !strings.HasPrefix(lines[0], "| operation | size | measured | target | result |") {
+		t.Fatalf("no markdown table header:\n%s", table)
+	}
+	ops := []string{
+		"embed alone:", "write:", "memory:", "search: hybrid top-10", "search at a snapshot",
+		"search quality:", "branch: create", "diff:", "merge:",
+	}
+	for _, size := range []string{"200", "400"} {
+		for _, op := range ops {
+			if !hasRow(lines, op, size) {
+				t.Errorf("no row for %q at size %s in:\n%s", op, size, table)
+			}
+		}
+	}
+	if !hasRow(lines, "branch: creation time, largest vs smallest", "400 vs 200") {
+		t.Errorf("no branch scaling row in:\n%s", table)
+	}
+	for _, l := range lines[2:] {
+		if !strings.HasSuffix(l, "| pass |") && !strings.HasSuffix(l, "| FAIL |") && !strings.HasSuffix(l, "| info |") {
+			t.Errorf("row without a result: %s", l)
+		}
+	}
+}
+
+func hasRow(lines []string, op, size string) bool {
+	for _, l := range lines {
+		cells := strings.Split(l, "|")
+		if len(cells) > 3 && strings.HasPrefix(strings.TrimSpace(cells[1]), op) && strings.TrimSpace(cells[2]) == size {
+			return true
+		}
+	}
+	return false
+}
+
+func TestFlags(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+	}{
+		{[]string{"-store", "matrixone"}, 2},
+		{[]string{"-store", "sqlite"}, 2},
+		{[]string{"-sizes", "10"}, 2},
+		{[]string{"-sizes", "abc"}, 2},
+		{[]string{"-queries", "0"}, 2},
+		{[]string{"-batch", "0"}, 2},
+		{[]string{"-dedupe", "1.5"}, 2},
+		{[]string{"extra"}, 2},
+	}
+	for _, tt := range tests {
+		var out, errs bytes.Buffer
+		if code := run(context.Background(), tt.args, &out, &errs); code != tt.code {
+			t.Errorf("run(%q) = %d, want %d; stderr: %s", tt.args, code, tt.code, errs.String())
+		}
+		if out.Len() != 0 {
+			t.Errorf("run(%q) printed a table: %s", tt.args, out.String())
+		}
+	}
+}
