@@ -253,9 +253,11 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 			continue
 		}
 		s.applyPut(tb, r)
-		o := putOp(r)
-		o.Name = plan.Target
-		ops = append(ops, o)
+		if s.log != nil {
+			o := putOp(r)
+			o.Name = plan.Target
+			ops = append(ops, o)
+		}
 	}
 	for _, ref := range plan.Deletes {
 		k := key{ref.Kind, ref.ID}

@@ -51,16 +51,20 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 	head := s.chainOf(b, never)
 	results := make([]store.PutResult, len(recs))
 	var ops []op
+	changed := false
 	for i, r := range recs {
 		r = store.WithBranch(store.Clone(r), branchName)
-		res, recOps := s.decide(head, r, opts.DedupeThreshold, stamp)
-		for _, o := range recOps {
-			s.applyPut(b, o.rec)
-			ops = append(ops, o.op)
+		res, writes := s.decide(head, r, opts.DedupeThreshold, stamp)
+		for _, w := range writes {
+			s.applyPut(b, w)
+			if s.log != nil {
+				ops = append(ops, putOp(w))
+			}
+			changed = true
 		}
 		results[i] = res
 	}
-	if len(ops) == 0 {
+	if !changed {
 		return results, nil
 	}
 	if dims != s.dims {
@@ -72,31 +76,27 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 	return results, nil
 }
 
-type plannedPut struct {
-	rec store.Record
-	op  op
-}
 
 // decide says what writing r does: nothing, a new version, or a new fact superseding a
 // near-duplicate. It reads the branch head, which includes earlier records of the batch.
-func (s *Store) decide(head view, r store.Record, threshold float64, now time.Time) (store.PutResult, []plannedPut) {
+func (s *Store) decide(head view, r store.Record, threshold float64, now time.Time) (store.PutResult, []store.Record) {
 	k := key{r.RecordKind(), r.RecordID()}
 	if cur := head.get(k); cur != nil {
 		if store.SameContent(cur, store.StampLike(r, cur)) {
 			return store.PutResult{Record: store.Clone(cur), Outcome: store.Deduplicated}, nil
 		}
 		r = keepCreated(store.WithDefaults(r, now), cur, r.RecordTime().IsZero())
-		return store.PutResult{Record: store.Clone(r), Outcome: store.Updated}, []plannedPut{{r, putOp(r)}}
+		return store.PutResult{Record: store.Clone(r), Outcome: store.Updated}, []store.Record{r}
 	}
 	r = store.WithDefaults(r, now)
 	f, ok := r.(store.Fact)
 	if !ok || !f.Status.Live() {
-		return store.PutResult{Record: store.Clone(r), Outcome: store.Created}, []plannedPut{{r, putOp(r)}}
+		return store.PutResult{Record: store.Clone(r), Outcome: store.Created}, []store.Record{r}
 	}
 	dup, sim := s.nearDuplicate(head, f, threshold)
 	switch {
 	case dup == nil:
-		return store.PutResult{Record: store.Clone(r), Outcome: store.Created}, []plannedPut{{r, putOp(r)}}
+		return store.PutResult{Record: store.Clone(r), Outcome: store.Created}, []store.Record{r}
 	case normText(dup.Text) == normText(f.Text):
 		return store.PutResult{Record: store.Clone(*dup), Outcome: store.Deduplicated, Replaced: dup.ID, Similarity: sim}, nil
 	}
@@ -107,7 +107,7 @@ func (s *Store) decide(head view, r store.Record, threshold float64, now time.Ti
 		f.ParentID = old.ID
 	}
 	return store.PutResult{Record: store.Clone(f), Outcome: store.Superseded, Replaced: old.ID, Similarity: sim},
-		[]plannedPut{{old, putOp(old)}, {f, putOp(f)}}
+		[]store.Record{old, f}
 }
 
 // keepCreated keeps the creation time of the current version when the update left it
