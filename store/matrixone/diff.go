@@ -150,11 +150,11 @@ func (s *Store) diff(ctx context.Context, q queryer, source, target string) (*st
 		sd := got[k.kind]
 		before := sd.before[k.id]
 		after, theirs := sd.src[k.id], sd.tgt[k.id]
-		if equivalent(after, theirs) {
+		if store.Equivalent(after, theirs) {
 			continue
 		}
-		scg, sok := change(k, before, withBranch(after, source))
-		tcg, tok := change(k, before, withBranch(theirs, target))
+		scg, sok := store.ChangeOf(store.Ref{Kind: k.kind, ID: k.id}, before, withBranch(after, source))
+		tcg, tok := store.ChangeOf(store.Ref{Kind: k.kind, ID: k.id}, before, withBranch(theirs, target))
 		if sok {
 			d.SourceChanges = append(d.SourceChanges, scg)
 		}
@@ -165,7 +165,7 @@ func (s *Store) diff(ctx context.Context, q queryer, source, target string) (*st
 			d.Conflicts = append(d.Conflicts, store.Conflict{Ref: scg.Ref, Reason: store.BothChanged, Source: scg, Target: tcg})
 		}
 	}
-	d.Conflicts = append(d.Conflicts, bothSuperseded(d)...)
+	d.Conflicts = append(d.Conflicts, store.SupersedeConflicts(d)...)
 	return d, nil
 }
 
@@ -213,54 +213,6 @@ func visibleRecords(ctx context.Context, q queryer, k store.Kind, suffix string,
 		}
 	}
 	return out, nil
-}
-
-func equivalent(a, b store.Record) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
-	}
-	return store.Equivalent(a, b)
-}
-
-func change(k key, before, after store.Record) (store.Change, bool) {
-	c := store.Change{Ref: store.Ref{Kind: k.kind, ID: k.id}, Before: before, After: after}
-	switch {
-	case before == nil && after == nil:
-		return c, false
-	case before == nil:
-		c.Op = store.OpAdded
-	case after == nil:
-		c.Op = store.OpDeleted
-	case equivalent(before, after):
-		return c, false
-	default:
-		c.Op = store.OpUpdated
-	}
-	return c, true
-}
-
-// bothSuperseded finds facts added on both sides that supersede the same parent.
-func bothSuperseded(d *store.Diff) []store.Conflict {
-	byParent := map[string][]store.Change{}
-	for _, c := range d.TargetChanges {
-		if f, ok := c.After.(store.Fact); ok && c.Op == store.OpAdded && f.ParentID != "" {
-			byParent[f.ParentID] = append(byParent[f.ParentID], c)
-		}
-	}
-	var out []store.Conflict
-	for _, c := range d.SourceChanges {
-		f, ok := c.After.(store.Fact)
-		if !ok || c.Op != store.OpAdded || f.ParentID == "" {
-			continue
-		}
-		for _, tc := range byParent[f.ParentID] {
-			if tc.Ref.ID != f.ID {
-				out = append(out, store.Conflict{Ref: store.Ref{Kind: store.KindFact, ID: f.ParentID},
-					Reason: store.BothSuperseded, Source: c, Target: tc})
-			}
-		}
-	}
-	return out
 }
 
 // ApplyMerge applies a merge plan in one transaction: it checks the target's head

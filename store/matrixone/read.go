@@ -293,7 +293,7 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 				vec = append(vec, rs...)
 			}
 		}
-		return fuse(p, q, kw, vec), nil
+		return fused(p, q, kw, vec), nil
 	})
 }
 
@@ -433,82 +433,19 @@ func vectorSQL(kind store.Kind, p pos, q store.SearchQuery, dims, k int) (string
 	return query, args, true
 }
 
-// fuse turns the retrievers' rankings into hits, as the embedded store does.
-func fuse(p pos, q store.SearchQuery, kw, vec []ranked) []store.Hit {
-	kw = topRanked(kw, len(kw))
-	vec = topRanked(vec, len(vec))
-	hits := map[key]*store.Hit{}
-	var order []key
-	get := func(r store.Record) *store.Hit {
-		k := key{r.RecordKind(), r.RecordID()}
-		h, ok := hits[k]
-		if !ok {
-			h = &store.Hit{Record: r}
-			hits[k] = h
-			order = append(order, k)
+// fused turns the retrievers' rankings into hits with store.Fuse, as every store does,
+// naming the branch read.
+func fused(p pos, q store.SearchQuery, kw, vec []ranked) []store.Hit {
+	conv := func(rs []ranked) []store.Ranked {
+		out := make([]store.Ranked, len(rs))
+		for i, r := range rs {
+			out[i] = store.Ranked{Record: r.rec, Score: r.score}
 		}
-		return h
+		return out
 	}
-	for i, r := range kw {
-		h := get(r.rec)
-		h.KeywordScore, h.KeywordRank = r.score, i+1
-		h.FoundBy = append(h.FoundBy, store.RetrieverKeyword)
+	hits := store.Fuse(q, conv(kw), conv(vec))
+	for i := range hits {
+		hits[i].Record = store.WithBranch(hits[i].Record, p.name)
 	}
-	for i, r := range vec {
-		h := get(r.rec)
-		h.VectorScore, h.VectorRank = r.score, i+1
-		h.FoundBy = append(h.FoundBy, store.RetrieverVector)
-	}
-	kwMin, kwMax := bounds(kw)
-	vecMin, vecMax := bounds(vec)
-	out := make([]ranked, 0, len(order))
-	for _, k := range order {
-		h := hits[k]
-		switch {
-		case q.Mode == store.Keyword:
-			h.Score = h.KeywordScore
-		case q.Mode == store.Vector:
-			h.Score = h.VectorScore
-		case q.Fusion == store.Weighted:
-			if h.VectorRank > 0 {
-				h.Score += q.Alpha * unit(h.VectorScore, vecMin, vecMax)
-			}
-			if h.KeywordRank > 0 {
-				h.Score += (1 - q.Alpha) * unit(h.KeywordScore, kwMin, kwMax)
-			}
-		default:
-			if h.KeywordRank > 0 {
-				h.Score += 1 / (q.RRFK + float64(h.KeywordRank))
-			}
-			if h.VectorRank > 0 {
-				h.Score += 1 / (q.RRFK + float64(h.VectorRank))
-			}
-		}
-		if q.MinScore == 0 || h.Score >= q.MinScore {
-			out = append(out, ranked{h.Record, h.Score})
-		}
-	}
-	out = topRanked(out, q.Limit)
-	res := make([]store.Hit, len(out))
-	for i, r := range out {
-		res[i] = *hits[key{r.rec.RecordKind(), r.rec.RecordID()}]
-		res[i].Record = store.WithBranch(res[i].Record, p.name)
-	}
-	return res
-}
-
-func bounds(rs []ranked) (lo, hi float64) {
-	lo, hi = math.Inf(1), math.Inf(-1)
-	for _, r := range rs {
-		lo, hi = min(lo, r.score), max(hi, r.score)
-	}
-	return lo, hi
-}
-
-// unit min-max normalises x into [0, 1]; a list of equal scores maps to 1.
-func unit(x, lo, hi float64) float64 {
-	if hi <= lo {
-		return 1
-	}
-	return (x - lo) / (hi - lo)
+	return hits
 }

@@ -73,11 +73,11 @@ func (s *Store) diff(source, target string) (*store.Diff, error) {
 			before = bv.get(k)
 		}
 		after, theirs := sv.get(k), tv.get(k)
-		if equivalent(after, theirs) {
+		if store.Equivalent(after, theirs) {
 			continue
 		}
-		sc, sok := change(k, before, after)
-		tc, tok := change(k, before, theirs)
+		sc, sok := store.ChangeOf(store.Ref{Kind: k.kind, ID: k.id}, clone(before), clone(after))
+		tc, tok := store.ChangeOf(store.Ref{Kind: k.kind, ID: k.id}, clone(before), clone(theirs))
 		if sok {
 			d.SourceChanges = append(d.SourceChanges, sc)
 		}
@@ -88,65 +88,17 @@ func (s *Store) diff(source, target string) (*store.Diff, error) {
 			d.Conflicts = append(d.Conflicts, store.Conflict{Ref: sc.Ref, Reason: store.BothChanged, Source: sc, Target: tc})
 		}
 	}
-	d.Conflicts = append(d.Conflicts, bothSuperseded(d)...)
+	d.Conflicts = append(d.Conflicts, store.SupersedeConflicts(d)...)
 	return d, nil
 }
 
 func kindOrder(k store.Kind) int { return slices.Index(store.Kinds, k) }
-
-func equivalent(a, b store.Record) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
-	}
-	return store.Equivalent(a, b)
-}
-
-func change(k key, before, after store.Record) (store.Change, bool) {
-	c := store.Change{Ref: store.Ref{Kind: k.kind, ID: k.id}, Before: clone(before), After: clone(after)}
-	switch {
-	case before == nil && after == nil:
-		return c, false
-	case before == nil:
-		c.Op = store.OpAdded
-	case after == nil:
-		c.Op = store.OpDeleted
-	case equivalent(before, after):
-		return c, false
-	default:
-		c.Op = store.OpUpdated
-	}
-	return c, true
-}
 
 func clone(r store.Record) store.Record {
 	if r == nil {
 		return nil
 	}
 	return store.Clone(r)
-}
-
-// bothSuperseded finds facts added on both sides that supersede the same parent.
-func bothSuperseded(d *store.Diff) []store.Conflict {
-	byParent := map[string][]store.Change{}
-	for _, c := range d.TargetChanges {
-		if f, ok := c.After.(store.Fact); ok && c.Op == store.OpAdded && f.ParentID != "" {
-			byParent[f.ParentID] = append(byParent[f.ParentID], c)
-		}
-	}
-	var out []store.Conflict
-	for _, c := range d.SourceChanges {
-		f, ok := c.After.(store.Fact)
-		if !ok || c.Op != store.OpAdded || f.ParentID == "" {
-			continue
-		}
-		for _, tc := range byParent[f.ParentID] {
-			if tc.Ref.ID != f.ID {
-				out = append(out, store.Conflict{Ref: store.Ref{Kind: store.KindFact, ID: f.ParentID},
-					Reason: store.BothSuperseded, Source: c, Target: tc})
-			}
-		}
-	}
-	return out
 }
 
 // segment is the part of a branch's own history between two sequence numbers.

@@ -3,7 +3,6 @@ package memstore
 import (
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -162,35 +161,16 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return fuse(vw, q, kw, vec), nil
+	hits := store.Fuse(q, records(kw), records(vec))
+	for i := range hits {
+		hits[i].Record = vw.out(hits[i].Record)
+	}
+	return hits, nil
 }
 
 type ranked struct {
 	v     *version
 	score float64
-}
-
-func topRanked(rs []ranked, k int) []ranked {
-	slices.SortFunc(rs, func(a, b ranked) int {
-		if a.score != b.score {
-			if a.score > b.score {
-				return -1
-			}
-			return 1
-		}
-		return compareVersions(a.v, b.v)
-	})
-	if len(rs) > k {
-		rs = rs[:k]
-	}
-	return rs
-}
-
-func compareVersions(a, b *version) int {
-	if c := strings.Compare(string(a.key.kind), string(b.key.kind)); c != 0 {
-		return c
-	}
-	return strings.Compare(a.key.id, b.key.id)
 }
 
 // keyword scores BM25 over the documents the view sees. Document frequencies, the
@@ -368,84 +348,14 @@ func fromTop(top *vecmath.TopK[*version]) []ranked {
 	for i, s := range sorted {
 		out[i] = ranked{s.Item, s.Score}
 	}
-	return topRanked(out, len(out))
+	return out
 }
 
-// fuse turns the retrievers' rankings into hits.
-func fuse(vw view, q store.SearchQuery, kw, vec []ranked) []store.Hit {
-	kw = topRanked(kw, len(kw))
-	vec = topRanked(vec, len(vec))
-	hits := map[*version]*store.Hit{}
-	var order []*version
-	get := func(v *version) *store.Hit {
-		h, ok := hits[v]
-		if !ok {
-			h = &store.Hit{Record: v.rec}
-			hits[v] = h
-			order = append(order, v)
-		}
-		return h
+// records pairs each ranked version's record with its score, for store.Fuse.
+func records(rs []ranked) []store.Ranked {
+	out := make([]store.Ranked, len(rs))
+	for i, r := range rs {
+		out[i] = store.Ranked{Record: r.v.rec, Score: r.score}
 	}
-	for i, r := range kw {
-		h := get(r.v)
-		h.KeywordScore, h.KeywordRank = r.score, i+1
-		h.FoundBy = append(h.FoundBy, store.RetrieverKeyword)
-	}
-	for i, r := range vec {
-		h := get(r.v)
-		h.VectorScore, h.VectorRank = r.score, i+1
-		h.FoundBy = append(h.FoundBy, store.RetrieverVector)
-	}
-	kwMin, kwMax := bounds(kw)
-	vecMin, vecMax := bounds(vec)
-	out := make([]ranked, 0, len(order))
-	for _, v := range order {
-		h := hits[v]
-		switch {
-		case q.Mode == store.Keyword:
-			h.Score = h.KeywordScore
-		case q.Mode == store.Vector:
-			h.Score = h.VectorScore
-		case q.Fusion == store.Weighted:
-			if h.VectorRank > 0 {
-				h.Score += q.Alpha * unit(h.VectorScore, vecMin, vecMax)
-			}
-			if h.KeywordRank > 0 {
-				h.Score += (1 - q.Alpha) * unit(h.KeywordScore, kwMin, kwMax)
-			}
-		default:
-			if h.KeywordRank > 0 {
-				h.Score += 1 / (q.RRFK + float64(h.KeywordRank))
-			}
-			if h.VectorRank > 0 {
-				h.Score += 1 / (q.RRFK + float64(h.VectorRank))
-			}
-		}
-		if q.MinScore == 0 || h.Score >= q.MinScore {
-			out = append(out, ranked{v, h.Score})
-		}
-	}
-	out = topRanked(out, q.Limit)
-	res := make([]store.Hit, len(out))
-	for i, r := range out {
-		res[i] = *hits[r.v]
-		res[i].Record = vw.out(r.v.rec)
-	}
-	return res
-}
-
-func bounds(rs []ranked) (lo, hi float64) {
-	lo, hi = math.Inf(1), math.Inf(-1)
-	for _, r := range rs {
-		lo, hi = min(lo, r.score), max(hi, r.score)
-	}
-	return lo, hi
-}
-
-// unit min-max normalises x into [0, 1]; a list of equal scores maps to 1.
-func unit(x, lo, hi float64) float64 {
-	if hi <= lo {
-		return 1
-	}
-	return (x - lo) / (hi - lo)
+	return out
 }

@@ -76,7 +76,6 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 	return results, nil
 }
 
-
 // decide says what writing r does: nothing, a new version, or a new fact superseding a
 // near-duplicate. It reads the branch head, which includes earlier records of the batch.
 func (s *Store) decide(head view, r store.Record, threshold float64, now time.Time) (store.PutResult, []store.Record) {

@@ -1,0 +1,115 @@
+package store
+
+import (
+	"math"
+	"slices"
+	"strings"
+)
+
+// Ranked is a record with one retriever's score.
+type Ranked struct {
+	Record Record
+	Score  float64
+}
+
+// SortRanked orders rs best first: by score, then by kind (in the order of Kinds) and
+// id, so equal scores always come out in the same order on every store.
+func SortRanked(rs []Ranked) {
+	slices.SortFunc(rs, func(a, b Ranked) int {
+		if a.Score != b.Score {
+			if a.Score > b.Score {
+				return -1
+			}
+			return 1
+		}
+		if c := slices.Index(Kinds, a.Record.RecordKind()) - slices.Index(Kinds, b.Record.RecordKind()); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Record.RecordID(), b.Record.RecordID())
+	})
+}
+
+// Fuse turns the rankings of the keyword and vector retrievers into the hits of a
+// search: the final score per q.Mode and q.Fusion (see RRF and Weighted), MinScore
+// applied, best first, at most q.Limit. q must be normalised (NormalizeSearch). Every
+// store calls it, so hybrid ranking is the same on all of them.
+func Fuse(q SearchQuery, keyword, vector []Ranked) []Hit {
+	SortRanked(keyword)
+	SortRanked(vector)
+	hits := map[Ref]*Hit{}
+	var order []Ref
+	get := func(r Record) *Hit {
+		ref := RefOf(r)
+		h, ok := hits[ref]
+		if !ok {
+			h = &Hit{Record: r}
+			hits[ref] = h
+			order = append(order, ref)
+		}
+		return h
+	}
+	for i, r := range keyword {
+		h := get(r.Record)
+		h.KeywordScore, h.KeywordRank = r.Score, i+1
+		h.FoundBy = append(h.FoundBy, RetrieverKeyword)
+	}
+	for i, r := range vector {
+		h := get(r.Record)
+		h.VectorScore, h.VectorRank = r.Score, i+1
+		h.FoundBy = append(h.FoundBy, RetrieverVector)
+	}
+	kwMin, kwMax := bounds(keyword)
+	vecMin, vecMax := bounds(vector)
+	out := make([]Ranked, 0, len(order))
+	for _, ref := range order {
+		h := hits[ref]
+		switch {
+		case q.Mode == Keyword:
+			h.Score = h.KeywordScore
+		case q.Mode == Vector:
+			h.Score = h.VectorScore
+		case q.Fusion == Weighted:
+			if h.VectorRank > 0 {
+				h.Score += q.Alpha * unit(h.VectorScore, vecMin, vecMax)
+			}
+			if h.KeywordRank > 0 {
+				h.Score += (1 - q.Alpha) * unit(h.KeywordScore, kwMin, kwMax)
+			}
+		default:
+			if h.KeywordRank > 0 {
+				h.Score += 1 / (q.RRFK + float64(h.KeywordRank))
+			}
+			if h.VectorRank > 0 {
+				h.Score += 1 / (q.RRFK + float64(h.VectorRank))
+			}
+		}
+		if q.MinScore == 0 || h.Score >= q.MinScore {
+			out = append(out, Ranked{h.Record, h.Score})
+		}
+	}
+	SortRanked(out)
+	if len(out) > q.Limit {
+		out = out[:q.Limit]
+	}
+	res := make([]Hit, len(out))
+	for i, r := range out {
+		res[i] = *hits[RefOf(r.Record)]
+	}
+	return res
+}
+
+func bounds(rs []Ranked) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, r := range rs {
+		lo, hi = min(lo, r.Score), max(hi, r.Score)
+	}
+	return lo, hi
+}
+
+// unit min-max normalises x into [0, 1]; a list of equal scores maps to 1.
+func unit(x, lo, hi float64) float64 {
+	if hi <= lo {
+		return 1
+	}
+	return (x - lo) / (hi - lo)
+}
