@@ -145,7 +145,7 @@ func (s *Store) List(ctx context.Context, v store.View, q store.ListQuery) ([]st
 				out = append(out, store.WithBranch(r.rec, p.name))
 			}
 		}
-		sortRecords(out, q.Order, q.Desc)
+		store.SortRecords(out, q.Order, q.Desc)
 		if !pushed {
 			if q.Offset >= len(out) {
 				return nil, nil
@@ -186,43 +186,6 @@ func listSQL(p pos, q store.ListQuery) (query string, args []any, pushed, possib
 		panic(err) // the builder is fed only well-formed parts
 	}
 	return query, args, pushed, true
-}
-
-// sortRecords orders records the way the embedded store does.
-func sortRecords(rs []store.Record, order store.Order, desc bool) {
-	cmp := func(a, b store.Record) int {
-		switch order {
-		case store.OrderID:
-			return strings.Compare(a.RecordID(), b.RecordID())
-		case store.OrderSeq:
-			ma, oka := a.(store.Message)
-			mb, okb := b.(store.Message)
-			if oka && okb {
-				if c := strings.Compare(ma.ConversationID, mb.ConversationID); c != 0 {
-					return c
-				}
-				if ma.Seq != mb.Seq {
-					return ma.Seq - mb.Seq
-				}
-				return strings.Compare(a.RecordID(), b.RecordID())
-			}
-		}
-		if c := a.RecordTime().Compare(b.RecordTime()); c != 0 {
-			return c
-		}
-		ma, oka := a.(store.Message)
-		mb, okb := b.(store.Message)
-		if oka && okb && ma.Seq != mb.Seq {
-			return ma.Seq - mb.Seq
-		}
-		return strings.Compare(a.RecordID(), b.RecordID())
-	}
-	slices.SortStableFunc(rs, func(a, b store.Record) int {
-		if desc {
-			return cmp(b, a)
-		}
-		return cmp(a, b)
-	})
 }
 
 // ranked is one retriever's result.

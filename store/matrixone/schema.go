@@ -78,15 +78,10 @@ type row struct {
 	docLen  int
 }
 
-// normText folds case and white space, the way exact-text deduplication compares.
-func normText(s string) string {
-	return strings.Join(strings.Fields(strings.ToLower(s)), " ")
-}
-
 // normKey is a short hash of the normalised text, indexed for exact-text deduplication.
 func normKey(s string) string {
 	h := fnv.New64a()
-	h.Write([]byte(normText(s)))
+	h.Write([]byte(store.NormText(s)))
 	return fmt.Sprintf("%016x", h.Sum64())
 }
 

@@ -164,7 +164,7 @@ func (s *Store) decide(ctx context.Context, q queryer, b branchRow, bw *batchWri
 		if store.SameContent(cur, store.StampLike(r, cur)) {
 			return store.PutResult{Record: cur, Outcome: store.Deduplicated}, nil, nil
 		}
-		r = keepCreated(store.WithDefaults(r, now), cur, r.RecordTime().IsZero())
+		r = store.KeepCreated(store.WithDefaults(r, now), cur, r.RecordTime().IsZero())
 		return store.PutResult{Record: r, Outcome: store.Updated}, []store.Record{r}, nil
 	}
 	r = store.WithDefaults(r, now)
@@ -178,7 +178,7 @@ func (s *Store) decide(ctx context.Context, q queryer, b branchRow, bw *batchWri
 		return store.PutResult{}, nil, err
 	case dup == nil:
 		return store.PutResult{Record: r, Outcome: store.Created}, []store.Record{r}, nil
-	case normText(dup.Text) == normText(f.Text):
+	case store.NormText(dup.Text) == store.NormText(f.Text):
 		return store.PutResult{Record: *dup, Outcome: store.Deduplicated, Replaced: dup.ID, Similarity: sim}, nil, nil
 	}
 	old := *dup
@@ -188,32 +188,6 @@ func (s *Store) decide(ctx context.Context, q queryer, b branchRow, bw *batchWri
 		f.ParentID = old.ID
 	}
 	return store.PutResult{Record: f, Outcome: store.Superseded, Replaced: old.ID, Similarity: sim}, []store.Record{old, f}, nil
-}
-
-// keepCreated keeps the creation time of the current version when the update left it
-// unset.
-func keepCreated(r, cur store.Record, unset bool) store.Record {
-	if !unset {
-		return r
-	}
-	switch v := r.(type) {
-	case store.Fact:
-		v.CreatedAt = cur.RecordTime()
-		return v
-	case store.Conversation:
-		v.CreatedAt = cur.RecordTime()
-		return v
-	case store.Relation:
-		v.CreatedAt = cur.RecordTime()
-		return v
-	case store.Observation:
-		v.CreatedAt = cur.RecordTime()
-		return v
-	case store.Message:
-		v.CreatedAt = cur.RecordTime()
-		return v
-	}
-	return r
 }
 
 // liveStatuses is the SQL list of live fact statuses.
@@ -229,7 +203,7 @@ const nearDupCandidates = 16
 // normalised text; cosine_similarity ordered by the server); the decision is taken in
 // Go over the batch's own writes too, with the embedded store's arithmetic.
 func (s *Store) nearDuplicate(ctx context.Context, q queryer, b branchRow, bw *batchWrite, f store.Fact, threshold float64) (*store.Fact, float64, error) {
-	norm := normText(f.Text)
+	norm := store.NormText(f.Text)
 	t := table(store.KindFact, b.suffix)
 	spec := specs[store.KindFact]
 	live := func(r store.Record) (store.Fact, bool) {
@@ -244,7 +218,7 @@ func (s *Store) nearDuplicate(ctx context.Context, q queryer, b branchRow, bw *b
 	checked := map[string]bool{}
 	for _, r := range rows {
 		checked[r.id] = true
-		if c, ok := live(bw.resolve(r)); ok && normText(c.Text) == norm {
+		if c, ok := live(bw.resolve(r)); ok && store.NormText(c.Text) == norm {
 			return &c, 1, nil
 		}
 	}
@@ -252,7 +226,7 @@ func (s *Store) nearDuplicate(ctx context.Context, q queryer, b branchRow, bw *b
 		if k.kind != store.KindFact || checked[k.id] {
 			continue
 		}
-		if c, ok := live(bw.overlay[k]); ok && normText(c.Text) == norm {
+		if c, ok := live(bw.overlay[k]); ok && store.NormText(c.Text) == norm {
 			return &c, 1, nil
 		}
 	}

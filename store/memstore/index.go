@@ -35,7 +35,7 @@ func newKindIndex() *kindIndex {
 	return &kindIndex{postings: map[string][]posting{}, texts: map[uint64][]*version{}}
 }
 
-func textKey(s string) uint64 { return maphash.String(textSeed, normText(s)) }
+func textKey(s string) uint64 { return maphash.String(textSeed, store.NormText(s)) }
 
 func (ix *kindIndex) add(v *version) {
 	text := store.SearchText(v.rec)

@@ -3,7 +3,6 @@ package memstore
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 
@@ -53,7 +52,7 @@ func (s *Store) List(ctx context.Context, v store.View, q store.ListQuery) ([]st
 			out = append(out, r)
 		}
 	}
-	sortRecords(out, q.Order, q.Desc)
+	store.SortRecords(out, q.Order, q.Desc)
 	if q.Offset >= len(out) {
 		return nil, nil
 	}
@@ -83,42 +82,6 @@ func (v view) each(kind store.Kind) []store.Record {
 		}
 	}
 	return out
-}
-
-func sortRecords(rs []store.Record, order store.Order, desc bool) {
-	cmp := func(a, b store.Record) int {
-		switch order {
-		case store.OrderID:
-			return strings.Compare(a.RecordID(), b.RecordID())
-		case store.OrderSeq:
-			ma, oka := a.(store.Message)
-			mb, okb := b.(store.Message)
-			if oka && okb {
-				if c := strings.Compare(ma.ConversationID, mb.ConversationID); c != 0 {
-					return c
-				}
-				if ma.Seq != mb.Seq {
-					return ma.Seq - mb.Seq
-				}
-				return strings.Compare(a.RecordID(), b.RecordID())
-			}
-		}
-		if c := a.RecordTime().Compare(b.RecordTime()); c != 0 {
-			return c
-		}
-		ma, oka := a.(store.Message)
-		mb, okb := b.(store.Message)
-		if oka && okb && ma.Seq != mb.Seq {
-			return ma.Seq - mb.Seq
-		}
-		return strings.Compare(a.RecordID(), b.RecordID())
-	}
-	slices.SortFunc(rs, func(a, b store.Record) int {
-		if desc {
-			return cmp(b, a)
-		}
-		return cmp(a, b)
-	})
 }
 
 // Search ranks facts and observations by BM25, cosine similarity or both.

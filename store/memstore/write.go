@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/day1ai/day1/internal/vecmath"
@@ -84,7 +83,7 @@ func (s *Store) decide(head view, r store.Record, threshold float64, now time.Ti
 		if store.SameContent(cur, store.StampLike(r, cur)) {
 			return store.PutResult{Record: store.Clone(cur), Outcome: store.Deduplicated}, nil
 		}
-		r = keepCreated(store.WithDefaults(r, now), cur, r.RecordTime().IsZero())
+		r = store.KeepCreated(store.WithDefaults(r, now), cur, r.RecordTime().IsZero())
 		return store.PutResult{Record: store.Clone(r), Outcome: store.Updated}, []store.Record{r}
 	}
 	r = store.WithDefaults(r, now)
@@ -96,7 +95,7 @@ func (s *Store) decide(head view, r store.Record, threshold float64, now time.Ti
 	switch {
 	case dup == nil:
 		return store.PutResult{Record: store.Clone(r), Outcome: store.Created}, []store.Record{r}
-	case normText(dup.Text) == normText(f.Text):
+	case store.NormText(dup.Text) == store.NormText(f.Text):
 		return store.PutResult{Record: store.Clone(*dup), Outcome: store.Deduplicated, Replaced: dup.ID, Similarity: sim}, nil
 	}
 	old := *dup
@@ -109,36 +108,6 @@ func (s *Store) decide(head view, r store.Record, threshold float64, now time.Ti
 		[]store.Record{old, f}
 }
 
-// keepCreated keeps the creation time of the current version when the update left it
-// unset.
-func keepCreated(r, cur store.Record, unset bool) store.Record {
-	if !unset {
-		return r
-	}
-	switch v := r.(type) {
-	case store.Fact:
-		v.CreatedAt = cur.RecordTime()
-		return v
-	case store.Conversation:
-		v.CreatedAt = cur.RecordTime()
-		return v
-	case store.Relation:
-		v.CreatedAt = cur.RecordTime()
-		return v
-	case store.Observation:
-		v.CreatedAt = cur.RecordTime()
-		return v
-	case store.Message:
-		v.CreatedAt = cur.RecordTime()
-		return v
-	}
-	return r
-}
-
-func normText(s string) string {
-	return strings.Join(strings.Fields(strings.ToLower(s)), " ")
-}
-
 // nearDuplicate finds the live fact on the branch most like f: one with the same text
 // (after folding case and spaces), else the one whose embedding is most similar with a
 // cosine of at least threshold. Same-text candidates come from a hash of the text;
@@ -146,12 +115,12 @@ func normText(s string) string {
 // check does not grow with the amount of memory. It returns nil when there is none.
 func (s *Store) nearDuplicate(head view, f store.Fact, threshold float64) (*store.Fact, float64) {
 	ix := s.index[store.KindFact]
-	norm := normText(f.Text)
+	norm := store.NormText(f.Text)
 	for _, v := range ix.texts[textKey(f.Text)] {
 		if !head.visible(v) {
 			continue
 		}
-		if cand := v.rec.(store.Fact); cand.Status.Live() && normText(cand.Text) == norm {
+		if cand := v.rec.(store.Fact); cand.Status.Live() && store.NormText(cand.Text) == norm {
 			return &cand, 1
 		}
 	}

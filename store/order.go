@@ -1,0 +1,78 @@
+package store
+
+import (
+	"slices"
+	"strings"
+)
+
+// SortRecords orders List results: by CreatedAt, then (for messages) Seq, then id for
+// OrderCreated; by id for OrderID; by conversation, Seq and id for OrderSeq. desc
+// reverses the order. Every store sorts with it, so List orders agree.
+func SortRecords(rs []Record, order Order, desc bool) {
+	cmp := func(a, b Record) int {
+		switch order {
+		case OrderID:
+			return strings.Compare(a.RecordID(), b.RecordID())
+		case OrderSeq:
+			ma, oka := a.(Message)
+			mb, okb := b.(Message)
+			if oka && okb {
+				if c := strings.Compare(ma.ConversationID, mb.ConversationID); c != 0 {
+					return c
+				}
+				if ma.Seq != mb.Seq {
+					return ma.Seq - mb.Seq
+				}
+				return strings.Compare(a.RecordID(), b.RecordID())
+			}
+		}
+		if c := a.RecordTime().Compare(b.RecordTime()); c != 0 {
+			return c
+		}
+		ma, oka := a.(Message)
+		mb, okb := b.(Message)
+		if oka && okb && ma.Seq != mb.Seq {
+			return ma.Seq - mb.Seq
+		}
+		return strings.Compare(a.RecordID(), b.RecordID())
+	}
+	slices.SortStableFunc(rs, func(a, b Record) int {
+		if desc {
+			return cmp(b, a)
+		}
+		return cmp(a, b)
+	})
+}
+
+// KeepCreated gives an update the creation time of the version it replaces, when the
+// caller left CreatedAt unset (unset is whether the input's creation time was zero).
+func KeepCreated(r, cur Record, unset bool) Record {
+	if !unset {
+		return r
+	}
+	created := cur.RecordTime()
+	switch v := r.(type) {
+	case Fact:
+		v.CreatedAt = created
+		return v
+	case Conversation:
+		v.CreatedAt = created
+		return v
+	case Relation:
+		v.CreatedAt = created
+		return v
+	case Observation:
+		v.CreatedAt = created
+		return v
+	case Message:
+		v.CreatedAt = created
+		return v
+	}
+	return r
+}
+
+// NormText folds case and white space: two fact texts are the same text for exact
+// deduplication when their NormText is equal.
+func NormText(s string) string {
+	return strings.Join(strings.Fields(strings.ToLower(s)), " ")
+}
