@@ -137,11 +137,19 @@ type Capabilities struct {
 	// "merge:auto", "merge_gate" (when Config.MergeGate is set), "snapshots",
 	// "time_travel", "sessions", and "durable" when Durable is true.
 	Features []string
+	// MatrixOne is what the MatrixOne server was found to support when the store
+	// opened (version, DATA BRANCH, snapshots, PITR, full-text, vector indexes) and
+	// which branch path is in use; nil for other stores.
+	MatrixOne *matrixone.Capabilities
 }
 
 // Capabilities reports the store, embedder and model in use and the features they give.
 func (c *Client) Capabilities() Capabilities {
 	caps := Capabilities{Store: storeName(c.st), Durable: c.durable}
+	if ms, ok := c.st.(*matrixone.Store); ok {
+		mc := ms.Capabilities()
+		caps.MatrixOne = &mc
+	}
 	if c.emb != nil {
 		caps.Embedder, caps.Dimensions = c.emb.Name(), c.emb.Dimensions()
 	}

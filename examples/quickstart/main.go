@@ -51,6 +51,10 @@ func run(ctx context.Context, w io.Writer, dsn string) error {
 	p.heading("Opened day1")
 	p.line("store %s (durable: %v), embedder %s (%d dimensions)", caps.Store, caps.Durable, caps.Embedder, caps.Dimensions)
 	p.line("features: %s", strings.Join(caps.Features, ", "))
+	if mo := caps.MatrixOne; mo != nil {
+		p.line("matrixone %s: branch path %s, data branch %v, account snapshots %v, pitr %v, full-text %v, ivfflat %v, hnsw %v",
+			mo.Version, mo.BranchPath, mo.DataBranch, mo.AccountSnapshots, mo.PITR, mo.FullText, mo.IVFFlat, mo.HNSW)
+	}
 
 	// Memory on main.
 	p.heading("Writing to main")

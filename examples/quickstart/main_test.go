@@ -68,7 +68,7 @@ func TestRunOnMatrixOne(t *testing.T) {
 	if err := run(context.Background(), &out, cfg.FormatDSN()); err != nil {
 		t.Fatalf("run on MatrixOne: %v\n%s", err, out.String())
 	}
-	for _, want := range []string{"store matrixone", "== Diff", "merged 2 record(s) into main", "searching the snapshot finds"} {
+	for _, want := range []string{"store matrixone", "matrixone 8.0.30-MatrixOne", "branch path ", "== Diff", "merged 2 record(s) into main", "searching the snapshot finds"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
