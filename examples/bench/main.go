@@ -26,6 +26,10 @@
 package main
 
 import (
+	"database/sql"
+
+	"github.com/go-sql-driver/mysql"
+
 	"bufio"
 	"bytes"
 	"context"
@@ -54,6 +58,7 @@ func main() {
 
 // options are the command's flags.
 type options struct {
+	dsn        string
 	sizes      []int
 	queries    int
 	store      string
@@ -89,7 +94,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.SetOutput(stderr)
 	sizes := fs.String("sizes", "1000,10000,100000", "comma-separated store sizes, in facts")
 	queries := fs.Int("queries", 200, "search queries per size")
-	st := fs.String("store", "memory", "store to measure: memory, durable, or matrixone (not available yet)")
+	st := fs.String("store", "memory", "store to measure: memory, durable, or matrixone (a server at -dsn; each size in a new database, dropped afterwards)")
+	dsn := fs.String("dsn", envOr("DAY1_DSN", "root:111@tcp(127.0.0.1:6001)/"), "MatrixOne server for -store matrixone (default $DAY1_DSN, else the local one scripts/matrixone.sh starts)")
 	quick := fs.Bool("quick", false, "smoke run: sizes 1000,10000 unless -sizes is given, 50 queries unless -queries is given, fewer repetitions")
 	batch := fs.Int("batch", 500, "facts per WriteFacts call")
 	seed := fs.Uint64("seed", 1, "seed of the synthetic corpus")
@@ -104,7 +110,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	o := options{queries: *queries, store: *st, quick: *quick, batch: *batch, seed: *seed, dedupe: *dedupe, cpuprofile: *cpuprofile, memprofile: *memprofile,
+	o := options{dsn: *dsn, queries: *queries, store: *st, quick: *quick, batch: *batch, seed: *seed, dedupe: *dedupe, cpuprofile: *cpuprofile, memprofile: *memprofile,
 		branches: 2000, diffs: 100, merges: 30}
 	if o.quick {
 		if !set["sizes"] {
@@ -149,10 +155,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "bench:", err)
-		return 2
-	}
-	if o.store == "matrixone" {
-		fmt.Fprintln(stderr, "bench: the MatrixOne store is not available yet; measure -store memory or -store durable")
 		return 2
 	}
 	if o.cpuprofile != "" {
@@ -224,6 +226,14 @@ func (b *bench) measure(ctx context.Context, n int) error {
 		}
 		defer os.RemoveAll(dir)
 		cfg.Path = dir
+	}
+	if b.o.store == "matrixone" {
+		dsn, drop, err := benchDatabase(b.o.dsn, n)
+		if err != nil {
+			return err
+		}
+		defer drop()
+		cfg.DSN = dsn
 	}
 	inuseBefore, liveBefore := settledHeap()
 	c, err := day1.Open(ctx, cfg)
@@ -635,4 +645,29 @@ func sizeLabel(n int) string {
 	default:
 		return strconv.Itoa(n)
 	}
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// benchDatabase names a new database on the server for one size and returns its DSN and
+// a function that drops it.
+func benchDatabase(dsn string, n int) (string, func(), error) {
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		return "", nil, fmt.Errorf("-dsn: %w", err)
+	}
+	server := cfg.FormatDSN()
+	cfg.DBName = fmt.Sprintf("day1_bench_%d_%d", n, time.Now().UnixNano())
+	drop := func() {
+		if db, err := sql.Open("mysql", server); err == nil {
+			db.Exec("drop database if exists " + cfg.DBName)
+			db.Close()
+		}
+	}
+	return cfg.FormatDSN(), drop, nil
 }

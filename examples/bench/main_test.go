@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"strings"
 	"testing"
 )
@@ -41,6 +42,26 @@ func TestQuickRun(t *testing.T) {
 	}
 }
 
+// TestQuickRunOnMatrixOne runs the quick mode against the MatrixOne server at
+// DAY1_TEST_DSN.
+func TestQuickRunOnMatrixOne(t *testing.T) {
+	dsn := os.Getenv("DAY1_TEST_DSN")
+	if dsn == "" {
+		t.Skip("DAY1_TEST_DSN is not set; start MatrixOne with scripts/matrixone.sh start and set DAY1_TEST_DSN='root:111@tcp(127.0.0.1:6001)/'")
+	}
+	var out, errs bytes.Buffer
+	code := run(context.Background(), []string{"-quick", "-store", "matrixone", "-dsn", dsn, "-sizes", "200", "-queries", "10"}, &out, &errs)
+	if code != 0 {
+		t.Fatalf("exit status %d, stderr:\n%s", code, errs.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	for _, op := range []string{"write:", "search: hybrid top-10", "branch: create", "diff:", "merge:"} {
+		if !hasRow(lines, op, "200") {
+			t.Errorf("no row for %q in:\n%s", op, out.String())
+		}
+	}
+}
+
 func hasRow(lines []string, op, size string) bool {
 	for _, l := range lines {
 		cells := strings.Split(l, "|")
@@ -56,7 +77,7 @@ func TestFlags(t *testing.T) {
 		args []string
 		code int
 	}{
-		{[]string{"-store", "matrixone"}, 2},
+		{[]string{"-store", "matrixone", "-dsn", "root@tcp(127.0.0.1:6001"}, 1},
 		{[]string{"-store", "sqlite"}, 2},
 		{[]string{"-sizes", "10"}, 2},
 		{[]string{"-sizes", "abc"}, 2},
