@@ -317,3 +317,24 @@ func firstErr(errs ...error) error {
 	}
 	return nil
 }
+
+// NormalizeSession fills a session's defaults (Branch DefaultBranch, Status active) and
+// checks it. Every store calls it before writing a session.
+func NormalizeSession(s Session) (Session, error) {
+	if err := ValidateID("Session.ID", s.ID); err != nil {
+		return s, err
+	}
+	if s.Branch == "" {
+		s.Branch = DefaultBranch
+	}
+	if err := ValidateBranchName("Session.Branch", s.Branch); err != nil {
+		return s, err
+	}
+	if s.Status == "" {
+		s.Status = SessionActive
+	}
+	if !s.Status.Valid() {
+		return s, Invalid("Session.Status", "must be active, completed or abandoned", s.Status)
+	}
+	return s, nil
+}

@@ -458,20 +458,9 @@ func (s *Store) DeleteSnapshot(ctx context.Context, name string) error {
 
 // PutSession creates or replaces a session.
 func (s *Store) PutSession(ctx context.Context, sess store.Session) (store.Session, error) {
-	if err := store.ValidateID("Session.ID", sess.ID); err != nil {
+	sess, err := store.NormalizeSession(sess)
+	if err != nil {
 		return store.Session{}, err
-	}
-	if sess.Branch == "" {
-		sess.Branch = store.DefaultBranch
-	}
-	if err := store.ValidateBranchName("Session.Branch", sess.Branch); err != nil {
-		return store.Session{}, err
-	}
-	if sess.Status == "" {
-		sess.Status = store.SessionActive
-	}
-	if !sess.Status.Valid() {
-		return store.Session{}, store.Invalid("Session.Status", "must be active, completed or abandoned", sess.Status)
 	}
 	if err := s.usable(ctx); err != nil {
 		return store.Session{}, err
