@@ -20,6 +20,10 @@ type kindIndex struct {
 	dim      int        // embedding length
 	rot      *vecmath.Rotation
 	scratch  []float32
+	// lastEmb and lastCode remember the code the near-duplicate check computed for a
+	// new fact, so indexing the same embedding right after does not rotate it again.
+	lastEmb  *float32
+	lastCode []uint64
 	texts    map[uint64][]*version // by hash of the normalised text, for exact-text dedupe
 	bands    *bandIndex            // near-duplicate candidates, for codes of 4 words or more
 }
@@ -70,7 +74,12 @@ func (ix *kindIndex) add(v *version) {
 		return // a store holds one dimension; validation keeps others out
 	}
 	ix.vecs = append(ix.vecs, v)
-	ix.codes = ix.appendCode(ix.codes, emb)
+	if &emb[0] == ix.lastEmb {
+		ix.codes = append(ix.codes, ix.lastCode...)
+	} else {
+		ix.codes = ix.appendCode(ix.codes, emb)
+	}
+	ix.lastEmb, ix.lastCode = nil, nil
 	if ix.bands != nil {
 		ix.bands.add(ix.codes[len(ix.codes)-ix.words:])
 	}

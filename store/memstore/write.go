@@ -131,6 +131,7 @@ func (s *Store) nearDuplicate(head view, f store.Fact, threshold float64) (*stor
 	var code []uint64
 	if ix.bands != nil {
 		code = ix.appendCode(nil, f.Embedding)
+		ix.lastEmb, ix.lastCode = &f.Embedding[0], code
 	}
 	maxHamming := hammingBound(threshold, ix.words*64)
 	var best *version
