@@ -161,3 +161,13 @@ func (s *fakeStore) ListSessions(context.Context, store.SessionFilter) ([]store.
 }
 
 func (s *fakeStore) Close() error { return nil }
+
+func (s *fakeStore) WriteDocs(context.Context, []store.DocWrite) ([]store.Doc, error) {
+	return nil, store.ErrNotSupported
+}
+func (s *fakeStore) GetDoc(context.Context, string, string) (store.Doc, error) {
+	return store.Doc{}, store.ErrNotSupported
+}
+func (s *fakeStore) ListDocs(context.Context, store.DocQuery) ([]store.Doc, error) {
+	return nil, store.ErrNotSupported
+}

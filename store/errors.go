@@ -27,8 +27,10 @@ var (
 	ErrConflict = errors.New("day1: merge conflict")
 	// ErrMergeBlocked: a merge gate refused the merge. *MergeBlockedError matches it.
 	ErrMergeBlocked = errors.New("day1: merge blocked by gate")
-	// ErrStale: the target branch changed between the diff and the merge; diff again.
-	ErrStale = errors.New("day1: branch changed since it was read")
+	// ErrStale: what the caller read has changed since: the target branch of a merge
+	// (diff again) or a document written with a precondition (read it again).
+	// *DocConflictError matches it.
+	ErrStale = errors.New("day1: changed since it was read")
 	// ErrClosed: the store or client is closed.
 	ErrClosed = errors.New("day1: closed")
 	// ErrNotSupported: the backend cannot do this.

@@ -73,6 +73,18 @@ type Store interface {
 	// ListSessions returns sessions, oldest first.
 	ListSessions(ctx context.Context, f SessionFilter) ([]Session, error)
 
+	// WriteDocs applies document writes as one atomic batch: all or none. Each write's
+	// precondition (DocWrite.Cond) is checked against the stored document; one that fails
+	// fails the batch with a *DocConflictError (ErrStale), and a DocDelete of a missing
+	// document with ErrNotFound. It returns the written documents, in order, with
+	// Version, CreatedAt and UpdatedAt set (a deleted document as it was).
+	WriteDocs(ctx context.Context, ws []DocWrite) ([]Doc, error)
+	// GetDoc returns one document or ErrNotFound.
+	GetDoc(ctx context.Context, collection, id string) (Doc, error)
+	// ListDocs returns the documents of a collection that match the query, ordered by
+	// CreatedAt then ID (reversed when q.Desc).
+	ListDocs(ctx context.Context, q DocQuery) ([]Doc, error)
+
 	// Close releases the store. Later calls fail with ErrClosed.
 	Close() error
 }

@@ -70,6 +70,7 @@ type Store struct {
 	snaps    map[string]snapshot
 	sessions map[string]store.Session
 	merges   []store.MergeRecord
+	docs     map[docKey]*store.Doc
 	index    map[store.Kind]*kindIndex
 	log      *wal
 }
@@ -122,6 +123,7 @@ func New(opts Options) (*Store, error) {
 		branches: map[string]*branch{},
 		snaps:    map[string]snapshot{},
 		sessions: map[string]store.Session{},
+		docs:     map[docKey]*store.Doc{},
 		index:    map[store.Kind]*kindIndex{store.KindFact: newKindIndex(), store.KindObservation: newKindIndex()},
 	}
 	if s.now == nil {

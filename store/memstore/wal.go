@@ -43,6 +43,8 @@ const (
 	opSnapshotDelete
 	opSession
 	opMerge
+	opDoc
+	opDocDelete
 )
 
 // op is one change in the log.
@@ -60,6 +62,7 @@ type op struct {
 	Snapshot *store.Snapshot    `json:"p,omitempty"`
 	Session  *store.Session     `json:"x,omitempty"`
 	Merge    *store.MergeRecord `json:"m,omitempty"`
+	Doc      *store.Doc         `json:"d,omitempty"`
 }
 
 // entry is one committed batch.
@@ -334,6 +337,8 @@ func (s *Store) replayOp(o op, at time.Time) error {
 			return errors.New("merge op without a record")
 		}
 		s.merges = append(s.merges, *o.Merge)
+	case opDoc, opDocDelete:
+		return s.replayDoc(o)
 	default:
 		return fmt.Errorf("unknown op type %d", o.Type)
 	}

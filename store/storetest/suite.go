@@ -30,7 +30,7 @@ type Harness struct {
 }
 
 // Run runs the conformance suite against the stores h makes. Each area is a subtest
-// (write, search, branch, diff, merge, snapshot, timetravel, sessions, concurrency,
+// (write, search, branch, diff, merge, snapshot, timetravel, sessions, docs, concurrency,
 // durability, errors) whose own subtests each get a fresh store and run in parallel.
 func Run(t *testing.T, h Harness) {
 	if h.New == nil {
@@ -48,6 +48,7 @@ func Run(t *testing.T, h Harness) {
 		{"snapshot", testSnapshot},
 		{"timetravel", testTimeTravel},
 		{"sessions", testSessions},
+		{"docs", testDocs},
 		{"concurrency", testConcurrency},
 		{"durability", testDurability},
 		{"errors", testErrors},
