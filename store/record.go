@@ -70,10 +70,27 @@ const (
 // Verification records who judged a record, when, and how well it scored.
 type Verification struct {
 	Status VerificationStatus `json:"status,omitempty"`
-	Score  float64            `json:"score,omitempty"`
+	Score  float64            `json:"score,omitempty"` // the overall score, 0 to 1
 	By     string             `json:"by,omitempty"`
 	At     time.Time          `json:"at,omitzero"`
 	Notes  string             `json:"notes,omitempty"`
+	// Scores are the per-dimension scores the overall Score was computed from. The zero
+	// value means none were recorded.
+	Scores Scores `json:"scores,omitzero"`
+}
+
+// Scores are a judge's per-dimension scores, each 0 to 1. A fact is judged on
+// Accuracy, Relevance and Specificity; a conversation on Tools, Reasoning, Outcome and
+// Errors. Dimensions that do not apply are 0. Scores is a comparable value, so a
+// Verification can be compared with ==.
+type Scores struct {
+	Accuracy    float64 `json:"accuracy,omitempty"`    // a fact: is it correct
+	Relevance   float64 `json:"relevance,omitempty"`   // a fact: does it matter to the work
+	Specificity float64 `json:"specificity,omitempty"` // a fact: is it concrete enough to act on
+	Tools       float64 `json:"tools,omitempty"`       // a conversation: were the right tools used
+	Reasoning   float64 `json:"reasoning,omitempty"`   // a conversation: were the decisions sound
+	Outcome     float64 `json:"outcome,omitempty"`     // a conversation: did the outcome meet the goal
+	Errors      float64 `json:"errors,omitempty"`      // a conversation: 1 is free of errors and detours
 }
 
 // ObservationType classifies an observation.

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"strings"
@@ -52,6 +53,8 @@ func TestValidateRecordNamesTheField(t *testing.T) {
 		{Relation{ID: "r", Source: "a", Target: "b", Type: "t", ValidFrom: time.Unix(10, 0), ValidTo: time.Unix(5, 0)}, "Relation.ValidTo"},
 		{Message{ID: "m", ConversationID: "c", Role: "robot"}, "Message.Role"},
 		{Message{ID: "m", ConversationID: "c", Role: RoleUser, Seq: -1}, "Message.Seq"},
+		{Fact{ID: "f", Text: "x", Verify: Verification{Scores: Scores{Relevance: 1.2}}}, "Fact.Verify.Scores.Relevance"},
+		{Conversation{ID: "c", Verify: Verification{Scores: Scores{Errors: -0.1}}}, "Conversation.Verify.Scores.Errors"},
 		{nil, "Record"},
 	} {
 		err := ValidateRecord(c.rec, 0)
@@ -130,5 +133,42 @@ func TestAtIndex(t *testing.T) {
 	plain := errors.New("other")
 	if AtIndex(plain, "records", 1) != plain {
 		t.Error("AtIndex changed an error that is not a ValidationError")
+	}
+}
+
+// Per-dimension scores survive a JSON round trip (how both stores keep verification),
+// and a repeated write with the same scores is the same content while changed scores
+// are not.
+func TestVerificationScoresContent(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	v := Verification{Status: Verified, Score: 0.8, By: "judge", At: t0,
+		Scores: Scores{Accuracy: 0.9, Relevance: 0.7, Specificity: 0.8}}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Verification
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back != v {
+		t.Errorf("round trip = %+v; want %+v", back, v)
+	}
+	if b, _ := json.Marshal(Verification{}); string(b) != "{}" {
+		t.Errorf("the zero Verification marshals to %s; want {}", b)
+	}
+	a := Fact{ID: "f", Text: "x", CreatedAt: t0, UpdatedAt: t0, Verify: v}
+	same := a
+	same.Verify.At = t0.In(time.FixedZone("x", 3600))
+	if !SameContent(a, same) {
+		t.Error("equal scores at the same instant are not the same content")
+	}
+	changed := a
+	changed.Verify.Scores.Relevance = 0.2
+	if Equivalent(a, changed) {
+		t.Error("facts with different scores are equivalent")
+	}
+	if err := ValidateRecord(a, 0); err != nil {
+		t.Errorf("ValidateRecord with scores in range: %v", err)
 	}
 }

@@ -110,6 +110,18 @@ func validateUnit(field string, x float64) error {
 	return nil
 }
 
+func validateScores(field string, s Scores) error {
+	return firstErr(
+		validateUnit(field+".Accuracy", s.Accuracy),
+		validateUnit(field+".Relevance", s.Relevance),
+		validateUnit(field+".Specificity", s.Specificity),
+		validateUnit(field+".Tools", s.Tools),
+		validateUnit(field+".Reasoning", s.Reasoning),
+		validateUnit(field+".Outcome", s.Outcome),
+		validateUnit(field+".Errors", s.Errors),
+	)
+}
+
 func optionalID(field, id string) error {
 	if id == "" {
 		return nil
@@ -133,6 +145,7 @@ func ValidateRecord(r Record, dims int) error {
 			validateMeta("Fact.Metadata", r.Metadata),
 			validateText("Fact.Category", r.Category, 100, false),
 			validateUnit("Fact.Verify.Score", r.Verify.Score),
+			validateScores("Fact.Verify.Scores", r.Verify.Scores),
 		)
 	case Observation:
 		var typeErr error
@@ -170,6 +183,7 @@ func ValidateRecord(r Record, dims int) error {
 			optionalID("Conversation.SessionID", r.SessionID),
 			validateMeta("Conversation.Metadata", r.Metadata),
 			validateUnit("Conversation.Verify.Score", r.Verify.Score),
+			validateScores("Conversation.Verify.Scores", r.Verify.Scores),
 		)
 	case Message:
 		var roleErr, seqErr error
