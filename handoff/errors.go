@@ -1,0 +1,139 @@
+package handoff
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/day1ai/day1/store"
+)
+
+// Sentinel errors of the handoff package. Test with errors.Is; the typed errors below
+// match them.
+var (
+	// ErrMissingKey: a condition names a key the evaluation context does not have.
+	// *MissingKeyError matches it, and store.ErrInvalidArgument too.
+	ErrMissingKey = errors.New("day1: condition names a missing context key")
+	// ErrTypeMismatch: a condition applies an operator to values it does not accept,
+	// such as comparing a string with a number. *TypeError matches it, and
+	// store.ErrInvalidArgument too.
+	ErrTypeMismatch = errors.New("day1: condition type mismatch")
+	// ErrIdleTimeout: WaitIdle gave up because the source did not report idle before
+	// the graceful timeout.
+	ErrIdleTimeout = errors.New("day1: source agent did not become idle before the graceful timeout")
+	// ErrNoHandler: a Dispatcher has no handler for the message's type.
+	// *NoHandlerError matches it.
+	ErrNoHandler = errors.New("day1: no handler for message type")
+	// ErrMessageExpired: a message's TTL ran out before it was dispatched.
+	ErrMessageExpired = errors.New("day1: message expired")
+)
+
+// SyntaxError reports malformed condition source. It matches store.ErrInvalidArgument.
+type SyntaxError struct {
+	Pos int    // byte offset into the source where the problem was found, from 0
+	Msg string // what was found and what was expected there
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("day1: condition syntax error at offset %d: %s", e.Pos, e.Msg)
+}
+
+// Is makes errors.Is(err, store.ErrInvalidArgument) true.
+func (e *SyntaxError) Is(target error) bool { return target == store.ErrInvalidArgument }
+
+// MissingKeyError reports that a condition names a context key that is absent (or
+// that lies under a null value). Evaluate with EvalOptions.MissingAsNull to read such
+// keys as null instead. It matches ErrMissingKey and store.ErrInvalidArgument.
+type MissingKeyError struct {
+	Path string // the whole identifier, e.g. "agent.error_count"
+	Pos  int    // byte offset of the identifier in the source
+}
+
+func (e *MissingKeyError) Error() string {
+	return fmt.Sprintf("day1: condition at offset %d: the context has no key %s; add it to the context, or evaluate with MissingAsNull and test it against null first", e.Pos, e.Path)
+}
+
+// Is makes errors.Is match ErrMissingKey and store.ErrInvalidArgument.
+func (e *MissingKeyError) Is(target error) bool {
+	return target == ErrMissingKey || target == store.ErrInvalidArgument
+}
+
+// TypeError reports an operator applied to values it does not accept during
+// evaluation, or a context value of a type conditions cannot read. It matches
+// ErrTypeMismatch and store.ErrInvalidArgument.
+type TypeError struct {
+	Pos  int    // byte offset of the operator or operand in the source
+	Op   string // the operation: "==", "<", "in", "and", "or", "not", "condition", or "key a.b"
+	Want string // what the operation accepts, e.g. "two numbers or two strings"
+	Got  string // the types found, e.g. "string and number"
+}
+
+func (e *TypeError) Error() string {
+	return fmt.Sprintf("day1: condition at offset %d: %s needs %s, got %s", e.Pos, e.Op, e.Want, e.Got)
+}
+
+// Is makes errors.Is match ErrTypeMismatch and store.ErrInvalidArgument.
+func (e *TypeError) Is(target error) bool {
+	return target == ErrTypeMismatch || target == store.ErrInvalidArgument
+}
+
+// TransitionError reports a handoff status change the state machine does not allow,
+// such as rejecting a handoff that was accepted. It matches store.ErrConflict: the
+// record is not in a state that permits the change; read it again and decide.
+type TransitionError struct {
+	From, To Status
+}
+
+func (e *TransitionError) Error() string {
+	return fmt.Sprintf("day1: a handoff cannot go from %s to %s; %s", e.From, e.To, allowedText(e.From.Next()))
+}
+
+// Unwrap returns store.ErrConflict.
+func (e *TransitionError) Unwrap() error { return store.ErrConflict }
+
+// PhaseError reports a collaboration phase change that is not allowed. It matches
+// store.ErrConflict.
+type PhaseError struct {
+	From, To Phase
+}
+
+func (e *PhaseError) Error() string {
+	return fmt.Sprintf("day1: a collaboration cannot go from phase %s to %s; %s", e.From, e.To, allowedText(e.From.Next()))
+}
+
+// Unwrap returns store.ErrConflict.
+func (e *PhaseError) Unwrap() error { return store.ErrConflict }
+
+// NoHandlerError reports that a Dispatcher has no handler registered for a message
+// type. It matches ErrNoHandler.
+type NoHandlerError struct {
+	Type MessageType
+}
+
+func (e *NoHandlerError) Error() string {
+	return fmt.Sprintf("day1: no handler registered for %s messages; call Dispatcher.Register first", e.Type)
+}
+
+// Is makes errors.Is(err, ErrNoHandler) true.
+func (e *NoHandlerError) Is(target error) bool { return target == ErrNoHandler }
+
+// allowedText lists the allowed next states for an error message.
+func allowedText[T ~string](next []T) string {
+	if len(next) == 0 {
+		return "it is final and allows no change"
+	}
+	s := make([]string, len(next))
+	for i, n := range next {
+		s[i] = string(n)
+	}
+	return "allowed next: " + strings.Join(s, ", ")
+}
+
+// oneOf renders allowed values for a validation message: "one of a, b, c".
+func oneOf[T ~string](vals []T) string {
+	s := make([]string, len(vals))
+	for i, v := range vals {
+		s[i] = string(v)
+	}
+	return "must be one of " + strings.Join(s, ", ")
+}
