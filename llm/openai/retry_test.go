@@ -307,7 +307,7 @@ func TestAttemptTimeoutIsRetried(t *testing.T) {
 	t.Parallel()
 	f := newFakeAPI(t, reply{block: true})
 	cfg := f.config(&waitLog{})
-	cfg.Timeout = 50 * time.Millisecond
+	cfg.Timeout = 250 * time.Millisecond
 	e := newEmbedder(t, cfg)
 	got, err := e.Embed(context.Background(), []string{"hello"})
 	if err != nil || len(got) != 1 {
