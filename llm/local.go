@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"sync"
 
 	"github.com/day1ai/day1/internal/textsearch"
@@ -104,23 +105,55 @@ func (e *LocalEmbedder) Embed(ctx context.Context, texts []string) ([][]float32,
 	// One backing array for the whole batch; each vector is capped so that appending to
 	// one cannot overwrite the next.
 	backing := make([]float32, len(texts)*e.dims)
+	// A large batch is split over the processors: each part writes its own vectors.
+	parts := min(runtime.GOMAXPROCS(0), len(texts)/minPart)
+	if parts <= 1 {
+		if err := e.embedRange(ctx, texts, 0, len(texts), backing, out); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+	errs := make([]error, parts)
+	var wg sync.WaitGroup
+	for p := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[p] = e.embedRange(ctx, texts, p*len(texts)/parts, (p+1)*len(texts)/parts, backing, out)
+		}()
+	}
+	wg.Wait()
+	// The first failing part holds the first failing text.
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// minPart is the smallest number of texts worth a goroutine of their own.
+const minPart = 64
+
+// embedRange embeds texts[lo:hi] into out, with vectors in backing.
+func (e *LocalEmbedder) embedRange(ctx context.Context, texts []string, lo, hi int, backing []float32, out [][]float32) error {
 	f := getFeaturizer()
 	defer putFeaturizer(f)
-	for i, text := range texts {
+	for i := lo; i < hi; i++ {
 		// Check now and then, not for every short text: the check costs more than
 		// embedding one sentence.
 		if i%64 == 63 {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		v := backing[i*e.dims : (i+1)*e.dims : (i+1)*e.dims]
-		if !f.embed(text, v) {
-			return nil, fmt.Errorf("%w (texts[%d] = %q)", ErrEmptyText, i, shorten(text, 80))
+		if !f.embed(texts[i], v) {
+			return fmt.Errorf("%w (texts[%d] = %q)", ErrEmptyText, i, shorten(texts[i], 80))
 		}
 		out[i] = v
 	}
-	return out, nil
+	return nil
 }
 
 // EmbedOne returns the unit-length vector of one text, or an error wrapping

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -108,7 +109,7 @@ func TestLocalEmbedderEmptyText(t *testing.T) {
 func TestLocalEmbedderBatch(t *testing.T) {
 	t.Parallel()
 	e := NewLocalEmbedder(32)
-	texts := make([]string, 130) // crosses the periodic context check
+	texts := make([]string, 300) // crosses the periodic context check and is split over processors
 	for i := range texts {
 		texts[i] = "note number " + string(rune('a'+i%26)) + strings.Repeat("x", i%7+2)
 	}
@@ -129,6 +130,12 @@ func TestLocalEmbedderBatch(t *testing.T) {
 				t.Fatalf("vector %d differs from EmbedOne at %d", i, j)
 			}
 		}
+	}
+	// A batch split over processors still fails as a whole, naming the first empty text.
+	bad := slices.Clone(texts)
+	bad[100], bad[250] = "the", "a"
+	if vs, err := e.Embed(context.Background(), bad); !errors.Is(err, ErrEmptyText) || vs != nil || !strings.Contains(err.Error(), "texts[100]") {
+		t.Errorf("Embed with empty texts at 100 and 250 = %d vectors, %v; want nil and ErrEmptyText naming texts[100]", len(vs), err)
 	}
 	// Appending to one vector must not overwrite the next.
 	next := vs[1][0]
