@@ -145,10 +145,16 @@ func SameContent(a, b Record) bool {
 	if a.RecordKind() != b.RecordKind() || a.RecordID() != b.RecordID() {
 		return false
 	}
+	// Embeddings are compared apart: reflect would visit each component, and they are
+	// the bulk of a record.
+	if !slices.Equal(EmbeddingOf(a), EmbeddingOf(b)) {
+		return false
+	}
 	return reflect.DeepEqual(comparable(a, b), comparable(b, a))
 }
 
-// comparable strips what SameContent ignores from x, given the other side y.
+// comparable strips what SameContent ignores from x, given the other side y, and the
+// embedding, which SameContent compares itself.
 func comparable(x, y Record) Record {
 	x = WithBranch(x, "")
 	zeroTimes := func(ca, ua *time.Time, cb, ub time.Time) {
@@ -172,17 +178,13 @@ func comparable(x, y Record) Record {
 		zeroTimes(&xv.CreatedAt, &xv.UpdatedAt, yv.CreatedAt, yv.UpdatedAt)
 		xv.Verify.At = xv.Verify.At.UTC()
 		xv.Metadata = emptyNil(xv.Metadata)
-		if len(xv.Embedding) == 0 {
-			xv.Embedding = nil
-		}
+		xv.Embedding = nil
 		return xv
 	case Observation:
 		yv := y.(Observation)
 		zeroTimes(&xv.CreatedAt, nil, yv.CreatedAt, time.Time{})
 		xv.Metadata = emptyNil(xv.Metadata)
-		if len(xv.Embedding) == 0 {
-			xv.Embedding = nil
-		}
+		xv.Embedding = nil
 		return xv
 	case Relation:
 		yv := y.(Relation)
@@ -208,11 +210,12 @@ func comparable(x, y Record) Record {
 	return x
 }
 
+// emptyNil maps an empty map to nil; the result is only compared, never changed.
 func emptyNil(m map[string]string) map[string]string {
 	if len(m) == 0 {
 		return nil
 	}
-	return maps.Clone(m)
+	return m
 }
 
 // SearchText is the text of r that keyword search indexes: a fact's Text, an

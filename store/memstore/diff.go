@@ -68,16 +68,31 @@ func (s *Store) diff(source, target string) (*store.Diff, error) {
 		return strings.Compare(a.id, b.id)
 	})
 	for _, k := range sorted {
-		var before store.Record
+		var before *version
 		if base.br != nil {
-			before = bv.get(k)
+			before = bv.resolve(k)
 		}
-		after, theirs := sv.get(k), tv.get(k)
-		if store.Equivalent(after, theirs) {
+		after, theirs := sv.resolve(k), tv.resolve(k)
+		// Most keys changed on one side only: the other side still holds the base
+		// version itself, which needs no comparison and no copy.
+		if same(after, theirs) {
 			continue
 		}
-		sc, sok := store.ChangeOf(store.Ref{Kind: k.kind, ID: k.id}, clone(before), clone(after))
-		tc, tok := store.ChangeOf(store.Ref{Kind: k.kind, ID: k.id}, clone(before), clone(theirs))
+		ref := store.Ref{Kind: k.kind, ID: k.id}
+		var sc, tc store.Change
+		var sok, tok bool
+		b := recOf(before)
+		if !same(after, before) {
+			// The two sides share one copy of the base version: a Diff is read-only.
+			b = clone(b)
+			sc, sok = store.ChangeOf(ref, b, clone(recOf(after)))
+		}
+		if !same(theirs, before) {
+			if !sok {
+				b = clone(b)
+			}
+			tc, tok = store.ChangeOf(ref, b, clone(recOf(theirs)))
+		}
 		if sok {
 			d.SourceChanges = append(d.SourceChanges, sc)
 		}
@@ -90,6 +105,22 @@ func (s *Store) diff(source, target string) (*store.Diff, error) {
 	}
 	d.Conflicts = append(d.Conflicts, store.SupersedeConflicts(d)...)
 	return d, nil
+}
+
+// same reports whether two resolved versions hold equivalent content: the same
+// version, both absent or deleted, or equal records.
+func same(a, b *version) bool {
+	if a == b {
+		return true
+	}
+	return store.Equivalent(recOf(a), recOf(b))
+}
+
+func recOf(v *version) store.Record {
+	if v == nil {
+		return nil
+	}
+	return v.rec
 }
 
 func kindOrder(k store.Kind) int { return slices.Index(store.Kinds, k) }
@@ -200,7 +231,7 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 	}
 	var ops []op
 	for _, r := range plan.Puts {
-		r = store.WithBranch(store.WithDefaults(store.Clone(r), now), plan.Target)
+		r = store.WithBranch(store.WithDefaults(cloneShared(r), now), plan.Target)
 		if cur := head.get(key{r.RecordKind(), r.RecordID()}); cur != nil && store.SameContent(cur, r) {
 			continue
 		}

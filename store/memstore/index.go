@@ -41,7 +41,9 @@ func newKindIndex() *kindIndex {
 
 func textKey(s string) uint64 { return maphash.String(textSeed, store.NormText(s)) }
 
-func (ix *kindIndex) add(v *version) {
+// add indexes v. orig is the embedding v's record was written with, before the store
+// copied it; a code computed for it by the near-duplicate check is reused.
+func (ix *kindIndex) add(v *version, orig []float32) {
 	text := store.SearchText(v.rec)
 	tokens := textsearch.Tokenize(text)
 	v.docLen = len(tokens)
@@ -74,7 +76,7 @@ func (ix *kindIndex) add(v *version) {
 		return // a store holds one dimension; validation keeps others out
 	}
 	ix.vecs = append(ix.vecs, v)
-	if &emb[0] == ix.lastEmb {
+	if len(orig) > 0 && &orig[0] == ix.lastEmb {
 		ix.codes = append(ix.codes, ix.lastCode...)
 	} else {
 		ix.codes = ix.appendCode(ix.codes, emb)

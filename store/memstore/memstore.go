@@ -71,6 +71,7 @@ type Store struct {
 	sessions map[string]store.Session
 	merges   []store.MergeRecord
 	docs     map[docKey]*store.Doc
+	slab     []float32 // the current chunk of embedding storage (keep)
 	index    map[store.Kind]*kindIndex
 	log      *wal
 }

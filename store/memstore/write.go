@@ -52,7 +52,7 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 	var ops []op
 	changed := false
 	for i, r := range recs {
-		r = store.WithBranch(store.Clone(r), branchName)
+		r = store.WithBranch(cloneShared(r), branchName)
 		res, writes := s.decide(head, r, opts.DedupeThreshold, stamp)
 		for _, w := range writes {
 			s.applyPut(b, w)
@@ -137,8 +137,12 @@ func (s *Store) nearDuplicate(head view, f store.Fact, threshold float64) (*stor
 	var best *version
 	var bestSim float64
 	check := func(i int) {
+		// The code first: it sits in one flat array, while the version is a pointer away.
+		if code != nil && vecmath.Hamming(code, ix.code(i)) > maxHamming {
+			return
+		}
 		v := ix.vecs[i]
-		if v == best || code != nil && vecmath.Hamming(code, ix.code(i)) > maxHamming {
+		if v == best {
 			return
 		}
 		sim := float64(vecmath.Dot(f.Embedding, v.emb) * fInv * v.inv)
@@ -228,6 +232,12 @@ func (s *Store) applyDelete(b *branch, k key) {
 }
 
 func (s *Store) addVersion(b *branch, k key, r store.Record) {
+	// The stored record gets its own copy of the embedding, in the store's slab; the
+	// index recognises the original to reuse a code computed for it.
+	orig := store.EmbeddingOf(r)
+	if len(orig) > 0 {
+		r = withEmbedding(r, s.keep(orig))
+	}
 	head := s.chainOf(b, never)
 	prev := head.resolve(k)
 	s.seq++
@@ -247,7 +257,7 @@ func (s *Store) addVersion(b *branch, k key, r store.Record) {
 		dn, dLen = -1, -prev.docLen
 	}
 	if r != nil {
-		ix.add(v)
+		ix.add(v, orig)
 		dn++
 		dLen += v.docLen
 	}
@@ -261,4 +271,42 @@ func withBranch(ops []op, name string) []op {
 		ops[i].Name = name
 	}
 	return ops
+}
+
+// slabFloats is the size of one chunk of the embedding slab.
+const slabFloats = 64 << 10
+
+// keep copies an embedding into the store's slab and returns the copy. Embeddings
+// live as long as the store, so packing them into large chunks spares the collector
+// one object per record and keeps their size classes free for short-lived copies.
+func (s *Store) keep(emb []float32) []float32 {
+	if cap(s.slab)-len(s.slab) < len(emb) {
+		s.slab = make([]float32, 0, max(slabFloats, len(emb)))
+	}
+	i := len(s.slab)
+	s.slab = append(s.slab, emb...)
+	return s.slab[i:len(s.slab):len(s.slab)]
+}
+
+// withEmbedding returns r with its embedding replaced by emb.
+func withEmbedding(r store.Record, emb []float32) store.Record {
+	switch v := r.(type) {
+	case store.Fact:
+		v.Embedding = emb
+		return v
+	case store.Observation:
+		v.Embedding = emb
+		return v
+	}
+	return r
+}
+
+// cloneShared copies r like store.Clone but leaves its embedding shared with the
+// caller's: a write reads it and stores a copy of its own (keep).
+func cloneShared(r store.Record) store.Record {
+	emb := store.EmbeddingOf(r)
+	if len(emb) == 0 {
+		return store.Clone(r)
+	}
+	return withEmbedding(store.Clone(withEmbedding(r, nil)), emb)
 }
