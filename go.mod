@@ -9,6 +9,7 @@ require (
 	github.com/google/go-cmp v0.7.0
 	github.com/ory/dockertest/v3 v3.12.0
 	github.com/sashabaranov/go-openai v1.43.0
+	golang.org/x/sync v0.19.0
 )
 
 require (

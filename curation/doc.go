@@ -1,0 +1,51 @@
+// Package curation turns raw agent memory into knowledge that can be trusted: it
+// judges facts and conversations, gates merges on the verdicts, and lets a language
+// model decide merge conflicts.
+//
+// The package depends on the store, llm and merge packages only. An [Engine] works on
+// any store.Store; every method that can use an llm.Model also works without one,
+// falling back to a documented heuristic, and says which path it took.
+//
+// # Verification
+//
+// [Engine.VerifyFact] scores a fact on accuracy, relevance and specificity (0 to 1
+// each), with the fact's source and related facts of the same branch (possible
+// conflicts) in the judge's prompt; [Engine.VerifyConversation] scores a conversation
+// on its tools, reasoning, outcome and errors. A [Policy] turns the mean score into a
+// status: verified at 0.6 or more, invalidated under 0.3 and pending between, by
+// default; [StrictPolicy] uses 0.7 and 0.4. The verdict is written as a new version of
+// the record: store.Verification with per-dimension store.Scores, and for a fact its
+// Status. [Engine.VerifyBranch] judges every unverified record of a branch with
+// bounded concurrency and reports progress through a callback.
+//
+// Without a model, [HeuristicFactScores] and [HeuristicConversationScores] score.
+//
+// # Merge gate and judge
+//
+// [Gate] is a merge.Gate: a merge that would write an invalidated record, or a fact
+// that is not verified, fails with a *store.MergeBlockedError listing them, and
+// nothing changes. [Engine.Summarize] counts a branch's verified, pending, unverified
+// and invalidated records. [Resolver] is a merge.Resolver for auto merges: a model
+// keeps the source's fact, the target's, both, or writes a merged fact.
+//
+//	e := &curation.Engine{Store: st, Model: model}
+//	if _, err := e.VerifyBranch(ctx, curation.BatchRequest{Branch: "task/fix-auth"}); err != nil {
+//		return err
+//	}
+//	eng := &merge.Engine{Store: st, Gate: curation.Gate{}, Resolver: &curation.Resolver{Model: model}}
+//	_, err := eng.Merge(ctx, merge.Request{Source: "task/fix-auth", Target: "main", Strategy: store.Auto})
+//	var blocked *store.MergeBlockedError
+//	if errors.As(err, &blocked) {
+//		for _, o := range blocked.Offenses {
+//			fmt.Println(o.Ref, o.Reason)
+//		}
+//	}
+//
+// # Model output
+//
+// Model replies are JSON objects read with llm.CompleteJSON. A reply that is not the
+// JSON asked for, or whose scores are missing or outside 0..1, is an error wrapping
+// *llm.MalformedOutputError and nothing is written; the merge [Resolver] alone falls
+// back to its deterministic fallback instead, so that a merge does not fail on the
+// model's formatting.
+package curation
