@@ -60,7 +60,7 @@ func TestEval(t *testing.T) {
 		{"false || true", true},
 		{"not not true", true},
 		{"!!!false", true},
-		{"not 1 == 2", true}, // not applies to the whole comparison
+		{"not 1 == 2", true},    // not applies to the whole comparison
 		{"!yes == false", true}, // !(yes == false)
 		{"true and true and true and false", false},
 		{"false or false or false or true", true},
