@@ -2,7 +2,6 @@ package store
 
 import (
 	"maps"
-	"reflect"
 	"slices"
 	"time"
 )
@@ -137,85 +136,70 @@ func WithDefaults(r Record, now time.Time) Record {
 
 // SameContent reports whether a and b are the same record with the same content. The
 // Branch field, and CreatedAt/UpdatedAt when one side leaves them zero, are ignored, so
-// a repeated write of the same input counts as the same content.
+// a repeated write of the same input counts as the same content. Times compare as
+// instants; an empty map or slice equals a nil one.
 func SameContent(a, b Record) bool {
+	return sameContent(a, b, false)
+}
+
+// Equivalent reports whether a and b hold the same content apart from Branch and
+// UpdatedAt. Diffs compare records with it: two sides that reached the same content at
+// different moments have made no change that needs merging.
+func Equivalent(a, b Record) bool {
+	return sameContent(a, b, true)
+}
+
+// sameContent compares field by field: it runs for every record a write, diff or merge
+// touches, so it must not allocate. TestSameContentCoversEveryField keeps it complete.
+func sameContent(a, b Record, ignoreUpdated bool) bool {
 	if a == nil || b == nil {
 		return a == nil && b == nil
 	}
-	if a.RecordKind() != b.RecordKind() || a.RecordID() != b.RecordID() {
-		return false
-	}
-	// Embeddings are compared apart: reflect would visit each component, and they are
-	// the bulk of a record.
-	if !slices.Equal(EmbeddingOf(a), EmbeddingOf(b)) {
-		return false
-	}
-	return reflect.DeepEqual(comparable(a, b), comparable(b, a))
-}
-
-// comparable strips what SameContent ignores from x, given the other side y, and the
-// embedding, which SameContent compares itself.
-func comparable(x, y Record) Record {
-	x = WithBranch(x, "")
-	zeroTimes := func(ca, ua *time.Time, cb, ub time.Time) {
-		if ca.IsZero() || cb.IsZero() {
-			*ca = time.Time{}
-		} else {
-			*ca = ca.UTC()
-		}
-		if ua == nil {
-			return
-		}
-		if ua.IsZero() || ub.IsZero() {
-			*ua = time.Time{}
-		} else {
-			*ua = ua.UTC()
-		}
-	}
-	switch xv := x.(type) {
+	switch x := a.(type) {
 	case Fact:
-		yv := y.(Fact)
-		zeroTimes(&xv.CreatedAt, &xv.UpdatedAt, yv.CreatedAt, yv.UpdatedAt)
-		xv.Verify.At = xv.Verify.At.UTC()
-		xv.Metadata = emptyNil(xv.Metadata)
-		xv.Embedding = nil
-		return xv
+		y, ok := b.(Fact)
+		return ok && x.ID == y.ID && x.Text == y.Text && slices.Equal(x.Embedding, y.Embedding) &&
+			x.Category == y.Category && x.Confidence == y.Confidence && x.Status == y.Status &&
+			x.SourceType == y.SourceType && x.SourceID == y.SourceID && x.ParentID == y.ParentID &&
+			x.SessionID == y.SessionID && x.TaskID == y.TaskID && x.AgentID == y.AgentID &&
+			maps.Equal(x.Metadata, y.Metadata) && x.Verify.equal(y.Verify) &&
+			sameStamp(x.CreatedAt, y.CreatedAt) && (ignoreUpdated || sameStamp(x.UpdatedAt, y.UpdatedAt))
 	case Observation:
-		yv := y.(Observation)
-		zeroTimes(&xv.CreatedAt, nil, yv.CreatedAt, time.Time{})
-		xv.Metadata = emptyNil(xv.Metadata)
-		xv.Embedding = nil
-		return xv
+		y, ok := b.(Observation)
+		return ok && x.ID == y.ID && x.SessionID == y.SessionID && x.TaskID == y.TaskID &&
+			x.AgentID == y.AgentID && x.Type == y.Type && x.Tool == y.Tool && x.Summary == y.Summary &&
+			slices.Equal(x.Embedding, y.Embedding) && x.RawInput == y.RawInput && x.RawOutput == y.RawOutput &&
+			maps.Equal(x.Metadata, y.Metadata) && sameStamp(x.CreatedAt, y.CreatedAt)
 	case Relation:
-		yv := y.(Relation)
-		zeroTimes(&xv.CreatedAt, nil, yv.CreatedAt, time.Time{})
-		xv.ValidFrom, xv.ValidTo = xv.ValidFrom.UTC(), xv.ValidTo.UTC()
-		xv.Properties = emptyNil(xv.Properties)
-		return xv
+		y, ok := b.(Relation)
+		return ok && x.ID == y.ID && x.Source == y.Source && x.Target == y.Target && x.Type == y.Type &&
+			maps.Equal(x.Properties, y.Properties) && x.Confidence == y.Confidence &&
+			x.ValidFrom.Equal(y.ValidFrom) && x.ValidTo.Equal(y.ValidTo) && x.SessionID == y.SessionID &&
+			x.TaskID == y.TaskID && x.AgentID == y.AgentID && sameStamp(x.CreatedAt, y.CreatedAt)
 	case Conversation:
-		yv := y.(Conversation)
-		zeroTimes(&xv.CreatedAt, &xv.UpdatedAt, yv.CreatedAt, yv.UpdatedAt)
-		xv.Verify.At = xv.Verify.At.UTC()
-		xv.Metadata = emptyNil(xv.Metadata)
-		return xv
+		y, ok := b.(Conversation)
+		return ok && x.ID == y.ID && x.SessionID == y.SessionID && x.AgentID == y.AgentID &&
+			x.TaskID == y.TaskID && x.Title == y.Title && x.Verify.equal(y.Verify) &&
+			maps.Equal(x.Metadata, y.Metadata) && sameStamp(x.CreatedAt, y.CreatedAt) &&
+			(ignoreUpdated || sameStamp(x.UpdatedAt, y.UpdatedAt))
 	case Message:
-		yv := y.(Message)
-		zeroTimes(&xv.CreatedAt, nil, yv.CreatedAt, time.Time{})
-		xv.Metadata = emptyNil(xv.Metadata)
-		if len(xv.PickedTo) == 0 {
-			xv.PickedTo = nil
-		}
-		return xv
+		y, ok := b.(Message)
+		return ok && x.ID == y.ID && x.ConversationID == y.ConversationID && x.Seq == y.Seq &&
+			x.Role == y.Role && x.Content == y.Content && x.Tool == y.Tool && slices.Equal(x.PickedTo, y.PickedTo) &&
+			x.SessionID == y.SessionID && x.TaskID == y.TaskID && x.AgentID == y.AgentID &&
+			maps.Equal(x.Metadata, y.Metadata) && sameStamp(x.CreatedAt, y.CreatedAt)
 	}
-	return x
+	return false
 }
 
-// emptyNil maps an empty map to nil; the result is only compared, never changed.
-func emptyNil(m map[string]string) map[string]string {
-	if len(m) == 0 {
-		return nil
-	}
-	return m
+// sameStamp compares a time the store stamps: equal instants, or either side zero.
+func sameStamp(a, b time.Time) bool {
+	return a.IsZero() || b.IsZero() || a.Equal(b)
+}
+
+func (v Verification) equal(o Verification) bool {
+	return v.Status == o.Status && v.Score == o.Score && v.By == o.By && v.At.Equal(o.At) &&
+		v.Notes == o.Notes && v.Scores == o.Scores
 }
 
 // SearchText is the text of r that keyword search indexes: a fact's Text, an
@@ -269,25 +253,6 @@ func Clone(r Record) Record {
 		r.PickedTo = slices.Clone(r.PickedTo)
 		r.Metadata = maps.Clone(r.Metadata)
 		return r
-	}
-	return r
-}
-
-// Equivalent reports whether a and b hold the same content apart from Branch and
-// UpdatedAt. Diffs compare records with it: two sides that reached the same content at
-// different moments have made no change that needs merging.
-func Equivalent(a, b Record) bool {
-	return SameContent(withoutUpdated(a), withoutUpdated(b))
-}
-
-func withoutUpdated(r Record) Record {
-	switch v := r.(type) {
-	case Fact:
-		v.UpdatedAt = time.Time{}
-		return v
-	case Conversation:
-		v.UpdatedAt = time.Time{}
-		return v
 	}
 	return r
 }

@@ -230,12 +230,20 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 		rec.CreatedAt = now
 	}
 	var ops []op
+	src := s.chainOf(sb, never)
 	for _, r := range plan.Puts {
 		r = store.WithBranch(store.WithDefaults(cloneShared(r), now), plan.Target)
-		if cur := head.get(key{r.RecordKind(), r.RecordID()}); cur != nil && store.SameContent(cur, r) {
+		k := key{r.RecordKind(), r.RecordID()}
+		if cur := head.get(k); cur != nil && store.SameContent(cur, r) {
 			continue
 		}
-		s.applyPut(tb, r)
+		// A record adopted as the source holds it shares the source version's
+		// embedding and index data instead of computing them again.
+		from := src.resolve(k)
+		if from != nil && (from.rec == nil || from.ord < 0 || !store.SameContent(from.rec, r)) {
+			from = nil
+		}
+		s.addVersion(tb, k, r, from)
 		if s.log != nil {
 			o := putOp(r)
 			o.Name = plan.Target

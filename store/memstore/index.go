@@ -42,23 +42,35 @@ func newKindIndex() *kindIndex {
 func textKey(s string) uint64 { return maphash.String(textSeed, store.NormText(s)) }
 
 // add indexes v. orig is the embedding v's record was written with, before the store
-// copied it; a code computed for it by the near-duplicate check is reused.
-func (ix *kindIndex) add(v *version, orig []float32) {
+// copied it; a code computed for it by the near-duplicate check is reused. from, when
+// not nil, is an indexed version with the same content (the source of a merge), whose
+// text hash and code are reused.
+func (ix *kindIndex) add(v *version, orig []float32, from *version) {
 	text := store.SearchText(v.rec)
 	tokens := textsearch.Tokenize(text)
-	v.docLen = len(tokens)
+	v.docLen = int32(len(tokens))
 	v.ord = int32(len(ix.docs))
+	v.vi = -1
 	ix.docs = append(ix.docs, v)
 	for t, n := range textsearch.TermFreqs(tokens) {
 		ix.postings[t] = append(ix.postings[t], posting{v: v, tf: int32(n)})
 	}
-	tk := textKey(text)
-	ix.texts[tk] = append(ix.texts[tk], v)
+	if from != nil {
+		v.tkey = from.tkey
+	} else {
+		v.tkey = textKey(text)
+	}
+	ix.texts[v.tkey] = append(ix.texts[v.tkey], v)
 	emb := store.EmbeddingOf(v.rec)
 	if len(emb) == 0 {
 		return
 	}
-	n := vecmath.Norm(emb)
+	var n float32
+	if from != nil && from.inv != 0 {
+		n = 1 / from.inv
+	} else {
+		n = vecmath.Norm(emb)
+	}
 	if n == 0 {
 		return
 	}
@@ -75,10 +87,14 @@ func (ix *kindIndex) add(v *version, orig []float32) {
 	if len(emb) != ix.dim {
 		return // a store holds one dimension; validation keeps others out
 	}
+	v.vi = int32(len(ix.vecs))
 	ix.vecs = append(ix.vecs, v)
-	if len(orig) > 0 && &orig[0] == ix.lastEmb {
+	switch {
+	case from != nil && from.vi >= 0:
+		ix.codes = append(ix.codes, ix.code(int(from.vi))...)
+	case len(orig) > 0 && &orig[0] == ix.lastEmb:
 		ix.codes = append(ix.codes, ix.lastCode...)
-	} else {
+	default:
 		ix.codes = ix.appendCode(ix.codes, emb)
 	}
 	ix.lastEmb, ix.lastCode = nil, nil
@@ -134,6 +150,7 @@ func (ix *kindIndex) purge(b *branch) {
 		if v.br == b {
 			continue
 		}
+		v.vi = int32(len(vecs))
 		vecs = append(vecs, v)
 		codes = append(codes, ix.code(i)...)
 	}

@@ -97,11 +97,13 @@ type version struct {
 	seq    uint64
 	br     *branch
 	rec    store.Record
-	next   uint64 // seq of the next version of the key on the same branch, never if none
-	docLen int
+	next   uint64    // seq of the next version of the key on the same branch, never if none
 	emb    []float32 // the record's embedding, when indexed; kept here to skip the interface
-	inv    float32   // 1/|embedding|, 0 without one
-	ord    int32     // position in the kind index's docs, -1 when not indexed
+	tkey   uint64    // hash of the normalised search text, when indexed
+	docLen int32
+	inv    float32 // 1/|embedding|, 0 without one
+	ord    int32   // position in the kind index's docs, -1 when not indexed
+	vi     int32   // position in the kind index's vecs, -1 without one
 }
 
 type snapshot struct {

@@ -180,7 +180,7 @@ func (s *Store) keyword(vw view, ix *kindIndex, kind store.Kind, q store.SearchQ
 			if acc[h.v.ord] == 0 {
 				sc.touched = append(sc.touched, h.v.ord)
 			}
-			acc[h.v.ord] += textsearch.DefaultBM25.Score(int(h.tf), h.v.docLen, avg, idf)
+			acc[h.v.ord] += textsearch.DefaultBM25.Score(int(h.tf), int(h.v.docLen), avg, idf)
 		}
 	}
 	top := vecmath.NewTopK[*version](k)

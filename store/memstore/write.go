@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/day1ai/day1/internal/vecmath"
@@ -224,24 +225,33 @@ func (s *Store) writable(name string) (*branch, error) {
 
 // applyPut adds a version of r to branch b. Callers hold s.mu for writing.
 func (s *Store) applyPut(b *branch, r store.Record) {
-	s.addVersion(b, key{r.RecordKind(), r.RecordID()}, r)
+	s.addVersion(b, key{r.RecordKind(), r.RecordID()}, r, nil)
 }
 
 func (s *Store) applyDelete(b *branch, k key) {
-	s.addVersion(b, k, nil)
+	s.addVersion(b, k, nil, nil)
 }
 
-func (s *Store) addVersion(b *branch, k key, r store.Record) {
-	// The stored record gets its own copy of the embedding, in the store's slab; the
-	// index recognises the original to reuse a code computed for it.
+// addVersion adds r (nil: a deletion) as the newest version of k on b. from, when not
+// nil, is a stored version with the same content whose embedding and index data r
+// shares.
+func (s *Store) addVersion(b *branch, k key, r store.Record, from *version) {
+	// The stored record gets its own copy of the embedding, in the store's slab, unless
+	// it can share from's, which never changes; the index recognises the original to
+	// reuse a code computed for it.
 	orig := store.EmbeddingOf(r)
-	if len(orig) > 0 {
+	switch {
+	case len(orig) == 0:
+	case from != nil && slices.Equal(from.emb, orig):
+		r = withEmbedding(r, from.emb)
+	default:
+		from = nil
 		r = withEmbedding(r, s.keep(orig))
 	}
 	head := s.chainOf(b, never)
 	prev := head.resolve(k)
 	s.seq++
-	v := &version{key: k, seq: s.seq, br: b, rec: r, next: never}
+	v := &version{key: k, seq: s.seq, br: b, rec: r, next: never, ord: -1, vi: -1}
 	if vs := b.own[k]; len(vs) > 0 {
 		vs[len(vs)-1].next = v.seq
 	}
@@ -254,12 +264,12 @@ func (s *Store) addVersion(b *branch, k key, r store.Record) {
 	}
 	dn, dLen := 0, 0
 	if prev != nil && prev.rec != nil {
-		dn, dLen = -1, -prev.docLen
+		dn, dLen = -1, -int(prev.docLen)
 	}
 	if r != nil {
-		ix.add(v, orig)
+		ix.add(v, orig, from)
 		dn++
-		dLen += v.docLen
+		dLen += int(v.docLen)
 	}
 	if dn != 0 || dLen != 0 {
 		b.addStat(k.kind, v.seq, dn, dLen)
