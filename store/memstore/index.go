@@ -28,9 +28,11 @@ type kindIndex struct {
 	bands    *bandIndex            // near-duplicate candidates, for codes of 4 words or more
 }
 
+// posting is one document of a term: the version's position in docs, and how often
+// the term occurs in it. Postings hold no pointers, so the collector never scans them.
 type posting struct {
-	v  *version
-	tf int32
+	ord int32
+	tf  int32
 }
 
 var textSeed = maphash.MakeSeed()
@@ -53,7 +55,7 @@ func (ix *kindIndex) add(v *version, orig []float32, from *version) {
 	v.vi = -1
 	ix.docs = append(ix.docs, v)
 	for t, n := range textsearch.TermFreqs(tokens) {
-		ix.postings[t] = append(ix.postings[t], posting{v: v, tf: int32(n)})
+		ix.postings[t] = append(ix.postings[t], posting{ord: v.ord, tf: int32(n)})
 	}
 	if from != nil {
 		v.tkey = from.tkey
@@ -119,17 +121,24 @@ func (ix *kindIndex) code(i int) []uint64 { return ix.codes[i*ix.words : (i+1)*i
 
 // purge drops the versions of a deleted branch.
 func (ix *kindIndex) purge(b *branch) {
+	// remap[o] is the new position of the document at position o, -1 if dropped.
+	remap := make([]int32, len(ix.docs))
 	docs := ix.docs[:0]
-	for _, v := range ix.docs {
+	for o, v := range ix.docs {
+		remap[o] = -1
 		if v.br != b {
 			v.ord = int32(len(docs))
+			remap[o] = v.ord
 			docs = append(docs, v)
 		}
 	}
 	clear(ix.docs[len(docs):])
 	ix.docs = docs
 	for t, ps := range ix.postings {
-		ps = slices.DeleteFunc(ps, func(p posting) bool { return p.v.br == b })
+		ps = slices.DeleteFunc(ps, func(p posting) bool { return remap[p.ord] < 0 })
+		for i := range ps {
+			ps[i].ord = remap[ps[i].ord]
+		}
 		if len(ps) == 0 {
 			delete(ix.postings, t)
 		} else {

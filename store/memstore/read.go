@@ -155,32 +155,34 @@ func (s *Store) keyword(vw view, ix *kindIndex, kind store.Kind, q store.SearchQ
 	defer scratchPool.Put(sc)
 	acc := sc.grow(len(ix.docs))
 	filtered := !q.Filter.IsZero()
-	var hits []posting
+	type hit struct{ ord, tf, docLen int32 }
+	var hits []hit
 	for term := range textsearch.TermFreqs(textsearch.Tokenize(q.Text)) {
 		hits = hits[:0]
 		df := 0
 		for _, p := range ix.postings[term] {
-			if !vw.visible(p.v) {
+			v := ix.docs[p.ord]
+			if !vw.visible(v) {
 				continue
 			}
 			df++
-			st := &sc.state[p.v.ord]
+			st := &sc.state[p.ord]
 			if *st == unknown {
 				*st = rejected
-				if !filtered || q.Filter.Match(p.v.rec) {
+				if !filtered || q.Filter.Match(v.rec) {
 					*st = accepted
 				}
 			}
 			if *st == accepted {
-				hits = append(hits, p)
+				hits = append(hits, hit{ord: p.ord, tf: p.tf, docLen: v.docLen})
 			}
 		}
 		idf := textsearch.DefaultBM25.IDF(df, n)
 		for _, h := range hits {
-			if acc[h.v.ord] == 0 {
-				sc.touched = append(sc.touched, h.v.ord)
+			if acc[h.ord] == 0 {
+				sc.touched = append(sc.touched, h.ord)
 			}
-			acc[h.v.ord] += textsearch.DefaultBM25.Score(int(h.tf), int(h.v.docLen), avg, idf)
+			acc[h.ord] += textsearch.DefaultBM25.Score(int(h.tf), int(h.docLen), avg, idf)
 		}
 	}
 	top := vecmath.NewTopK[*version](k)

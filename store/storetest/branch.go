@@ -241,6 +241,13 @@ func testBranch(t *testing.T, h Harness) {
 		same(e.t, "main facts", []string{"f1"}, e.listIDs(main, store.ListQuery{Kind: store.KindFact}))
 		e.fork("b", store.DefaultBranch)
 		same(e.t, "a new branch with the deleted name", []string{"f1"}, e.listIDs(head("b"), store.ListQuery{Kind: store.KindFact}))
+		// Search indexes forget the deleted branches and keep working for the others.
+		e.put1(store.DefaultBranch, store.Fact{ID: "f3", Text: "main stays searchable", Embedding: vec(1, 0, 0)})
+		e.put1("b", store.Fact{ID: "g2", Text: "b stays searchable", Embedding: vec(0, 1, 0)})
+		same(e.t, "keyword search on main after a delete", []string{"f1", "f3"}, sorted(hitIDs(e.search(main, store.SearchQuery{Text: "main", Mode: store.Keyword}))))
+		same(e.t, "keyword search on b after a delete", []string{"g2"}, hitIDs(e.search(head("b"), store.SearchQuery{Text: "searchable", Mode: store.Keyword})))
+		same(e.t, "keyword search for main on b", []string{"f1"}, hitIDs(e.search(head("b"), store.SearchQuery{Text: "main", Mode: store.Keyword})))
+		same(e.t, "vector search on b after a delete", []string{"g2"}, hitIDs(e.search(head("b"), store.SearchQuery{Vector: vec(0, 1, 0), Mode: store.Vector, Limit: 1})))
 	})
 
 	subtest(t, h, area, "unknown branch", func(e *env) {
