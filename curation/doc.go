@@ -1,6 +1,7 @@
 // Package curation turns raw agent memory into knowledge that can be trusted: it
-// judges facts and conversations, gates merges on the verdicts, and lets a language
-// model decide merge conflicts.
+// judges facts and conversations, gates merges on the verdicts, lets a language model
+// decide merge conflicts, cherry-picks the conversations that were right, consolidates
+// observations into facts, and keeps templates of good branches.
 //
 // The package depends on the store, llm and merge packages only. An [Engine] works on
 // any store.Store; every method that can use an llm.Model also works without one,
@@ -41,10 +42,37 @@
 //		}
 //	}
 //
+// # Conversation cherry-pick
+//
+// [Engine.CherryPickConversation] copies a whole conversation (with or without its
+// messages) to another branch under the same ids, so both branches hold the same
+// records. [Engine.CherryPickMessages] copies a range of messages, by sequence
+// number, into a new or an existing conversation; [Engine.CherryPickDecisions] copies
+// only the decision points, found by the model or by [FindDecisions]'s heuristics.
+// Picked source messages record the target branch in PickedTo. [Engine.CherryPickFacts]
+// turns a conversation into facts, which a model's extraction lands verified. Every
+// pick writes the target in one atomic batch and can judge what it picks.
+//
+// # Consolidation
+//
+// [Engine.Consolidate] turns a session's observations into candidate facts, through a
+// model that also names the existing facts they contradict (which are then
+// superseded), or through heuristics; the store deduplicates repeats.
+//
+// # Templates
+//
+// A [Template] is a named, versioned snapshot of a branch for a kind of task:
+// [Engine.CreateTemplate], [Engine.ListTemplates], [Engine.FindTemplate] (the best
+// active template for a task type), [Engine.InstantiateTemplate] (a new branch forked
+// from the snapshot, in constant time), [Engine.UpdateTemplate] and
+// [Engine.DeprecateTemplate]. Templates are store documents in the collection
+// [TemplateCollection], written with preconditions so concurrent writers cannot lose
+// each other's changes.
+//
 // # Model output
 //
 // Model replies are JSON objects read with llm.CompleteJSON. A reply that is not the
-// JSON asked for, or whose scores are missing or outside 0..1, is an error wrapping
+// JSON asked for, or whose values are missing or out of range, is an error wrapping
 // *llm.MalformedOutputError and nothing is written; the merge [Resolver] alone falls
 // back to its deterministic fallback instead, so that a merge does not fail on the
 // model's formatting.

@@ -231,3 +231,7 @@ func unit(name string, v *float64) error {
 	}
 	return nil
 }
+
+// isInvalid reports whether err is the store refusing a query as invalid, such as a
+// keyword search of a text without searchable words.
+func isInvalid(err error) bool { return errors.Is(err, store.ErrInvalidArgument) }
