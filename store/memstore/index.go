@@ -215,11 +215,12 @@ func (bi *bandIndex) add(code []uint64) {
 	}
 }
 
-// candidates calls fn with the index of every vector sharing a band with code, possibly
-// more than once.
-func (bi *bandIndex) candidates(code []uint64, fn func(i int)) {
+// candidates calls fn with the index, from or more, of every vector sharing a band
+// with code, possibly more than once. Buckets list the newest vectors first, so a walk
+// ends at the first index below from.
+func (bi *bandIndex) candidates(code []uint64, from int, fn func(i int)) {
 	for b := range bi.bands {
-		for j := bi.heads[b][bandKey(code, b)]; j != 0; j = bi.next[b][j-1] {
+		for j := bi.heads[b][bandKey(code, b)]; int(j) > from; j = bi.next[b][j-1] {
 			fn(int(j - 1))
 		}
 	}

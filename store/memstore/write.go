@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/day1ai/day1/internal/vecmath"
@@ -52,9 +54,14 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 	results := make([]store.PutResult, len(recs))
 	var ops []op
 	changed := false
+	pre := s.prematch(head, recs, opts.DedupeThreshold)
 	for i, r := range recs {
 		r = store.WithBranch(cloneShared(r), branchName)
-		res, writes := s.decide(head, r, opts.DedupeThreshold, stamp)
+		var m *match
+		if pre != nil {
+			m = pre[i]
+		}
+		res, writes := s.decide(head, r, opts.DedupeThreshold, stamp, m)
 		for _, w := range writes {
 			s.applyPut(b, w)
 			if s.log != nil {
@@ -78,7 +85,7 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 
 // decide says what writing r does: nothing, a new version, or a new fact superseding a
 // near-duplicate. It reads the branch head, which includes earlier records of the batch.
-func (s *Store) decide(head view, r store.Record, threshold float64, now time.Time) (store.PutResult, []store.Record) {
+func (s *Store) decide(head view, r store.Record, threshold float64, now time.Time, pre *match) (store.PutResult, []store.Record) {
 	k := key{r.RecordKind(), r.RecordID()}
 	if cur := head.get(k); cur != nil {
 		if store.SameContent(cur, store.StampLike(r, cur)) {
@@ -92,7 +99,7 @@ func (s *Store) decide(head view, r store.Record, threshold float64, now time.Ti
 	if !ok || !f.Status.Live() {
 		return store.PutResult{Record: store.Clone(r), Outcome: store.Created}, []store.Record{r}
 	}
-	dup, sim := s.nearDuplicate(head, f, threshold)
+	dup, sim := s.nearDuplicate(head, f, threshold, pre)
 	switch {
 	case dup == nil:
 		return store.PutResult{Record: store.Clone(r), Outcome: store.Created}, []store.Record{r}
@@ -114,7 +121,10 @@ func (s *Store) decide(head view, r store.Record, threshold float64, now time.Ti
 // cosine of at least threshold. Same-text candidates come from a hash of the text;
 // embedding candidates from the band index (a full scan for small dimensions), so the
 // check does not grow with the amount of memory. It returns nil when there is none.
-func (s *Store) nearDuplicate(head view, f store.Fact, threshold float64) (*store.Fact, float64) {
+//
+// pre, when not nil, is the best match among the vectors indexed before the batch,
+// found ahead in parallel (prematch); only vectors indexed since are searched here.
+func (s *Store) nearDuplicate(head view, f store.Fact, threshold float64, pre *match) (*store.Fact, float64) {
 	ix := s.index[store.KindFact]
 	norm := store.NormText(f.Text)
 	for _, v := range ix.texts[textKey(f.Text)] {
@@ -128,35 +138,27 @@ func (s *Store) nearDuplicate(head view, f store.Fact, threshold float64) (*stor
 	if threshold <= 0 || len(f.Embedding) == 0 || len(ix.vecs) == 0 || len(f.Embedding) != ix.dim {
 		return nil, 0
 	}
-	fInv := 1 / vecmath.Norm(f.Embedding)
-	var code []uint64
-	if ix.bands != nil {
-		code = ix.appendCode(nil, f.Embedding)
-		ix.lastEmb, ix.lastCode = &f.Embedding[0], code
+	q := ix.query(f.Embedding, threshold)
+	if pre != nil && pre.code != nil {
+		q.code = pre.code
+	} else if ix.bands != nil {
+		q.code = ix.appendCode(nil, f.Embedding)
 	}
-	maxHamming := hammingBound(threshold, ix.words*64)
+	if q.code != nil {
+		ix.lastEmb, ix.lastCode = &f.Embedding[0], q.code
+	}
 	var best *version
 	var bestSim float64
-	check := func(i int) {
-		// The code first: it sits in one flat array, while the version is a pointer away.
-		if code != nil && vecmath.Hamming(code, ix.code(i)) > maxHamming {
-			return
-		}
-		v := ix.vecs[i]
-		if v == best {
-			return
-		}
-		sim := float64(vecmath.Dot(f.Embedding, v.emb) * fInv * v.inv)
-		if sim < threshold || sim <= bestSim || !head.visible(v) || !v.rec.(store.Fact).Status.Live() {
-			return
-		}
-		best, bestSim = v, sim
-	}
-	if ix.bands != nil {
-		ix.bands.candidates(code, check)
-	} else {
-		for i := range ix.vecs {
-			check(i)
+	switch {
+	case pre == nil:
+		best, bestSim = ix.bestMatch(head, q, 0)
+	case pre.v != nil && !candidate(head, pre.v):
+		// The earlier match changed within this batch; the others may not have.
+		best, bestSim = ix.bestMatch(head, q, 0)
+	default:
+		best, bestSim = ix.bestMatch(head, q, pre.upto)
+		if pre.v != nil && pre.sim > bestSim {
+			best, bestSim = pre.v, pre.sim
 		}
 	}
 	if best == nil {
@@ -164,6 +166,109 @@ func (s *Store) nearDuplicate(head view, f store.Fact, threshold float64) (*stor
 	}
 	cand := best.rec.(store.Fact)
 	return &cand, bestSim
+}
+
+// match is the best near-duplicate of one new fact among the first upto vectors of the
+// index, and the code of the fact's embedding.
+type match struct {
+	v    *version
+	sim  float64
+	upto int
+	code []uint64
+}
+
+// dupQuery is an embedding looked up among indexed facts.
+type dupQuery struct {
+	emb        []float32
+	inv        float32
+	code       []uint64 // nil: scan every vector
+	threshold  float64
+	maxHamming int
+}
+
+func (ix *kindIndex) query(emb []float32, threshold float64) dupQuery {
+	return dupQuery{emb: emb, inv: 1 / vecmath.Norm(emb), threshold: threshold, maxHamming: hammingBound(threshold, ix.words*64)}
+}
+
+// candidate reports whether v can be a near-duplicate on the view: visible and live.
+func candidate(head view, v *version) bool {
+	return head.visible(v) && v.rec.(store.Fact).Status.Live()
+}
+
+// bestMatch returns the visible, live fact among vectors from..len(vecs) most similar to
+// q, at or above its threshold, or nil. It only reads the index, so several may run at
+// once.
+func (ix *kindIndex) bestMatch(head view, q dupQuery, from int) (*version, float64) {
+	var best *version
+	var bestSim float64
+	check := func(i int) {
+		// The code first: it sits in one flat array, while the version is a pointer away.
+		if q.code != nil && vecmath.Hamming(q.code, ix.code(i)) > q.maxHamming {
+			return
+		}
+		v := ix.vecs[i]
+		if v == best {
+			return
+		}
+		sim := float64(vecmath.Dot(q.emb, v.emb) * q.inv * v.inv)
+		if sim < q.threshold || sim <= bestSim || !candidate(head, v) {
+			return
+		}
+		best, bestSim = v, sim
+	}
+	if q.code != nil && ix.bands != nil {
+		ix.bands.candidates(q.code, from, check)
+	} else {
+		for i := from; i < len(ix.vecs); i++ {
+			check(i)
+		}
+	}
+	return best, bestSim
+}
+
+// minPrematch is the smallest number of new facts worth searching for near-duplicates
+// in parallel ahead of a batch.
+const minPrematch = 64
+
+// prematch finds, in parallel, the best near-duplicate among the vectors indexed now of
+// every new, live fact of a batch with an embedding. Put then only searches the
+// vectors the batch itself adds (nearDuplicate). It returns nil for small batches.
+func (s *Store) prematch(head view, recs []store.Record, threshold float64) []*match {
+	ix := s.index[store.KindFact]
+	if threshold <= 0 || ix.bands == nil || len(recs) < minPrematch {
+		return nil
+	}
+	var todo []int
+	for i, r := range recs {
+		f, ok := r.(store.Fact)
+		if ok && len(f.Embedding) == ix.dim && (f.Status == "" || f.Status.Live()) && head.get(key{store.KindFact, f.ID}) == nil {
+			todo = append(todo, i)
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(todo)/(minPrematch/2))
+	if workers < 2 {
+		return nil
+	}
+	out := make([]*match, len(recs))
+	upto := len(ix.vecs)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			scratch := make([]float32, ix.rot.Bits())
+			for _, i := range todo[w*len(todo)/workers : (w+1)*len(todo)/workers] {
+				emb := recs[i].(store.Fact).Embedding
+				q := ix.query(emb, threshold)
+				q.code = ix.rot.AppendCode(nil, emb, scratch)
+				m := &match{upto: upto, code: q.code}
+				m.v, m.sim = ix.bestMatch(head, q, 0)
+				out[i] = m
+			}
+		}()
+	}
+	wg.Wait()
+	return out
 }
 
 // hammingBound is the largest Hamming distance between the codes of two vectors whose

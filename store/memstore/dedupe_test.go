@@ -1,0 +1,126 @@
+package memstore_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/day1ai/day1/store"
+	"github.com/day1ai/day1/store/memstore"
+)
+
+// TestLargeBatchDedupe checks that a batch large enough to be searched for
+// near-duplicates in parallel decides every fact exactly as writing the facts one at a
+// time does: matches against earlier facts, against facts earlier in the same batch,
+// and against a fact that the batch itself updates or supersedes first.
+func TestLargeBatchDedupe(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	const dims = 384
+	rng := rand.New(rand.NewPCG(7, 11))
+	unit := func(v []float32) []float32 {
+		var n float64
+		for _, x := range v {
+			n += float64(x) * float64(x)
+		}
+		for i := range v {
+			v[i] = float32(float64(v[i]) / math.Sqrt(n))
+		}
+		return v
+	}
+	random := func() []float32 {
+		v := make([]float32, dims)
+		for i := range v {
+			v[i] = float32(rng.NormFloat64())
+		}
+		return unit(v)
+	}
+	// near returns a vector at cosine about 0.98 from v.
+	near := func(v []float32) []float32 {
+		w := make([]float32, dims)
+		for i := range w {
+			w[i] = v[i] + 0.2*float32(rng.NormFloat64())/float32(math.Sqrt(dims))
+		}
+		return unit(w)
+	}
+	var existing []store.Record
+	var embs [][]float32
+	for i := range 300 {
+		e := random()
+		embs = append(embs, e)
+		existing = append(existing, store.Fact{ID: fmt.Sprintf("old-%03d", i), Text: fmt.Sprintf("existing fact %d", i), Embedding: e})
+	}
+	var batch []store.Record
+	for i := range 200 {
+		f := store.Fact{ID: fmt.Sprintf("new-%03d", i), Text: fmt.Sprintf("new fact %d", i)}
+		switch i % 5 {
+		case 0: // a near-duplicate of an earlier fact
+			f.Embedding = near(embs[i])
+		case 1: // a near-duplicate of a fact earlier in the batch
+			f.Embedding = near(batch[i-1].(store.Fact).Embedding)
+		case 2: // an update of an earlier fact, whose near-duplicate follows
+			f = store.Fact{ID: fmt.Sprintf("old-%03d", i), Text: fmt.Sprintf("rewritten fact %d", i), Embedding: random()}
+		case 3: // a near-duplicate of the fact updated just before
+			f.Embedding = near(embs[i-1])
+		default:
+			f.Embedding = random()
+		}
+		batch = append(batch, f)
+	}
+
+	type outcome struct {
+		ID, Replaced string
+		Outcome      store.Outcome
+		Similarity   float32
+	}
+	run := func(batchSize int) ([]outcome, []string) {
+		s, err := memstore.New(memstore.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		ctx := context.Background()
+		opts := store.PutOptions{DedupeThreshold: 0.92}
+		if _, err := s.Put(ctx, store.DefaultBranch, existing, opts); err != nil {
+			t.Fatal(err)
+		}
+		var out []outcome
+		for lo := 0; lo < len(batch); lo += batchSize {
+			res, err := s.Put(ctx, store.DefaultBranch, batch[lo:min(lo+batchSize, len(batch))], opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range res {
+				out = append(out, outcome{r.Record.RecordID(), r.Replaced, r.Outcome, float32(r.Similarity)})
+			}
+		}
+		live, err := s.List(ctx, store.View{Branch: store.DefaultBranch}, store.ListQuery{Kind: store.KindFact, Filter: store.Filter{Status: store.FactActive}, Order: store.OrderID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, r := range live {
+			ids = append(ids, r.RecordID())
+		}
+		return out, ids
+	}
+	oneByOne, liveOne := run(1)
+	whole, liveWhole := run(len(batch))
+	if diff := cmp.Diff(oneByOne, whole); diff != "" {
+		t.Errorf("outcomes of one batch differ from one write at a time (-one +batch):\n%s", diff)
+	}
+	if diff := cmp.Diff(liveOne, liveWhole); diff != "" {
+		t.Errorf("active facts differ (-one +batch):\n%s", diff)
+	}
+	counts := map[store.Outcome]int{}
+	for _, o := range whole {
+		counts[o.Outcome]++
+	}
+	if counts[store.Superseded] < 60 || counts[store.Updated] != 40 {
+		t.Errorf("outcomes %v: want at least 60 superseded and 40 updated, or the test no longer exercises the near-duplicate paths", counts)
+	}
+}
