@@ -165,9 +165,10 @@ func (o MatchOptions) Validate() error {
 
 // Candidate is an agent ranked by Match.
 type Candidate struct {
-	// AgentID and Name come from the AgentProfile.
+	// AgentID is the AgentProfile's ID.
 	AgentID string `json:"agent_id"`
-	Name    string `json:"name,omitempty"`
+	// Name is the AgentProfile's display name, if any.
+	Name string `json:"name,omitempty"`
 	// Score is the proficiency-weighted match, from 0 to 1; see Match.
 	Score float64 `json:"score"`
 	// Matched lists the requirements the agent meets, in requirement order.

@@ -34,6 +34,7 @@ type SyntaxError struct {
 	Msg string // what was found and what was expected there
 }
 
+// Error describes the problem and where it is.
 func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("day1: condition syntax error at offset %d: %s", e.Pos, e.Msg)
 }
@@ -49,6 +50,7 @@ type MissingKeyError struct {
 	Pos  int    // byte offset of the identifier in the source
 }
 
+// Error names the missing key and how to tolerate it.
 func (e *MissingKeyError) Error() string {
 	return fmt.Sprintf("day1: condition at offset %d: the context has no key %s; add it to the context, or evaluate with MissingAsNull and test it against null first", e.Pos, e.Path)
 }
@@ -68,6 +70,7 @@ type TypeError struct {
 	Got  string // the types found, e.g. "string and number"
 }
 
+// Error says what the operation needs and what it got.
 func (e *TypeError) Error() string {
 	return fmt.Sprintf("day1: condition at offset %d: %s needs %s, got %s", e.Pos, e.Op, e.Want, e.Got)
 }
@@ -81,9 +84,11 @@ func (e *TypeError) Is(target error) bool {
 // such as rejecting a handoff that was accepted. It matches store.ErrConflict: the
 // record is not in a state that permits the change; read it again and decide.
 type TransitionError struct {
-	From, To Status
+	From Status // the current status
+	To   Status // the status refused
 }
 
+// Error names both statuses and the changes allowed from From.
 func (e *TransitionError) Error() string {
 	return fmt.Sprintf("day1: a handoff cannot go from %s to %s; %s", e.From, e.To, allowedText(e.From.Next()))
 }
@@ -94,9 +99,11 @@ func (e *TransitionError) Unwrap() error { return store.ErrConflict }
 // PhaseError reports a collaboration phase change that is not allowed. It matches
 // store.ErrConflict.
 type PhaseError struct {
-	From, To Phase
+	From Phase // the current phase
+	To   Phase // the phase refused
 }
 
+// Error names both phases and the changes allowed from From.
 func (e *PhaseError) Error() string {
 	return fmt.Sprintf("day1: a collaboration cannot go from phase %s to %s; %s", e.From, e.To, allowedText(e.From.Next()))
 }
@@ -107,9 +114,10 @@ func (e *PhaseError) Unwrap() error { return store.ErrConflict }
 // NoHandlerError reports that a Dispatcher has no handler registered for a message
 // type. It matches ErrNoHandler.
 type NoHandlerError struct {
-	Type MessageType
+	Type MessageType // the type of the message that found no handler
 }
 
+// Error names the message type without a handler.
 func (e *NoHandlerError) Error() string {
 	return fmt.Sprintf("day1: no handler registered for %s messages; call Dispatcher.Register first", e.Type)
 }

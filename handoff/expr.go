@@ -67,8 +67,9 @@ const (
 //
 // By default an identifier that is not in the context is an error, *MissingKeyError:
 // a misspelt key fails loudly instead of making "not (x > 3)" silently true. With
-// EvalOptions.MissingAsNull a missing key reads as null; null supports == and != (and
-// in), so guard ordering comparisons: "x != null and x > 3".
+// EvalOptions.MissingAsNull a missing key reads as null. Null supports == and !=, and
+// may be sought with in, but does not order and is not a list, so guard ordering
+// comparisons and lists: "x != null and x > 3".
 type Expr struct {
 	src  string
 	root *node
@@ -289,6 +290,8 @@ var keywords = map[string]tokKind{
 	"true": tTrue, "false": tFalse, "null": tNull,
 }
 
+var punct = [256]tokKind{'(': tLParen, ')': tRParen, '[': tLBrack, ']': tRBrack, ',': tComma}
+
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' }
 func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
 
@@ -309,9 +312,8 @@ func lex(src string) ([]token, error) {
 			two = src[i : i+2]
 		}
 		switch {
-		case c == '(' || c == ')' || c == '[' || c == ']' || c == ',':
-			kind := map[byte]tokKind{'(': tLParen, ')': tRParen, '[': tLBrack, ']': tRBrack, ',': tComma}[c]
-			toks = append(toks, token{kind: kind, pos: i, text: string(c)})
+		case punct[c] != 0:
+			toks = append(toks, token{kind: punct[c], pos: i, text: string(c)})
 			i++
 		case two == "==" || two == "!=" || two == "<=" || two == ">=":
 			toks = append(toks, token{kind: tCmp, pos: i, text: two})
