@@ -3,8 +3,9 @@
 // when a handoff should happen and who should receive it, and the messages agents
 // exchange while they agree on it.
 //
-// Everything here is pure logic: no storage, no clocks of its own, no goroutines. The
-// storage-backed parts of handoffs (tasks, handoff records and their audit trail, the
+// Everything here is pure logic: no storage and no goroutines. Time comes from the
+// caller (Signal.Now, Dispatcher.Now), except in WaitIdle, which waits on real timers
+// bounded by its context and timeout. The storage-backed parts of handoffs (tasks, handoff records and their audit trail, the
 // context packet, accept and reject, pending lists, checkpoints and stall detection)
 // build on these types; the types carry JSON tags and Valid or Validate methods so
 // records can embed them.
