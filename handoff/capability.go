@@ -207,16 +207,17 @@ func Match(required []Requirement, agents []AgentProfile, opts MatchOptions) ([]
 		return nil, store.Invalid("required", "needs at least one requirement", nil)
 	}
 	seen := make(map[string]bool, len(required))
+	keys := make([]string, len(required))
 	total := 0.0
 	for i, r := range required {
 		if err := r.Validate(); err != nil {
 			return nil, store.AtIndex(err, "required", i)
 		}
-		k := capabilityKey(r.Name)
-		if seen[k] {
+		keys[i] = capabilityKey(r.Name)
+		if seen[keys[i]] {
 			return nil, store.Invalid(fmt.Sprintf("required[%d].Requirement.Name", i), "is listed twice; list each requirement once", r.Name)
 		}
-		seen[k] = true
+		seen[keys[i]] = true
 		total += r.weight()
 	}
 	ids := make(map[string]bool, len(agents))
@@ -235,14 +236,19 @@ func Match(required []Requirement, agents []AgentProfile, opts MatchOptions) ([]
 	}
 
 	var out []Candidate
+	levels := make(map[string]float64)
 	for _, a := range agents {
 		if excluded[a.ID] {
 			continue
 		}
+		clear(levels)
+		for _, cp := range a.Capabilities {
+			levels[capabilityKey(cp.Name)] = cp.Level()
+		}
 		c := Candidate{AgentID: a.ID, Name: a.Name}
 		sum := 0.0
-		for _, r := range required {
-			q, has := a.Proficiency(r.Name)
+		for i, r := range required {
+			q, has := levels[keys[i]]
 			switch {
 			case !has:
 				c.Missing = append(c.Missing, r.Name)
