@@ -13,6 +13,7 @@ import (
 // the postings and vectors of the versions their view sees.
 type kindIndex struct {
 	docs     []*version // every indexed version; a version's ord is its position
+	meta     []docMeta  // what visibility and scoring read of each of docs, kept dense
 	postings map[string][]posting
 	vecs     []*version // versions with an embedding, in commit order
 	codes    []uint64   // sign bits of each rotated embedding, words per vector back to back
@@ -26,6 +27,15 @@ type kindIndex struct {
 	lastCode []uint64
 	texts    map[uint64][]*version // by hash of the normalised text, for exact-text dedupe
 	bands    *bandIndex            // near-duplicate candidates, for codes of 4 words or more
+}
+
+// docMeta mirrors the fields of an indexed version that keyword search reads for every
+// posting, so that a scan walks one dense array instead of chasing pointers.
+type docMeta struct {
+	br     *branch
+	seq    uint64
+	next   uint64 // kept equal to the version's next
+	docLen int32
 }
 
 // posting is one document of a term: the version's position in docs, and how often
@@ -54,6 +64,7 @@ func (ix *kindIndex) add(v *version, orig []float32, from *version) {
 	v.ord = int32(len(ix.docs))
 	v.vi = -1
 	ix.docs = append(ix.docs, v)
+	ix.meta = append(ix.meta, docMeta{br: v.br, seq: v.seq, next: v.next, docLen: v.docLen})
 	for t, n := range textsearch.TermFreqs(tokens) {
 		ix.postings[t] = append(ix.postings[t], posting{ord: v.ord, tf: int32(n)})
 	}
@@ -123,17 +134,19 @@ func (ix *kindIndex) code(i int) []uint64 { return ix.codes[i*ix.words : (i+1)*i
 func (ix *kindIndex) purge(b *branch) {
 	// remap[o] is the new position of the document at position o, -1 if dropped.
 	remap := make([]int32, len(ix.docs))
-	docs := ix.docs[:0]
+	docs, meta := ix.docs[:0], ix.meta[:0]
 	for o, v := range ix.docs {
 		remap[o] = -1
 		if v.br != b {
 			v.ord = int32(len(docs))
 			remap[o] = v.ord
 			docs = append(docs, v)
+			meta = append(meta, ix.meta[o])
 		}
 	}
 	clear(ix.docs[len(docs):])
-	ix.docs = docs
+	clear(ix.meta[len(meta):])
+	ix.docs, ix.meta = docs, meta
 	for t, ps := range ix.postings {
 		ps = slices.DeleteFunc(ps, func(p posting) bool { return remap[p.ord] < 0 })
 		for i := range ps {

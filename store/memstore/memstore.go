@@ -345,6 +345,30 @@ func (v view) visible(ver *version) bool {
 	return false
 }
 
+// visibleDoc is visible for the indexed version at ord, reading its dense copy m and
+// the version itself only when a branch between the reader and the owner could have
+// its own version.
+func (v view) visibleDoc(ix *kindIndex, ord int32, m *docMeta) bool {
+	for i, l := range v.chain {
+		if l.br != m.br {
+			continue
+		}
+		if m.seq > l.cut || m.next != never && m.next <= l.cut {
+			return false
+		}
+		if i > 0 {
+			k := ix.docs[ord].key
+			for _, d := range v.chain[:i] {
+				if vs := d.br.own[k]; len(vs) > 0 && vs[0].seq <= d.cut {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return false
+}
+
 // head returns the sequence number the view reads at.
 func (v view) head() uint64 { return v.chain[0].cut }
 

@@ -161,20 +161,20 @@ func (s *Store) keyword(vw view, ix *kindIndex, kind store.Kind, q store.SearchQ
 		hits = hits[:0]
 		df := 0
 		for _, p := range ix.postings[term] {
-			v := ix.docs[p.ord]
-			if !vw.visible(v) {
+			m := &ix.meta[p.ord]
+			if !vw.visibleDoc(ix, p.ord, m) {
 				continue
 			}
 			df++
 			st := &sc.state[p.ord]
 			if *st == unknown {
 				*st = rejected
-				if !filtered || q.Filter.Match(v.rec) {
+				if !filtered || q.Filter.Match(ix.docs[p.ord].rec) {
 					*st = accepted
 				}
 			}
 			if *st == accepted {
-				hits = append(hits, hit{ord: p.ord, tf: p.tf, docLen: v.docLen})
+				hits = append(hits, hit{ord: p.ord, tf: p.tf, docLen: m.docLen})
 			}
 		}
 		idf := textsearch.DefaultBM25.IDF(df, n)
@@ -240,8 +240,9 @@ func vectorSearch(ctx context.Context, vw view, ix *kindIndex, q store.SearchQue
 	}
 	qinv := 1 / vecmath.Norm(q.Vector)
 	top := vecmath.NewTopK[*version](k)
+	filtered := !q.Filter.IsZero()
 	score := func(v *version) bool {
-		if !vw.visible(v) || !q.Filter.Match(v.rec) {
+		if !vw.visible(v) || filtered && !q.Filter.Match(v.rec) {
 			return false
 		}
 		top.Push(float64(vecmath.Dot(q.Vector, v.emb)*qinv*v.inv), v)
@@ -261,27 +262,47 @@ func vectorSearch(ctx context.Context, vw view, ix *kindIndex, q store.SearchQue
 	for i := range ix.vecs {
 		d := vecmath.Hamming(qc, ix.codes[i*w:(i+1)*w])
 		dist[i] = uint16(d)
-		counts[d+1]++
-	}
-	for d := 1; d < len(counts); d++ {
-		counts[d] += counts[d-1]
-	}
-	for i, d := range dist {
-		order[counts[d]] = int32(i)
 		counts[d]++
 	}
+	// Candidates are scored nearest code first, and ties in index order, until want of
+	// them pass. Rather than ordering every vector, each round orders only those in the
+	// next band of distances that holds enough candidates for what is still missing.
 	want := max(k*16, 400)
 	got := 0
-	for i, idx := range order {
-		if i%4096 == 0 && ctx.Err() != nil {
-			return nil
+	for lo := 0; lo < len(counts) && got < want; {
+		hi, n := lo, counts[lo]
+		for hi+1 < len(counts) && int(n) < 2*(want-got) {
+			hi++
+			n += counts[hi]
 		}
-		if score(ix.vecs[idx]) {
-			got++
-			if got >= want {
-				break
+		if n == 0 {
+			lo = hi + 1
+			continue
+		}
+		// A counting sort of the band [lo, hi] into order[:n].
+		start := vs.starts[:hi-lo+2]
+		start[0] = 0
+		for d := lo; d <= hi; d++ {
+			start[d-lo+1] = start[d-lo] + counts[d]
+		}
+		for i, d := range dist {
+			if int(d) >= lo && int(d) <= hi {
+				order[start[int(d)-lo]] = int32(i)
+				start[int(d)-lo]++
 			}
 		}
+		for i, idx := range order[:n] {
+			if i%4096 == 4095 && ctx.Err() != nil {
+				return nil
+			}
+			if score(ix.vecs[idx]) {
+				got++
+				if got >= want {
+					break
+				}
+			}
+		}
+		lo = hi + 1
 	}
 	return fromTop(top)
 }
@@ -290,7 +311,8 @@ func vectorSearch(ctx context.Context, vw view, ix *kindIndex, q store.SearchQue
 type vecScratch struct {
 	dist   []uint16
 	order  []int32
-	counts []int32
+	counts []int32 // vectors per code distance
+	starts []int32 // next slot per distance while ordering a band
 }
 
 var vecScratchPool = sync.Pool{New: func() any { return new(vecScratch) }}
@@ -300,7 +322,7 @@ func (vs *vecScratch) grow(n, buckets int) ([]uint16, []int32, []int32) {
 		vs.dist, vs.order = make([]uint16, n), make([]int32, n)
 	}
 	if cap(vs.counts) < buckets {
-		vs.counts = make([]int32, buckets)
+		vs.counts, vs.starts = make([]int32, buckets), make([]int32, buckets+1)
 	}
 	vs.counts = vs.counts[:buckets]
 	clear(vs.counts)

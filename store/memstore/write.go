@@ -358,7 +358,11 @@ func (s *Store) addVersion(b *branch, k key, r store.Record, from *version) {
 	s.seq++
 	v := &version{key: k, seq: s.seq, br: b, rec: r, next: never, ord: -1, vi: -1}
 	if vs := b.own[k]; len(vs) > 0 {
-		vs[len(vs)-1].next = v.seq
+		last := vs[len(vs)-1]
+		last.next = v.seq
+		if last.ord >= 0 {
+			s.index[k.kind].meta[last.ord].next = v.seq
+		}
 	}
 	b.own[k] = append(b.own[k], v)
 	b.log = append(b.log, v)
