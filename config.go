@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/day1ai/day1/curation"
 	"github.com/day1ai/day1/internal/ids"
 	"github.com/day1ai/day1/llm"
 	"github.com/day1ai/day1/merge"
@@ -49,12 +50,21 @@ type Config struct {
 	// resolve with one. Default nil: those engines use their heuristics.
 	Model llm.Model
 
-	// Resolver decides the conflicts of Auto merges. Default merge.DefaultResolver().
+	// Resolver decides the conflicts of Auto merges. Default: with a Model, the judge
+	// (curation.Resolver: the model keeps the source's fact, the target's, both, or
+	// writes a merged fact, and a malformed reply falls back to the deterministic
+	// resolver); without one, merge.DefaultResolver().
 	Resolver merge.Resolver
 
 	// MergeGate checks every merge before it is applied, unless the MergeRequest has a
-	// Gate of its own. Default nil: no gate.
+	// Gate of its own. Default nil: no gate. VerificationGate{} requires verified facts.
 	MergeGate merge.Gate
+
+	// Verification holds the thresholds that turn a judge's score into a verdict.
+	// Default (the zero Policy): verified at 0.6 or more, invalidated under 0.3;
+	// StrictPolicy() uses 0.7 and 0.4. Both must lie in 0..1, InvalidateBelow at most
+	// VerifyAt.
+	Verification Policy
 
 	// DedupeThreshold is the cosine similarity at or above which a new fact supersedes
 	// a near-duplicate live fact on the same branch instead of being added beside it.
@@ -89,6 +99,9 @@ type TestConfig struct {
 func (c Config) withDefaults() Config {
 	if c.Embedder == nil && !c.NoEmbeddings {
 		c.Embedder = llm.NewLocalEmbedder(llm.DefaultDimensions)
+	}
+	if c.Resolver == nil && c.Model != nil {
+		c.Resolver = &curation.Resolver{Model: c.Model, Embedder: c.Embedder}
 	}
 	if c.Resolver == nil {
 		c.Resolver = merge.DefaultResolver()
@@ -131,6 +144,9 @@ func (c Config) validate() error {
 	}
 	if math.IsNaN(c.DedupeThreshold) || c.DedupeThreshold > 1 {
 		return store.Invalid("Config.DedupeThreshold", "must be at most 1 (0 means the default 0.92, a negative value turns near-duplicate detection off)", c.DedupeThreshold)
+	}
+	if err := c.Verification.Validate("Config.Verification"); err != nil {
+		return err
 	}
 	if c.NoSync && c.Path == "" {
 		return store.Invalid("Config.NoSync", "applies only to the durable embedded store; set Config.Path too, or leave NoSync false", nil)

@@ -8,7 +8,8 @@ import (
 
 // MergeRequest asks for one merge of a source branch into a target branch: Strategy
 // (Native by default, CherryPick with Pick, Squash, Auto), a conflict Policy for Native
-// and Squash, who merged and why, an optional Gate and a DryRun switch. See
+// and Squash, who merged and why, an optional Gate (VerificationGate{} refuses facts
+// that are not verified and anything invalidated) and a DryRun switch. See
 // merge.Request.
 type MergeRequest = merge.Request
 
@@ -18,7 +19,8 @@ type MergeResult = merge.Result
 
 // Merge merges req.Source into req.Target atomically: the whole plan lands and is
 // recorded in the merge history, or nothing changes. Auto merges use
-// Config.Resolver; Config.MergeGate checks every merge whose request has no Gate.
+// Config.Resolver (by default the model's judge when Config.Model is set);
+// Config.MergeGate checks every merge whose request has no Gate.
 //
 // Errors: *MergeConflictError (ErrConflict) when a Native or Squash merge with the fail
 // policy meets conflicts; *MergeBlockedError (ErrMergeBlocked) when the gate refuses;
