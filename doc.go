@@ -69,6 +69,28 @@
 //	past := c.TimeTravel(day1.AtSnapshot("before-refactor"))
 //	hits, err := past.Search(ctx, day1.SearchQuery{Text: "token signing"})
 //
+// # Curation
+//
+// Curation keeps only trusted knowledge on main. VerifyFact and VerifyConversation
+// judge a record with Config.Model (or, without one, documented heuristics) and write
+// the verdict, with its per-dimension Scores, as a new version; Config.Verification
+// holds the thresholds (DefaultPolicy verifies at 0.6 and invalidates under 0.3,
+// StrictPolicy uses 0.7 and 0.4). VerifyBranch judges every unverified record of a
+// branch, a few at a time, reporting progress; VerificationSummary counts the states.
+// VerificationGate{} as MergeRequest.Gate refuses a merge that would bring unverified
+// or invalidated facts, with a *MergeBlockedError. With Config.Model, auto merges ask
+// the model to decide conflicts.
+//
+// CherryPickConversation, CherryPickMessages (a range of sequence numbers),
+// CherryPickDecisions and CherryPickFacts move the right parts of a conversation to
+// another branch; picked messages record the target in PickedTo. Consolidate turns a
+// session's observations into candidate facts. CreateTemplate, FindTemplate,
+// InstantiateTemplate, UpdateTemplate and DeprecateTemplate keep versioned templates
+// of good branches, instantiated as new branches in constant time.
+//
+//	res, err := c.VerifyBranch(ctx, day1.VerifyBranchRequest{Branch: "task/fix-auth"})
+//	_, err = c.Merge(ctx, day1.MergeRequest{Source: "task/fix-auth", Target: "main", Gate: day1.VerificationGate{}})
+//
 // # Errors
 //
 // Errors wrap the sentinels in errors.go (ErrNotFound, ErrBranchNotFound,
