@@ -231,7 +231,8 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 	}
 	var ops []op
 	src := s.chainOf(sb, never)
-	for _, r := range plan.Puts {
+	terms := analyzeAll(plan.Puts)
+	for i, r := range plan.Puts {
 		r = store.WithBranch(store.WithDefaults(cloneShared(r), now), plan.Target)
 		k := key{r.RecordKind(), r.RecordID()}
 		if cur := head.get(k); cur != nil && store.SameContent(cur, r) {
@@ -243,7 +244,11 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 		if from != nil && (from.rec == nil || from.ord < 0 || !store.SameContent(from.rec, r)) {
 			from = nil
 		}
-		s.addVersion(tb, k, r, from)
+		var t *docTerms
+		if terms != nil {
+			t = &terms[i]
+		}
+		s.addVersion(tb, k, r, from, t)
 		if s.log != nil {
 			o := putOp(r)
 			o.Name = plan.Target

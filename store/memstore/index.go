@@ -2,7 +2,9 @@ package memstore
 
 import (
 	"hash/maphash"
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/day1ai/day1/internal/textsearch"
 	"github.com/day1ai/day1/internal/vecmath"
@@ -56,23 +58,23 @@ func textKey(s string) uint64 { return maphash.String(textSeed, store.NormText(s
 // add indexes v. orig is the embedding v's record was written with, before the store
 // copied it; a code computed for it by the near-duplicate check is reused. from, when
 // not nil, is an indexed version with the same content (the source of a merge), whose
-// text hash and code are reused.
-func (ix *kindIndex) add(v *version, orig []float32, from *version) {
+// text hash and code are reused. terms, when not nil, is the analysis of a text that
+// may be v's, made ahead (analyzeAll).
+func (ix *kindIndex) add(v *version, orig []float32, from *version, terms *docTerms) {
 	text := store.SearchText(v.rec)
-	tokens := textsearch.Tokenize(text)
-	v.docLen = int32(len(tokens))
+	if terms == nil || terms.text != text {
+		t := analyze(text)
+		terms = &t
+	}
+	v.docLen = terms.n
 	v.ord = int32(len(ix.docs))
 	v.vi = -1
 	ix.docs = append(ix.docs, v)
 	ix.meta = append(ix.meta, docMeta{br: v.br, seq: v.seq, next: v.next, docLen: v.docLen})
-	for t, n := range textsearch.TermFreqs(tokens) {
-		ix.postings[t] = append(ix.postings[t], posting{ord: v.ord, tf: int32(n)})
+	for _, tc := range terms.terms {
+		ix.postings[tc.term] = append(ix.postings[tc.term], posting{ord: v.ord, tf: tc.n})
 	}
-	if from != nil {
-		v.tkey = from.tkey
-	} else {
-		v.tkey = textKey(text)
-	}
+	v.tkey = terms.tkey
 	ix.texts[v.tkey] = append(ix.texts[v.tkey], v)
 	emb := store.EmbeddingOf(v.rec)
 	if len(emb) == 0 {
@@ -114,6 +116,59 @@ func (ix *kindIndex) add(v *version, orig []float32, from *version) {
 	if ix.bands != nil {
 		ix.bands.add(ix.codes[len(ix.codes)-ix.words:])
 	}
+}
+
+// docTerms is the analysis of a text that indexing needs: its terms with their counts,
+// its length in tokens and its hash. It is computed apart from the index so that a
+// batch can analyse its texts in parallel.
+type docTerms struct {
+	text  string
+	terms []termCount
+	n     int32
+	tkey  uint64
+}
+
+type termCount struct {
+	term string
+	n    int32
+}
+
+func analyze(text string) docTerms {
+	tokens := textsearch.Tokenize(text)
+	tf := textsearch.TermFreqs(tokens)
+	terms := make([]termCount, 0, len(tf))
+	for t, n := range tf {
+		terms = append(terms, termCount{t, int32(n)})
+	}
+	return docTerms{text: text, terms: terms, n: int32(len(tokens)), tkey: textKey(text)}
+}
+
+// minAnalyzeAll is the smallest number of texts worth analysing in parallel.
+const minAnalyzeAll = 64
+
+// analyzeAll analyses the search texts of the records of indexed kinds, on every
+// processor; records of other kinds get a zero value. It returns nil for small batches,
+// which are analysed as they are indexed.
+func analyzeAll(recs []store.Record) []docTerms {
+	workers := min(runtime.GOMAXPROCS(0), len(recs)/(minAnalyzeAll/2))
+	if workers < 2 {
+		return nil
+	}
+	out := make([]docTerms, len(recs))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w * len(recs) / workers; i < (w+1)*len(recs)/workers; i++ {
+				if k := recs[i].RecordKind(); k == store.KindFact || k == store.KindObservation {
+					out[i] = analyze(store.SearchText(recs[i]))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return out
 }
 
 // rotationSeed fixes the rotation, so codes are the same in every process.

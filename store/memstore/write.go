@@ -55,6 +55,7 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 	var ops []op
 	changed := false
 	pre := s.prematch(head, recs, opts.DedupeThreshold)
+	terms := analyzeAll(recs)
 	for i, r := range recs {
 		r = store.WithBranch(cloneShared(r), branchName)
 		var m *match
@@ -62,8 +63,12 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 			m = pre[i]
 		}
 		res, writes := s.decide(head, r, opts.DedupeThreshold, stamp, m)
+		var t *docTerms
+		if terms != nil {
+			t = &terms[i]
+		}
 		for _, w := range writes {
-			s.applyPut(b, w)
+			s.applyPut(b, w, t)
 			if s.log != nil {
 				ops = append(ops, putOp(w))
 			}
@@ -328,19 +333,20 @@ func (s *Store) writable(name string) (*branch, error) {
 	return b, nil
 }
 
-// applyPut adds a version of r to branch b. Callers hold s.mu for writing.
-func (s *Store) applyPut(b *branch, r store.Record) {
-	s.addVersion(b, key{r.RecordKind(), r.RecordID()}, r, nil)
+// applyPut adds a version of r to branch b; terms, when not nil, may hold the analysis
+// of its text. Callers hold s.mu for writing.
+func (s *Store) applyPut(b *branch, r store.Record, terms *docTerms) {
+	s.addVersion(b, key{r.RecordKind(), r.RecordID()}, r, nil, terms)
 }
 
 func (s *Store) applyDelete(b *branch, k key) {
-	s.addVersion(b, k, nil, nil)
+	s.addVersion(b, k, nil, nil, nil)
 }
 
 // addVersion adds r (nil: a deletion) as the newest version of k on b. from, when not
 // nil, is a stored version with the same content whose embedding and index data r
 // shares.
-func (s *Store) addVersion(b *branch, k key, r store.Record, from *version) {
+func (s *Store) addVersion(b *branch, k key, r store.Record, from *version, terms *docTerms) {
 	// The stored record gets its own copy of the embedding, in the store's slab, unless
 	// it can share from's, which never changes; the index recognises the original to
 	// reuse a code computed for it.
@@ -376,7 +382,7 @@ func (s *Store) addVersion(b *branch, k key, r store.Record, from *version) {
 		dn, dLen = -1, -int(prev.docLen)
 	}
 	if r != nil {
-		ix.add(v, orig, from)
+		ix.add(v, orig, from, terms)
 		dn++
 		dLen += int(v.docLen)
 	}
