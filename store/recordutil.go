@@ -83,11 +83,16 @@ func WithBranch(r Record, branch string) Record {
 }
 
 // WithDefaults fills zero timestamps with now, a zero fact status with active, zero
-// confidences with 1, and a zero Relation.ValidFrom with its CreatedAt.
+// confidences with 1, and a zero Relation.ValidFrom with its CreatedAt. A fact or an
+// observation with nothing to fill is returned as it is, without a copy.
 func WithDefaults(r Record, now time.Time) Record {
 	now = now.UTC()
+	in := r
 	switch r := r.(type) {
 	case Fact:
+		if !r.CreatedAt.IsZero() && !r.UpdatedAt.IsZero() && r.Status != "" && r.Confidence != 0 {
+			return in
+		}
 		if r.CreatedAt.IsZero() {
 			r.CreatedAt = now
 		}
@@ -102,9 +107,10 @@ func WithDefaults(r Record, now time.Time) Record {
 		}
 		return r
 	case Observation:
-		if r.CreatedAt.IsZero() {
-			r.CreatedAt = now
+		if !r.CreatedAt.IsZero() {
+			return in
 		}
+		r.CreatedAt = now
 		return r
 	case Relation:
 		if r.CreatedAt.IsZero() {

@@ -233,7 +233,7 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 	src := s.chainOf(sb, never)
 	terms := analyzeAll(plan.Puts)
 	for i, r := range plan.Puts {
-		r = store.WithBranch(store.WithDefaults(cloneShared(r), now), plan.Target)
+		r = store.WithDefaults(cloneShared(r, plan.Target), now)
 		k := key{r.RecordKind(), r.RecordID()}
 		if cur := head.get(k); cur != nil && store.SameContent(cur, r) {
 			continue
@@ -248,7 +248,7 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 		if terms != nil {
 			t = &terms[i]
 		}
-		s.addVersion(tb, k, r, from, t)
+		s.addVersion(tb, k, r, from, t, false)
 		if s.log != nil {
 			o := putOp(r)
 			o.Name = plan.Target

@@ -3,6 +3,7 @@ package memstore
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"runtime"
 	"slices"
@@ -57,18 +58,26 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 	pre := s.prematch(head, recs, opts.DedupeThreshold)
 	terms := analyzeAll(recs)
 	for i, r := range recs {
-		r = store.WithBranch(cloneShared(r), branchName)
+		// The record's embedding goes into the slab now, so the value decide returns is
+		// the one stored; a record that is not written gives its slab space back.
+		slab := s.slab
+		r = s.adopt(head, r, branchName, stamp)
 		var m *match
 		if pre != nil {
 			m = pre[i]
 		}
 		res, writes := s.decide(head, r, opts.DedupeThreshold, stamp, m)
+		if len(writes) == 0 {
+			s.slab = slab
+			s.index[store.KindFact].lastEmb = nil
+		}
 		var t *docTerms
 		if terms != nil {
 			t = &terms[i]
 		}
 		for _, w := range writes {
-			s.applyPut(b, w, t)
+			// Every write holds an embedding of the store's: r's, or a stored version's.
+			s.addVersion(b, key{w.RecordKind(), w.RecordID()}, w, nil, t, true)
 			if s.log != nil {
 				ops = append(ops, putOp(w))
 			}
@@ -336,23 +345,25 @@ func (s *Store) writable(name string) (*branch, error) {
 // applyPut adds a version of r to branch b; terms, when not nil, may hold the analysis
 // of its text. Callers hold s.mu for writing.
 func (s *Store) applyPut(b *branch, r store.Record, terms *docTerms) {
-	s.addVersion(b, key{r.RecordKind(), r.RecordID()}, r, nil, terms)
+	s.addVersion(b, key{r.RecordKind(), r.RecordID()}, r, nil, terms, false)
 }
 
 func (s *Store) applyDelete(b *branch, k key) {
-	s.addVersion(b, k, nil, nil, nil)
+	s.addVersion(b, k, nil, nil, nil, false)
 }
 
 // addVersion adds r (nil: a deletion) as the newest version of k on b. from, when not
 // nil, is a stored version with the same content whose embedding and index data r
-// shares.
-func (s *Store) addVersion(b *branch, k key, r store.Record, from *version, terms *docTerms) {
+// shares. owned says r's embedding is the store's already (adopt).
+func (s *Store) addVersion(b *branch, k key, r store.Record, from *version, terms *docTerms, owned bool) {
 	// The stored record gets its own copy of the embedding, in the store's slab, unless
 	// it can share from's, which never changes; the index recognises the original to
 	// reuse a code computed for it.
 	orig := store.EmbeddingOf(r)
 	switch {
 	case len(orig) == 0:
+	case owned:
+		from = nil
 	case from != nil && slices.Equal(from.emb, orig):
 		r = withEmbedding(r, from.emb)
 	default:
@@ -427,11 +438,48 @@ func withEmbedding(r store.Record, emb []float32) store.Record {
 }
 
 // cloneShared copies r like store.Clone but leaves its embedding shared with the
-// caller's: a write reads it and stores a copy of its own (keep).
-func cloneShared(r store.Record) store.Record {
-	emb := store.EmbeddingOf(r)
-	if len(emb) == 0 {
-		return store.Clone(r)
+// caller's, for the caller to replace.
+func cloneShared(r store.Record, branch string) store.Record {
+	switch v := r.(type) {
+	case store.Fact:
+		v.Metadata = maps.Clone(v.Metadata)
+		v.Branch = branch
+		return v
+	case store.Observation:
+		v.Metadata = maps.Clone(v.Metadata)
+		v.Branch = branch
+		return v
 	}
-	return withEmbedding(store.Clone(withEmbedding(r, nil)), emb)
+	return store.WithBranch(store.Clone(r), branch)
+}
+
+// adopt copies r for storing on branch, its embedding into the slab, and fills the
+// defaults of a new record. A fact or an observation, the common case, is copied in one
+// step: every record value made on the way is a short-lived object among the store's
+// long-lived ones, and they fragment the heap.
+func (s *Store) adopt(head view, r store.Record, branch string, now time.Time) store.Record {
+	var out store.Record
+	switch v := r.(type) {
+	case store.Fact:
+		v.Metadata = maps.Clone(v.Metadata)
+		v.Branch = branch
+		if len(v.Embedding) > 0 {
+			v.Embedding = s.keep(v.Embedding)
+		}
+		out = v
+	case store.Observation:
+		v.Metadata = maps.Clone(v.Metadata)
+		v.Branch = branch
+		if len(v.Embedding) > 0 {
+			v.Embedding = s.keep(v.Embedding)
+		}
+		out = v
+	default:
+		return store.WithBranch(store.Clone(r), branch)
+	}
+	if head.resolve(key{out.RecordKind(), out.RecordID()}) == nil {
+		// decide fills these too; filled here, it finds nothing left to copy for.
+		return store.WithDefaults(out, now)
+	}
+	return out
 }
