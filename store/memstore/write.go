@@ -221,11 +221,13 @@ func (ix *kindIndex) bestMatch(head view, q dupQuery, from int) (*version, float
 			return
 		}
 		v := ix.vecs[i]
-		if v == best {
+		// Visibility before the cosine: the same text written on many branches leaves
+		// many equal codes, most of them on branches this one does not see.
+		if v == best || !candidate(head, v) {
 			return
 		}
 		sim := float64(vecmath.Dot(q.emb, v.emb) * q.inv * v.inv)
-		if sim < q.threshold || sim <= bestSim || !candidate(head, v) {
+		if sim < q.threshold || sim <= bestSim {
 			return
 		}
 		best, bestSim = v, sim
