@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -171,4 +172,24 @@ func TestVerificationScoresContent(t *testing.T) {
 	if err := ValidateRecord(a, 0); err != nil {
 		t.Errorf("ValidateRecord with scores in range: %v", err)
 	}
+}
+
+// TestValidIDMatchesPattern checks the hand-written id check against the pattern it
+// implements, on every short string over an alphabet around its edges.
+func TestValidIDMatchesPattern(t *testing.T) {
+	pattern := regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:@-]*$`)
+	alphabet := []byte("aZ09._:@-/ é\\x00")
+	var check func(prefix []byte, depth int)
+	check = func(prefix []byte, depth int) {
+		if got, want := validID(string(prefix)), pattern.Match(prefix); got != want {
+			t.Errorf("validID(%q) = %v, want %v", prefix, got, want)
+		}
+		if depth == 0 {
+			return
+		}
+		for _, c := range alphabet {
+			check(append(prefix, c), depth-1)
+		}
+	}
+	check(nil, 3)
 }

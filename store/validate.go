@@ -21,7 +21,6 @@ const (
 )
 
 var (
-	idPattern     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:@-]*$`)
 	branchPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)*$`)
 )
 
@@ -31,10 +30,25 @@ func ValidateID(field, id string) error {
 	if id == "" {
 		return Invalid(field, "must not be empty", nil)
 	}
-	if len(id) > MaxIDLen || !idPattern.MatchString(id) {
+	if len(id) > MaxIDLen || !validID(id) {
 		return Invalid(field, fmt.Sprintf("must be 1 to %d characters of letters, digits and . _ : @ -, starting with a letter or digit", MaxIDLen), id)
 	}
 	return nil
+}
+
+// validID reports whether id is letters, digits and . _ : @ -, starting with a letter
+// or a digit. Every write checks it, so it runs without a regular expression.
+func validID(id string) bool {
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case i > 0 && (c == '.' || c == '_' || c == ':' || c == '@' || c == '-'):
+		default:
+			return false
+		}
+	}
+	return id != ""
 }
 
 // ValidateBranchName checks a branch name: segments of letters, digits and . _ -
@@ -62,12 +76,19 @@ func ValidateEmbedding(field string, v []float32, dims int) error {
 	if dims > 0 && len(v) != dims {
 		return Invalid(field, fmt.Sprintf("has %d dimensions; this store holds %d-dimension embeddings", len(v), dims), nil)
 	}
+	// A NaN or infinite component makes the sum of squares NaN or infinite (finite
+	// float32 squares cannot overflow a float64), so one pass finds both the length and
+	// whether a component needs reporting.
 	var sum float64
-	for i, x := range v {
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return Invalid(field, fmt.Sprintf("component %d is %v; embeddings must be finite", i, x), nil)
-		}
+	for _, x := range v {
 		sum += float64(x) * float64(x)
+	}
+	if math.IsNaN(sum) || math.IsInf(sum, 0) {
+		for i, x := range v {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				return Invalid(field, fmt.Sprintf("component %d is %v; embeddings must be finite", i, x), nil)
+			}
+		}
 	}
 	if sum == 0 {
 		return Invalid(field, "is all zeros; it has no direction to compare", nil)
@@ -111,15 +132,15 @@ func validateUnit(field string, x float64) error {
 }
 
 func validateScores(field string, s Scores) error {
-	return firstErr(
-		validateUnit(field+".Accuracy", s.Accuracy),
-		validateUnit(field+".Relevance", s.Relevance),
-		validateUnit(field+".Specificity", s.Specificity),
-		validateUnit(field+".Tools", s.Tools),
-		validateUnit(field+".Reasoning", s.Reasoning),
-		validateUnit(field+".Outcome", s.Outcome),
-		validateUnit(field+".Errors", s.Errors),
-	)
+	vals := [...]float64{s.Accuracy, s.Relevance, s.Specificity, s.Tools, s.Reasoning, s.Outcome, s.Errors}
+	for i, x := range vals {
+		// The field name is built only for an error: validation runs on every write.
+		if math.IsNaN(x) || x < 0 || x > 1 {
+			names := [...]string{"Accuracy", "Relevance", "Specificity", "Tools", "Reasoning", "Outcome", "Errors"}
+			return validateUnit(field+"."+names[i], x)
+		}
+	}
+	return nil
 }
 
 func optionalID(field, id string) error {
