@@ -24,9 +24,65 @@ var (
 	// ErrNoHandler: a Dispatcher has no handler for the message's type.
 	// *NoHandlerError matches it.
 	ErrNoHandler = errors.New("day1: no handler for message type")
-	// ErrMessageExpired: a message's TTL ran out before it was dispatched.
+	// ErrMessageExpired: a message's TTL ran out before it was dispatched or stored.
 	ErrMessageExpired = errors.New("day1: message expired")
+
+	// ErrTaskExists: a task with that name exists already.
+	ErrTaskExists = errors.New("day1: task already exists")
+	// ErrTaskClosed: the task is completed and accepts no more changes. It also
+	// matches store.ErrConflict.
+	ErrTaskClosed = fmt.Errorf("day1: task is completed: %w", store.ErrConflict)
+	// ErrNotMember: the agent has not joined the task, or has left it. It also
+	// matches store.ErrNotFound.
+	ErrNotMember = fmt.Errorf("day1: agent is not an active member of the task: %w", store.ErrNotFound)
+	// ErrHandoffExpired: the handoff was not accepted before it expired. It also
+	// matches store.ErrConflict.
+	ErrHandoffExpired = fmt.Errorf("day1: handoff expired: %w", store.ErrConflict)
+	// ErrRolledBack: an accept or a transfer failed midway and what it had done was
+	// undone; the handoff shows rolled_back. *RollbackError matches it when the
+	// rollback succeeded.
+	ErrRolledBack = errors.New("day1: the handoff failed midway and was rolled back")
+	// ErrNoCandidate: no registered agent meets the required capabilities. It also
+	// matches store.ErrNotFound.
+	ErrNoCandidate = fmt.Errorf("day1: no registered agent meets the required capabilities: %w", store.ErrNotFound)
+	// ErrNotReady: a conditional policy's trigger did not fire, so the handoff did
+	// not happen; it shows failed.
+	ErrNotReady = errors.New("day1: the handoff's condition was not met")
+	// ErrCollabClosed: the collaboration session is completed or expired and accepts
+	// no more messages. It also matches store.ErrConflict.
+	ErrCollabClosed = fmt.Errorf("day1: collaboration session is closed: %w", store.ErrConflict)
 )
+
+// RollbackError reports an accept or transfer that failed after it had claimed the
+// handoff. Cause says why it failed. When RollbackErr is nil, everything it had done
+// was undone and the record shows rolled_back: the error matches ErrRolledBack. When
+// the rollback failed too, RollbackErr says why and the record may still show
+// accepting or transferring. errors.Is and errors.As reach both errors.
+type RollbackError struct {
+	Op          string // "accept" or "transfer"
+	Handoff     string // the handoff's ID
+	Cause       error  // why the operation failed
+	RollbackErr error  // why the rollback failed; nil when it succeeded
+}
+
+// Error says what failed and whether it was undone.
+func (e *RollbackError) Error() string {
+	if e.RollbackErr != nil {
+		return fmt.Sprintf("day1: %s of handoff %s failed (%v) and rolling it back failed too (%v); check the branch and the record by hand", e.Op, e.Handoff, e.Cause, e.RollbackErr)
+	}
+	return fmt.Sprintf("day1: %s of handoff %s failed and was rolled back: %v", e.Op, e.Handoff, e.Cause)
+}
+
+// Is makes errors.Is(err, ErrRolledBack) true when the rollback succeeded.
+func (e *RollbackError) Is(target error) bool { return target == ErrRolledBack && e.RollbackErr == nil }
+
+// Unwrap returns Cause and RollbackErr.
+func (e *RollbackError) Unwrap() []error {
+	if e.RollbackErr == nil {
+		return []error{e.Cause}
+	}
+	return []error{e.Cause, e.RollbackErr}
+}
 
 // SyntaxError reports malformed condition source. It matches store.ErrInvalidArgument.
 type SyntaxError struct {

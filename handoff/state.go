@@ -8,12 +8,19 @@ import (
 //
 // A simple handoff (a record offered to a receiver) starts at StatusPending:
 //
-//	pending ──▶ accepted        the receiver took it (final)
+//	pending ──▶ accepting ──▶ accepted     a receiver claimed it, then its branch
+//	   │            │                      and membership were made (final)
+//	   │            └───────▶ rolled_back  the accept failed midway and its partial
+//	   │                                   effects were undone (final)
+//	   │──────▶ accepted        a receiver took it in one step (final)
 //	   │──────▶ rejected        the receiver declined it (final)
 //	   │──────▶ expired         nobody accepted it in time (final)
-//	   └──────▶ rolled_back     an accept failed midway and its partial effects were
-//	                            undone; the record is closed so it cannot be accepted
-//	                            twice, and the source may offer a new one (final)
+//	   └──────▶ rolled_back     the record was closed without an accept, so it cannot
+//	                            be accepted twice; the source may offer a new one (final)
+//
+// An accept that has side effects outside the record (a branch) first claims the
+// record (accepting), so that of two receivers accepting at once exactly one gets
+// the claim, then commits (accepted) or undoes its effects (rolled_back).
 //
 // A policy-driven handoff (run by a controller under a Policy) starts at
 // StatusInitiated:
@@ -34,6 +41,9 @@ const (
 	// StatusPending: offered and waiting for a receiver. Initial status of a simple
 	// handoff.
 	StatusPending Status = "pending"
+	// StatusAccepting: a receiver has claimed it and its accept is under way; no
+	// other receiver can claim it.
+	StatusAccepting Status = "accepting"
 	// StatusAccepted: a receiver accepted it.
 	StatusAccepted Status = "accepted"
 	// StatusRejected: the receiver declined it.
@@ -56,12 +66,13 @@ const (
 	StatusRolledBack Status = "rolled_back"
 )
 
-var allStatuses = []Status{StatusPending, StatusAccepted, StatusRejected, StatusExpired,
+var allStatuses = []Status{StatusPending, StatusAccepting, StatusAccepted, StatusRejected, StatusExpired,
 	StatusInitiated, StatusValidating, StatusTransferring, StatusCompleted, StatusFailed, StatusRolledBack}
 
 // transitions lists, per status, the statuses it may change to, in a fixed order.
 var transitions = map[Status][]Status{
-	StatusPending:      {StatusAccepted, StatusRejected, StatusExpired, StatusRolledBack},
+	StatusPending:      {StatusAccepting, StatusAccepted, StatusRejected, StatusExpired, StatusRolledBack},
+	StatusAccepting:    {StatusAccepted, StatusRolledBack},
 	StatusInitiated:    {StatusValidating, StatusFailed},
 	StatusValidating:   {StatusTransferring, StatusFailed, StatusRolledBack},
 	StatusTransferring: {StatusCompleted, StatusFailed, StatusRolledBack},

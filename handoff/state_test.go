@@ -12,7 +12,10 @@ import (
 func TestCanTransitionEveryPair(t *testing.T) {
 	t.Parallel()
 	allowed := map[[2]Status]bool{
+		{StatusPending, StatusAccepting}:       true,
 		{StatusPending, StatusAccepted}:        true,
+		{StatusAccepting, StatusAccepted}:      true,
+		{StatusAccepting, StatusRolledBack}:    true,
 		{StatusPending, StatusRejected}:        true,
 		{StatusPending, StatusExpired}:         true,
 		{StatusPending, StatusRolledBack}:      true,
@@ -57,7 +60,7 @@ func TestTransitionErrors(t *testing.T) {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
 	err = Transition(StatusPending, StatusCompleted)
-	if got, want := err.Error(), "day1: a handoff cannot go from pending to completed; allowed next: accepted, rejected, expired, rolled_back"; got != want {
+	if got, want := err.Error(), "day1: a handoff cannot go from pending to completed; allowed next: accepting, accepted, rejected, expired, rolled_back"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
 	for _, tc := range []struct {

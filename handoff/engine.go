@@ -1,0 +1,194 @@
+package handoff
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/day1ai/day1/internal/ids"
+	"github.com/day1ai/day1/llm"
+	"github.com/day1ai/day1/merge"
+	"github.com/day1ai/day1/store"
+)
+
+// Document collections the Engine keeps its records in, one per record type. Every
+// record is one store document; the Keys listed are what the Engine queries by.
+const (
+	// TaskCollection holds tasks, one document per task, its id the task's name.
+	// Keys: status, type, parent.
+	TaskCollection = "handoff_task"
+	// ObjectiveCollection holds the objectives of tasks, one document each, its id
+	// "<task>:<objective number>". Keys: task, status.
+	ObjectiveCollection = "handoff_objective"
+	// MemberCollection holds the agents of tasks, one document per agent and task,
+	// its id "<task>:<agent>". Keys: task, agent, status.
+	MemberCollection = "handoff_member"
+	// HandoffCollection holds handoff records with their frozen packets. Keys: task,
+	// type, status, from, receiver ("*" for an open handoff).
+	HandoffCollection = "handoff_record"
+	// EventCollection holds the audit trail. Keys: task, kind, handoff (when the
+	// event concerns one), and "agent:<id>" for every agent involved.
+	EventCollection = "handoff_event"
+	// CheckpointCollection holds checkpoints. Keys: task, agent.
+	CheckpointCollection = "handoff_checkpoint"
+	// AgentCollection holds registered agent profiles, its id the agent's ID.
+	AgentCollection = "handoff_agent"
+	// SessionCollection holds collaboration sessions. Keys: phase, task,
+	// "participant:<id>" for every participant.
+	SessionCollection = "handoff_collab"
+	// MessageCollection holds collaboration messages, its id the message's ID.
+	// Keys: session, type, sender, receiver ("*" for every participant).
+	MessageCollection = "handoff_message"
+)
+
+// maxRetries bounds how many times a read-modify-write is retried when another writer
+// changed one of its documents first (store.ErrStale).
+const maxRetries = 16
+
+// Engine keeps tasks, handoffs, checkpoints, agent profiles and collaborations in a
+// store, as documents written with preconditions, and creates the branches they need.
+// Its zero value is not usable: Store is required. An Engine holds no state between
+// calls and is safe for concurrent use when its Store, Model, Merger, Decisions,
+// Dispatcher, NewID and Now are.
+type Engine struct {
+	// Store holds the branches and the documents. Required.
+	Store store.Store
+	// Model writes the context summary of a packet. Default nil: a summary is built
+	// from the packet's contents (Packet.SummaryBy is "heuristic"). A failing model
+	// never fails a handoff; the heuristic summary is used and the error recorded.
+	Model llm.Model
+	// Merger merges a completed task into its parent. Default nil: a merge.Engine on
+	// Store with this Engine's NewID and Now, without a gate.
+	Merger *merge.Engine
+	// Decisions flags the decision points of a conversation: given its messages in
+	// Seq order, it returns the IDs of those that carry a decision. A packet keeps
+	// decision messages first when it must shorten a conversation. Default nil: no
+	// message is flagged.
+	Decisions func(msgs []store.Message) []string
+	// Dispatcher receives every collaboration message after it is stored, for the
+	// handlers registered on it. Default nil: messages are only stored.
+	Dispatcher *Dispatcher
+	// NewID makes the ids of handoffs, events, checkpoints and messages. Default:
+	// time-ordered random ids (internal/ids).
+	NewID func() string
+	// Now is the clock of every time the Engine records, and of expiry and stall
+	// detection. Default time.Now.
+	Now func() time.Time
+}
+
+func (e *Engine) check() error {
+	if e == nil || e.Store == nil {
+		return store.Invalid("Engine.Store", "must be set to the store that holds the branches and documents", nil)
+	}
+	return nil
+}
+
+func (e *Engine) now() time.Time {
+	if e.Now != nil {
+		return e.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+func (e *Engine) newID() string {
+	if e.NewID != nil {
+		return e.NewID()
+	}
+	return ids.New()
+}
+
+func (e *Engine) merger() *merge.Engine {
+	if e.Merger != nil {
+		return e.Merger
+	}
+	return &merge.Engine{Store: e.Store, NewID: e.NewID, Now: e.Now}
+}
+
+// retry runs fn until it succeeds, fails with an error other than store.ErrStale, or
+// maxRetries attempts were made. fn re-reads what it changes on every attempt.
+func (e *Engine) retry(ctx context.Context, fn func() error) error {
+	var err error
+	for range maxRetries {
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+		if err = fn(); err == nil || !errors.Is(err, store.ErrStale) {
+			return err
+		}
+	}
+	return fmt.Errorf("day1: gave up after %d attempts, as other writers kept changing the same records; retry later: %w", maxRetries, err)
+}
+
+// docWrite encodes v as the body of a document write.
+func docWrite(coll, id string, v any, keys map[string]string, cond store.DocCond, version uint64) (store.DocWrite, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return store.DocWrite{}, fmt.Errorf("day1: encoding %s document %s: %w", coll, id, err)
+	}
+	if len(data) > store.MaxDocLen {
+		return store.DocWrite{}, store.Invalid(coll, fmt.Sprintf("the %s document %s is %d bytes; at most %d are allowed", coll, id, len(data), store.MaxDocLen), nil)
+	}
+	return store.DocWrite{
+		Doc:     store.Doc{Collection: coll, ID: id, Data: data, Keys: keys},
+		Cond:    cond,
+		Version: version,
+	}, nil
+}
+
+// readDoc reads one document into v and returns its version. A missing document is an
+// error matching store.ErrNotFound that names what was looked for.
+func readDoc(ctx context.Context, st store.Store, coll, id, what string, v any) (uint64, error) {
+	d, err := st.GetDoc(ctx, coll, id)
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return 0, fmt.Errorf("day1: %s: %w", what, store.ErrNotFound)
+		}
+		return 0, err
+	}
+	if err := json.Unmarshal(d.Data, v); err != nil {
+		return 0, fmt.Errorf("day1: the %s document %s is malformed: %w", coll, id, err)
+	}
+	return d.Version, nil
+}
+
+// listDocs reads every document of a query, decoding each with decode.
+func listDocs[T any](ctx context.Context, st store.Store, q store.DocQuery, decode func(store.Doc, *T)) ([]T, error) {
+	docs, err := st.ListDocs(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]T, 0, len(docs))
+	for _, d := range docs {
+		var v T
+		if err := json.Unmarshal(d.Data, &v); err != nil {
+			return nil, fmt.Errorf("day1: the %s document %s is malformed: %w", d.Collection, d.ID, err)
+		}
+		if decode != nil {
+			decode(d, &v)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// writeDocs applies a batch and checks the store returned one document per write.
+func (e *Engine) writeDocs(ctx context.Context, ws []store.DocWrite) ([]store.Doc, error) {
+	docs, err := e.Store.WriteDocs(ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	if len(docs) != len(ws) {
+		return nil, fmt.Errorf("day1: the store returned %d documents for %d writes", len(docs), len(ws))
+	}
+	return docs, nil
+}
+
+// decodeDoc decodes a document's body into v and returns its version.
+func decodeDoc(d store.Doc, v any) (uint64, error) {
+	if err := json.Unmarshal(d.Data, v); err != nil {
+		return 0, fmt.Errorf("day1: the %s document %s is malformed: %w", d.Collection, d.ID, err)
+	}
+	return d.Version, nil
+}

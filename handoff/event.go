@@ -1,0 +1,131 @@
+package handoff
+
+import (
+	"context"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/day1ai/day1/store"
+)
+
+// EventKind names what an audit event records.
+type EventKind string
+
+// Audit event kinds. Every change the Engine makes to a task, a membership, an
+// objective, a handoff or a checkpoint writes one event in the same atomic batch as
+// the change itself.
+const (
+	EventTaskCreated      EventKind = "task.created"
+	EventTaskCompleted    EventKind = "task.completed"
+	EventAgentJoined      EventKind = "agent.joined"
+	EventAgentLeft        EventKind = "agent.left"
+	EventObjectiveUpdated EventKind = "objective.updated"
+	// EventHandoffCreated records a new handoff; To is its first status (pending or
+	// initiated).
+	EventHandoffCreated EventKind = "handoff.created"
+	// EventHandoffStatus records a status change of a handoff: From and To.
+	EventHandoffStatus   EventKind = "handoff.status"
+	EventCheckpoint      EventKind = "checkpoint.created"
+	EventCheckpointUsed  EventKind = "checkpoint.resumed"
+	EventCollabOpened    EventKind = "collab.opened"
+	EventCollabPhase     EventKind = "collab.phase"
+	EventAgentRegistered EventKind = "agent.registered"
+)
+
+// Event is one entry of the audit trail.
+type Event struct {
+	ID   string    `json:"id"`
+	Kind EventKind `json:"kind"`
+	// Task is the task's name; empty for events outside a task.
+	Task string `json:"task,omitempty"`
+	// Handoff is the handoff's ID, for handoff events.
+	Handoff string `json:"handoff,omitempty"`
+	// Actor is who made the change: an agent ID, or empty when unknown.
+	Actor string `json:"actor,omitempty"`
+	// Agents lists every agent the event concerns (the actor, the source and the
+	// receiver of a handoff...), sorted, each once.
+	Agents []string `json:"agents,omitempty"`
+	// From and To are the status (or phase) before and after a change.
+	From string `json:"from,omitempty"`
+	To   string `json:"to,omitempty"`
+	// Note says more: a reason, a summary, an error.
+	Note string    `json:"note,omitempty"`
+	At   time.Time `json:"at"`
+}
+
+// EventFilter selects audit events. Zero fields match everything; at least one of
+// Task, Agent and Handoff is usually set.
+type EventFilter struct {
+	// Task keeps the events of one task.
+	Task string
+	// Agent keeps the events that concern one agent.
+	Agent string
+	// Handoff keeps the events of one handoff.
+	Handoff string
+	// Kind keeps one kind of event.
+	Kind EventKind
+	// Limit keeps the newest Limit events; 0 means all.
+	Limit int
+}
+
+// event builds the write of one audit event. agents are deduplicated and sorted; the
+// actor is added to them.
+func (e *Engine) event(kind EventKind, task, handoff, actor, from, to, note string, agents ...string) (store.DocWrite, error) {
+	ev := Event{ID: e.newID(), Kind: kind, Task: task, Handoff: handoff, Actor: actor, From: from, To: to, Note: note, At: e.now()}
+	for _, a := range append(agents, actor) {
+		if a != "" && !slices.Contains(ev.Agents, a) {
+			ev.Agents = append(ev.Agents, a)
+		}
+	}
+	sort.Strings(ev.Agents)
+	keys := map[string]string{"kind": string(kind)}
+	if task != "" {
+		keys["task"] = task
+	}
+	if handoff != "" {
+		keys["handoff"] = handoff
+	}
+	for _, a := range ev.Agents {
+		keys["agent:"+a] = "1"
+	}
+	return docWrite(EventCollection, ev.ID, ev, keys, store.DocCreate, 0)
+}
+
+// Events returns the audit events the filter selects, oldest first (by time, then
+// id). Errors: a *store.ValidationError for a negative Limit; the store's errors.
+func (e *Engine) Events(ctx context.Context, f EventFilter) ([]Event, error) {
+	if err := e.check(); err != nil {
+		return nil, err
+	}
+	if f.Limit < 0 {
+		return nil, store.Invalid("EventFilter.Limit", "must not be negative (0 means every event)", f.Limit)
+	}
+	where := map[string]string{}
+	if f.Task != "" {
+		where["task"] = f.Task
+	}
+	if f.Handoff != "" {
+		where["handoff"] = f.Handoff
+	}
+	if f.Agent != "" {
+		where["agent:"+f.Agent] = "1"
+	}
+	if f.Kind != "" {
+		where["kind"] = string(f.Kind)
+	}
+	evs, err := listDocs[Event](ctx, e.Store, store.DocQuery{Collection: EventCollection, Where: where}, nil)
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(evs, func(i, j int) bool {
+		if !evs[i].At.Equal(evs[j].At) {
+			return evs[i].At.Before(evs[j].At)
+		}
+		return evs[i].ID < evs[j].ID
+	})
+	if f.Limit > 0 && len(evs) > f.Limit {
+		evs = evs[len(evs)-f.Limit:]
+	}
+	return evs, nil
+}
