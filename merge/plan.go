@@ -100,7 +100,36 @@ func (p *planner) mergeAll(ctx context.Context) error {
 	if p.sq != nil {
 		return p.rewriteParents(ctx)
 	}
+	p.keepChainsWhole()
 	return nil
+}
+
+// keepChainsWhole leaves out every source fact that supersedes a fact the source added
+// and the merge left out (a conflict kept the target's version): a superseding chain
+// merges as a unit, so no merged fact names a parent the target does not have.
+func (p *planner) keepChainsWhole() {
+	left := map[string]bool{}
+	for _, ch := range p.diff.SourceChanges {
+		if ch.Op != store.OpAdded || ch.Ref.Kind != store.KindFact {
+			continue
+		}
+		if r, ok := p.b.ops[ch.Ref]; !ok || r == nil {
+			left[ch.Ref.ID] = true
+		}
+	}
+	for changed := len(left) > 0; changed; {
+		changed = false
+		for _, ref := range p.b.order {
+			f, ok := p.b.ops[ref].(store.Fact)
+			if !ok || !left[f.ParentID] || left[f.ID] {
+				continue
+			}
+			p.b.unplan(ref)
+			p.b.reject(ref, store.ActionSkip, "its parent "+f.ParentID+" was not merged: a superseding chain merges as a unit")
+			left[f.ID] = true
+			changed = true
+		}
+	}
 }
 
 // byPolicy settles a conflict of a Native or Squash merge by the request's policy.
@@ -490,6 +519,18 @@ func (b *builder) reject(ref store.Ref, action store.MergeAction, reason string)
 }
 
 func (b *builder) resolve(r store.Resolution) { b.resolutions = append(b.resolutions, r) }
+
+// unplan takes ref out of the plan and its merged items.
+func (b *builder) unplan(ref store.Ref) {
+	delete(b.ops, ref)
+	b.order = slices.DeleteFunc(b.order, func(r store.Ref) bool { return r == ref })
+	b.merged = slices.DeleteFunc(b.merged, func(it store.MergeItem) bool { return it.Ref == ref })
+	for k := range b.seen {
+		if !k.rejected && k.ref == ref {
+			delete(b.seen, k)
+		}
+	}
+}
 
 func (b *builder) set(ref store.Ref, r store.Record) {
 	if _, ok := b.ops[ref]; !ok {

@@ -60,6 +60,25 @@ func testMerge(t *testing.T, h Harness) {
 		e.checkRecorded(res, store.Native, "agent-a", "skip", true)
 	})
 
+	subtest(t, h, area, "a superseding chain that loses a conflict stays out whole", func(e *env) {
+		e.put1(store.DefaultBranch, store.Fact{ID: "p0", Text: "sessions expire after ten minutes"})
+		e.fork("b", store.DefaultBranch)
+		e.put("b", store.PutOptions{},
+			store.Fact{ID: "c1", Text: "sessions expire after twenty minutes", ParentID: "p0"},
+			store.Fact{ID: "c2", Text: "sessions expire after thirty minutes", ParentID: "c1"},
+			store.Fact{ID: "c3", Text: "sessions expire after forty minutes", ParentID: "c2"},
+			store.Fact{ID: "u1", Text: "tokens are signed with ed25519"})
+		e.put1(store.DefaultBranch, store.Fact{ID: "t1", Text: "sessions expire after an hour", ParentID: "p0"})
+		res := e.mustMerge(merge.Request{Source: "b", Target: store.DefaultBranch, Strategy: store.Native, Policy: store.ConflictSkip})
+		same(e.t, "main facts", []string{"p0", "t1", "u1"}, e.listIDs(main, store.ListQuery{Kind: store.KindFact, Order: store.OrderID}))
+		same(e.t, "merged items", []store.MergeItem{{Ref: factRef("u1"), Action: store.ActionAdopt}}, items(res.Record.Merged))
+		same(e.t, "rejected items", []store.MergeItem{
+			{Ref: factRef("c1"), Action: store.ActionKeepTarget},
+			{Ref: factRef("c2"), Action: store.ActionSkip},
+			{Ref: factRef("c3"), Action: store.ActionSkip},
+		}, items(res.Record.Rejected))
+	})
+
 	subtest(t, h, area, "native, accept policy takes the source", func(e *env) {
 		e.mergeFixture()
 		res := e.mustMerge(merge.Request{Source: "b", Target: store.DefaultBranch, Strategy: store.Native, Policy: store.ConflictAccept, MergedBy: "agent-a"})
