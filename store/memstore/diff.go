@@ -233,7 +233,7 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 	src := s.chainOf(sb, never)
 	terms := analyzeAll(plan.Puts)
 	for i, r := range plan.Puts {
-		r = store.WithDefaults(cloneShared(r, plan.Target), now)
+		r = store.WithDefaults(s.copyIn(r, plan.Target, false), now)
 		k := key{r.RecordKind(), r.RecordID()}
 		if cur := head.get(k); cur != nil && store.SameContent(cur, r) {
 			continue

@@ -439,46 +439,34 @@ func withEmbedding(r store.Record, emb []float32) store.Record {
 	return r
 }
 
-// cloneShared copies r like store.Clone but leaves its embedding shared with the
-// caller's, for the caller to replace.
-func cloneShared(r store.Record, branch string) store.Record {
+// copyIn copies r for storing on branch: a fact or an observation, the common case, in
+// one step, since every record value made on the way is a short-lived object among the
+// store's long-lived ones, and they fragment the heap. With keep, the embedding goes
+// into the slab; without, it stays shared with the caller's, for the caller to replace.
+func (s *Store) copyIn(r store.Record, branch string, keep bool) store.Record {
 	switch v := r.(type) {
 	case store.Fact:
 		v.Metadata = maps.Clone(v.Metadata)
 		v.Branch = branch
+		if keep && len(v.Embedding) > 0 {
+			v.Embedding = s.keep(v.Embedding)
+		}
 		return v
 	case store.Observation:
 		v.Metadata = maps.Clone(v.Metadata)
 		v.Branch = branch
+		if keep && len(v.Embedding) > 0 {
+			v.Embedding = s.keep(v.Embedding)
+		}
 		return v
 	}
 	return store.WithBranch(store.Clone(r), branch)
 }
 
-// adopt copies r for storing on branch, its embedding into the slab, and fills the
-// defaults of a new record. A fact or an observation, the common case, is copied in one
-// step: every record value made on the way is a short-lived object among the store's
-// long-lived ones, and they fragment the heap.
+// adopt copies r for storing on branch with its embedding in the slab, and fills the
+// defaults of a new record.
 func (s *Store) adopt(head view, r store.Record, branch string, now time.Time) store.Record {
-	var out store.Record
-	switch v := r.(type) {
-	case store.Fact:
-		v.Metadata = maps.Clone(v.Metadata)
-		v.Branch = branch
-		if len(v.Embedding) > 0 {
-			v.Embedding = s.keep(v.Embedding)
-		}
-		out = v
-	case store.Observation:
-		v.Metadata = maps.Clone(v.Metadata)
-		v.Branch = branch
-		if len(v.Embedding) > 0 {
-			v.Embedding = s.keep(v.Embedding)
-		}
-		out = v
-	default:
-		return store.WithBranch(store.Clone(r), branch)
-	}
+	out := s.copyIn(r, branch, true)
 	if head.resolve(key{out.RecordKind(), out.RecordID()}) == nil {
 		// decide fills these too; filled here, it finds nothing left to copy for.
 		return store.WithDefaults(out, now)
