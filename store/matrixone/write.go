@@ -3,6 +3,7 @@ package matrixone
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -75,12 +76,13 @@ func (s *Store) put(ctx context.Context, branch string, recs []store.Record, opt
 				}
 			}
 		}
-		bw := &batchWrite{cur: cur, overlay: map[key]store.Record{}}
+		bw := newBatchWrite(cur)
+		dc, err := s.findDupCandidates(ctx, w, b, bw, recs, opts.DedupeThreshold)
+		if err != nil {
+			return err
+		}
 		for i, r := range recs {
-			res, writes, err := s.decide(ctx, w, b, bw, r, opts.DedupeThreshold, stamp)
-			if err != nil {
-				return err
-			}
+			res, writes := s.decide(bw, dc, i, r, opts.DedupeThreshold, stamp)
 			for _, wr := range writes {
 				bw.add(wr)
 			}
@@ -111,19 +113,46 @@ func writableBranch(ctx context.Context, q queryer, name string) (branchRow, err
 }
 
 // batchWrite is what a batch has decided so far: the versions to write, over the
-// current state it read.
+// current state it read. It indexes its own facts by normalised text and keeps their
+// embeddings' inverse norms, so that checking a batch against itself stays cheap.
 type batchWrite struct {
 	cur     map[key]store.Record // current live versions of the batch's ids
 	overlay map[key]store.Record // versions written by the batch so far (nil: deleted)
 	order   []key
+	pos     map[key]int      // index in order
+	norms   map[string][]key // normalised text -> facts of the batch written with it
+	normOf  map[key]string   // the normalised text of each fact of the batch
+	invNorm map[key]float32  // 1/|embedding| of the batch's facts (0: none)
+	facts   []key            // the batch's facts, in order
+}
+
+func newBatchWrite(cur map[key]store.Record) *batchWrite {
+	return &batchWrite{cur: cur, overlay: map[key]store.Record{}, pos: map[key]int{}, norms: map[string][]key{},
+		normOf: map[key]string{}, invNorm: map[key]float32{}}
 }
 
 func (bw *batchWrite) add(r store.Record) {
 	k := key{r.RecordKind(), r.RecordID()}
 	if _, ok := bw.overlay[k]; !ok {
+		bw.pos[k] = len(bw.order)
 		bw.order = append(bw.order, k)
+		if k.kind == store.KindFact {
+			bw.facts = append(bw.facts, k)
+		}
 	}
 	bw.overlay[k] = r
+	if f, ok := r.(store.Fact); ok {
+		if n := store.NormText(f.Text); bw.normOf[k] != n || len(bw.norms[n]) == 0 {
+			bw.normOf[k] = n
+			bw.norms[n] = append(bw.norms[n], k)
+		}
+		bw.invNorm[k] = 0
+		if len(f.Embedding) > 0 {
+			if n := vecmath.Norm(f.Embedding); n > 0 {
+				bw.invNorm[k] = 1 / n
+			}
+		}
+	}
 }
 
 func (bw *batchWrite) get(k key) store.Record {
@@ -157,29 +186,28 @@ func (bw *batchWrite) versions() []version {
 }
 
 // decide says what writing r does, as the embedded store decides it: nothing, a new
-// version, or a new fact superseding a near-duplicate.
-func (s *Store) decide(ctx context.Context, q queryer, b branchRow, bw *batchWrite, r store.Record, threshold float64, now time.Time) (store.PutResult, []store.Record, error) {
+// version, or a new fact superseding a near-duplicate. dc holds the database's
+// candidates for record i of the batch.
+func (s *Store) decide(bw *batchWrite, dc *dupCandidates, i int, r store.Record, threshold float64, now time.Time) (store.PutResult, []store.Record) {
 	k := key{r.RecordKind(), r.RecordID()}
 	if cur := bw.get(k); cur != nil {
 		if store.SameContent(cur, store.StampLike(r, cur)) {
-			return store.PutResult{Record: cur, Outcome: store.Deduplicated}, nil, nil
+			return store.PutResult{Record: cur, Outcome: store.Deduplicated}, nil
 		}
 		r = store.KeepCreated(store.WithDefaults(r, now), cur, r.RecordTime().IsZero())
-		return store.PutResult{Record: r, Outcome: store.Updated}, []store.Record{r}, nil
+		return store.PutResult{Record: r, Outcome: store.Updated}, []store.Record{r}
 	}
 	r = store.WithDefaults(r, now)
 	f, ok := r.(store.Fact)
 	if !ok || !f.Status.Live() {
-		return store.PutResult{Record: r, Outcome: store.Created}, []store.Record{r}, nil
+		return store.PutResult{Record: r, Outcome: store.Created}, []store.Record{r}
 	}
-	dup, sim, err := s.nearDuplicate(ctx, q, b, bw, f, threshold)
+	dup, sim := nearDuplicate(bw, dc, i, f, threshold)
 	switch {
-	case err != nil:
-		return store.PutResult{}, nil, err
 	case dup == nil:
-		return store.PutResult{Record: r, Outcome: store.Created}, []store.Record{r}, nil
+		return store.PutResult{Record: r, Outcome: store.Created}, []store.Record{r}
 	case store.NormText(dup.Text) == store.NormText(f.Text):
-		return store.PutResult{Record: *dup, Outcome: store.Deduplicated, Replaced: dup.ID, Similarity: sim}, nil, nil
+		return store.PutResult{Record: *dup, Outcome: store.Deduplicated, Replaced: dup.ID, Similarity: sim}, nil
 	}
 	old := *dup
 	old.Status = store.FactSuperseded
@@ -187,7 +215,7 @@ func (s *Store) decide(ctx context.Context, q queryer, b branchRow, bw *batchWri
 	if f.ParentID == "" {
 		f.ParentID = old.ID
 	}
-	return store.PutResult{Record: f, Outcome: store.Superseded, Replaced: old.ID, Similarity: sim}, []store.Record{old, f}, nil
+	return store.PutResult{Record: f, Outcome: store.Superseded, Replaced: old.ID, Similarity: sim}, []store.Record{old, f}
 }
 
 // liveStatuses is the SQL list of live fact statuses.
@@ -197,48 +225,112 @@ const liveStatuses = "('active', 'verified', 'promoted')"
 // exact check in Go.
 const nearDupCandidates = 16
 
-// nearDuplicate finds the live fact on the branch most like f: one with the same text
-// (after folding case and spaces), else the one whose embedding is most similar with a
-// cosine of at least threshold. The database finds candidates (an indexed hash of the
-// normalised text; cosine_similarity ordered by the server); the decision is taken in
-// Go over the batch's own writes too, with the embedded store's arithmetic.
-func (s *Store) nearDuplicate(ctx context.Context, q queryer, b branchRow, bw *batchWrite, f store.Fact, threshold float64) (*store.Fact, float64, error) {
-	norm := store.NormText(f.Text)
+// dupCandidates is what the database says, once per batch, about the near-duplicates
+// of the batch's new facts: the current live facts sharing each normalised-text hash,
+// and for each new fact the nearDupCandidates current live facts the server finds
+// most similar.
+type dupCandidates struct {
+	byNorm map[string][]row // norm_key -> rows, by rev and id
+	bySim  map[int][]row    // batch index -> rows
+}
+
+// findDupCandidates queries the candidates of the new live facts of recs (those whose
+// id has no current version): one query per 500 text hashes, and one per embedding.
+func (s *Store) findDupCandidates(ctx context.Context, q queryer, b branchRow, bw *batchWrite, recs []store.Record, threshold float64) (*dupCandidates, error) {
+	dc := &dupCandidates{byNorm: map[string][]row{}, bySim: map[int][]row{}}
+	var norms []string
+	seenNorm := map[string]bool{}
+	var vecIdx []int
+	for i, r := range recs {
+		f, ok := r.(store.Fact)
+		if !ok || bw.cur[key{store.KindFact, f.ID}] != nil {
+			continue
+		}
+		if f.Status != "" && !f.Status.Live() {
+			continue
+		}
+		if nk := normKey(f.Text); !seenNorm[nk] {
+			seenNorm[nk] = true
+			norms = append(norms, nk)
+		}
+		if threshold > 0 && len(f.Embedding) > 0 {
+			vecIdx = append(vecIdx, i)
+		}
+	}
 	t := table(store.KindFact, b.suffix)
-	spec := specs[store.KindFact]
+	cols := specs[store.KindFact].selectCols()
+	for _, chunk := range chunks(norms, 500) {
+		args := []any{int64(never)}
+		for _, nk := range chunk {
+			args = append(args, nk)
+		}
+		rs, err := q.QueryContext(ctx, "SELECT "+cols+", norm_key FROM "+t+
+			" WHERE next_rev = ? AND deleted = 0 AND norm_key IN ("+placeholders(len(chunk))+") ORDER BY rev, id", args...)
+		if err != nil {
+			return nil, err
+		}
+		for rs.Next() {
+			var nk string
+			r, err := scanRow(store.KindFact, rs, &nk)
+			if err != nil {
+				rs.Close()
+				return nil, err
+			}
+			dc.byNorm[nk] = append(dc.byNorm[nk], r)
+		}
+		rs.Close()
+		if err := rs.Err(); err != nil {
+			return nil, err
+		}
+	}
+	if len(vecIdx) == 0 {
+		return dc, nil
+	}
+	cast := "cast(? AS vecf32(" + fmt.Sprint(s.opts.Dimensions) + "))"
+	for _, i := range vecIdx {
+		rows, err := queryRows(ctx, q, store.KindFact, "SELECT "+cols+" FROM "+t+
+			" WHERE next_rev = ? AND deleted = 0 AND embedding IS NOT NULL AND status IN "+liveStatuses+
+			" ORDER BY cosine_similarity(embedding, "+cast+") DESC, rev, id LIMIT ?",
+			int64(never), vecLiteral(recs[i].(store.Fact).Embedding), nearDupCandidates)
+		if err != nil {
+			return nil, err
+		}
+		dc.bySim[i] = rows
+	}
+	return dc, nil
+}
+
+// nearDuplicate finds the live fact on the branch most like f (record i of the batch):
+// one with the same text (after folding case and spaces), else the one whose embedding
+// is most similar with a cosine of at least threshold. The database found the
+// candidates (an indexed hash of the normalised text; similarities computed by the
+// server); the decision is taken in Go over the batch's own writes too, with the
+// embedded store's arithmetic.
+func nearDuplicate(bw *batchWrite, dc *dupCandidates, i int, f store.Fact, threshold float64) (*store.Fact, float64) {
+	norm := store.NormText(f.Text)
 	live := func(r store.Record) (store.Fact, bool) {
 		c, ok := r.(store.Fact)
 		return c, ok && c.Status.Live()
 	}
-	rows, err := queryRows(ctx, q, store.KindFact, "SELECT "+spec.selectCols()+" FROM "+t+
-		" WHERE norm_key = ? AND next_rev = ? AND deleted = 0 ORDER BY rev, id", normKey(f.Text), int64(never))
-	if err != nil {
-		return nil, 0, err
-	}
 	checked := map[string]bool{}
-	for _, r := range rows {
+	for _, r := range dc.byNorm[normKey(f.Text)] {
 		checked[r.id] = true
 		if c, ok := live(bw.resolve(r)); ok && store.NormText(c.Text) == norm {
-			return &c, 1, nil
+			return &c, 1
 		}
 	}
-	for _, k := range bw.order {
-		if k.kind != store.KindFact || checked[k.id] {
+	same := slices.Clone(bw.norms[norm])
+	slices.SortFunc(same, func(a, b key) int { return bw.pos[a] - bw.pos[b] })
+	for _, k := range same {
+		if checked[k.id] || bw.normOf[k] != norm {
 			continue
 		}
-		if c, ok := live(bw.overlay[k]); ok && store.NormText(c.Text) == norm {
-			return &c, 1, nil
+		if c, ok := live(bw.overlay[k]); ok {
+			return &c, 1
 		}
 	}
 	if threshold <= 0 || len(f.Embedding) == 0 {
-		return nil, 0, nil
-	}
-	rows, err = queryRows(ctx, q, store.KindFact, "SELECT "+spec.selectCols()+" FROM "+t+
-		" WHERE next_rev = ? AND deleted = 0 AND embedding IS NOT NULL AND status IN "+liveStatuses+
-		" ORDER BY cosine_similarity(embedding, cast(? AS vecf32("+fmt.Sprint(s.opts.Dimensions)+"))) DESC, rev, id LIMIT ?",
-		int64(never), vecLiteral(f.Embedding), nearDupCandidates)
-	if err != nil {
-		return nil, 0, err
+		return nil, 0
 	}
 	fInv := 1 / vecmath.Norm(f.Embedding)
 	var best *store.Fact
@@ -259,16 +351,25 @@ func (s *Store) nearDuplicate(ctx context.Context, q queryer, b branchRow, bw *b
 		best, bestSim = &c, sim
 	}
 	seen := map[string]bool{}
-	for _, r := range rows {
+	for _, r := range dc.bySim[i] {
 		seen[r.id] = true
 		consider(bw.resolve(r))
 	}
-	for _, k := range bw.order {
-		if k.kind == store.KindFact && !seen[k.id] {
-			consider(bw.overlay[k])
+	for _, k := range bw.facts {
+		inv := bw.invNorm[k]
+		if seen[k.id] || inv == 0 {
+			continue
+		}
+		c, ok := live(bw.overlay[k])
+		if !ok || len(c.Embedding) != len(f.Embedding) {
+			continue
+		}
+		sim := float64(vecmath.Dot(f.Embedding, c.Embedding) * fInv * inv)
+		if sim >= threshold && sim > bestSim {
+			best, bestSim = &c, sim
 		}
 	}
-	return best, bestSim, nil
+	return best, bestSim
 }
 
 // currentRows reads the current versions (tombstones included) of ids.
