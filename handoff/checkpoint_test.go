@@ -1,12 +1,15 @@
 package handoff
 
 import (
+	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/day1ai/day1/llm/llmfake"
 	"github.com/day1ai/day1/store"
 )
 
@@ -134,5 +137,56 @@ func TestTaskContext(t *testing.T) {
 	}
 	if _, err := v.e.TaskContext(bg, "nope", ContextOptions{}); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("unknown task: %v", err)
+	}
+}
+
+func TestPacketSummaryByModel(t *testing.T) {
+	t.Parallel()
+	v := scenario(t)
+	model := llmfake.NewModel().On(`summarise the context`, "The investigator found the cause in token_service.py; an OAuth2 expert should fix it.")
+	v.e.Model = model
+	h, err := v.e.CreateHandoff(bg, HandoffRequest{Task: "t1", Type: TypeEscalation, FromAgent: "inv"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Packet.SummaryBy != "model:llmfake" || h.Packet.Summary != "The investigator found the cause in token_service.py; an OAuth2 expert should fix it." {
+		t.Errorf("summary = %q by %s", h.Packet.Summary, h.Packet.SummaryBy)
+	}
+	calls := model.Calls()
+	if len(calls) != 1 || !strings.Contains(llmfake.Prompt(calls[0]), "token_service.py:142") {
+		t.Errorf("the model was not shown the packet: %d calls", len(calls))
+	}
+	// A failing model never fails the handoff: the heuristic summary stands in.
+	model.FailNext(1, nil)
+	h, err = v.e.CreateHandoff(bg, HandoffRequest{Task: "t1", Type: TypeEscalation, FromAgent: "inv"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Packet.SummaryBy != "heuristic" || h.Packet.SummaryError == "" || !strings.HasPrefix(h.Packet.Summary, "Task t1") {
+		t.Errorf("summary after a model failure = %q by %s (%q)", h.Packet.Summary, h.Packet.SummaryBy, h.Packet.SummaryError)
+	}
+}
+
+func TestCancelledContextChangesNothing(t *testing.T) {
+	t.Parallel()
+	v := scenario(t)
+	h, err := v.e.CreateHandoff(bg, HandoffRequest{Task: "t1", FromAgent: "inv"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(bg)
+	cancel()
+	if _, err := v.e.AcceptHandoff(ctx, AcceptRequest{Handoff: h.ID, Agent: "b"}); !errors.Is(err, context.Canceled) {
+		t.Errorf("accept with a cancelled context: %v", err)
+	}
+	if _, err := v.e.JoinTask(ctx, JoinRequest{Task: "t1", Agent: "b"}); !errors.Is(err, context.Canceled) {
+		t.Errorf("join with a cancelled context: %v", err)
+	}
+	got, _ := v.e.GetHandoff(bg, h.ID)
+	if got.Status != StatusPending {
+		t.Errorf("status = %s, want pending", got.Status)
+	}
+	if _, err := v.mem.GetBranch(bg, "task/t1/b"); !errors.Is(err, store.ErrBranchNotFound) {
+		t.Errorf("branch created under a cancelled context: %v", err)
 	}
 }

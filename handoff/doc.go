@@ -1,14 +1,70 @@
 // Package handoff holds day1's protocol for passing a task from one agent (or session)
-// to another: the vocabulary of handoffs, their state machines, the rules that decide
-// when a handoff should happen and who should receive it, and the messages agents
-// exchange while they agree on it.
+// to another: tasks with objectives and members on branches of their own, handoff
+// records carrying a frozen context packet, accept and reject, checkpoints and stall
+// detection, policy-driven transfers, capability matching, collaboration sessions
+// between agents, and an audit trail of every change.
 //
-// Everything here is pure logic: no storage and no goroutines. Time comes from the
-// caller (Signal.Now, Dispatcher.Now), except in WaitIdle, which waits on real timers
-// bounded by its context and timeout. The storage-backed parts of handoffs (tasks, handoff records and their audit trail, the
-// context packet, accept and reject, pending lists, checkpoints and stall detection)
-// build on these types; the types carry JSON tags and Valid or Validate methods so
-// records can embed them.
+// Two layers live here. The pure layer (types, state machines, conditions, triggers,
+// policies, Match, Message and Dispatcher) has no storage and no goroutines; time
+// comes from the caller (Signal.Now, Dispatcher.Now), except in WaitIdle, which waits
+// on real timers bounded by its context and timeout. The Engine builds on it: it keeps
+// every record as a document of a store.Store (one collection per record type, see
+// TaskCollection and the others), written in atomic batches with version
+// preconditions, and creates the branches tasks need. The package depends on the
+// store, llm and merge packages only.
+//
+// # Tasks
+//
+// Engine.CreateTask makes a task with numbered objectives on its own branch
+// task/<name>, forked from a parent (main by default); a name that is not a branch
+// segment is a *store.ValidationError. Engine.JoinTask adds an agent with a role and
+// assigned objectives on task/<name>/<agent>; Engine.UpdateObjective records each
+// status change with who and when; Engine.LeaveTask records the agent's summary.
+// Engine.CompleteTask records the result and, when asked, promotes the task's verified
+// facts and its verified or cherry-picked conversations to the parent with a
+// cherry-pick merge, leaving the rest on the task branch. Engine.GetTask,
+// Engine.ListTasks and Engine.TaskContext read them back.
+//
+// # Handoffs and packets
+//
+// Engine.CreateHandoff freezes a Packet (task state and progress, members and their
+// summaries, verified facts, key relations and conversations with their decision
+// messages, pending objectives, blockers, recent errors, instructions, the branch
+// pointer and a summary written by Engine.Model or from the contents) into a pending
+// record. Packets have a stable JSON form and are bounded by Limits, recording what
+// they cut. When no receiver is named, Required capabilities choose the best
+// registered agent (Engine.RegisterAgent, Engine.FindAgents).
+//
+// Engine.AcceptHandoff claims the record (pending → accepting) with a version
+// precondition, so of two agents accepting at once exactly one wins and the other
+// gets a *TransitionError; it then creates the receiver's branch from the task branch
+// and commits the membership, the owner and the record (accepted) in one batch. If a
+// step fails the branch is deleted and the record shows rolled_back (*RollbackError,
+// ErrRolledBack). Engine.RejectHandoff, Engine.PendingHandoffs (by task and by
+// receiver), Engine.ListHandoffs and Engine.ExpireHandoffs complete the set.
+//
+// Engine.Transfer runs a policy-driven handoff through initiated → validating →
+// transferring → completed, asking the Policy (immediate, graceful with WaitIdle,
+// conditional on a Trigger) and rolling back on failure.
+//
+// # Checkpoints and stalls
+//
+// Engine.Checkpoint freezes an agent's context without changing ownership;
+// Engine.ResumeFromCheckpoint picks the latest one up after a crash; Engine.StalledTasks
+// lists the tasks and agents that showed no activity, checkpoint or write for a given
+// duration, at the Engine's clock.
+//
+// # Stored collaboration
+//
+// Engine.OpenCollaboration, Engine.Send, Engine.Messages and
+// Engine.AdvanceCollaboration keep collaboration sessions and their messages as
+// documents, moving phases as the messages imply and handing each message to
+// Engine.Dispatcher's handlers; Engine.CleanupCollaborations removes what expired.
+//
+// # Audit trail
+//
+// Every change writes an Event in the same batch; Engine.Events reads them by task,
+// agent, handoff or kind.
 //
 // # Handoff types
 //
@@ -21,8 +77,9 @@
 //
 // # State machines
 //
-// Status covers two machines. A simple handoff goes pending → accepted, rejected or
-// expired (or rolled_back when an accept fails midway); a policy-driven handoff goes
+// Status covers two machines. A simple handoff goes pending → accepting → accepted, or
+// to rejected or expired (or rolled_back when an accept fails midway); a policy-driven
+// handoff goes
 // initiated → validating → transferring → completed, or to failed and rolled_back.
 // CanTransition answers yes or no; Transition returns a *TransitionError matching
 // store.ErrConflict, so rejecting an accepted handoff fails like any other conflict:
@@ -71,6 +128,9 @@
 // Bad input is a *store.ValidationError (matching store.ErrInvalidArgument) naming the
 // field and what is allowed. Condition errors are *SyntaxError, *TypeError and
 // *MissingKeyError; disallowed changes are *TransitionError and *PhaseError (matching
-// store.ErrConflict); a Dispatcher without a handler returns *NoHandlerError. Nothing
-// in this package panics on bad input.
+// store.ErrConflict); a Dispatcher without a handler returns *NoHandlerError. Unknown
+// tasks, handoffs, objectives and sessions match store.ErrNotFound; ErrTaskExists,
+// ErrTaskClosed, ErrNotMember, ErrHandoffExpired, ErrNoCandidate, ErrNotReady,
+// ErrCollabClosed and *RollbackError say the rest. Nothing in this package panics on
+// bad input.
 package handoff
