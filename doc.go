@@ -91,6 +91,31 @@
 //	res, err := c.VerifyBranch(ctx, day1.VerifyBranchRequest{Branch: "task/fix-auth"})
 //	_, err = c.Merge(ctx, day1.MergeRequest{Source: "task/fix-auth", Target: "main", Gate: day1.VerificationGate{}})
 //
+// # Tasks and handoffs
+//
+// CreateTask puts a task with numbered objectives on its own branch task/<name>;
+// JoinTask gives each agent a role, objectives and a branch task/<name>/<agent>;
+// UpdateObjective records who changed what when; LeaveTask keeps the agent's summary.
+// CompleteTask can promote the task's verified facts and verified or cherry-picked
+// conversations to the parent branch, leaving the rest on the task branch.
+//
+// Handoff freezes the task's context in a ContextPacket (verified facts, key
+// conversations with their decision points, pending objectives, blockers, recent
+// errors, instructions, the branch to continue from) and offers it to a named
+// receiver, to the best registered agent for the Required capabilities (RegisterAgent,
+// FindAgents), or to anyone. AcceptHandoff creates the receiver's branch and returns the
+// packet atomically: of two agents accepting at once exactly one wins, and a failure
+// midway rolls everything back. TransferTask runs a policy-driven handoff (immediate,
+// graceful, or conditional on a Trigger such as a CompileCondition expression).
+// Checkpoint, ResumeFromCheckpoint and StalledTasks cover crashes and silent agents;
+// Collab speaks the collaboration protocol; HandoffEvents is the audit trail.
+//
+//	_, err = c.CreateTask(ctx, day1.TaskSpec{Name: "fix-auth", Objectives: []string{"find the cause", "fix it"}})
+//	_, err = c.JoinTask(ctx, day1.JoinRequest{Task: "fix-auth", Agent: "investigator", Objectives: []int{1}})
+//	h, err := c.Handoff(ctx, day1.HandoffRequest{Task: "fix-auth", Type: day1.HandoffEscalation, FromAgent: "investigator"})
+//	acc, err := c.AcceptHandoff(ctx, day1.AcceptRequest{Handoff: h.ID, Agent: "oauth-expert"})
+//	fmt.Println(acc.Branch, len(acc.Packet.Facts))
+//
 // # Errors
 //
 // Errors wrap the sentinels in errors.go (ErrNotFound, ErrBranchNotFound,
