@@ -448,7 +448,7 @@ func (e *Engine) AdvanceCollaboration(ctx context.Context, id string, to Phase, 
 	if err := store.ValidateID("id", id); err != nil {
 		return CollabSession{}, err
 	}
-	if err := validOptionalID("by", by); err != nil {
+	if err := validActor("by", by); err != nil {
 		return CollabSession{}, err
 	}
 	if err := validText("outcome", outcome); err != nil {

@@ -540,7 +540,10 @@ func (e *Engine) AcceptHandoff(ctx context.Context, r AcceptRequest) (Acceptance
 			return err
 		}
 		moveTo(&h, StatusAccepting, r.Agent, "", e.now())
-		h.ToAgent, h.ToSession = r.Agent, r.Session
+		h.ToAgent = r.Agent
+		if r.Session != "" {
+			h.ToSession = r.Session
+		}
 		docs, err := e.commit(ctx, "", false,
 			func() (store.DocWrite, error) { return handoffWrite(h, store.DocMatch) },
 			func() (store.DocWrite, error) { return e.statusEvent(h, r.Agent) })

@@ -203,7 +203,8 @@ type TaskSpec struct {
 	// Parent is the branch the task forks from and merges into. Default
 	// store.DefaultBranch.
 	Parent string
-	// CreatedBy names who created the task. Optional.
+	// CreatedBy names who created the task: an ID of at most MaxAgentIDLen bytes.
+	// Optional.
 	CreatedBy string
 	// Metadata is kept with the task.
 	Metadata map[string]string
@@ -241,7 +242,7 @@ type ObjectiveUpdate struct {
 	Task      string          // the task's name; required
 	Objective int             // the objective's number; required
 	Status    ObjectiveStatus // the new status; required
-	By        string          // who made the change: an agent ID, or any name; optional
+	By        string          // who made the change: an ID of at most MaxAgentIDLen bytes; optional
 	Note      string          // why; optional
 }
 
@@ -256,7 +257,8 @@ type LeaveRequest struct {
 type CompleteRequest struct {
 	// Task is the task's name. Required.
 	Task string
-	// By names who completed it. Optional; also the merge's MergedBy.
+	// By names who completed it: an ID of at most MaxAgentIDLen bytes. Optional;
+	// also the merge's MergedBy.
 	By string
 	// ResultSummary says what the task achieved.
 	ResultSummary string
@@ -312,6 +314,15 @@ func validText(field, s string) error {
 	return nil
 }
 
+// validActor checks who made a change: empty, or an ID (see store.ValidateID) of at
+// most MaxAgentIDLen bytes, so that the audit trail can index it.
+func validActor(field, id string) error {
+	if len(id) > MaxAgentIDLen {
+		return store.Invalid(field, fmt.Sprintf("must be at most %d bytes", MaxAgentIDLen), id)
+	}
+	return validOptionalID(field, id)
+}
+
 func validOptionalID(field, id string) error {
 	if id == "" {
 		return nil
@@ -348,7 +359,7 @@ func (s TaskSpec) validate() error {
 	if len(s.Metadata) > store.MaxMetadataPairs {
 		return store.Invalid("TaskSpec.Metadata", fmt.Sprintf("holds %d pairs; at most %d are allowed", len(s.Metadata), store.MaxMetadataPairs), nil)
 	}
-	return validOptionalID("TaskSpec.CreatedBy", s.CreatedBy)
+	return validActor("TaskSpec.CreatedBy", s.CreatedBy)
 }
 
 func taskNotFound(name string) string { return fmt.Sprintf("task %q", name) }
@@ -794,7 +805,7 @@ func (u ObjectiveUpdate) validate() error {
 	if !u.Status.Valid() {
 		return store.Invalid("ObjectiveUpdate.Status", oneOf(allObjectiveStatuses), string(u.Status))
 	}
-	if err := validOptionalID("ObjectiveUpdate.By", u.By); err != nil {
+	if err := validActor("ObjectiveUpdate.By", u.By); err != nil {
 		return err
 	}
 	return validText("ObjectiveUpdate.Note", u.Note)
@@ -954,7 +965,7 @@ func (e *Engine) CompleteTask(ctx context.Context, r CompleteRequest) (Completio
 	if err := validTaskName("CompleteRequest.Task", r.Task); err != nil {
 		return Completion{}, err
 	}
-	if err := validOptionalID("CompleteRequest.By", r.By); err != nil {
+	if err := validActor("CompleteRequest.By", r.By); err != nil {
 		return Completion{}, err
 	}
 	if err := validText("CompleteRequest.ResultSummary", r.ResultSummary); err != nil {

@@ -218,6 +218,15 @@ func TestUpdateObjectiveAndLeave(t *testing.T) {
 	wantField(t, err, "ObjectiveUpdate.Status")
 	_, err = v.e.UpdateObjective(bg, ObjectiveUpdate{Task: "t1", Objective: 0, Status: ObjectiveDone})
 	wantField(t, err, "ObjectiveUpdate.Objective")
+	_, err = v.e.UpdateObjective(bg, ObjectiveUpdate{Task: "t1", Objective: 2, Status: ObjectiveDone, By: strings.Repeat("b", MaxAgentIDLen+1)})
+	wantField(t, err, "ObjectiveUpdate.By")
+	// Anyone may change an objective; the change is found by who made it.
+	if _, err := v.e.UpdateObjective(bg, ObjectiveUpdate{Task: "t1", Objective: 2, Status: ObjectiveBlocked, By: "lead@example.com", Note: "waiting"}); err != nil {
+		t.Fatal(err)
+	}
+	if evs, err := v.e.Events(bg, EventFilter{Agent: "lead@example.com"}); err != nil || len(evs) != 1 || evs[0].To != string(ObjectiveBlocked) {
+		t.Errorf("events of lead@example.com = %+v, %v", evs, err)
+	}
 
 	m, err := v.e.LeaveTask(bg, LeaveRequest{Task: "t1", Agent: "inv", Summary: "found the cause"})
 	if err != nil || m.Status != MemberLeft || m.Summary != "found the cause" || m.LeftAt.IsZero() {
