@@ -17,7 +17,7 @@ func exampleConfig() day1.Config {
 	var mu sync.Mutex
 	now := time.Date(2025, 3, 1, 9, 0, 0, 0, time.UTC)
 	n := 0
-	return day1.Config{Test: day1.TestConfig{
+	return exampleStore(day1.Config{Test: day1.TestConfig{
 		Now: func() time.Time {
 			mu.Lock()
 			defer mu.Unlock()
@@ -30,7 +30,7 @@ func exampleConfig() day1.Config {
 			n++
 			return fmt.Sprintf("id-%d", n)
 		},
-	}}
+	}})
 }
 
 // Writing facts and searching them. A repeated text is deduplicated; search is hybrid

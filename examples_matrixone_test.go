@@ -1,0 +1,89 @@
+package day1_test
+
+import (
+	"database/sql"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/day1ai/day1"
+)
+
+// examplesDSN, when set, makes every example open a MatrixOne database of its own
+// instead of the embedded store; TestExamplesOnMatrixOne sets it for a run of the
+// examples, and examplesPrefix names their databases.
+var (
+	examplesDSN    = os.Getenv("DAY1_EXAMPLES_DSN")
+	examplesPrefix = os.Getenv("DAY1_EXAMPLES_PREFIX")
+	exampleDBs     atomic.Int64
+)
+
+// exampleStore points cfg at a fresh MatrixOne database when the examples run on one.
+func exampleStore(cfg day1.Config) day1.Config {
+	if examplesDSN == "" {
+		return cfg
+	}
+	c, err := mysql.ParseDSN(examplesDSN)
+	if err != nil {
+		panic(err)
+	}
+	c.DBName = fmt.Sprintf("%s_%d", examplesPrefix, exampleDBs.Add(1))
+	cfg.DSN = c.FormatDSN()
+	return cfg
+}
+
+// TestExamplesOnMatrixOne runs every example again with its client on MatrixOne: the
+// same output, on the production store, through every engine.
+func TestExamplesOnMatrixOne(t *testing.T) {
+	dsn := os.Getenv("DAY1_TEST_DSN")
+	if dsn == "" {
+		t.Skip("DAY1_TEST_DSN is not set; start MatrixOne with scripts/matrixone.sh start and set DAY1_TEST_DSN='root:111@tcp(127.0.0.1:6001)/'")
+	}
+	if examplesDSN != "" {
+		t.Skip("this process is the examples run")
+	}
+	prefix := fmt.Sprintf("day1_examples_%d", time.Now().UnixNano())
+	t.Cleanup(func() { dropDatabases(t, dsn, prefix) })
+	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run", "^Example", "-test.count=1")
+	cmd.Env = append(os.Environ(), "DAY1_EXAMPLES_DSN="+dsn, "DAY1_EXAMPLES_PREFIX="+prefix)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the examples on MatrixOne failed: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "PASS") {
+		t.Fatalf("the examples run did not pass:\n%s", out)
+	}
+}
+
+func dropDatabases(t *testing.T, dsn, prefix string) {
+	db, err := sql.Open("mysql", dsn)
+	if err != nil {
+		t.Logf("dropping the examples' databases: %v", err)
+		return
+	}
+	defer db.Close()
+	rows, err := db.Query("SHOW DATABASES")
+	if err != nil {
+		t.Logf("dropping the examples' databases: %v", err)
+		return
+	}
+	var names []string
+	for rows.Next() {
+		var n string
+		if rows.Scan(&n) == nil && strings.HasPrefix(n, prefix) {
+			names = append(names, n)
+		}
+	}
+	rows.Close()
+	for _, n := range names {
+		if _, err := db.Exec("DROP DATABASE IF EXISTS `" + n + "`"); err != nil {
+			t.Logf("dropping %s: %v", n, err)
+		}
+	}
+}
