@@ -228,8 +228,10 @@ func (c *Client) PendingHandoffs(ctx context.Context, f PendingFilter) ([]Handof
 	return c.handoffs().PendingHandoffs(ctx, f)
 }
 
-// ExpireHandoffs marks every pending handoff whose TTL ran out as expired and returns
-// how many it marked.
+// ExpireHandoffs marks every pending handoff whose TTL ran out as expired, rolls back
+// every handoff whose accept claimed it and did not finish within
+// handoff.DefaultClaimTimeout (its process died midway), and returns how many it
+// changed. Run it now and then, as a sweeper.
 func (c *Client) ExpireHandoffs(ctx context.Context) (int, error) {
 	if err := c.use(ctx); err != nil {
 		return 0, err

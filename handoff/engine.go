@@ -76,6 +76,22 @@ type Engine struct {
 	// Now is the clock of every time the Engine records, and of expiry and stall
 	// detection. Default time.Now.
 	Now func() time.Time
+	// ClaimTimeout is how long an accept may hold its claim on a handoff (status
+	// accepting) before ExpireHandoffs takes it for abandoned, its process having died
+	// between the claim and the commit, and rolls the handoff back. Default
+	// DefaultClaimTimeout.
+	ClaimTimeout time.Duration
+}
+
+// DefaultClaimTimeout is the default Engine.ClaimTimeout: far longer than an accept,
+// which writes one batch after creating one branch.
+const DefaultClaimTimeout = 5 * time.Minute
+
+func (e *Engine) claimTimeout() time.Duration {
+	if e.ClaimTimeout > 0 {
+		return e.ClaimTimeout
+	}
+	return DefaultClaimTimeout
 }
 
 func (e *Engine) check() error {

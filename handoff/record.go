@@ -465,10 +465,16 @@ func (e *Engine) GetHandoff(ctx context.Context, id string) (Handoff, error) {
 // record changed since it was read.
 func (e *Engine) expireIfDue(ctx context.Context, h *Handoff) (bool, error) {
 	now := e.now()
-	if h.Status != StatusPending || h.ExpiresAt.IsZero() || now.Before(h.ExpiresAt) {
+	switch {
+	case h.Status == StatusAccepting && !now.Before(h.UpdatedAt.Add(e.claimTimeout())):
+		msg := "the accept claimed at " + h.UpdatedAt.Format(time.RFC3339) + " did not finish within " + e.claimTimeout().String()
+		moveTo(h, StatusRolledBack, "", msg, now)
+		h.Error = msg
+	case h.Status != StatusPending || h.ExpiresAt.IsZero() || now.Before(h.ExpiresAt):
 		return false, nil
+	default:
+		moveTo(h, StatusExpired, "", "not accepted before "+h.ExpiresAt.Format(time.RFC3339), now)
 	}
-	moveTo(h, StatusExpired, "", "not accepted before "+h.ExpiresAt.Format(time.RFC3339), now)
 	docs, err := e.commit(ctx, "", false,
 		func() (store.DocWrite, error) { return handoffWrite(*h, store.DocMatch) },
 		func() (store.DocWrite, error) { return e.statusEvent(*h, "") })
@@ -865,14 +871,17 @@ func (e *Engine) PendingHandoffs(ctx context.Context, f PendingFilter) ([]Handof
 	return hs, nil
 }
 
-// ExpireHandoffs moves every pending handoff whose TTL ran out to expired, with an
-// audit event each, and returns how many it expired. A handoff accepted or rejected
-// meanwhile is left alone. Errors: the store's and ctx's errors.
+// ExpireHandoffs moves every pending handoff whose TTL ran out to expired, and every
+// handoff claimed by an accept that has not finished within the Engine's
+// ClaimTimeout to rolled_back, with an audit event each, and returns how many it
+// moved. A handoff accepted or rejected meanwhile is left alone. An abandoned claim's
+// receiver branch, if the accept created it, is left in place: it may also hold the
+// receiver's earlier work. Errors: the store's and ctx's errors.
 func (e *Engine) ExpireHandoffs(ctx context.Context) (int, error) {
 	if err := e.check(); err != nil {
 		return 0, err
 	}
-	hs, err := e.queryHandoffs(ctx, []map[string]string{{"status": string(StatusPending)}})
+	hs, err := e.queryHandoffs(ctx, []map[string]string{{"status": string(StatusPending)}, {"status": string(StatusAccepting)}})
 	if err != nil {
 		return 0, err
 	}

@@ -489,6 +489,28 @@ func TestAcceptRollbackFailureIsReported(t *testing.T) {
 	if _, err := v.mem.GetBranch(bg, "task/t1/expert"); !errors.Is(err, store.ErrBranchNotFound) {
 		t.Errorf("branch left: %v", err)
 	}
+
+	// The claim is abandoned: once it is older than the claim timeout, ExpireHandoffs
+	// rolls the handoff back, and nobody can accept it any more.
+	if n, err := v.e.ExpireHandoffs(bg); err != nil || n != 0 {
+		t.Errorf("ExpireHandoffs before the claim timeout = %d, %v; want 0", n, err)
+	}
+	v.clk.Advance(DefaultClaimTimeout)
+	if n, err := v.e.ExpireHandoffs(bg); err != nil || n != 1 {
+		t.Errorf("ExpireHandoffs after the claim timeout = %d, %v; want 1", n, err)
+	}
+	got, _ = v.e.GetHandoff(bg, h.ID)
+	if got.Status != StatusRolledBack || !strings.Contains(got.Error, "did not finish within 5m0s") {
+		t.Errorf("after the sweep: status %s, error %q; want rolled_back and the reason", got.Status, got.Error)
+	}
+	var te *TransitionError
+	if _, err := v.e.AcceptHandoff(bg, AcceptRequest{Handoff: h.ID, Agent: "other"}); !errors.As(err, &te) {
+		t.Errorf("accepting a rolled-back handoff: %v; want a *TransitionError", err)
+	}
+	evs, err := v.e.Events(bg, EventFilter{Handoff: h.ID})
+	if err != nil || len(evs) == 0 || evs[len(evs)-1].To != string(StatusRolledBack) {
+		t.Errorf("events = %+v, %v; want the last one to roll the handoff back", evs, err)
+	}
 }
 
 func TestHandoffExpiry(t *testing.T) {
