@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime"
 	"sync"
 
+	"github.com/day1ai/day1/internal/parallel"
 	"github.com/day1ai/day1/internal/textsearch"
 )
 
@@ -106,23 +106,11 @@ func (e *LocalEmbedder) Embed(ctx context.Context, texts []string) ([][]float32,
 	// one cannot overwrite the next.
 	backing := make([]float32, len(texts)*e.dims)
 	// A large batch is split over the processors: each part writes its own vectors.
-	parts := min(runtime.GOMAXPROCS(0), len(texts)/minPart)
-	if parts <= 1 {
-		if err := e.embedRange(ctx, texts, 0, len(texts), backing, out); err != nil {
-			return nil, err
-		}
-		return out, nil
-	}
+	parts := parallel.Parts(len(texts), minPart)
 	errs := make([]error, parts)
-	var wg sync.WaitGroup
-	for p := range parts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[p] = e.embedRange(ctx, texts, p*len(texts)/parts, (p+1)*len(texts)/parts, backing, out)
-		}()
-	}
-	wg.Wait()
+	parallel.Do(len(texts), parts, func(p, lo, hi int) {
+		errs[p] = e.embedRange(ctx, texts, lo, hi, backing, out)
+	})
 	// The first failing part holds the first failing text.
 	for _, err := range errs {
 		if err != nil {

@@ -2,10 +2,9 @@ package memstore
 
 import (
 	"hash/maphash"
-	"runtime"
 	"slices"
-	"sync"
 
+	"github.com/day1ai/day1/internal/parallel"
 	"github.com/day1ai/day1/internal/textsearch"
 	"github.com/day1ai/day1/internal/vecmath"
 	"github.com/day1ai/day1/store"
@@ -150,24 +149,18 @@ const minAnalyzeAll = 64
 // processor; records of other kinds get a zero value. It returns nil for small batches,
 // which are analysed as they are indexed.
 func analyzeAll(recs []store.Record) []docTerms {
-	workers := min(runtime.GOMAXPROCS(0), len(recs)/(minAnalyzeAll/2))
-	if workers < 2 {
+	parts := parallel.Parts(len(recs), minAnalyzeAll/2)
+	if parts < 2 {
 		return nil
 	}
 	out := make([]docTerms, len(recs))
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w * len(recs) / workers; i < (w+1)*len(recs)/workers; i++ {
-				if k := recs[i].RecordKind(); k == store.KindFact || k == store.KindObservation {
-					out[i] = analyze(store.SearchText(recs[i]))
-				}
+	parallel.Do(len(recs), parts, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if k := recs[i].RecordKind(); k == store.KindFact || k == store.KindObservation {
+				out[i] = analyze(store.SearchText(recs[i]))
 			}
-		}()
-	}
-	wg.Wait()
+		}
+	})
 	return out
 }
 

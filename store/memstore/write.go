@@ -5,11 +5,10 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"runtime"
 	"slices"
-	"sync"
 	"time"
 
+	"github.com/day1ai/day1/internal/parallel"
 	"github.com/day1ai/day1/internal/vecmath"
 	"github.com/day1ai/day1/store"
 )
@@ -261,29 +260,23 @@ func (s *Store) prematch(head view, recs []store.Record, threshold float64) []*m
 			todo = append(todo, i)
 		}
 	}
-	workers := min(runtime.GOMAXPROCS(0), len(todo)/(minPrematch/2))
-	if workers < 2 {
+	parts := parallel.Parts(len(todo), minPrematch/2)
+	if parts < 2 {
 		return nil
 	}
 	out := make([]*match, len(recs))
 	upto := len(ix.vecs)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			scratch := make([]float32, ix.rot.Bits())
-			for _, i := range todo[w*len(todo)/workers : (w+1)*len(todo)/workers] {
-				emb := recs[i].(store.Fact).Embedding
-				q := ix.query(emb, threshold)
-				q.code = ix.rot.AppendCode(nil, emb, scratch)
-				m := &match{upto: upto, code: q.code}
-				m.v, m.sim = ix.bestMatch(head, q, 0)
-				out[i] = m
-			}
-		}()
-	}
-	wg.Wait()
+	parallel.Do(len(todo), parts, func(_, lo, hi int) {
+		scratch := make([]float32, ix.rot.Bits())
+		for _, i := range todo[lo:hi] {
+			emb := recs[i].(store.Fact).Embedding
+			q := ix.query(emb, threshold)
+			q.code = ix.rot.AppendCode(nil, emb, scratch)
+			m := &match{upto: upto, code: q.code}
+			m.v, m.sim = ix.bestMatch(head, q, 0)
+			out[i] = m
+		}
+	})
 	return out
 }
 
