@@ -79,6 +79,10 @@ func (s *Store) CreateBranch(ctx context.Context, spec store.BranchSpec) (store.
 				return store.Branch{}, wrap(ctx, "CreateBranch", err)
 			}
 		}
+		if err := s.prepareCopy(ctx, suffix); err != nil {
+			drop()
+			return store.Branch{}, wrap(ctx, "CreateBranch", err)
+		}
 	}
 	var out store.Branch
 	err = s.write(ctx, "CreateBranch", func(w *writeTx) error {
@@ -134,6 +138,12 @@ func (s *Store) CreateBranch(ctx context.Context, spec store.BranchSpec) (store.
 		drop()
 		return store.Branch{}, err
 	}
+	if native {
+		// A table made by DATA BRANCH may come without the FULLTEXT index; without it
+		// keyword search on the branch takes the scan, so a failure here costs speed,
+		// not the branch.
+		s.ensureBranchIndexes(ctx, suffix)
+	}
 	return out, nil
 }
 
@@ -171,7 +181,7 @@ func copySQL(suffix, fromSuffix string) []string {
 	for _, k := range store.Kinds {
 		cols := specs[k].allCols()
 		sel := slices.Clone(cols)
-		sel[2] = fmt.Sprint(int64(never)) // next_rev
+		sel[slices.Index(cols, "`next_rev`")] = fmt.Sprint(int64(never))
 		out = append(out, "INSERT INTO "+table(k, suffix)+" ("+strings.Join(cols, ", ")+") SELECT "+
 			strings.Join(sel, ", ")+" FROM "+table(k, fromSuffix)+" WHERE rev <= ? AND next_rev > ?")
 	}

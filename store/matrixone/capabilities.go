@@ -31,18 +31,45 @@ type Capabilities struct {
 	AsOfTimestamp bool
 	// PITR: "create pitr p for database d range 1 'h'" works.
 	PITR bool
-	// FullText: a FULLTEXT index and MATCH ... AGAINST work after
-	// "set experimental_fulltext_index=1".
+	// FullText: a FULLTEXT index can be built after "set experimental_fulltext_index=1"
+	// and MATCH ... AGAINST finds exactly the row holding the word probed.
 	FullText bool
-	// IVFFlat: an IVFFLAT vector index can be built after "set experimental_ivf_index=1".
+	// IVFFlat: an IVFFLAT vector index can be built after "set experimental_ivf_index=1"
+	// and a query ordered by l2_distance to a constant vector returns the nearest row
+	// through it.
 	IVFFlat bool
 	// HNSW: an HNSW vector index can be built after "set experimental_hnsw_index=1".
 	HNSW bool
+	// ProbeVariable is the session variable that sets how many IVFFLAT lists a query
+	// probes: "probe_limit" (3.x) or "@probe_limit" (the 2024-11 build, where the system
+	// variable does not exist). Empty without IVFFlat.
+	ProbeVariable string
 	// BranchPath is how branches are created: "native" (DATA BRANCH CREATE, zero-copy)
 	// when DataBranch is true, else "portable" (CREATE TABLE ... LIKE plus
 	// INSERT ... SELECT, a copy whose cost grows with the branch's size).
 	BranchPath string
+	// KeywordPath is how this store selects keyword search candidates:
+	// KeywordPathFullText (a FULLTEXT index on each table's search tokens, queried
+	// with MATCH ... AGAINST) when FullText is true and Options.FullText allows it, else
+	// KeywordPathScan (the portable path: INSTR over the tokens of the visible rows).
+	// BM25 scores are computed by the store either way. Store.Capabilities sets it;
+	// the server probe leaves it empty.
+	KeywordPath string
+	// VectorPath is how this store selects vector search candidates:
+	// VectorPathIVFFlat when IVFFlat is true and Options.VectorIndex allows it (tables
+	// with an IVFFLAT index give candidates by l2_distance, re-ranked by exact cosine
+	// similarity; smaller tables are scanned), else VectorPathExact (the portable path:
+	// cosine_similarity over every visible row). Store.Capabilities sets it.
+	VectorPath string
 }
+
+// Search paths (Capabilities.KeywordPath, Capabilities.VectorPath).
+const (
+	KeywordPathFullText = "fulltext"
+	KeywordPathScan     = "scan"
+	VectorPathIVFFlat   = "ivfflat"
+	VectorPathExact     = "exact"
+)
 
 // Branch paths.
 const (
@@ -94,7 +121,7 @@ func probe(ctx context.Context, db *sql.DB) (Capabilities, error) {
 		return c, wrap(ctx, "Open", fmt.Errorf("cannot create probe table %s", src))
 	}
 	defer conn.ExecContext(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS "+src)
-	ok("INSERT INTO " + src + " VALUES (1, 'probe text', '[1,0]')")
+	ok("INSERT INTO " + src + " VALUES (1, 'probe text', '[1,0]'), (2, 'other words', '[0,1]'), (3, 'more words', '[-1,0]')")
 	if ok("DATA BRANCH CREATE TABLE " + dst + " FROM " + src) {
 		c.DataBranch = true
 		ok("DROP TABLE IF EXISTS " + dst)
@@ -126,15 +153,54 @@ func probe(ctx context.Context, db *sql.DB) (Capabilities, error) {
 		}
 		ok("DROP PITR " + pitr)
 	}
-	if ok("SET experimental_fulltext_index = 1") && ok("CREATE FULLTEXT INDEX ft ON "+src+" (txt)") {
-		var n int
-		c.FullText = conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+src+" WHERE MATCH(txt) AGAINST('probe' IN NATURAL LANGUAGE MODE)").Scan(&n) == nil
-	}
-	c.IVFFlat = ok("SET experimental_ivf_index = 1") && ok("CREATE INDEX iv USING ivfflat ON "+src+" (emb) lists=1 op_type 'vector_l2_ops'")
+	c.FullText = probeFullText(ctx, conn, src)
+	c.IVFFlat, c.ProbeVariable = probeIVFFlat(ctx, conn, src)
 	c.HNSW = ok("SET experimental_hnsw_index = 1") && ok("CREATE INDEX hn USING hnsw ON "+src+" (emb) op_type 'vector_l2_ops'")
 	c.BranchPath = BranchPathPortable
 	if c.DataBranch {
 		c.BranchPath = BranchPathNative
 	}
 	return c, nil
+}
+
+// probeFullText builds a FULLTEXT index on the probe table and checks that MATCH ...
+// AGAINST finds the one row holding a word and none for a word no row holds: on some
+// servers MATCH on a table without a usable index returns no rows instead of an error.
+func probeFullText(ctx context.Context, conn *sql.Conn, tab string) bool {
+	if _, err := conn.ExecContext(ctx, "SET experimental_fulltext_index = 1"); err != nil {
+		return false
+	}
+	if _, err := conn.ExecContext(ctx, "CREATE FULLTEXT INDEX ft ON "+tab+" (txt)"); err != nil {
+		return false
+	}
+	count := func(word string) int {
+		var n int
+		if err := conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+tab+" WHERE MATCH(txt) AGAINST(? IN NATURAL LANGUAGE MODE)", word).Scan(&n); err != nil {
+			return -1
+		}
+		return n
+	}
+	return count("probe") == 1 && count("absent") == 0
+}
+
+// probeIVFFlat builds an IVFFLAT index on the probe table and checks that the nearest
+// row to a constant vector comes back through it, with the variable that sets the
+// lists probed.
+func probeIVFFlat(ctx context.Context, conn *sql.Conn, tab string) (bool, string) {
+	if _, err := conn.ExecContext(ctx, "SET experimental_ivf_index = 1"); err != nil {
+		return false, ""
+	}
+	if _, err := conn.ExecContext(ctx, "CREATE INDEX iv USING ivfflat ON "+tab+" (emb) lists = 1 op_type 'vector_l2_ops'"); err != nil {
+		return false, ""
+	}
+	variable := ""
+	for _, v := range []string{"probe_limit", "@probe_limit"} {
+		if _, err := conn.ExecContext(ctx, "SET "+v+" = 1"); err == nil {
+			variable = v
+			break
+		}
+	}
+	var id int64
+	err := conn.QueryRowContext(ctx, "SELECT id FROM "+tab+" ORDER BY l2_distance(emb, cast(? AS vecf32(2))) LIMIT 1", "[0.1,0.9]").Scan(&id)
+	return err == nil && id == 2 && variable != "", variable
 }

@@ -47,15 +47,37 @@
 //
 // # Search
 //
-// Vector search runs in the database: cosine_similarity over the vecf32 column,
-// filters pushed into SQL (built with squirrel, every value a bound parameter),
-// ORDER BY ... LIMIT. Keyword search computes BM25 in Go, with the same tokenizer and
-// parameters as the embedded store, over the candidates the database returns: each row
-// keeps its search tokens in a column and the server selects the visible rows holding
-// a query token. MatrixOne's FULLTEXT relevance (Capabilities.FullText) is another
-// scoring over another tokenizer and is not used. Hybrid search fuses both rankings
-// exactly like the embedded store (RRF or weighted).
+// Filters are pushed into SQL (built with squirrel, every value a bound parameter) and
+// hybrid search fuses both rankings exactly like the embedded store (RRF or weighted).
 //
+// Keyword search computes BM25 in Go, with the same tokenizer and parameters as the
+// embedded store, over candidates the database selects: each row keeps its search
+// tokens in a column, and the server returns the visible rows holding a query token.
+// On servers with FULLTEXT indexes (Capabilities.KeywordPath "fulltext") each facts and
+// observations table has one on that column and MATCH ... AGAINST selects the
+// candidates; the portable path ("scan", Options.FullText off or no index) scans the
+// visible rows' tokens with INSTR. Both give the same hits and scores: MatrixOne's own
+// relevance is another scoring and is not used.
+//
+// Vector search ranks by the server's cosine_similarity over the vecf32 column, ORDER
+// BY ... LIMIT. On servers with IVFFLAT indexes (Capabilities.VectorPath "ivfflat") a
+// table gets one when a write brings it to Options.VectorIndexRows rows (10,000), and a
+// rebuild at each fourfold growth; searches on it take the nearest rows by l2_distance
+// among Options.VectorProbes lists (four times the number asked, at least 64) and rank
+// those by exact cosine similarity, so results are exact within the candidates. Smaller
+// tables, branch copies (which start without an index) and searches with metadata
+// filters scan every visible row ("exact", also the path with Options.VectorIndex off).
+//
+// Record tables are keyed by a BIGINT version id: on the 2024-11 build both kinds of
+// index return no rows from large tables with a composite primary key
+// (TestQuirkIndexesNeedSimpleKey).
+//
+// A new fact supersedes a near-duplicate (PutOptions.DedupeThreshold). The candidates
+// come from short codes of the embeddings (sign bits after a fixed rotation, stored in
+// dup_code and kept in memory per branch table), so that a batch of new facts costs one
+// read of the rows written since the last batch instead of one vector scan per fact;
+// the decision is the embedded store's arithmetic, in Go.
+
 // # Errors and retries
 //
 // Server and driver failures are *Error values that wrap a store sentinel where one

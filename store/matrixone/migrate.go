@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"io/fs"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/day1ai/day1/store"
 )
 
 //go:embed migrations/*.sql
@@ -124,9 +127,134 @@ func (s *Store) migrate(ctx context.Context) error {
 				return fmt.Errorf("day1: matrixone: migration %03d_%s: %w", m.version, m.name, err)
 			}
 		}
+		if step := goSteps[m.version]; step != nil {
+			if err := step(s, ctx, ms); err != nil {
+				return fmt.Errorf("day1: matrixone: migration %03d_%s: %w", m.version, m.name, err)
+			}
+		}
 		if _, err := s.db.ExecContext(ctx, "INSERT IGNORE INTO day1_migrations (version, name, applied_at) VALUES (?, ?, ?)",
 			m.version, m.name, now); err != nil {
 			return wrap(ctx, "migrate", err)
+		}
+	}
+	return nil
+}
+
+// goSteps are the parts of migrations that SQL alone cannot do, run after the
+// migration's statements. Each is idempotent.
+var goSteps = map[int]func(s *Store, ctx context.Context, ms []migration) error{
+	4: (*Store).rekeyTables,
+}
+
+// rekeyTables rebuilds the record tables made before migration 004 (primary key
+// (id, rev), no dup_code) in the shape of migration 002 (primary key vid). Existing
+// versions get vids 1, 2, ... in revision order, below every vid written later
+// (rev<<vidShift with a larger revision). Each table is rebuilt as <table>_rk, then
+// swapped in by renaming, so an interrupted run leaves either table whole; a later run
+// finishes the swap.
+func (s *Store) rekeyTables(ctx context.Context, ms []migration) error {
+	// The database's own width: Open checks Options.Dimensions against it afterwards.
+	var dims int
+	if err := s.db.QueryRowContext(ctx, "SELECT dims FROM day1_state WHERE id = 1").Scan(&dims); err != nil {
+		return wrap(ctx, "migrate", err)
+	}
+	ddl := map[store.Kind]string{}
+	for _, m := range ms {
+		if m.version != 2 {
+			continue
+		}
+		for _, stmt := range m.stmts {
+			for _, k := range store.Kinds {
+				if strings.HasPrefix(stmt, "CREATE TABLE IF NOT EXISTS "+specs[k].prefix+"_b0 (") {
+					ddl[k] = expand(stmt, dims, time.Time{})
+				}
+			}
+		}
+	}
+	rs, err := s.db.QueryContext(ctx, "SELECT suffix FROM day1_branches")
+	if err != nil {
+		return wrap(ctx, "migrate", err)
+	}
+	var suffixes []string
+	for rs.Next() {
+		var sfx string
+		if err := rs.Scan(&sfx); err != nil {
+			rs.Close()
+			return wrap(ctx, "migrate", err)
+		}
+		suffixes = append(suffixes, sfx)
+	}
+	rs.Close()
+	if err := rs.Err(); err != nil {
+		return wrap(ctx, "migrate", err)
+	}
+	tables := map[string]bool{}  // every table of the database
+	withVid := map[string]bool{} // tables that have the vid column
+	rs, err = s.db.QueryContext(ctx, "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = ? AND column_name IN ('id', 'vid')", s.dbName)
+	if err != nil {
+		return wrap(ctx, "migrate", err)
+	}
+	for rs.Next() {
+		var t, c string
+		if err := rs.Scan(&t, &c); err != nil {
+			rs.Close()
+			return wrap(ctx, "migrate", err)
+		}
+		tables[t] = true
+		if c == "vid" {
+			withVid[t] = true
+		}
+	}
+	rs.Close()
+	if err := rs.Err(); err != nil {
+		return wrap(ctx, "migrate", err)
+	}
+	exec := func(q string) error {
+		_, err := s.db.ExecContext(ctx, q)
+		return wrap(ctx, "migrate", err)
+	}
+	for _, sfx := range suffixes {
+		for _, k := range store.Kinds {
+			name := specs[k].prefix + "_" + sfx
+			rk, old := name+"_rk", name+"_old"
+			switch {
+			case withVid[name]:
+				// Done, perhaps by an interrupted run: drop what it left.
+				if err := exec("DROP TABLE IF EXISTS `" + old + "`"); err != nil {
+					return err
+				}
+				if err := exec("DROP TABLE IF EXISTS `" + rk + "`"); err != nil {
+					return err
+				}
+				continue
+			case !tables[name] && withVid[rk]:
+				// Interrupted between the two renames.
+				if err := exec("RENAME TABLE `" + rk + "` TO `" + name + "`"); err != nil {
+					return err
+				}
+				if err := exec("DROP TABLE IF EXISTS `" + old + "`"); err != nil {
+					return err
+				}
+				continue
+			case !tables[name]:
+				continue // a branch whose tables were never made
+			}
+			cols := specs[k].allCols()[1:] // the old columns: all but vid (and dup_code)
+			cols = slices.DeleteFunc(cols, func(c string) bool { return c == "`dup_code`" })
+			list := strings.Join(cols, ", ")
+			steps := []string{
+				"DROP TABLE IF EXISTS `" + rk + "`",
+				strings.Replace(ddl[k], specs[k].prefix+"_b0", rk, 1),
+				"INSERT INTO `" + rk + "` (`vid`, " + list + ") SELECT ROW_NUMBER() OVER (ORDER BY `rev`), " + list + " FROM `" + name + "`",
+				"RENAME TABLE `" + name + "` TO `" + old + "`",
+				"RENAME TABLE `" + rk + "` TO `" + name + "`",
+				"DROP TABLE `" + old + "`",
+			}
+			for _, q := range steps {
+				if err := exec(q); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	return nil

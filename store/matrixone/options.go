@@ -18,6 +18,19 @@ const (
 	DefaultMaxIdleConns    = 8
 	DefaultConnMaxLifetime = 30 * time.Minute
 	DefaultRetention       = 7 * 24 * time.Hour
+	DefaultVectorIndexRows = 10000
+	DefaultVectorProbes    = 8
+)
+
+// IndexMode says whether the store may use one of the server's search indexes.
+type IndexMode string
+
+// Index modes.
+const (
+	// IndexAuto uses the index when the server supports it (the default).
+	IndexAuto IndexMode = ""
+	// IndexOff never uses it: searches take the portable path.
+	IndexOff IndexMode = "off"
 )
 
 // Options configure Open.
@@ -48,6 +61,32 @@ type Options struct {
 	// Now is the store's clock, used to stamp records and commits. Default time.Now.
 	// It must agree with the clocks of the callers that read at instants.
 	Now func() time.Time
+	// FullText chooses how keyword search selects its candidates. IndexAuto (the
+	// default): when the server has FULLTEXT indexes (Capabilities.FullText), each
+	// facts and observations table gets one on its search tokens (made at Open for
+	// existing tables, copied with each new branch) and candidates come from
+	// MATCH ... AGAINST. IndexOff: the portable path, an INSTR scan of the visible
+	// rows' tokens. Both give the same BM25 scores, computed by the store.
+	FullText IndexMode
+	// VectorIndex chooses how vector search selects its candidates. IndexAuto (the
+	// default): when the server has usable IVFFLAT indexes (Capabilities.IVFFlat), a
+	// facts or observations table gets one when a write brings it to VectorIndexRows
+	// rows, and it is rebuilt with more lists each time the table grows fourfold
+	// (lists = √rows; the write that crosses the mark waits for the build, and so do
+	// other writes to the table); searches on a table with the index take the rows
+	// nearest by l2_distance among VectorProbes lists (four times the number asked, at
+	// least 64) and rank them by exact cosine similarity, falling back to the scan when
+	// they are fewer than asked. Tables below the mark, branches copied from an indexed
+	// parent (the copy starts without an index) and searches with metadata filters
+	// scan exactly. Store.BuildVectorIndexes builds on demand. IndexOff: always the
+	// exact scan.
+	VectorIndex IndexMode
+	// VectorIndexRows is the table size (row versions) at which the IVFFLAT index is
+	// built. Default DefaultVectorIndexRows (10,000).
+	VectorIndexRows int
+	// VectorProbes is how many IVFFLAT lists a query probes: more is slower and
+	// closer to the exact ranking. Default DefaultVectorProbes (8).
+	VectorProbes int
 }
 
 var dbNamePattern = regexp.MustCompile(`^[A-Za-z0-9_]{1,64}$`)
@@ -72,6 +111,12 @@ func (o Options) withDefaults() Options {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.VectorIndexRows == 0 {
+		o.VectorIndexRows = DefaultVectorIndexRows
+	}
+	if o.VectorProbes == 0 {
+		o.VectorProbes = DefaultVectorProbes
+	}
 	return o
 }
 
@@ -85,6 +130,20 @@ func (o Options) validate() error {
 	}
 	if o.MaxOpenConns < 0 || o.MaxIdleConns < 0 || o.ConnMaxLifetime < 0 {
 		return store.Invalid("Options.MaxOpenConns", "pool sizes and lifetimes must not be negative", nil)
+	}
+	for _, m := range []struct {
+		field string
+		mode  IndexMode
+	}{{"Options.FullText", o.FullText}, {"Options.VectorIndex", o.VectorIndex}} {
+		if m.mode != IndexAuto && m.mode != IndexOff {
+			return store.Invalid(m.field, `must be "" (auto) or "off"`, string(m.mode))
+		}
+	}
+	if o.VectorIndexRows < 1 {
+		return store.Invalid("Options.VectorIndexRows", "must be positive (0 means the default, 10000)", o.VectorIndexRows)
+	}
+	if o.VectorProbes < 1 || o.VectorProbes > 1024 {
+		return store.Invalid("Options.VectorProbes", "must be between 1 and 1024 (0 means the default, 8)", o.VectorProbes)
 	}
 	return nil
 }

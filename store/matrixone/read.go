@@ -217,11 +217,11 @@ func topRanked(rs []ranked, k int) []ranked {
 // Search ranks facts and observations by keyword (BM25), vector (cosine similarity
 // computed by the server) or both, fused like the embedded store fuses them.
 //
-// Keyword scores are BM25 computed in Go over candidates the server selects: each
-// record keeps its search tokens (the shared tokenizer's) in a column, and the server
-// returns the visible records holding a query token. MatrixOne's own full-text
-// relevance is not BM25 over this tokenizer and cannot be read at a past revision, so
-// it is not used for scoring.
+// Keyword scores are BM25 computed in Go over candidates the server selects, through
+// the table's FULLTEXT index or by scanning the visible rows' tokens (see the package
+// documentation): MatrixOne's own full-text relevance is not BM25 over this tokenizer
+// and cannot be read at a past revision, so it is not used for scoring. Vector
+// candidates come from the table's IVFFLAT index when it has one.
 func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) ([]store.Hit, error) {
 	if err := s.usable(ctx); err != nil {
 		return nil, err
@@ -283,7 +283,18 @@ func (s *Store) keyword(ctx context.Context, p pos, kind store.Kind, q store.Sea
 		list = append(list, term)
 	}
 	slices.Sort(list)
-	query, args := keywordSQL(kind, p, list)
+	fullText := false
+	if s.caps.KeywordPath == KeywordPathFullText {
+		ix, err := s.indexesOf(ctx, s.db, tableName(kind, p.tab.suffix))
+		if err != nil {
+			return nil, err
+		}
+		fullText = ix.fullText
+	}
+	query, args := keywordSQL(kind, p, list, fullText)
+	if fullText {
+		s.fullTextQueries.Add(1)
+	}
 	rs, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
@@ -331,25 +342,66 @@ func (s *Store) keyword(ctx context.Context, p pos, kind store.Kind, q store.Sea
 }
 
 // keywordSQL selects the visible documents holding any of the terms, with their tokens.
-func keywordSQL(kind store.Kind, p pos, terms []string) (string, []any) {
-	or := sq.Or{}
-	for _, term := range terms {
-		or = append(or, sq.Expr("INSTR(tokens, ?) > 0", " "+term+" "))
+// With fullText, the table's FULLTEXT index finds them (MATCH ... AGAINST in natural
+// language mode matches any of the words); otherwise INSTR scans the tokens column for
+// " term ". The full-text candidates are a superset of the scan's (the server's parser
+// splits the space-separated tokens back into the same words; TestFullTextCandidates
+// checks it on the server), and the scoring in Go reads the tokens, so both give the
+// same hits and scores.
+func keywordSQL(kind store.Kind, p pos, terms []string, fullText bool) (string, []any) {
+	var match sq.Sqlizer
+	if fullText {
+		match = sq.Expr("MATCH(tokens) AGAINST(? IN NATURAL LANGUAGE MODE)", strings.Join(terms, " "))
+	} else {
+		or := sq.Or{}
+		for _, term := range terms {
+			or = append(or, sq.Expr("INSTR(tokens, ?) > 0", " "+term+" "))
+		}
+		match = or
 	}
 	query, args, err := psql.Select(specs[kind].selectCols() + ", tokens").From(table(kind, p.tab.suffix)).
-		Where(visible(p.cut)).Where(or).ToSql()
+		Where(visible(p.cut)).Where(match).ToSql()
 	if err != nil {
 		panic(err)
 	}
 	return query, args
 }
 
-// vectorSearch ranks by the server's cosine_similarity, filters pushed into SQL.
+// vectorSearch ranks by the server's cosine_similarity, filters pushed into SQL. On a
+// table with an IVFFLAT index (and no metadata filter, which runs in Go) the index
+// gives the candidates; when it gives fewer than k, the exact scan runs instead.
 func (s *Store) vectorSearch(ctx context.Context, p pos, kind store.Kind, q store.SearchQuery, k int) ([]ranked, error) {
-	query, args, possible := vectorSQL(kind, p, q, s.opts.Dimensions, k)
+	if s.caps.VectorPath == VectorPathIVFFlat && len(q.Filter.Metadata) == 0 {
+		ix, err := s.indexesOf(ctx, s.db, tableName(kind, p.tab.suffix))
+		if err != nil {
+			return nil, err
+		}
+		if ix.ivf != "" {
+			query, args, possible := vectorSQL(kind, p, q, s.opts.Dimensions, vectorCandidates(k), true)
+			if !possible {
+				return nil, nil
+			}
+			out, err := s.vectorRows(ctx, kind, q, query, args)
+			if err != nil || len(out) >= k {
+				s.ivfQueries.Add(1)
+				return topRanked(out, k), err
+			}
+		}
+	}
+	query, args, possible := vectorSQL(kind, p, q, s.opts.Dimensions, k, false)
 	if !possible {
 		return nil, nil
 	}
+	out, err := s.vectorRows(ctx, kind, q, query, args)
+	return topRanked(out, k), err
+}
+
+// vectorCandidates is how many rows the IVFFLAT index gives for a search of k: the
+// exact ranking then picks k of them.
+func vectorCandidates(k int) int { return max(4*k, 64) }
+
+// vectorRows runs a vector query and keeps the rows the filter matches.
+func (s *Store) vectorRows(ctx context.Context, kind store.Kind, q store.SearchQuery, query string, args []any) ([]ranked, error) {
 	rs, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
@@ -366,26 +418,31 @@ func (s *Store) vectorSearch(ctx context.Context, p pos, kind store.Kind, q stor
 			out = append(out, ranked{r.rec, sim})
 		}
 	}
-	if err := rs.Err(); err != nil {
-		return nil, err
-	}
-	return topRanked(out, k), nil
+	return out, rs.Err()
 }
 
 // vectorSQL builds the vector query: the filter's conditions, the similarity as the
-// last column, best first, limited to k unless a metadata filter must run in Go.
-func vectorSQL(kind store.Kind, p pos, q store.SearchQuery, dims, k int) (string, []any, bool) {
+// last column, best first, limited to k unless a metadata filter must run in Go. With
+// ivf the rows come in l2_distance order, the order MatrixOne's IVFFLAT index serves
+// (it is used only for that order, against a constant vector), and k is the number of
+// candidates.
+func vectorSQL(kind store.Kind, p pos, q store.SearchQuery, dims, k int, ivf bool) (string, []any, bool) {
 	conds, possible, pushed := filterSQL(kind, q.Filter)
 	if !possible {
 		return "", nil, false
 	}
-	sim := sq.Expr("cosine_similarity(embedding, cast(? AS vecf32("+fmt.Sprint(dims)+")))", vecLiteral(q.Vector))
+	vec := "cast(? AS vecf32(" + fmt.Sprint(dims) + "))"
+	sim := sq.Expr("cosine_similarity(embedding, "+vec+")", vecLiteral(q.Vector))
 	b := psql.Select(specs[kind].selectCols()).Column(sq.Alias(sim, "sim")).From(table(kind, p.tab.suffix)).
 		Where(visible(p.cut)).Where("embedding IS NOT NULL")
 	if len(conds) > 0 {
 		b = b.Where(conds)
 	}
-	b = b.OrderBy("sim DESC", "id")
+	if ivf {
+		b = b.OrderByClause("l2_distance(embedding, "+vec+")", vecLiteral(q.Vector))
+	} else {
+		b = b.OrderBy("sim DESC", "id")
+	}
 	if pushed {
 		b = b.Limit(uint64(k))
 	}

@@ -21,13 +21,13 @@ const never = math.MaxInt64
 type kindSpec struct {
 	kind   store.Kind
 	prefix string   // table name prefix; the table is prefix + "_" + branch suffix
-	cols   []string // data columns, after id, rev, next_rev, deleted
+	cols   []string // data columns, after vid, id, rev, next_rev, deleted
 	text   string   // the column keyword search reads tokens from, "" if none
 }
 
 var specs = map[store.Kind]*kindSpec{
 	store.KindFact: {kind: store.KindFact, prefix: "facts", text: "tokens", cols: []string{
-		"txt", "norm_key", "tokens", "doc_len", "embedding", "category", "confidence", "status",
+		"txt", "norm_key", "tokens", "doc_len", "dup_code", "embedding", "category", "confidence", "status",
 		"source_type", "source_id", "parent_id", "session_id", "task_id", "agent_id", "metadata",
 		"verification", "created_at", "updated_at"}},
 	store.KindObservation: {kind: store.KindObservation, prefix: "observations", text: "tokens", cols: []string{
@@ -50,7 +50,7 @@ func table(k store.Kind, suffix string) string {
 
 // allCols returns every column of the kind's table, quoted, in table order.
 func (k *kindSpec) allCols() []string {
-	out := []string{"`id`", "`rev`", "`next_rev`", "`deleted`"}
+	out := []string{"`vid`", "`id`", "`rev`", "`next_rev`", "`deleted`"}
 	for _, c := range k.cols {
 		out = append(out, "`"+c+"`")
 	}
@@ -61,7 +61,7 @@ func (k *kindSpec) allCols() []string {
 func (k *kindSpec) selectCols() string {
 	out := []string{"`id`", "`rev`", "`deleted`"}
 	for _, c := range k.cols {
-		if c == "tokens" || c == "norm_key" {
+		if c == "tokens" || c == "norm_key" || c == "dup_code" {
 			continue
 		}
 		out = append(out, "`"+c+"`")
@@ -209,14 +209,18 @@ func normalize(r store.Record) store.Record {
 	return r
 }
 
+// vidShift places a row's position in its commit below its revision in vid, the
+// tables' primary key: vid = rev<<vidShift | position.
+const vidShift = 24
+
 // values returns the data column values of r (or of a tombstone of kind k when r is
-// nil), in kindSpec.cols order.
-func values(k store.Kind, r store.Record) []any {
+// nil), in kindSpec.cols order. dup makes the near-duplicate codes of facts.
+func values(k store.Kind, r store.Record, dup *dupCoder) []any {
 	switch k {
 	case store.KindFact:
 		f, _ := r.(store.Fact)
 		tokens, n := tokenColumn(f.Text)
-		return []any{f.Text, normKey(f.Text), tokens, n, vecLiteral(f.Embedding), f.Category, f.Confidence,
+		return []any{f.Text, normKey(f.Text), tokens, n, dup.column(f.Embedding), vecLiteral(f.Embedding), f.Category, f.Confidence,
 			string(f.Status), f.SourceType, f.SourceID, f.ParentID, f.SessionID, f.TaskID, f.AgentID,
 			metaText(f.Metadata), verifyText(f.Verify), nullTime(f.CreatedAt), nullTime(f.UpdatedAt)}
 	case store.KindObservation:

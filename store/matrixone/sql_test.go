@@ -100,8 +100,8 @@ func TestBranchSQL(t *testing.T) {
 		"DROP TABLE IF EXISTS `conversations_b2`", "DROP TABLE IF EXISTS `messages_b2`",
 	}, dropSQL("b2"))
 	cp := copySQL("b2", "b1")[2]
-	want := "INSERT INTO `relations_b2` (`id`, `rev`, `next_rev`, `deleted`, `src`, `dst`, `rel_type`, `properties`, `confidence`, " +
-		"`valid_from`, `valid_to`, `session_id`, `task_id`, `agent_id`, `created_at`) SELECT `id`, `rev`, 9223372036854775807, `deleted`, " +
+	want := "INSERT INTO `relations_b2` (`vid`, `id`, `rev`, `next_rev`, `deleted`, `src`, `dst`, `rel_type`, `properties`, `confidence`, " +
+		"`valid_from`, `valid_to`, `session_id`, `task_id`, `agent_id`, `created_at`) SELECT `vid`, `id`, `rev`, 9223372036854775807, `deleted`, " +
 		"`src`, `dst`, `rel_type`, `properties`, `confidence`, `valid_from`, `valid_to`, `session_id`, `task_id`, `agent_id`, `created_at` " +
 		"FROM `relations_b1` WHERE rev <= ? AND next_rev > ?"
 	if cp != want {
@@ -147,14 +147,27 @@ func TestListSQL(t *testing.T) {
 func TestSearchSQL(t *testing.T) {
 	t.Parallel()
 	p := pos{tab: branchRow{suffix: "b0"}, cut: 9}
-	q, args, possible := vectorSQL(store.KindObservation, p, store.SearchQuery{Vector: []float32{1, 0.5}, Filter: store.Filter{SessionID: "s1"}}, 2, 10)
+	q, args, possible := vectorSQL(store.KindObservation, p, store.SearchQuery{Vector: []float32{1, 0.5}, Filter: store.Filter{SessionID: "s1"}}, 2, 10, false)
 	if !possible || !strings.Contains(q, "(cosine_similarity(embedding, cast(? AS vecf32(2)))) AS sim") ||
 		!strings.HasSuffix(q, "ORDER BY sim DESC, id LIMIT 10") || args[0] != "[1,0.5]" {
 		t.Errorf("vectorSQL = %s %v", q, args)
 	}
-	q, args = keywordSQL(store.KindFact, p, []string{"auth", "user_id"})
+	// The IVFFLAT path orders by l2_distance to a constant vector, the only order the
+	// index serves, and takes the candidates asked for.
+	q, args, _ = vectorSQL(store.KindFact, p, store.SearchQuery{Vector: []float32{1, 0.5}}, 2, 64, true)
+	if !strings.HasSuffix(q, "ORDER BY l2_distance(embedding, cast(? AS vecf32(2))) LIMIT 64") || len(args) != 4 || args[3] != "[1,0.5]" {
+		t.Errorf("vectorSQL ivf = %s %v", q, args)
+	}
+	if got := vectorCandidates(10); got != 64 {
+		t.Errorf("vectorCandidates(10) = %d", got)
+	}
+	q, args = keywordSQL(store.KindFact, p, []string{"auth", "user_id"}, false)
 	if !strings.Contains(q, "(INSTR(tokens, ?) > 0 OR INSTR(tokens, ?) > 0)") || args[2] != " auth " || args[3] != " user_id " {
 		t.Errorf("keywordSQL = %s %v", q, args)
+	}
+	q, args = keywordSQL(store.KindFact, p, []string{"auth", "user_id"}, true)
+	if !strings.Contains(q, "MATCH(tokens) AGAINST(? IN NATURAL LANGUAGE MODE)") || len(args) != 3 || args[2] != "auth user_id" {
+		t.Errorf("keywordSQL full-text = %s %v", q, args)
 	}
 }
 

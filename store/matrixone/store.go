@@ -21,12 +21,20 @@ type Store struct {
 	dbName string
 	caps   Capabilities
 	closed atomic.Bool
+
+	dup       *dupCoder // near-duplicate codes
+	codeCache codeCache // near-duplicate codes of the live facts, per table
+	indexes   indexCatalog
+	// Searches answered through each index, for tests.
+	fullTextQueries, ivfQueries atomic.Int64
 }
 
 var _ store.Store = (*Store)(nil)
 
 // Open connects to the server named by opts.DSN, creates the database when missing,
-// applies the migrations and detects the server's capabilities. Errors: a
+// applies the migrations, detects the server's capabilities and, on the full-text path,
+// makes the FULLTEXT index of every facts and observations table that lacks one (a
+// database written with Options.FullText off, or by a server without them). Errors: a
 // *store.ValidationError for bad options, an *Error when the server cannot be reached
 // or refuses the schema.
 func Open(ctx context.Context, opts Options) (*Store, error) {
@@ -41,15 +49,11 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if err := createDatabase(ctx, cfg); err != nil {
 		return nil, err
 	}
-	conn, err := mysql.NewConnector(cfg)
+	db, err := openPool(cfg, opts)
 	if err != nil {
-		return nil, store.Invalid("Options.DSN", err.Error(), nil)
+		return nil, err
 	}
-	db := sql.OpenDB(conn)
-	db.SetMaxOpenConns(opts.MaxOpenConns)
-	db.SetMaxIdleConns(opts.MaxIdleConns)
-	db.SetConnMaxLifetime(opts.ConnMaxLifetime)
-	s := &Store{opts: opts, db: db, dbName: cfg.DBName}
+	s := &Store{opts: opts, db: db, dbName: cfg.DBName, dup: newDupCoder(opts.Dimensions)}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -68,8 +72,55 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
+	caps.KeywordPath, caps.VectorPath = KeywordPathScan, VectorPathExact
+	if caps.FullText && opts.FullText == IndexAuto {
+		caps.KeywordPath = KeywordPathFullText
+	}
+	if caps.IVFFlat && opts.VectorIndex == IndexAuto {
+		caps.VectorPath = VectorPathIVFFlat
+	}
 	s.caps = caps
+	// The session variables the search indexes need are set on every connection of
+	// the pool, by the driver, when it connects.
+	params := map[string]string{}
+	if caps.KeywordPath == KeywordPathFullText {
+		params["experimental_fulltext_index"] = "1"
+	}
+	if caps.VectorPath == VectorPathIVFFlat {
+		params["experimental_ivf_index"] = "1"
+		params[caps.ProbeVariable] = fmt.Sprint(opts.VectorProbes)
+	}
+	if len(params) > 0 {
+		c := cfg.Clone()
+		for k, v := range params {
+			c.Params[k] = v
+		}
+		pool, err := openPool(c, opts)
+		if err != nil {
+			db.Close()
+			return nil, err
+		}
+		db.Close()
+		s.db = pool
+	}
+	if err := s.ensureFullText(ctx); err != nil {
+		s.db.Close()
+		return nil, err
+	}
 	return s, nil
+}
+
+// openPool opens a connection pool on cfg with the options' settings.
+func openPool(cfg *mysql.Config, opts Options) (*sql.DB, error) {
+	conn, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return nil, store.Invalid("Options.DSN", err.Error(), nil)
+	}
+	db := sql.OpenDB(conn)
+	db.SetMaxOpenConns(opts.MaxOpenConns)
+	db.SetMaxIdleConns(opts.MaxIdleConns)
+	db.SetConnMaxLifetime(opts.ConnMaxLifetime)
+	return db, nil
 }
 
 // createDatabase creates cfg's database when it does not exist.
@@ -157,6 +208,7 @@ type writeTx struct {
 	lastAt time.Time // its commit instant
 	now    time.Time // this transaction's instant: after lastAt
 	bumped bool
+	added  map[string]map[store.Kind]int // rows written, by table suffix and kind
 }
 
 // lockState begins the write lock of tx.
@@ -190,15 +242,24 @@ func (w *writeTx) bump(ctx context.Context) (int64, error) {
 	return w.rev + 1, nil
 }
 
-// write runs fn in a write transaction.
+// write runs fn in a write transaction. After the commit, the tables it added rows to
+// get their vector index when they crossed a mark (afterWrite).
 func (s *Store) write(ctx context.Context, op string, fn func(w *writeTx) error) error {
-	return s.inTx(ctx, op, func(tx *sql.Tx) error {
+	var done *writeTx
+	err := s.inTx(ctx, op, func(tx *sql.Tx) error {
 		w, err := s.lockState(ctx, tx)
 		if err != nil {
 			return err
 		}
+		done = w
 		return fn(w)
 	})
+	if err == nil && done != nil {
+		for suffix, added := range done.added {
+			s.afterWrite(ctx, suffix, added)
+		}
+	}
+	return err
 }
 
 // branchRow is a branch as stored, with what reads need to find its tables.

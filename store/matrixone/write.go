@@ -1,6 +1,7 @@
 package matrixone
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -77,7 +78,7 @@ func (s *Store) put(ctx context.Context, branch string, recs []store.Record, opt
 			}
 		}
 		bw := newBatchWrite(cur)
-		dc, err := s.findDupCandidates(ctx, w, b, bw, recs, opts.DedupeThreshold)
+		dc, err := s.findDupCandidates(ctx, w, b, w.rev, bw, recs, opts.DedupeThreshold)
 		if err != nil {
 			return err
 		}
@@ -221,22 +222,28 @@ func (s *Store) decide(bw *batchWrite, dc *dupCandidates, i int, r store.Record,
 // liveStatuses is the SQL list of live fact statuses.
 const liveStatuses = "('active', 'verified', 'promoted')"
 
-// nearDupCandidates is how many of the most similar facts the database returns for the
-// exact check in Go.
+// nearDupCandidates is how many of the most similar facts the server returns for the
+// exact check in Go when the codes do not narrow the candidates down.
 const nearDupCandidates = 16
+
+// maxCodeCandidates is how many candidates the codes may leave for one new fact before
+// the server is asked instead (codes of few-dimension embeddings tell little apart).
+const maxCodeCandidates = 256
 
 // dupCandidates is what the database says, once per batch, about the near-duplicates
 // of the batch's new facts: the current live facts sharing each normalised-text hash,
-// and for each new fact the nearDupCandidates current live facts the server finds
-// most similar.
+// and for each new fact the current live facts that may reach the threshold, by
+// revision and id.
 type dupCandidates struct {
 	byNorm map[string][]row // norm_key -> rows, by rev and id
 	bySim  map[int][]row    // batch index -> rows
 }
 
-// findDupCandidates queries the candidates of the new live facts of recs (those whose
-// id has no current version): one query per 500 text hashes, and one per embedding.
-func (s *Store) findDupCandidates(ctx context.Context, q queryer, b branchRow, bw *batchWrite, recs []store.Record, threshold float64) (*dupCandidates, error) {
+// findDupCandidates finds the candidates of the new live facts of recs (those whose
+// id has no current version), as of revision rev, which the caller's write lock
+// holds: one query per 500 text hashes, and for the embeddings the facts whose
+// near-duplicate codes are close enough (see codeIndex), read in one query per 500.
+func (s *Store) findDupCandidates(ctx context.Context, q queryer, b branchRow, rev int64, bw *batchWrite, recs []store.Record, threshold float64) (*dupCandidates, error) {
 	dc := &dupCandidates{byNorm: map[string][]row{}, bySim: map[int][]row{}}
 	var norms []string
 	seenNorm := map[string]bool{}
@@ -286,16 +293,66 @@ func (s *Store) findDupCandidates(ctx context.Context, q queryer, b branchRow, b
 	if len(vecIdx) == 0 {
 		return dc, nil
 	}
+	codes, err := s.codes(ctx, q, b.suffix, rev)
+	if err != nil {
+		return nil, err
+	}
+	bound := s.dup.bound(threshold)
+	want := map[int][]string{}
+	var union []string
+	seenID := map[string]bool{}
 	cast := "cast(? AS vecf32(" + fmt.Sprint(s.opts.Dimensions) + "))"
 	for _, i := range vecIdx {
-		rows, err := queryRows(ctx, q, store.KindFact, "SELECT "+cols+" FROM "+t+
-			" WHERE next_rev = ? AND deleted = 0 AND embedding IS NOT NULL AND status IN "+liveStatuses+
-			" ORDER BY cosine_similarity(embedding, "+cast+") DESC, rev, id LIMIT ?",
-			int64(never), vecLiteral(recs[i].(store.Fact).Embedding), nearDupCandidates)
-		if err != nil {
-			return nil, err
+		emb := recs[i].(store.Fact).Embedding
+		ids := codes.candidates(s.dup.code(emb), bound, s.dup.words)
+		if len(ids) > maxCodeCandidates {
+			// Codes too short to tell facts apart (few dimensions): ask the server for the
+			// most similar ones instead.
+			rows, err := queryRows(ctx, q, store.KindFact, "SELECT "+cols+" FROM "+t+
+				" WHERE next_rev = ? AND deleted = 0 AND embedding IS NOT NULL AND status IN "+liveStatuses+
+				" ORDER BY cosine_similarity(embedding, "+cast+") DESC, rev, id LIMIT ?",
+				int64(never), vecLiteral(emb), nearDupCandidates)
+			if err != nil {
+				return nil, err
+			}
+			dc.bySim[i] = rows
+			continue
 		}
-		dc.bySim[i] = rows
+		want[i] = ids
+		for _, id := range ids {
+			if !seenID[id] {
+				seenID[id] = true
+				union = append(union, id)
+			}
+		}
+	}
+	if len(union) == 0 {
+		return dc, nil
+	}
+	rows, err := currentRows(ctx, q, store.KindFact, b.suffix, union)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]row, len(rows))
+	for _, r := range rows {
+		if !r.deleted {
+			byID[r.id] = r
+		}
+	}
+	for i, ids := range want {
+		var list []row
+		for _, id := range ids {
+			if r, ok := byID[id]; ok {
+				list = append(list, r)
+			}
+		}
+		slices.SortFunc(list, func(a, b row) int {
+			if a.rev != b.rev {
+				return cmp.Compare(a.rev, b.rev)
+			}
+			return strings.Compare(a.id, b.id)
+		})
+		dc.bySim[i] = list
 	}
 	return dc, nil
 }
@@ -408,6 +465,9 @@ func queryRows(ctx context.Context, q queryer, k store.Kind, query string, args 
 	return out, rs.Err()
 }
 
+// insertChunk is how many rows one INSERT statement writes.
+const insertChunk = 100
+
 // commitWrites allocates the transaction's revision and writes versions to branch b:
 // the current version of each id is closed (next_rev) and the new one inserted.
 func (s *Store) commitWrites(ctx context.Context, w *writeTx, b branchRow, vs []version) error {
@@ -424,6 +484,16 @@ func (s *Store) commitWrites(ctx context.Context, w *writeTx, b branchRow, vs []
 		if len(list) == 0 {
 			continue
 		}
+		if len(list) >= 1<<vidShift {
+			return fmt.Errorf("day1: matrixone: one commit may write at most %d versions of a kind", 1<<vidShift-1)
+		}
+		if w.added == nil {
+			w.added = map[string]map[store.Kind]int{}
+		}
+		if w.added[b.suffix] == nil {
+			w.added[b.suffix] = map[store.Kind]int{}
+		}
+		w.added[b.suffix][k] += len(list)
 		t := table(k, b.suffix)
 		for _, chunk := range chunks(list, 200) {
 			args := []any{rev, int64(never)}
@@ -436,7 +506,7 @@ func (s *Store) commitWrites(ctx context.Context, w *writeTx, b branchRow, vs []
 		}
 		cols := specs[k].allCols()
 		rowPH := "(" + placeholders(len(cols)) + ")"
-		for _, chunk := range chunks(list, 100) {
+		for c, chunk := range chunks(list, insertChunk) {
 			var args []any
 			phs := make([]string, len(chunk))
 			for i, v := range chunk {
@@ -445,8 +515,8 @@ func (s *Store) commitWrites(ctx context.Context, w *writeTx, b branchRow, vs []
 				if v.rec == nil {
 					del = 1
 				}
-				args = append(args, v.ref.ID, rev, int64(never), del)
-				args = append(args, values(k, v.rec)...)
+				args = append(args, rev<<vidShift|int64(c*insertChunk+i), v.ref.ID, rev, int64(never), del)
+				args = append(args, values(k, v.rec, s.dup)...)
 			}
 			if _, err := w.ExecContext(ctx, "INSERT INTO "+t+" ("+strings.Join(cols, ", ")+") VALUES "+strings.Join(phs, ", "), args...); err != nil {
 				return err

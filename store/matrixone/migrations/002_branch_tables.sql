@@ -1,8 +1,13 @@
 -- The record tables of the default branch (suffix b0). Other branches get tables of
 -- the same shape (CREATE TABLE ... LIKE). Every row is one version of one record:
 -- rev is the store revision that wrote it, next_rev the revision that replaced it
--- (9223372036854775807 while it is current), deleted marks a tombstone.
+-- (9223372036854775807 while it is current), deleted marks a tombstone. vid, the
+-- primary key, numbers the versions (rev * 2^24 + the row's place in its commit):
+-- MatrixOne's FULLTEXT and IVFFLAT indexes return no rows from large tables whose
+-- primary key is composite, so id has an ordinary key. dup_code holds the sign bits
+-- of a fact's rotated embedding, for near-duplicate checks.
 CREATE TABLE IF NOT EXISTS facts_b0 (
+	vid          BIGINT       NOT NULL,
 	id           VARCHAR(128) NOT NULL,
 	rev          BIGINT       NOT NULL,
 	next_rev     BIGINT       NOT NULL,
@@ -11,6 +16,7 @@ CREATE TABLE IF NOT EXISTS facts_b0 (
 	norm_key     VARCHAR(16)  NOT NULL DEFAULT '',
 	tokens       TEXT         NOT NULL,
 	doc_len      INT          NOT NULL DEFAULT 0,
+	dup_code     VARCHAR(80)  NOT NULL DEFAULT '',
 	embedding    vecf32({{dims}}) NULL,
 	category     VARCHAR(255) NOT NULL DEFAULT '',
 	confidence   DOUBLE       NOT NULL DEFAULT 0,
@@ -25,11 +31,13 @@ CREATE TABLE IF NOT EXISTS facts_b0 (
 	verification TEXT         NOT NULL,
 	created_at   DATETIME(6)  NULL,
 	updated_at   DATETIME(6)  NULL,
-	PRIMARY KEY (id, rev),
+	PRIMARY KEY (vid),
+	KEY facts_id (id),
 	KEY facts_rev (rev),
 	KEY facts_norm (norm_key)
 );
 CREATE TABLE IF NOT EXISTS observations_b0 (
+	vid        BIGINT       NOT NULL,
 	id         VARCHAR(128) NOT NULL,
 	rev        BIGINT       NOT NULL,
 	next_rev   BIGINT       NOT NULL,
@@ -47,10 +55,12 @@ CREATE TABLE IF NOT EXISTS observations_b0 (
 	raw_output TEXT         NOT NULL,
 	metadata   TEXT         NOT NULL,
 	created_at DATETIME(6)  NULL,
-	PRIMARY KEY (id, rev),
+	PRIMARY KEY (vid),
+	KEY observations_id (id),
 	KEY observations_rev (rev)
 );
 CREATE TABLE IF NOT EXISTS relations_b0 (
+	vid        BIGINT       NOT NULL,
 	id         VARCHAR(128) NOT NULL,
 	rev        BIGINT       NOT NULL,
 	next_rev   BIGINT       NOT NULL,
@@ -66,10 +76,12 @@ CREATE TABLE IF NOT EXISTS relations_b0 (
 	task_id    VARCHAR(255) NOT NULL DEFAULT '',
 	agent_id   VARCHAR(255) NOT NULL DEFAULT '',
 	created_at DATETIME(6)  NULL,
-	PRIMARY KEY (id, rev),
+	PRIMARY KEY (vid),
+	KEY relations_id (id),
 	KEY relations_rev (rev)
 );
 CREATE TABLE IF NOT EXISTS conversations_b0 (
+	vid          BIGINT       NOT NULL,
 	id           VARCHAR(128) NOT NULL,
 	rev          BIGINT       NOT NULL,
 	next_rev     BIGINT       NOT NULL,
@@ -82,10 +94,12 @@ CREATE TABLE IF NOT EXISTS conversations_b0 (
 	metadata     TEXT         NOT NULL,
 	created_at   DATETIME(6)  NULL,
 	updated_at   DATETIME(6)  NULL,
-	PRIMARY KEY (id, rev),
+	PRIMARY KEY (vid),
+	KEY conversations_id (id),
 	KEY conversations_rev (rev)
 );
 CREATE TABLE IF NOT EXISTS messages_b0 (
+	vid             BIGINT       NOT NULL,
 	id              VARCHAR(128) NOT NULL,
 	rev             BIGINT       NOT NULL,
 	next_rev        BIGINT       NOT NULL,
@@ -101,6 +115,7 @@ CREATE TABLE IF NOT EXISTS messages_b0 (
 	agent_id        VARCHAR(255) NOT NULL DEFAULT '',
 	metadata        TEXT         NOT NULL,
 	created_at      DATETIME(6)  NULL,
-	PRIMARY KEY (id, rev),
+	PRIMARY KEY (vid),
+	KEY messages_id (id),
 	KEY messages_rev (rev)
 );

@@ -1,0 +1,288 @@
+package matrixone
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/hex"
+	"math"
+	"math/bits"
+	"strings"
+	"sync"
+
+	"github.com/day1ai/day1/store"
+)
+
+// Near-duplicate codes. A new fact supersedes the live fact most similar to it when
+// their cosine similarity reaches the write's threshold. Asking the server for the most
+// similar facts costs one vector scan per new fact (hundreds of milliseconds per fact on
+// a 10k-fact branch of the 2024-11 build), so the store keeps a short code per fact
+// instead: the sign bits of its embedding after a fixed pseudo-random rotation
+// (SimHash). Two embeddings at angle θ differ in each bit with probability θ/π, so a
+// fact within the threshold differs from the new one in at most dupCoder.bound bits but
+// for a negligible chance (six standard deviations), and the facts farther apart need
+// no exact check. The codes of a branch's live facts are kept in memory, per table, and
+// brought up to date under the write lock from the rows written since (codeIndex).
+
+// maxDupBits bounds the code length: 256 bits tell near-duplicates from the rest well
+// enough and keep the in-memory index at 32 bytes per fact.
+const maxDupBits = 256
+
+// dupCodeVersion prefixes every stored code. A code with another prefix (or none, for
+// rows written before codes existed) is treated as unknown: its fact is always a
+// candidate, so a change of the rotation never loses a near-duplicate.
+const dupCodeVersion = "1:"
+
+// dupCodeSeed fixes the rotation. Stored codes depend on it: never change it without
+// changing dupCodeVersion.
+const dupCodeSeed = 0x6461793164757031
+
+// dupCoder computes near-duplicate codes for embeddings of one length. It is safe for
+// concurrent use.
+type dupCoder struct {
+	dims  int
+	n     int // rotation length: dims rounded up to a power of two
+	bits  int // code length: min(n, maxDupBits)
+	words int
+	signs []float32
+	pool  sync.Pool // *[]float32 scratch of n floats
+}
+
+func newDupCoder(dims int) *dupCoder {
+	n := 1
+	for n < dims {
+		n <<= 1
+	}
+	c := &dupCoder{dims: dims, n: n, bits: min(n, maxDupBits)}
+	c.words = (c.bits + 63) / 64
+	c.signs = make([]float32, n)
+	x := uint64(dupCodeSeed)
+	for i := range c.signs {
+		if splitmix64(&x)&1 == 0 {
+			c.signs[i] = 1
+		} else {
+			c.signs[i] = -1
+		}
+	}
+	c.pool.New = func() any { b := make([]float32, n); return &b }
+	return c
+}
+
+// splitmix64 is a small fixed generator, so the rotation never depends on a library's
+// choice of algorithm.
+func splitmix64(x *uint64) uint64 {
+	*x += 0x9e3779b97f4a7c15
+	z := *x
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// code returns the code of v, c.words words.
+func (c *dupCoder) code(v []float32) []uint64 {
+	bp := c.pool.Get().(*[]float32)
+	defer c.pool.Put(bp)
+	x := *bp
+	copy(x, v)
+	clear(x[min(len(v), c.n):])
+	for i := range x {
+		x[i] *= c.signs[i]
+	}
+	for h := 1; h < len(x); h <<= 1 {
+		for i := 0; i < len(x); i += h << 1 {
+			for j := i; j < i+h; j++ {
+				a, b := x[j], x[j+h]
+				x[j], x[j+h] = a+b, a-b
+			}
+		}
+	}
+	out := make([]uint64, c.words)
+	for i := range c.bits {
+		if x[i] > 0 {
+			out[i/64] |= 1 << (i % 64)
+		}
+	}
+	return out
+}
+
+// encode formats a code for the dup_code column.
+func (c *dupCoder) encode(code []uint64) string {
+	b := make([]byte, 8*len(code))
+	for i, w := range code {
+		binary.BigEndian.PutUint64(b[8*i:], w)
+	}
+	return dupCodeVersion + hex.EncodeToString(b)
+}
+
+// column returns the dup_code value of an embedding: "" for none.
+func (c *dupCoder) column(v []float32) string {
+	if len(v) == 0 {
+		return ""
+	}
+	return c.encode(c.code(v))
+}
+
+// decode parses a dup_code value; false when it is empty, of another version or
+// malformed.
+func (c *dupCoder) decode(s string) ([]uint64, bool) {
+	rest, ok := strings.CutPrefix(s, dupCodeVersion)
+	if !ok || len(rest) != 16*c.words {
+		return nil, false
+	}
+	b, err := hex.DecodeString(rest)
+	if err != nil {
+		return nil, false
+	}
+	out := make([]uint64, c.words)
+	for i := range out {
+		out[i] = binary.BigEndian.Uint64(b[8*i:])
+	}
+	return out, true
+}
+
+// bound is the largest Hamming distance between the codes of two embeddings whose
+// cosine similarity reaches threshold, but for a negligible chance: each bit differs
+// with probability p = acos(threshold)/π; the bound is the mean plus six standard
+// deviations, plus one.
+func (c *dupCoder) bound(threshold float64) int {
+	p := math.Acos(max(-1, min(1, threshold))) / math.Pi
+	n := float64(c.bits)
+	return int(math.Ceil(n*p + 6*math.Sqrt(n*p*(1-p)) + 1))
+}
+
+func hamming(a, b []uint64) int {
+	d := 0
+	for i := range a {
+		d += bits.OnesCount64(a[i] ^ b[i])
+	}
+	return d
+}
+
+// codeIndex holds the codes of the current live facts of one branch table that have an
+// embedding, as of revision rev.
+type codeIndex struct {
+	rev   int64
+	slot  map[string]int // id -> slot
+	ids   []string       // by slot; "" for a free slot
+	codes []uint64       // words per slot
+	known []bool         // false: the fact's code is unknown, it is always a candidate
+	free  []int
+}
+
+func (ix *codeIndex) remove(id string) {
+	if i, ok := ix.slot[id]; ok {
+		delete(ix.slot, id)
+		ix.ids[i] = ""
+		ix.free = append(ix.free, i)
+	}
+}
+
+func (ix *codeIndex) set(id string, code []uint64, known bool, words int) {
+	i, ok := ix.slot[id]
+	if !ok {
+		if n := len(ix.free); n > 0 {
+			i, ix.free = ix.free[n-1], ix.free[:n-1]
+		} else {
+			i = len(ix.ids)
+			ix.ids = append(ix.ids, "")
+			ix.codes = append(ix.codes, make([]uint64, words)...)
+			ix.known = append(ix.known, false)
+		}
+		ix.slot[id] = i
+	}
+	ix.ids[i] = id
+	ix.known[i] = known
+	if known {
+		copy(ix.codes[i*words:(i+1)*words], code)
+	}
+}
+
+// codeCache keeps the code indexes of the tables the store writes to, the most
+// recently used maxCodeTables of them.
+type codeCache struct {
+	mu   sync.Mutex
+	tabs map[string]*codeIndex
+	used []string // least recently used first
+}
+
+// maxCodeTables bounds the code indexes kept in memory (about 50 bytes per fact each).
+const maxCodeTables = 16
+
+// codes returns the code index of a branch's facts table, brought up to the revision
+// the write transaction holds: the current rows written since the index's revision
+// replace what it knew of their ids. The caller holds the store's write lock, so no
+// revision at or below rev is still being written. The returned index is owned by the
+// caller until the lock is released (writes are serialized, and the mutex guards the
+// map).
+func (s *Store) codes(ctx context.Context, q queryer, suffix string, rev int64) (*codeIndex, error) {
+	name := specs[store.KindFact].prefix + "_" + suffix
+	s.codeCache.mu.Lock()
+	ix := s.codeCache.tabs[name]
+	if ix != nil && ix.rev > rev {
+		ix = nil // the table went back in time: start again
+	}
+	s.codeCache.mu.Unlock()
+	if ix == nil {
+		ix = &codeIndex{rev: -1, slot: map[string]int{}}
+	}
+	if ix.rev < rev {
+		rs, err := q.QueryContext(ctx, "SELECT id, deleted, status, dup_code, embedding IS NOT NULL FROM "+
+			table(store.KindFact, suffix)+" WHERE rev > ? AND rev <= ? AND next_rev > ?", ix.rev, rev, rev)
+		if err != nil {
+			return nil, err
+		}
+		w := s.dup.words
+		for rs.Next() {
+			var id, status, code string
+			var deleted, hasEmb bool
+			if err := rs.Scan(&id, &deleted, &status, &code, &hasEmb); err != nil {
+				rs.Close()
+				return nil, err
+			}
+			if deleted || !hasEmb || !store.FactStatus(status).Live() {
+				ix.remove(id)
+				continue
+			}
+			c, ok := s.dup.decode(code)
+			ix.set(id, c, ok, w)
+		}
+		rs.Close()
+		if err := rs.Err(); err != nil {
+			return nil, err
+		}
+		ix.rev = rev
+	}
+	s.codeCache.mu.Lock()
+	defer s.codeCache.mu.Unlock()
+	if s.codeCache.tabs == nil {
+		s.codeCache.tabs = map[string]*codeIndex{}
+	}
+	s.codeCache.tabs[name] = ix
+	used := s.codeCache.used[:0]
+	for _, n := range s.codeCache.used {
+		if n != name {
+			used = append(used, n)
+		}
+	}
+	used = append(used, name)
+	for len(used) > maxCodeTables {
+		delete(s.codeCache.tabs, used[0])
+		used = used[1:]
+	}
+	s.codeCache.used = used
+	return ix, nil
+}
+
+// candidates returns the ids of the facts of ix whose code is within the bound of code,
+// or unknown.
+func (ix *codeIndex) candidates(code []uint64, bound, words int) []string {
+	var out []string
+	for i, id := range ix.ids {
+		if id == "" {
+			continue
+		}
+		if !ix.known[i] || hamming(code, ix.codes[i*words:(i+1)*words]) <= bound {
+			out = append(out, id)
+		}
+	}
+	return out
+}

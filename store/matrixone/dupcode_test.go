@@ -1,0 +1,128 @@
+package matrixone
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func randomUnit(r *rand.Rand, dims int) []float32 {
+	v := make([]float32, dims)
+	var n float64
+	for i := range v {
+		v[i] = float32(r.NormFloat64())
+		n += float64(v[i]) * float64(v[i])
+	}
+	for i := range v {
+		v[i] /= float32(math.Sqrt(n))
+	}
+	return v
+}
+
+// near returns a unit vector at cosine about cos from v.
+func near(r *rand.Rand, v []float32, cos float64) []float32 {
+	noise := randomUnit(r, len(v))
+	var d float64
+	for i := range v {
+		d += float64(v[i]) * float64(noise[i])
+	}
+	// noise orthogonal to v, then mix.
+	out := make([]float32, len(v))
+	var n float64
+	for i := range v {
+		o := float64(noise[i]) - d*float64(v[i])
+		out[i] = float32(o)
+		n += o * o
+	}
+	s := math.Sqrt(1 - cos*cos)
+	for i := range out {
+		out[i] = float32(cos*float64(v[i]) + s*float64(out[i])/math.Sqrt(n))
+	}
+	return out
+}
+
+func cosine(a, b []float32) float64 {
+	var d, na, nb float64
+	for i := range a {
+		d += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	return d / math.Sqrt(na*nb)
+}
+
+func TestDupCodes(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, dims := range []int{8, 64, 384, 1536} {
+		c := newDupCoder(dims)
+		wantBits := min(maxDupBits, 1<<int(math.Ceil(math.Log2(float64(dims)))))
+		if c.bits != wantBits {
+			t.Errorf("dims %d: %d bits, want %d", dims, c.bits, wantBits)
+		}
+		v := randomUnit(r, dims)
+		code := c.code(v)
+		// Codes are stored: the same vector always gives the same code, in every coder.
+		if d := cmp.Diff(code, newDupCoder(dims).code(v)); d != "" {
+			t.Errorf("dims %d: codes differ between coders: %s", dims, d)
+		}
+		got, ok := c.decode(c.encode(code))
+		if !ok || !cmp.Equal(got, code) {
+			t.Errorf("dims %d: decode(encode) = %v, %v", dims, got, ok)
+		}
+		for _, bad := range []string{"", "0:" + c.encode(code)[2:], dupCodeVersion + "zz", c.encode(code)[:len(c.encode(code))-2]} {
+			if _, ok := c.decode(bad); ok {
+				t.Errorf("dims %d: decode(%q) accepted", dims, bad)
+			}
+		}
+		if c.column(nil) != "" {
+			t.Errorf("no embedding must give no code")
+		}
+	}
+	// Near-duplicates fall within the bound; unrelated vectors mostly do not.
+	c := newDupCoder(384)
+	bound := c.bound(0.92)
+	missed, passed := 0, 0
+	for range 500 {
+		v := randomUnit(r, 384)
+		w := near(r, v, 0.92+0.07*r.Float64())
+		if cosine(v, w) < 0.92 {
+			continue
+		}
+		if hamming(c.code(v), c.code(w)) > bound {
+			missed++
+		}
+		if hamming(c.code(v), c.code(randomUnit(r, 384))) <= bound {
+			passed++
+		}
+	}
+	if missed > 0 {
+		t.Errorf("%d near-duplicates fell outside the bound %d", missed, bound)
+	}
+	if passed > 5 {
+		t.Errorf("%d of 500 unrelated vectors fell within the bound %d", passed, bound)
+	}
+	if b := newDupCoder(8).bound(0.92); b < 8 {
+		t.Errorf("8-bit codes must not exclude anything at 0.92: bound %d", b)
+	}
+}
+
+func TestCodeIndex(t *testing.T) {
+	t.Parallel()
+	ix := &codeIndex{slot: map[string]int{}}
+	ix.set("a", []uint64{0b1111}, true, 1)
+	ix.set("b", []uint64{0b0000}, true, 1)
+	ix.set("c", nil, false, 1)
+	ix.remove("b")
+	ix.set("d", []uint64{0b1110}, true, 1) // reuses b's slot
+	ix.set("a", []uint64{0b0001}, true, 1) // a new version of a
+	got := ix.candidates([]uint64{0b1111}, 1, 1)
+	if d := cmp.Diff([]string{"d", "c"}, got); d != "" {
+		t.Errorf("candidates (-want +got):\n%s", d)
+	}
+	if len(ix.ids) != 3 {
+		t.Errorf("slots = %d, want 3 (a freed slot is reused)", len(ix.ids))
+	}
+}

@@ -1,0 +1,7 @@
+package matrixone
+
+// SearchIndexQueries returns how many keyword queries went through a FULLTEXT index and
+// how many vector queries were answered through an IVFFLAT index, for tests.
+func SearchIndexQueries(s *Store) (fullText, ivf int64) {
+	return s.fullTextQueries.Load(), s.ivfQueries.Load()
+}

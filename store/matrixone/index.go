@@ -1,0 +1,314 @@
+package matrixone
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/day1ai/day1/store"
+)
+
+// Search indexes. On the full-text path every facts and observations table has a
+// FULLTEXT index on its search tokens: Open makes the missing ones, CREATE TABLE ...
+// LIKE copies it to each new branch, and ensureBranchIndexes checks a natively created
+// branch. On the IVFFLAT path a facts or observations table gets an IVFFLAT index on its
+// embeddings when a write brings it to Options.VectorIndexRows rows, and a rebuild with
+// more lists at each fourfold growth after that. The store learns which tables have
+// which index from the catalog, once per table, and remembers it (indexCatalog): the
+// store never drops an index but with its table, and table names are never reused.
+
+// searchKinds are the kinds with search indexes.
+var searchKinds = []store.Kind{store.KindFact, store.KindObservation}
+
+// ivfIndexName is the name of the store's IVFFLAT indexes.
+const ivfIndexName = "ivf_embedding"
+
+// ftIndexName is the name of the store's FULLTEXT indexes. (A table made with CREATE
+// TABLE ... LIKE gets the index under no name on the 2024-11 build; the store finds
+// indexes by column.)
+const ftIndexName = "ft_tokens"
+
+// tableIndexes is what a table has of the search indexes.
+type tableIndexes struct {
+	fullText bool   // a FULLTEXT index on tokens
+	ivf      string // the name of the IVFFLAT index on embedding, "" when none
+	ivfKnown bool   // an index on embedding exists (its name may be empty)
+}
+
+// indexCatalog remembers the search indexes of the tables the store has looked at.
+type indexCatalog struct {
+	mu   sync.Mutex
+	tabs map[string]tableIndexes // by unquoted table name
+}
+
+func (c *indexCatalog) get(name string) (tableIndexes, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ix, ok := c.tabs[name]
+	return ix, ok
+}
+
+func (c *indexCatalog) set(name string, ix tableIndexes) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tabs == nil {
+		c.tabs = map[string]tableIndexes{}
+	}
+	c.tabs[name] = ix
+}
+
+// tableName is the unquoted name of a kind's table on a branch suffix.
+func tableName(k store.Kind, suffix string) string { return specs[k].prefix + "_" + suffix }
+
+// indexesOf returns the search indexes of one table, from the catalog the first time.
+func (s *Store) indexesOf(ctx context.Context, q queryer, name string) (tableIndexes, error) {
+	if ix, ok := s.indexes.get(name); ok {
+		return ix, nil
+	}
+	all, err := s.loadIndexes(ctx, q, name)
+	if err != nil {
+		return tableIndexes{}, err
+	}
+	ix := all[name]
+	s.indexes.set(name, ix)
+	return ix, nil
+}
+
+// loadIndexes reads the search indexes of one table, or of every table of the
+// database when name is empty.
+func (s *Store) loadIndexes(ctx context.Context, q queryer, name string) (map[string]tableIndexes, error) {
+	query := "SELECT table_name, index_name, column_name FROM information_schema.statistics WHERE table_schema = ? AND column_name IN ('tokens', 'embedding')"
+	args := []any{s.dbName}
+	if name != "" {
+		query += " AND table_name = ?"
+		args = append(args, name)
+	}
+	rs, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close()
+	out := map[string]tableIndexes{}
+	for rs.Next() {
+		var t, idx, col string
+		if err := rs.Scan(&t, &idx, &col); err != nil {
+			return nil, err
+		}
+		ix := out[t]
+		if col == "tokens" {
+			ix.fullText = true
+		} else {
+			ix.ivfKnown = true
+			if idx != "" {
+				ix.ivf = idx
+			}
+		}
+		out[t] = ix
+	}
+	return out, rs.Err()
+}
+
+// ensureFullText makes the FULLTEXT index of every facts and observations table of
+// every branch that lacks one, when the store is on the full-text path.
+func (s *Store) ensureFullText(ctx context.Context) error {
+	if s.caps.KeywordPath != KeywordPathFullText {
+		return nil
+	}
+	have, err := s.loadIndexes(ctx, s.db, "")
+	if err != nil {
+		return wrap(ctx, "Open", err)
+	}
+	rs, err := s.db.QueryContext(ctx, "SELECT suffix FROM day1_branches")
+	if err != nil {
+		return wrap(ctx, "Open", err)
+	}
+	var suffixes []string
+	for rs.Next() {
+		var sfx string
+		if err := rs.Scan(&sfx); err != nil {
+			rs.Close()
+			return wrap(ctx, "Open", err)
+		}
+		suffixes = append(suffixes, sfx)
+	}
+	rs.Close()
+	if err := rs.Err(); err != nil {
+		return wrap(ctx, "Open", err)
+	}
+	for _, sfx := range suffixes {
+		for _, k := range searchKinds {
+			name := tableName(k, sfx)
+			ix := have[name]
+			if !ix.fullText {
+				if _, err := s.db.ExecContext(ctx, "CREATE FULLTEXT INDEX "+ftIndexName+" ON "+table(k, sfx)+" (tokens)"); err != nil {
+					if isNoTable(err) {
+						continue // a branch deleted meanwhile
+					}
+					return wrap(ctx, "Open", err)
+				}
+				ix.fullText = true
+			}
+			s.indexes.set(name, ix)
+		}
+	}
+	return nil
+}
+
+// prepareCopy readies the empty tables of a branch about to be filled by a portable
+// copy: an IVFFLAT index copied by CREATE TABLE ... LIKE is dropped (its centroids
+// were not computed on the copy's rows, and a search through it is slower than a
+// scan); the FULLTEXT index copied stays.
+func (s *Store) prepareCopy(ctx context.Context, suffix string) error {
+	for _, k := range searchKinds {
+		name := tableName(k, suffix)
+		ix, err := s.loadIndexes(ctx, s.db, name)
+		if err != nil {
+			return err
+		}
+		t := ix[name]
+		if t.ivfKnown {
+			if t.ivf == "" {
+				return fmt.Errorf("day1: matrixone: the IVFFLAT index copied to %s has no name and cannot be dropped", name)
+			}
+			if _, err := s.db.ExecContext(ctx, "DROP INDEX `"+t.ivf+"` ON "+table(k, suffix)); err != nil {
+				return err
+			}
+			t.ivf, t.ivfKnown = "", false
+		}
+		s.indexes.set(name, t)
+	}
+	return nil
+}
+
+// ensureBranchIndexes makes the FULLTEXT indexes of a branch's tables made by DATA
+// BRANCH CREATE, when the store is on the full-text path and they were not carried.
+func (s *Store) ensureBranchIndexes(ctx context.Context, suffix string) error {
+	for _, k := range searchKinds {
+		name := tableName(k, suffix)
+		all, err := s.loadIndexes(ctx, s.db, name)
+		if err != nil {
+			return err
+		}
+		ix := all[name]
+		if s.caps.KeywordPath == KeywordPathFullText && !ix.fullText {
+			if _, err := s.db.ExecContext(ctx, "CREATE FULLTEXT INDEX "+ftIndexName+" ON "+table(k, suffix)+" (tokens)"); err != nil {
+				return err
+			}
+			ix.fullText = true
+		}
+		s.indexes.set(name, ix)
+	}
+	return nil
+}
+
+// vectorMarks reports whether growing a table from before to after rows crosses one
+// of the marks at which its IVFFLAT index is built or rebuilt: VectorIndexRows, then
+// four times as many, and so on.
+func (s *Store) vectorMarks(before, after int64) bool {
+	for mark := int64(s.opts.VectorIndexRows); mark <= after; mark *= 4 {
+		if before < mark {
+			return true
+		}
+		if mark > math.MaxInt64/4 {
+			break
+		}
+	}
+	return false
+}
+
+// afterWrite builds or rebuilds the IVFFLAT index of the tables a committed write added
+// rows to, when the write brought them across a mark (see Options.VectorIndex). A
+// failed build leaves the table searched by the exact scan, and is not the write's
+// failure: the records are committed.
+func (s *Store) afterWrite(ctx context.Context, suffix string, added map[store.Kind]int) {
+	if s.caps.VectorPath != VectorPathIVFFlat {
+		return
+	}
+	for _, k := range searchKinds {
+		n := added[k]
+		if n == 0 {
+			continue
+		}
+		var rows int64
+		if err := s.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+table(k, suffix)).Scan(&rows); err != nil {
+			continue
+		}
+		if s.vectorMarks(rows-int64(n), rows) {
+			s.buildVectorIndex(ctx, k, suffix, rows)
+		}
+	}
+}
+
+// BuildVectorIndexes builds, or rebuilds with √rows lists, the IVFFLAT indexes of a
+// branch's facts and observations tables, whatever their size (tables with no
+// embedding are skipped). Writes to the tables wait while an index builds: seconds for
+// 10,000 rows. Errors: store.ErrNotSupported when the store is not on the IVFFLAT path
+// (Capabilities.VectorPath), store.ErrBranchNotFound, an *Error from the server.
+func (s *Store) BuildVectorIndexes(ctx context.Context, branch string) error {
+	if err := s.usable(ctx); err != nil {
+		return err
+	}
+	if err := store.ValidateBranchName("branch", branch); err != nil {
+		return err
+	}
+	if s.caps.VectorPath != VectorPathIVFFlat {
+		return fmt.Errorf("%w: vector indexes need IVFFLAT on the server and Options.VectorIndex on (the server %s; path %q)",
+			store.ErrNotSupported, s.caps.Version, s.caps.VectorPath)
+	}
+	b, err := loadBranch(ctx, s.db, branch)
+	if err != nil {
+		return wrap(ctx, "BuildVectorIndexes", err)
+	}
+	for _, k := range searchKinds {
+		var rows int64
+		if err := s.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+table(k, b.suffix)+" WHERE embedding IS NOT NULL").Scan(&rows); err != nil {
+			return wrap(ctx, "BuildVectorIndexes", err)
+		}
+		if rows == 0 {
+			continue
+		}
+		if err := s.buildVectorIndex(ctx, k, b.suffix, rows); err != nil {
+			return wrap(ctx, "BuildVectorIndexes", err)
+		}
+	}
+	return nil
+}
+
+// buildVectorIndex creates the IVFFLAT index of a table with √rows lists, or rebuilds
+// the existing one with that many.
+func (s *Store) buildVectorIndex(ctx context.Context, k store.Kind, suffix string, rows int64) error {
+	name := tableName(k, suffix)
+	ix, err := s.indexesOf(ctx, s.db, name)
+	if err != nil {
+		return err
+	}
+	lists := max(1, int64(math.Sqrt(float64(rows))))
+	switch {
+	case ix.ivf != "":
+		_, err = s.db.ExecContext(ctx, fmt.Sprintf("ALTER TABLE %s ALTER REINDEX `%s` IVFFLAT LISTS = %d", table(k, suffix), ix.ivf, lists))
+	case ix.ivfKnown:
+		return fmt.Errorf("day1: matrixone: the IVFFLAT index of %s has no name and cannot be rebuilt", name)
+	default:
+		_, err = s.db.ExecContext(ctx, fmt.Sprintf("CREATE INDEX %s USING ivfflat ON %s (embedding) lists = %d op_type 'vector_l2_ops'",
+			ivfIndexName, table(k, suffix), lists))
+		if err == nil {
+			ix.ivf, ix.ivfKnown = ivfIndexName, true
+			s.indexes.set(name, ix)
+		}
+	}
+	return err
+}
+
+// isNoTable reports a missing table.
+func isNoTable(err error) bool {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) && me.Number == errNoSuchTable {
+		return true
+	}
+	return err != nil && strings.Contains(err.Error(), "no such table")
+}

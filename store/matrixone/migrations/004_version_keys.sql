@@ -1,0 +1,6 @@
+-- Record tables keyed by version id. Databases made before this migration have record
+-- tables whose primary key is (id, rev), and facts tables without dup_code; on the
+-- 2024-11 build MatrixOne's FULLTEXT and IVFFLAT indexes return no rows from large
+-- tables with a composite primary key. This migration has no statement: its Go step
+-- (rekeyTables) rebuilds each record table of each branch that lacks the vid column in
+-- the shape of 002_branch_tables.sql, numbering the existing versions in revision order.

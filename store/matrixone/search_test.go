@@ -1,0 +1,415 @@
+package matrixone_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/day1ai/day1/internal/benchdata"
+	"github.com/day1ai/day1/store"
+	"github.com/day1ai/day1/store/matrixone"
+	"github.com/day1ai/day1/store/storetest"
+)
+
+// openWith opens a store on dsn with the suite's 8-dimension embeddings and the
+// options set changes.
+func openWith(t testing.TB, dsn string, set func(*matrixone.Options)) *matrixone.Store {
+	t.Helper()
+	o := matrixone.Options{DSN: dsn, Dimensions: 8, MaxOpenConns: 8}
+	if set != nil {
+		set(&o)
+	}
+	s, err := matrixone.Open(context.Background(), o)
+	if err != nil {
+		t.Fatalf("matrixone.Open: %v", err)
+	}
+	return s
+}
+
+// searchOnly marks every area of the conformance suite but search and time travel as
+// covered elsewhere, for the runs that check the search paths.
+func searchOnly(reason string) map[string]string {
+	out := map[string]string{}
+	for _, a := range []string{"write", "branch", "diff", "merge", "snapshot", "sessions", "docs", "concurrency", "durability", "errors"} {
+		out[a] = reason
+	}
+	return out
+}
+
+// TestConformancePortableSearch runs the search and time-travel areas of the suite on
+// the portable paths (token scan, exact vector scan), which a server with FULLTEXT and
+// IVFFLAT indexes would otherwise never take.
+func TestConformancePortableSearch(t *testing.T) {
+	testDSN(t)
+	off := func(o *matrixone.Options) { o.FullText, o.VectorIndex = matrixone.IndexOff, matrixone.IndexOff }
+	storetest.Run(t, storetest.Harness{
+		New: func(t *testing.T) store.Store {
+			s := openWith(t, testDatabase(t), off)
+			if c := s.Capabilities(); c.KeywordPath != matrixone.KeywordPathScan || c.VectorPath != matrixone.VectorPathExact {
+				t.Fatalf("paths with the indexes off: %q, %q", c.KeywordPath, c.VectorPath)
+			}
+			return s
+		},
+		Unsupported: searchOnly("run by TestConformance; this run covers the portable search paths"),
+	})
+}
+
+// TestConformanceVectorIndex runs the search and time-travel areas with an IVFFLAT
+// index built from the first row on, so that vector searches go through the index.
+func TestConformanceVectorIndex(t *testing.T) {
+	probe := openWith(t, testDatabase(t), nil)
+	caps := probe.Capabilities()
+	probe.Close()
+	if caps.VectorPath != matrixone.VectorPathIVFFlat {
+		t.Skipf("capability IVFFlat is missing on %s", caps.Version)
+	}
+	storetest.Run(t, storetest.Harness{
+		New: func(t *testing.T) store.Store {
+			return openWith(t, testDatabase(t), func(o *matrixone.Options) { o.VectorIndexRows = 1 })
+		},
+		Unsupported: searchOnly("run by TestConformance; this run covers searches through IVFFLAT indexes"),
+	})
+}
+
+// corpus returns n facts and observations with texts from the benchmark corpus, texts
+// in several scripts, and unit embeddings of dims coordinates.
+func corpus(n, dims int, seed uint64) []store.Record {
+	r := rand.New(rand.NewPCG(seed, 7))
+	texts := benchdata.Facts(n, seed)
+	extra := []string{
+		"user_id and x_1 and the_end in snake_case_identifier_with_many_parts",
+		"café naïve İstanbul straße über Ärger", "日本語のテキスト 中文 한국어 텍스트", "नमस्ते दुनिया १२३",
+		"ภาษาไทยไม่มีช่องว่าง", "Привет мир", "مرحبا بالعالم", "com www und de la en how what when where who will about",
+		strings.Repeat("x", 90) + " " + strings.Repeat("ab", 40), "ipv6 x86_64 e2e k8s 3.14 0 1 2 99 2024",
+	}
+	texts = append(texts[:n-len(extra)], extra...)
+	out := make([]store.Record, 0, n)
+	for i, text := range texts {
+		emb := unit(r, dims)
+		if i%3 == 2 {
+			out = append(out, store.Observation{ID: fmt.Sprintf("o%04d", i), Summary: text, Embedding: emb, Type: store.ObsDiscovery,
+				SessionID: fmt.Sprintf("s%d", i%4)})
+			continue
+		}
+		out = append(out, store.Fact{ID: fmt.Sprintf("f%04d", i), Text: text, Embedding: emb, Category: []string{"auth", "db", "ops"}[i%3]})
+	}
+	return out
+}
+
+func unit(r *rand.Rand, dims int) []float32 {
+	v := make([]float32, dims)
+	var n float64
+	for i := range v {
+		v[i] = float32(r.NormFloat64())
+		n += float64(v[i]) * float64(v[i])
+	}
+	for i := range v {
+		v[i] /= float32(math.Sqrt(n))
+	}
+	return v
+}
+
+func put(t *testing.T, s store.Store, branch string, recs []store.Record) {
+	t.Helper()
+	for lo := 0; lo < len(recs); lo += 200 {
+		if _, err := s.Put(t.Context(), branch, recs[lo:min(lo+200, len(recs))], store.PutOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// hitKeys reduces hits to what both paths must agree on.
+type hitKey struct {
+	Ref   string
+	Score float64
+	Kw    float64
+	Vec   float64
+}
+
+func keys(hits []store.Hit) []hitKey {
+	out := make([]hitKey, len(hits))
+	for i, h := range hits {
+		out[i] = hitKey{store.RefOf(h.Record).String(), h.Score, h.KeywordScore, h.VectorScore}
+	}
+	return out
+}
+
+// TestKeywordPaths searches one database through the FULLTEXT index and through the
+// portable token scan, at the head and at a snapshot: both must give the same hits with
+// the same BM25 scores.
+func TestKeywordPaths(t *testing.T) {
+	t.Parallel()
+	dsn := testDatabase(t)
+	ft := openWith(t, dsn, nil)
+	defer ft.Close()
+	if ft.Capabilities().KeywordPath != matrixone.KeywordPathFullText {
+		t.Skipf("capability FullText is missing on %s", ft.Capabilities().Version)
+	}
+	scan := openWith(t, dsn, func(o *matrixone.Options) { o.FullText = matrixone.IndexOff })
+	defer scan.Close()
+	ctx := t.Context()
+	recs := corpus(400, 8, 1)
+	put(t, ft, "main", recs)
+	if _, err := ft.CreateSnapshot(ctx, "main", "before", ""); err != nil {
+		t.Fatal(err)
+	}
+	// New versions after the snapshot: the old ones must still be found at it.
+	var later []store.Record
+	for i, r := range recs[:60] {
+		if f, ok := r.(store.Fact); ok {
+			f.Text = fmt.Sprintf("rewritten %d about kerberos tickets", i)
+			later = append(later, f)
+		}
+	}
+	put(t, ft, "main", later)
+	if err := ft.Delete(ctx, "main", []store.Ref{store.RefOf(recs[3])}); err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, q := range benchdata.Queries(benchdata.Facts(390, 1), 40, 2) {
+		texts = append(texts, q.Text)
+	}
+	texts = append(texts, "user_id", "x_1 the_end", "straße", "日本", "नमस्ते", "ภาษาไทยไม่มีช่องว่าง", "www und",
+		strings.Repeat("x", 90), "kerberos tickets", "k8s e2e 2024", "nothing matches zzyzx")
+	views := []store.View{{Branch: "main"}, {At: store.Point{Snapshot: "before"}}}
+	filters := []store.Filter{{}, {Category: "auth"}, {SessionID: "s2"}}
+	for _, v := range views {
+		for _, text := range texts {
+			for fi, f := range filters {
+				q := store.SearchQuery{Text: text, Mode: store.Keyword, Limit: 20, Filter: f}
+				want, err := scan.Search(ctx, v, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := ft.Search(ctx, v, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := cmp.Diff(keys(want), keys(got)); d != "" {
+					t.Errorf("%+v %q filter %d: full-text path differs from the scan (-scan +fulltext):\n%s", v.At, text, fi, d)
+				}
+			}
+		}
+	}
+	if n, _ := matrixone.SearchIndexQueries(ft); n == 0 {
+		t.Errorf("no keyword query went through the FULLTEXT index")
+	}
+	if n, _ := matrixone.SearchIndexQueries(scan); n != 0 {
+		t.Errorf("the store with FullText off used the index %d times", n)
+	}
+}
+
+// TestVectorIndex builds an IVFFLAT index when a write crosses Options.VectorIndexRows
+// and checks that searches through it, probing every list, rank like the exact scan;
+// a branch copy starts without the index until BuildVectorIndexes.
+func TestVectorIndex(t *testing.T) {
+	t.Parallel()
+	dsn := testDatabase(t)
+	const dims = 16
+	opts := func(o *matrixone.Options) {
+		o.Dimensions, o.VectorIndexRows, o.VectorProbes = dims, 200, 1024
+	}
+	ivf := openWith(t, dsn, opts)
+	defer ivf.Close()
+	if ivf.Capabilities().VectorPath != matrixone.VectorPathIVFFlat {
+		t.Skipf("capability IVFFlat is missing on %s", ivf.Capabilities().Version)
+	}
+	exact := openWith(t, dsn, func(o *matrixone.Options) { opts(o); o.VectorIndex = matrixone.IndexOff })
+	defer exact.Close()
+	ctx := t.Context()
+	recs := corpus(450, dims, 3) // 300 facts: the facts table crosses 200 rows
+	put(t, ivf, "main", recs)
+	if _, err := ivf.CreateSnapshot(ctx, "main", "before", ""); err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(9, 9))
+	var later []store.Record
+	for _, rec := range recs[:90] {
+		if f, ok := rec.(store.Fact); ok {
+			f.Embedding = unit(r, dims)
+			later = append(later, f)
+		}
+	}
+	put(t, ivf, "main", later)
+	compare := func(s1, s2 *matrixone.Store, v store.View, what string) {
+		t.Helper()
+		for i := range 15 {
+			for _, f := range []store.Filter{{}, {Category: "db"}} {
+				q := store.SearchQuery{Vector: unit(r, dims), Mode: store.Vector, Limit: 10, Kinds: []store.Kind{store.KindFact}, Filter: f}
+				want, err := s2.Search(ctx, v, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := s1.Search(ctx, v, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := cmp.Diff(keys(want), keys(got)); d != "" {
+					t.Errorf("%s query %d: the index path differs from the exact scan (-exact +ivf):\n%s", what, i, d)
+				}
+			}
+		}
+	}
+	compare(ivf, exact, store.View{Branch: "main"}, "head")
+	compare(ivf, exact, store.View{At: store.Point{Snapshot: "before"}}, "snapshot")
+	_, used := matrixone.SearchIndexQueries(ivf)
+	if used == 0 {
+		t.Fatalf("no vector query went through the IVFFLAT index")
+	}
+	if _, n := matrixone.SearchIndexQueries(exact); n != 0 {
+		t.Errorf("the store with VectorIndex off used the index %d times", n)
+	}
+	// A branch copy has no index of its own: its searches scan.
+	if _, err := ivf.CreateBranch(ctx, store.BranchSpec{Name: "copy"}); err != nil {
+		t.Fatal(err)
+	}
+	compare(ivf, exact, store.View{Branch: "copy"}, "copy")
+	if _, n := matrixone.SearchIndexQueries(ivf); n != used {
+		t.Errorf("searches on the copy went through an index: %d, want %d", n, used)
+	}
+	if err := ivf.BuildVectorIndexes(ctx, "copy"); err != nil {
+		t.Fatal(err)
+	}
+	compare(ivf, exact, store.View{Branch: "copy"}, "copy indexed")
+	if _, n := matrixone.SearchIndexQueries(ivf); n == used {
+		t.Errorf("searches on the indexed copy did not use the index")
+	}
+	if err := exact.BuildVectorIndexes(ctx, "main"); err == nil {
+		t.Errorf("BuildVectorIndexes with VectorIndex off succeeded")
+	}
+}
+
+// TestNearDuplicateCodes writes facts with 64-dimension embeddings, whose codes narrow
+// the near-duplicate candidates down, and checks that a near-duplicate supersedes its
+// fact, in another batch and in the same one, and that unknown codes (rows written
+// before codes existed) are always candidates.
+func TestNearDuplicateCodes(t *testing.T) {
+	t.Parallel()
+	dsn := testDatabase(t)
+	s := openWith(t, dsn, func(o *matrixone.Options) { o.Dimensions = 64 })
+	defer s.Close()
+	ctx := t.Context()
+	r := rand.New(rand.NewPCG(5, 5))
+	var recs []store.Record
+	embs := map[string][]float32{}
+	for i := range 300 {
+		id := fmt.Sprintf("f%03d", i)
+		embs[id] = unit(r, 64)
+		recs = append(recs, store.Fact{ID: id, Text: "fact number " + id, Embedding: embs[id]})
+	}
+	put(t, s, "main", recs)
+	nearTo := func(id string) []float32 {
+		v := slices.Clone(embs[id])
+		v[0] += 0.05
+		return v
+	}
+	opts := store.PutOptions{DedupeThreshold: 0.95}
+	res, err := s.Put(ctx, "main", []store.Record{store.Fact{ID: "n1", Text: "a close copy", Embedding: nearTo("f017")}}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].Outcome != store.Superseded || res[0].Replaced != "f017" {
+		t.Errorf("near-duplicate of f017: %s replacing %q", res[0].Outcome, res[0].Replaced)
+	}
+	// Forget every code: every fact becomes a candidate, too many to fetch, and the
+	// check must still find the near-duplicate by asking the server.
+	if _, err := s.DB().ExecContext(ctx, "UPDATE facts_b0 SET dup_code = ''"); err != nil {
+		t.Fatal(err)
+	}
+	s2 := openWith(t, dsn, func(o *matrixone.Options) { o.Dimensions = 64 })
+	defer s2.Close()
+	res, err = s2.Put(ctx, "main", []store.Record{
+		store.Fact{ID: "n2", Text: "another close copy", Embedding: nearTo("f230")},
+		store.Fact{ID: "n3", Text: "a copy of the batch's own fact", Embedding: func() []float32 { v := nearTo("f230"); v[1] += 0.05; return v }()},
+		store.Fact{ID: "n4", Text: "far from everything", Embedding: unit(r, 64)},
+	}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []string{string(res[0].Outcome) + " " + res[0].Replaced, string(res[1].Outcome) + " " + res[1].Replaced, string(res[2].Outcome)}
+	want := []string{"superseded f230", "superseded n2", "created"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("outcomes (-want +got):\n%s", d)
+	}
+}
+
+// TestMigrationRekeysOldTables turns a database back into the shape it had before
+// migration 004 (record tables keyed by (id, rev), no dup_code, no FULLTEXT index) and
+// opens it again: the migration rebuilds every table of every branch, the records and
+// their history read as before, and writes work.
+func TestMigrationRekeysOldTables(t *testing.T) {
+	t.Parallel()
+	dsn := testDatabase(t)
+	// Without FULLTEXT indexes, as the tables were: one would also forbid dropping the
+	// primary key.
+	s := openWith(t, dsn, func(o *matrixone.Options) { o.FullText = matrixone.IndexOff })
+	ctx := t.Context()
+	recs := corpus(60, 8, 4)
+	put(t, s, "main", recs)
+	if _, err := s.CreateSnapshot(ctx, "main", "snap", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateBranch(ctx, store.BranchSpec{Name: "task/a"}); err != nil {
+		t.Fatal(err)
+	}
+	put(t, s, "task/a", []store.Record{store.Fact{ID: "f0000", Text: "changed on the branch"}})
+	read := func(s store.Store) map[string][]store.Record {
+		out := map[string][]store.Record{}
+		for _, v := range []store.View{{Branch: "main"}, {Branch: "task/a"}, {At: store.Point{Snapshot: "snap"}}} {
+			for _, k := range store.Kinds {
+				rs, err := s.List(ctx, v, store.ListQuery{Kind: k, Order: store.OrderID})
+				if err != nil {
+					t.Fatal(err)
+				}
+				out[fmt.Sprint(v, k)] = rs
+			}
+		}
+		return out
+	}
+	before := read(s)
+	db := s.DB()
+	exec := func(q string) {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	for _, sfx := range []string{"b0", "b1"} {
+		for _, prefix := range []string{"facts", "observations", "relations", "conversations", "messages"} {
+			name := prefix + "_" + sfx
+			exec("ALTER TABLE " + name + " DROP PRIMARY KEY")
+			exec("ALTER TABLE " + name + " DROP COLUMN vid")
+			exec("ALTER TABLE " + name + " ADD PRIMARY KEY (id, rev)")
+			if prefix == "facts" {
+				exec("ALTER TABLE " + name + " DROP COLUMN dup_code")
+			}
+		}
+	}
+	exec("DELETE FROM day1_migrations WHERE version = 4")
+	s.Close()
+	s2 := openTest(t, dsn)
+	defer s2.Close()
+	if d := cmp.Diff(before, read(s2)); d != "" {
+		t.Errorf("records after the migration (-before +after):\n%s", d)
+	}
+	var n int
+	if err := s2.DB().QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = database() AND column_name = 'vid'").Scan(&n); err != nil || n != 10 {
+		t.Errorf("%d tables have vid (%v); want 10", n, err)
+	}
+	put(t, s2, "main", []store.Record{store.Fact{ID: "new", Text: "written after the zanzibar migration"}})
+	hits, err := s2.Search(ctx, store.View{Branch: "main"}, store.SearchQuery{Text: "zanzibar", Mode: store.Keyword})
+	if err != nil || len(hits) != 1 || hits[0].Record.RecordID() != "new" {
+		t.Errorf("search after the migration: %v, %v", hits, err)
+	}
+	if s2.Capabilities().KeywordPath == matrixone.KeywordPathFullText {
+		// Open made the FULLTEXT indexes the tables lacked, and the search used one.
+		if n, _ := matrixone.SearchIndexQueries(s2); n == 0 {
+			t.Errorf("the search after the migration did not use a FULLTEXT index")
+		}
+	}
+}
