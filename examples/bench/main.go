@@ -121,6 +121,12 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		}
 		o.branches, o.diffs, o.merges = 200, 20, 5
 	}
+	if o.store == "matrixone" {
+		// Each branch on the server is a round of DDL (and, on the portable path, a copy
+		// of the parent), each diff and merge several round trips: fewer repetitions
+		// keep a run within minutes.
+		o.branches, o.diffs, o.merges = min(o.branches, 20), min(o.diffs, 20), min(o.merges, 5)
+	}
 	for _, s := range strings.Split(*sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n < 100 {
@@ -241,6 +247,11 @@ func (b *bench) measure(ctx context.Context, n int) error {
 		return err
 	}
 	defer c.Close()
+
+	if mc := c.Capabilities().MatrixOne; mc != nil {
+		b.add("server: MatrixOne version and paths", n, fmt.Sprintf("%s; branches %s, keyword %s, vector %s",
+			mc.Version, mc.BranchPath, mc.KeywordPath, mc.VectorPath), "—", nil)
+	}
 
 	// Embedding alone, to tell its cost from the store's.
 	if err := b.embedRate(ctx, texts, n); err != nil {

@@ -11,15 +11,20 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/day1ai/day1/store"
 )
 
 // CreateBranch forks a branch: a new table set (one table per record kind) holding the
 // parent's records as of the fork. On servers with DATA BRANCH (Capabilities.BranchPath
 // "native") a fork from the parent's head is a zero-copy DATA BRANCH CREATE TABLE per
-// kind; otherwise, and for forks from the past, it is CREATE TABLE ... LIKE plus an
-// INSERT ... SELECT of the versions visible at the fork point, a copy whose cost grows
-// with the parent's size. Writes wait while the copy runs, so the fork is consistent.
+// kind, under the write lock; otherwise, and for forks from the past, it is CREATE
+// TABLE ... LIKE plus an INSERT ... SELECT of the versions visible at the fork point,
+// the kinds in parallel, a copy whose cost grows with the parent's size. The copy runs
+// without the write lock, at the revision committed when it starts: writes go on
+// meanwhile, and the branch sees none of them (ForkedAt is the last instant of that
+// revision).
 func (s *Store) CreateBranch(ctx context.Context, spec store.BranchSpec) (store.Branch, error) {
 	if err := store.ValidateBranchName("BranchSpec.Name", spec.Name); err != nil {
 		return store.Branch{}, err
@@ -71,15 +76,16 @@ func (s *Store) CreateBranch(ctx context.Context, spec store.BranchSpec) (store.
 			s.dropTables(context.WithoutCancel(ctx), suffix)
 		}
 	}
+	// The portable path copies outside the write lock: the versions visible at a
+	// revision never change (a write only adds versions above it and closes older ones
+	// above it), so a copy at a committed revision is consistent while writers go on.
+	var cut pos
 	if !native {
 		created = true
-		for _, stmt := range portableCreateSQL(suffix, parent.suffix) {
-			if _, err := s.db.ExecContext(ctx, stmt); err != nil {
-				drop()
-				return store.Branch{}, wrap(ctx, "CreateBranch", err)
-			}
+		if cut, err = s.resolve(ctx, s.db, store.View{Branch: from, At: spec.At}); err != nil {
+			return store.Branch{}, wrap(ctx, "CreateBranch", err)
 		}
-		if err := s.prepareCopy(ctx, suffix); err != nil {
+		if err := s.copyTables(ctx, suffix, parent.suffix, cut); err != nil {
 			drop()
 			return store.Branch{}, wrap(ctx, "CreateBranch", err)
 		}
@@ -89,14 +95,13 @@ func (s *Store) CreateBranch(ctx context.Context, spec store.BranchSpec) (store.
 		if _, err := loadBranch(ctx, w, spec.Name); err == nil {
 			return fmt.Errorf("%w: %q", store.ErrBranchExists, spec.Name)
 		}
-		p, err := s.resolve(ctx, w, store.View{Branch: from, At: spec.At})
-		if err != nil {
-			return err
-		}
-		if spec.At.IsHead() {
-			p.cut = w.rev
-		}
+		p := cut
 		if native {
+			var err error
+			if p, err = s.resolve(ctx, w, store.View{Branch: from, At: spec.At}); err != nil {
+				return err
+			}
+			p.cut = w.rev
 			// DATA BRANCH runs in autocommit on its own connection; the write lock this
 			// transaction holds keeps the parent's tables still meanwhile.
 			created = true
@@ -105,12 +110,8 @@ func (s *Store) CreateBranch(ctx context.Context, spec store.BranchSpec) (store.
 					return err
 				}
 			}
-		} else {
-			for _, stmt := range copySQL(suffix, p.tab.suffix) {
-				if _, err := w.ExecContext(ctx, stmt, p.cut, p.cut); err != nil {
-					return err
-				}
-			}
+		} else if _, err := loadBranch(ctx, w, p.tab.info.Name); err != nil {
+			return err // the copied branch was deleted meanwhile
 		}
 		rev, err := w.bump(ctx)
 		if err != nil {
@@ -122,6 +123,14 @@ func (s *Store) CreateBranch(ctx context.Context, spec store.BranchSpec) (store.
 			forkedAt = snap.info.At
 		case !spec.At.Time.IsZero():
 			forkedAt = micro(spec.At.Time)
+		case p.cut < w.rev:
+			// Commits came after the copied revision: the fork instant is the last one
+			// that still names it.
+			var next time.Time
+			if err := w.QueryRowContext(ctx, "SELECT at FROM day1_commits WHERE rev = ?", p.cut+1).Scan(&next); err != nil {
+				return err
+			}
+			forkedAt = next.UTC().Add(-time.Microsecond)
 		}
 		out = store.Branch{Name: spec.Name, Parent: from, ForkedAt: forkedAt, FromSnap: spec.At.Snapshot,
 			Status: store.BranchActive, Description: spec.Description, Metadata: maps.Clone(spec.Metadata),
@@ -145,6 +154,29 @@ func (s *Store) CreateBranch(ctx context.Context, spec store.BranchSpec) (store.
 		s.ensureBranchIndexes(ctx, suffix)
 	}
 	return out, nil
+}
+
+// copyTables makes a branch's tables shaped like its parent's (templ, the parent's
+// suffix) and copies into them the versions of p's tables visible at p.cut, one
+// connection per kind, the kinds at once.
+func (s *Store) copyTables(ctx context.Context, suffix, templ string, p pos) error {
+	creates, copies := portableCreateSQL(suffix, templ), copySQL(suffix, p.tab.suffix)
+	g, gctx := errgroup.WithContext(ctx)
+	for i, k := range store.Kinds {
+		g.Go(func() error {
+			if _, err := s.db.ExecContext(gctx, creates[i]); err != nil {
+				return err
+			}
+			if slices.Contains(searchKinds, k) {
+				if err := s.prepareCopy(gctx, k, suffix, templ); err != nil {
+					return err
+				}
+			}
+			_, err := s.db.ExecContext(gctx, copies[i], p.cut, p.cut)
+			return err
+		})
+	}
+	return g.Wait()
 }
 
 // allocSuffix takes the next table suffix, "b1", "b2", ...: short, safe identifiers,

@@ -285,12 +285,14 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 			idsByKind[ref.Kind] = append(idsByKind[ref.Kind], ref.ID)
 		}
 		cur := map[key]store.Record{}
+		exists := map[key]bool{} // a current version, perhaps a tombstone
 		for k, list := range idsByKind {
 			rows, err := currentRows(ctx, w, k, tb.suffix, list)
 			if err != nil {
 				return err
 			}
 			for _, r := range rows {
+				exists[key{k, r.id}] = true
 				if !r.deleted {
 					cur[key{k, r.id}] = r.rec
 				}
@@ -299,10 +301,11 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 		var vs []version
 		for _, r := range puts {
 			r = store.WithDefaults(r, w.now)
-			if c := cur[key{r.RecordKind(), r.RecordID()}]; c != nil && store.SameContent(c, r) {
+			k := key{r.RecordKind(), r.RecordID()}
+			if c := cur[k]; c != nil && store.SameContent(c, r) {
 				continue
 			}
-			vs = append(vs, version{ref: store.RefOf(r), rec: r})
+			vs = append(vs, version{ref: store.RefOf(r), rec: r, fresh: !exists[k]})
 		}
 		for _, ref := range plan.Deletes {
 			if cur[key{ref.Kind, ref.ID}] == nil {

@@ -159,29 +159,31 @@ func (s *Store) ensureFullText(ctx context.Context) error {
 	return nil
 }
 
-// prepareCopy readies the empty tables of a branch about to be filled by a portable
-// copy: an IVFFLAT index copied by CREATE TABLE ... LIKE is dropped (its centroids
-// were not computed on the copy's rows, and a search through it is slower than a
-// scan); the FULLTEXT index copied stays.
-func (s *Store) prepareCopy(ctx context.Context, suffix string) error {
-	for _, k := range searchKinds {
-		name := tableName(k, suffix)
-		ix, err := s.loadIndexes(ctx, s.db, name)
+// prepareCopy readies the empty table of kind k of a branch about to be filled by a
+// portable copy from a table like templ's. CREATE TABLE ... LIKE copies the template's
+// indexes: the FULLTEXT index stays; an IVFFLAT index is dropped (its centroids were
+// not computed on the copy's rows, and a search through it is slower than a scan).
+func (s *Store) prepareCopy(ctx context.Context, k store.Kind, suffix, templ string) error {
+	from, err := s.indexesOf(ctx, s.db, tableName(k, templ))
+	if err != nil {
+		return err
+	}
+	name := tableName(k, suffix)
+	if from.ivfKnown {
+		all, err := s.loadIndexes(ctx, s.db, name)
 		if err != nil {
 			return err
 		}
-		t := ix[name]
-		if t.ivfKnown {
+		if t := all[name]; t.ivfKnown {
 			if t.ivf == "" {
 				return fmt.Errorf("day1: matrixone: the IVFFLAT index copied to %s has no name and cannot be dropped", name)
 			}
 			if _, err := s.db.ExecContext(ctx, "DROP INDEX `"+t.ivf+"` ON "+table(k, suffix)); err != nil {
 				return err
 			}
-			t.ivf, t.ivfKnown = "", false
 		}
-		s.indexes.set(name, t)
 	}
+	s.indexes.set(name, tableIndexes{fullText: from.fullText})
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	sq "github.com/Masterminds/squirrel"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/day1ai/day1/internal/textsearch"
 	"github.com/day1ai/day1/store"
@@ -239,23 +240,27 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 		if q.Mode == store.Hybrid {
 			depth = max(q.Limit*3, 50)
 		}
-		var kw, vec []ranked
-		for _, kind := range q.Kinds {
+		// Every retriever on every kind is its own query: they run at once.
+		kws, vecs := make([][]ranked, len(q.Kinds)), make([][]ranked, len(q.Kinds))
+		g, gctx := errgroup.WithContext(ctx)
+		for i, kind := range q.Kinds {
 			if q.Mode != store.Vector && strings.TrimSpace(q.Text) != "" {
-				rs, err := s.keyword(ctx, p, kind, q, depth)
-				if err != nil {
-					return nil, wrap(ctx, "Search", err)
-				}
-				kw = append(kw, rs...)
+				g.Go(func() (err error) {
+					kws[i], err = s.keyword(gctx, p, kind, q, depth)
+					return err
+				})
 			}
 			if q.Mode != store.Keyword && len(q.Vector) > 0 {
-				rs, err := s.vectorSearch(ctx, p, kind, q, depth)
-				if err != nil {
-					return nil, wrap(ctx, "Search", err)
-				}
-				vec = append(vec, rs...)
+				g.Go(func() (err error) {
+					vecs[i], err = s.vectorSearch(gctx, p, kind, q, depth)
+					return err
+				})
 			}
 		}
+		if err := g.Wait(); err != nil {
+			return nil, wrap(ctx, "Search", err)
+		}
+		kw, vec := slices.Concat(kws...), slices.Concat(vecs...)
 		return fused(p, q, kw, vec), nil
 	})
 }
@@ -268,16 +273,6 @@ func (s *Store) keyword(ctx context.Context, p pos, kind store.Kind, q store.Sea
 	if len(terms) == 0 {
 		return nil, nil
 	}
-	t := table(kind, p.tab.suffix)
-	var n, sumLen int64
-	if err := s.db.QueryRowContext(ctx, "SELECT COUNT(*), COALESCE(SUM(doc_len), 0) FROM "+t+
-		" WHERE rev <= ? AND next_rev > ? AND deleted = 0", p.cut, p.cut).Scan(&n, &sumLen); err != nil {
-		return nil, err
-	}
-	if n == 0 {
-		return nil, nil
-	}
-	avg := float64(sumLen) / float64(n)
 	list := make([]string, 0, len(terms))
 	for term := range terms {
 		list = append(list, term)
@@ -291,43 +286,59 @@ func (s *Store) keyword(ctx context.Context, p pos, kind store.Kind, q store.Sea
 		}
 		fullText = ix.fullText
 	}
-	query, args := keywordSQL(kind, p, list, fullText)
-	if fullText {
-		s.fullTextQueries.Add(1)
-	}
-	rs, err := s.db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rs.Close()
 	type cand struct {
 		r  row
 		tf map[string]int
 	}
-	var cands []cand
-	df := map[string]int{}
-	for rs.Next() {
-		var tokens string
-		r, err := scanRow(kind, rs, &tokens)
-		if err != nil {
-			return nil, err
+	var (
+		n, sumLen int64
+		cands     []cand
+		df        = map[string]int{}
+	)
+	// The collection statistics and the candidates are two queries, run at once.
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		return s.db.QueryRowContext(gctx, "SELECT COUNT(*), COALESCE(SUM(doc_len), 0) FROM "+table(kind, p.tab.suffix)+
+			" WHERE rev <= ? AND next_rev > ? AND deleted = 0", p.cut, p.cut).Scan(&n, &sumLen)
+	})
+	g.Go(func() error {
+		query, args := keywordSQL(kind, p, list, fullText)
+		if fullText {
+			s.fullTextQueries.Add(1)
 		}
-		tf := map[string]int{}
-		for _, tok := range strings.Fields(tokens) {
-			if _, ok := terms[tok]; ok {
-				tf[tok]++
+		rs, err := s.db.QueryContext(gctx, query, args...)
+		if err != nil {
+			return err
+		}
+		defer rs.Close()
+		for rs.Next() {
+			var tokens string
+			r, err := scanRow(kind, rs, &tokens)
+			if err != nil {
+				return err
+			}
+			tf := map[string]int{}
+			for _, tok := range strings.Fields(tokens) {
+				if _, ok := terms[tok]; ok {
+					tf[tok]++
+				}
+			}
+			for term := range tf {
+				df[term]++
+			}
+			if len(tf) > 0 && q.Filter.Match(r.rec) {
+				cands = append(cands, cand{r, tf})
 			}
 		}
-		for term := range tf {
-			df[term]++
-		}
-		if len(tf) > 0 && q.Filter.Match(r.rec) {
-			cands = append(cands, cand{r, tf})
-		}
-	}
-	if err := rs.Err(); err != nil {
+		return rs.Err()
+	})
+	if err := g.Wait(); err != nil {
 		return nil, err
 	}
+	if n == 0 {
+		return nil, nil
+	}
+	avg := float64(sumLen) / float64(n)
 	out := make([]ranked, 0, len(cands))
 	for _, c := range cands {
 		var score float64

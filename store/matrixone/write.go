@@ -66,12 +66,17 @@ func (s *Store) put(ctx context.Context, branch string, recs []store.Record, opt
 			ids[r.RecordKind()] = append(ids[r.RecordKind()], r.RecordID())
 		}
 		cur := map[key]store.Record{}
+		absent := map[key]bool{}
 		for k, list := range ids {
 			rows, err := currentRows(ctx, w, k, b.suffix, list)
 			if err != nil {
 				return err
 			}
+			for _, id := range list {
+				absent[key{k, id}] = true
+			}
 			for _, r := range rows {
+				delete(absent, key{k, r.id})
 				if !r.deleted {
 					cur[key{k, r.id}] = r.rec
 				}
@@ -93,7 +98,7 @@ func (s *Store) put(ctx context.Context, branch string, recs []store.Record, opt
 		if len(bw.order) == 0 {
 			return nil
 		}
-		return s.commitWrites(ctx, w, b, bw.versions())
+		return s.commitWrites(ctx, w, b, bw.versions(absent))
 	})
 	if err != nil {
 		return nil, err
@@ -123,13 +128,21 @@ type batchWrite struct {
 	pos     map[key]int      // index in order
 	norms   map[string][]key // normalised text -> facts of the batch written with it
 	normOf  map[key]string   // the normalised text of each fact of the batch
-	invNorm map[key]float32  // 1/|embedding| of the batch's facts (0: none)
-	facts   []key            // the batch's facts, in order
+	facts   []batchFact      // the batch's facts, in order
+	factAt  map[key]int      // index in facts
+}
+
+// batchFact is what the similarity check reads of a fact the batch wrote.
+type batchFact struct {
+	k    key
+	emb  []float32
+	inv  float32 // 1/|emb|, 0 when it has none
+	live bool
 }
 
 func newBatchWrite(cur map[key]store.Record) *batchWrite {
 	return &batchWrite{cur: cur, overlay: map[key]store.Record{}, pos: map[key]int{}, norms: map[string][]key{},
-		normOf: map[key]string{}, invNorm: map[key]float32{}}
+		normOf: map[key]string{}, factAt: map[key]int{}}
 }
 
 func (bw *batchWrite) add(r store.Record) {
@@ -138,7 +151,8 @@ func (bw *batchWrite) add(r store.Record) {
 		bw.pos[k] = len(bw.order)
 		bw.order = append(bw.order, k)
 		if k.kind == store.KindFact {
-			bw.facts = append(bw.facts, k)
+			bw.factAt[k] = len(bw.facts)
+			bw.facts = append(bw.facts, batchFact{k: k})
 		}
 	}
 	bw.overlay[k] = r
@@ -147,12 +161,15 @@ func (bw *batchWrite) add(r store.Record) {
 			bw.normOf[k] = n
 			bw.norms[n] = append(bw.norms[n], k)
 		}
-		bw.invNorm[k] = 0
+		bf := batchFact{k: k, emb: f.Embedding, live: f.Status.Live()}
 		if len(f.Embedding) > 0 {
 			if n := vecmath.Norm(f.Embedding); n > 0 {
-				bw.invNorm[k] = 1 / n
+				bf.inv = 1 / n
 			}
 		}
+		bw.facts[bw.factAt[k]] = bf
+	} else if i, ok := bw.factAt[k]; ok {
+		bw.facts[i].live = false // a tombstone
 	}
 }
 
@@ -174,14 +191,17 @@ func (bw *batchWrite) resolve(r row) store.Record {
 
 // version is one version to write: a record, or a tombstone of ref.
 type version struct {
-	ref store.Ref
-	rec store.Record // nil for a tombstone
+	ref   store.Ref
+	rec   store.Record // nil for a tombstone
+	fresh bool         // the id has no current version (not even a tombstone) to close
 }
 
-func (bw *batchWrite) versions() []version {
+// versions returns the versions the batch writes; absent holds the keys known to have
+// no current version.
+func (bw *batchWrite) versions(absent map[key]bool) []version {
 	out := make([]version, len(bw.order))
 	for i, k := range bw.order {
-		out[i] = version{ref: store.Ref{Kind: k.kind, ID: k.id}, rec: bw.overlay[k]}
+		out[i] = version{ref: store.Ref{Kind: k.kind, ID: k.id}, rec: bw.overlay[k], fresh: absent[k]}
 	}
 	return out
 }
@@ -412,19 +432,20 @@ func nearDuplicate(bw *batchWrite, dc *dupCandidates, i int, f store.Fact, thres
 		seen[r.id] = true
 		consider(bw.resolve(r))
 	}
-	for _, k := range bw.facts {
-		inv := bw.invNorm[k]
-		if seen[k.id] || inv == 0 {
+	var bestOwn *key
+	for i := range bw.facts {
+		bf := &bw.facts[i]
+		if !bf.live || bf.inv == 0 || len(bf.emb) != len(f.Embedding) || seen[bf.k.id] {
 			continue
 		}
-		c, ok := live(bw.overlay[k])
-		if !ok || len(c.Embedding) != len(f.Embedding) {
-			continue
-		}
-		sim := float64(vecmath.Dot(f.Embedding, c.Embedding) * fInv * inv)
+		sim := float64(vecmath.Dot(f.Embedding, bf.emb) * fInv * bf.inv)
 		if sim >= threshold && sim > bestSim {
-			best, bestSim = &c, sim
+			best, bestSim, bestOwn = nil, sim, &bf.k
 		}
+	}
+	if bestOwn != nil {
+		c := bw.overlay[*bestOwn].(store.Fact)
+		best = &c
 	}
 	return best, bestSim
 }
@@ -469,7 +490,8 @@ func queryRows(ctx context.Context, q queryer, k store.Kind, query string, args 
 const insertChunk = 100
 
 // commitWrites allocates the transaction's revision and writes versions to branch b:
-// the current version of each id is closed (next_rev) and the new one inserted.
+// the current version of each id is closed (next_rev; none for a fresh version) and
+// the new one inserted.
 func (s *Store) commitWrites(ctx context.Context, w *writeTx, b branchRow, vs []version) error {
 	rev, err := w.bump(ctx)
 	if err != nil {
@@ -495,7 +517,13 @@ func (s *Store) commitWrites(ctx context.Context, w *writeTx, b branchRow, vs []
 		}
 		w.added[b.suffix][k] += len(list)
 		t := table(k, b.suffix)
-		for _, chunk := range chunks(list, 200) {
+		var closing []version
+		for _, v := range list {
+			if !v.fresh {
+				closing = append(closing, v)
+			}
+		}
+		for _, chunk := range chunks(closing, 200) {
 			args := []any{rev, int64(never)}
 			for _, v := range chunk {
 				args = append(args, v.ref.ID)

@@ -16,7 +16,7 @@ CREATE TABLE IF NOT EXISTS facts_b0 (
 	norm_key     VARCHAR(16)  NOT NULL DEFAULT '',
 	tokens       TEXT         NOT NULL,
 	doc_len      INT          NOT NULL DEFAULT 0,
-	dup_code     VARCHAR(80)  NOT NULL DEFAULT '',
+	dup_code     VARCHAR(160) NOT NULL DEFAULT '',
 	embedding    vecf32({{dims}}) NULL,
 	category     VARCHAR(255) NOT NULL DEFAULT '',
 	confidence   DOUBLE       NOT NULL DEFAULT 0,
