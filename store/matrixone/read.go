@@ -268,9 +268,19 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 // keyword scores BM25 over the documents of a kind the position sees. Document count,
 // average length and document frequencies are those of the position, unfiltered, so a
 // read in the past scores as a read then did.
+//
+// It reads in two steps: the candidates' ids, lengths and tokens (and whether they pass
+// the filter's SQL conditions), enough to score them all; then the whole records of
+// the best ones only, by primary key, checked against the whole filter in Go, until k
+// pass. A common word matches thousands of rows whose embeddings and texts would
+// otherwise all cross the wire.
 func (s *Store) keyword(ctx context.Context, p pos, kind store.Kind, q store.SearchQuery, k int) ([]ranked, error) {
 	terms := textsearch.TermFreqs(textsearch.Tokenize(q.Text))
 	if len(terms) == 0 {
+		return nil, nil
+	}
+	conds, possible, _ := filterSQL(kind, q.Filter)
+	if !possible {
 		return nil, nil
 	}
 	list := make([]string, 0, len(terms))
@@ -287,8 +297,11 @@ func (s *Store) keyword(ctx context.Context, p pos, kind store.Kind, q store.Sea
 		fullText = ix.fullText
 	}
 	type cand struct {
-		r  row
-		tf map[string]int
+		vid    int64
+		id     string
+		docLen int
+		tf     map[string]int
+		score  float64
 	}
 	var (
 		n, sumLen int64
@@ -302,7 +315,7 @@ func (s *Store) keyword(ctx context.Context, p pos, kind store.Kind, q store.Sea
 			" WHERE rev <= ? AND next_rev > ? AND deleted = 0", p.cut, p.cut).Scan(&n, &sumLen)
 	})
 	g.Go(func() error {
-		query, args := keywordSQL(kind, p, list, fullText)
+		query, args := keywordSQL(kind, p, list, fullText, conds)
 		if fullText {
 			s.fullTextQueries.Add(1)
 		}
@@ -312,22 +325,23 @@ func (s *Store) keyword(ctx context.Context, p pos, kind store.Kind, q store.Sea
 		}
 		defer rs.Close()
 		for rs.Next() {
+			var c cand
 			var tokens string
-			r, err := scanRow(kind, rs, &tokens)
-			if err != nil {
+			var pass bool
+			if err := rs.Scan(&c.vid, &c.id, &c.docLen, &tokens, &pass); err != nil {
 				return err
 			}
-			tf := map[string]int{}
+			c.tf = map[string]int{}
 			for _, tok := range strings.Fields(tokens) {
 				if _, ok := terms[tok]; ok {
-					tf[tok]++
+					c.tf[tok]++
 				}
 			}
-			for term := range tf {
+			for term := range c.tf {
 				df[term]++
 			}
-			if len(tf) > 0 && q.Filter.Match(r.rec) {
-				cands = append(cands, cand{r, tf})
+			if len(c.tf) > 0 && pass {
+				cands = append(cands, c)
 			}
 		}
 		return rs.Err()
@@ -335,31 +349,73 @@ func (s *Store) keyword(ctx context.Context, p pos, kind store.Kind, q store.Sea
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	if n == 0 {
+	if n == 0 || len(cands) == 0 {
 		return nil, nil
 	}
 	avg := float64(sumLen) / float64(n)
-	out := make([]ranked, 0, len(cands))
-	for _, c := range cands {
-		var score float64
+	for i := range cands {
+		c := &cands[i]
 		for _, term := range list {
 			if tf := c.tf[term]; tf > 0 {
-				score += textsearch.DefaultBM25.Score(tf, c.r.docLen, avg, textsearch.DefaultBM25.IDF(df[term], int(n)))
+				c.score += textsearch.DefaultBM25.Score(tf, c.docLen, avg, textsearch.DefaultBM25.IDF(df[term], int(n)))
 			}
 		}
-		out = append(out, ranked{c.r.rec, score})
 	}
-	return topRanked(out, k), nil
+	// Best first, ties by id, as topRanked orders hits of one kind.
+	slices.SortFunc(cands, func(a, b cand) int {
+		if a.score != b.score {
+			if a.score > b.score {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.id, b.id)
+	})
+	out := make([]ranked, 0, k)
+	chunk := max(k, 32)
+	for lo := 0; lo < len(cands) && len(out) < k; lo += chunk {
+		part := cands[lo:min(lo+chunk, len(cands))]
+		args := make([]any, len(part))
+		for i, c := range part {
+			args[i] = c.vid
+		}
+		rs, err := s.db.QueryContext(ctx, "SELECT "+specs[kind].selectCols()+", vid FROM "+table(kind, p.tab.suffix)+
+			" WHERE vid IN ("+placeholders(len(part))+")", args...)
+		if err != nil {
+			return nil, err
+		}
+		recs := make(map[int64]store.Record, len(part))
+		for rs.Next() {
+			var vid int64
+			r, err := scanRow(kind, rs, &vid)
+			if err != nil {
+				rs.Close()
+				return nil, err
+			}
+			recs[vid] = r.rec
+		}
+		rs.Close()
+		if err := rs.Err(); err != nil {
+			return nil, err
+		}
+		for _, c := range part {
+			if r := recs[c.vid]; r != nil && q.Filter.Match(r) && len(out) < k {
+				out = append(out, ranked{r, c.score})
+			}
+		}
+	}
+	return out, nil
 }
 
-// keywordSQL selects the visible documents holding any of the terms, with their tokens.
-// With fullText, the table's FULLTEXT index finds them (MATCH ... AGAINST in natural
-// language mode matches any of the words); otherwise INSTR scans the tokens column for
-// " term ". The full-text candidates are a superset of the scan's (the server's parser
-// splits the space-separated tokens back into the same words; TestFullTextCandidates
-// checks it on the server), and the scoring in Go reads the tokens, so both give the
-// same hits and scores.
-func keywordSQL(kind store.Kind, p pos, terms []string, fullText bool) (string, []any) {
+// keywordSQL selects, for every visible document holding any of the terms, its vid,
+// id, length and tokens, and whether it passes conds (the filter's SQL part). With
+// fullText, the table's FULLTEXT index finds the documents (MATCH ... AGAINST in
+// natural language mode matches any of the words); otherwise INSTR scans the tokens
+// column for " term ". The full-text candidates are a superset of the scan's (the
+// server's parser splits the space-separated tokens back into the same words;
+// TestKeywordPaths checks it on the server), and the scoring in Go reads the tokens,
+// so both give the same hits and scores.
+func keywordSQL(kind store.Kind, p pos, terms []string, fullText bool, conds sq.And) (string, []any) {
 	var match sq.Sqlizer
 	if fullText {
 		match = sq.Expr("MATCH(tokens) AGAINST(? IN NATURAL LANGUAGE MODE)", strings.Join(terms, " "))
@@ -370,7 +426,15 @@ func keywordSQL(kind store.Kind, p pos, terms []string, fullText bool) (string, 
 		}
 		match = or
 	}
-	query, args, err := psql.Select(specs[kind].selectCols() + ", tokens").From(table(kind, p.tab.suffix)).
+	var pass sq.Sqlizer = sq.Expr("1")
+	if len(conds) > 0 {
+		cq, cargs, err := conds.ToSql()
+		if err != nil {
+			panic(err)
+		}
+		pass = sq.Expr("CASE WHEN "+cq+" THEN 1 ELSE 0 END", cargs...)
+	}
+	query, args, err := psql.Select("vid", "id", "doc_len", "tokens").Column(pass).From(table(kind, p.tab.suffix)).
 		Where(visible(p.cut)).Where(match).ToSql()
 	if err != nil {
 		panic(err)

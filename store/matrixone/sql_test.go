@@ -161,12 +161,15 @@ func TestSearchSQL(t *testing.T) {
 	if got := vectorCandidates(10); got != 64 {
 		t.Errorf("vectorCandidates(10) = %d", got)
 	}
-	q, args = keywordSQL(store.KindFact, p, []string{"auth", "user_id"}, false)
-	if !strings.Contains(q, "(INSTR(tokens, ?) > 0 OR INSTR(tokens, ?) > 0)") || args[2] != " auth " || args[3] != " user_id " {
+	q, args = keywordSQL(store.KindFact, p, []string{"auth", "user_id"}, false, nil)
+	if !strings.HasPrefix(q, "SELECT vid, id, doc_len, tokens, 1 FROM `facts_b0`") ||
+		!strings.Contains(q, "(INSTR(tokens, ?) > 0 OR INSTR(tokens, ?) > 0)") || args[2] != " auth " || args[3] != " user_id " {
 		t.Errorf("keywordSQL = %s %v", q, args)
 	}
-	q, args = keywordSQL(store.KindFact, p, []string{"auth", "user_id"}, true)
-	if !strings.Contains(q, "MATCH(tokens) AGAINST(? IN NATURAL LANGUAGE MODE)") || len(args) != 3 || args[2] != "auth user_id" {
+	conds, _, _ := filterSQL(store.KindFact, store.Filter{Category: "auth'--"})
+	q, args = keywordSQL(store.KindFact, p, []string{"auth", "user_id"}, true, conds)
+	if !strings.Contains(q, "CASE WHEN (category = ?) THEN 1 ELSE 0 END") || !strings.Contains(q, "MATCH(tokens) AGAINST(? IN NATURAL LANGUAGE MODE)") ||
+		len(args) != 4 || args[0] != "auth'--" || args[3] != "auth user_id" {
 		t.Errorf("keywordSQL full-text = %s %v", q, args)
 	}
 }
