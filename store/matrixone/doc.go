@@ -29,7 +29,10 @@
 //     revision committed then, from day1_commits) selects rev <= cut < next_rev, so
 //     time travel is exact and costs what a read at the head costs, with no server
 //     snapshot or retention window (Options.Retention bounds instant reads anyway,
-//     leaving room to prune history later);
+//     leaving room to prune history later). The server's {timestamp='...'} reads,
+//     even under a database PITR, fail before a table existed and see a commit at the
+//     server's commit time rather than the store's commit instant
+//     (TestQuirkPITRTimeTravel), so they are not used;
 //   - a read of a branch at a point before it was created reads its parent as of
 //     min(point, fork), recursively, like the embedded store;
 //   - a diff reads, on each side, the current rows written after the merge base's
@@ -42,8 +45,10 @@
 // (MatrixOne 3.x, zero-copy, Capabilities.BranchPath "native"); otherwise, and for
 // forks from the past, with CREATE TABLE ... LIKE and an INSERT ... SELECT of the
 // versions visible at the fork (Capabilities.BranchPath "portable"): a copy whose cost
-// grows with the size of the parent. Writes wait while it runs, so a fork is
-// consistent.
+// grows with the size of the parent, one statement per kind, the kinds in parallel.
+// The copy reads the revision committed when it starts and runs without the write
+// lock: versions visible at a revision never change, so writers go on meanwhile and
+// the fork is still consistent.
 //
 // # Search
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -420,5 +421,129 @@ func TestQuirkIVFFlatOrder(t *testing.T) {
 	t.Logf("orders served by the index: %v", got)
 	if !got["l2_distance(emb, cast('[1,0]' AS vecf32(2)))"] {
 		t.Errorf("the IVFFLAT index does not serve the order the store uses")
+	}
+}
+
+// TestQuirkPITRTimeTravel records what a database-level PITR gives {timestamp='...'}
+// reads of the store's tables, and why reads at an instant use the store's own version
+// history instead:
+//
+//   - under the PITR, reads at instants after a table was created return that
+//     instant's rows, also for instants before the PITR was created (recent enough
+//     that nothing was collected) and across tables in one query;
+//   - at an instant before a table was created the read fails ("table ... does not
+//     exist", 1064) even under the PITR: branch tables are created all the time, and a
+//     branch read before its creation must read its parent instead;
+//   - outside the PITR's range the read fails ("no corresponding snapshot");
+//   - DROP DATABASE leaves the database's PITR in mo_catalog.mo_pitr: a store that made
+//     one would have to drop it itself;
+//   - a transaction's rows appear at its commit timestamp, taken by the server at
+//     COMMIT: an instant after the transaction's statements ran but before it committed
+//     reads without them. The store stamps a commit with its own clock (Options.Now)
+//     when it takes the write lock, so server instants and store instants name
+//     different states around every commit.
+//
+// So a PITR would not make instant reads exact for the store; the store's own history
+// (rev, next_rev, day1_commits) does, and needs no retention window.
+func TestQuirkPITRTimeTravel(t *testing.T) {
+	t.Parallel()
+	c := serverConn(t)
+	ctx := t.Context()
+	var db string
+	if err := c.QueryRowContext(ctx, "SELECT database()").Scan(&db); err != nil {
+		t.Fatal(err)
+	}
+	now := func() string {
+		t.Helper()
+		time.Sleep(300 * time.Millisecond)
+		var s string
+		if err := c.QueryRowContext(ctx, "SELECT DATE_FORMAT(NOW(6), '%Y-%m-%d %H:%i:%s.%f')").Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(300 * time.Millisecond)
+		return s
+	}
+	read := func(q string) string {
+		var n int
+		if err := c.QueryRowContext(ctx, q).Scan(&n); err != nil {
+			if mysqlErr(err) != 0 {
+				return fmt.Sprintf("error %d", mysqlErr(err))
+			}
+			return "error"
+		}
+		return fmt.Sprint(n)
+	}
+	beforeTable := now()
+	mustExec(t, c, "CREATE TABLE pa (id INT PRIMARY KEY)")
+	mustExec(t, c, "INSERT INTO pa VALUES (1)")
+	beforePITR := now()
+	pitr := "day1_pitr_" + db
+	if _, err := c.ExecContext(ctx, "CREATE PITR "+pitr+" FOR DATABASE "+db+" RANGE 1 'h'"); err != nil {
+		t.Skipf("capability PITR is missing: %v", err)
+	}
+	t.Cleanup(func() { c.ExecContext(context.WithoutCancel(ctx), "DROP PITR "+pitr) })
+	mustExec(t, c, "INSERT INTO pa VALUES (2)")
+	afterSecond := now()
+	mustExec(t, c, "CREATE TABLE pb (id INT PRIMARY KEY)")
+	mustExec(t, c, "INSERT INTO pb VALUES (2)")
+	afterPB := now()
+	mustExec(t, c, "DELETE FROM pa")
+	// A transaction whose statements run well before its commit.
+	tx, err := c.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, "INSERT INTO pa VALUES (3)"); err != nil {
+		t.Fatal(err)
+	}
+	var inTx string
+	if err := tx.QueryRowContext(ctx, "SELECT DATE_FORMAT(NOW(6), '%Y-%m-%d %H:%i:%s.%f')").Scan(&inTx); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(600 * time.Millisecond)
+	beforeCommit := now()
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	afterCommit := now()
+	var longAgo string
+	c.QueryRowContext(ctx, "SELECT DATE_FORMAT(DATE_SUB(NOW(6), INTERVAL 2 HOUR), '%Y-%m-%d %H:%i:%s.%f')").Scan(&longAgo)
+	at := func(table, ts string) string { return "SELECT COUNT(*) FROM " + table + " {timestamp='" + ts + "'}" }
+	got := map[string]string{
+		"pa before it existed":      read(at("pa", beforeTable)),
+		"pa before the PITR":        read(at("pa", beforePITR)),
+		"pa after the second row":   read(at("pa", afterSecond)),
+		"pb before it existed":      read(at("pb", afterSecond)),
+		"pa join pb":                read("SELECT COUNT(*) FROM pa {timestamp='" + afterPB + "'} JOIN pb {timestamp='" + afterPB + "'} ON pa.id = pb.id"),
+		"pa two hours ago":          read(at("pa", longAgo)),
+		"pa inside the transaction": read(at("pa", inTx)),
+		"pa after the statements":   read(at("pa", beforeCommit)),
+		"pa after the commit":       read(at("pa", afterCommit)),
+	}
+	want := map[string]string{
+		"pa before it existed":      "error 1064",
+		"pa before the PITR":        "1",
+		"pa after the second row":   "2",
+		"pb before it existed":      "error 1064",
+		"pa join pb":                "1",
+		"pa two hours ago":          "error 20203",
+		"pa inside the transaction": "0",
+		"pa after the statements":   "0",
+		"pa after the commit":       "1",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("{timestamp} reads under a database PITR (-2024-11 build +this server):\n%s", d)
+	}
+	// DROP DATABASE keeps the PITR.
+	other := "day1_pitr_drop_" + db
+	mustExec(t, c, "CREATE DATABASE "+other)
+	mustExec(t, c, "CREATE PITR "+pitr+"_d FOR DATABASE "+other+" RANGE 1 'h'")
+	t.Cleanup(func() { c.ExecContext(context.WithoutCancel(ctx), "DROP PITR "+pitr+"_d") })
+	mustExec(t, c, "DROP DATABASE "+other)
+	var n int
+	if err := c.QueryRowContext(ctx, "SELECT COUNT(*) FROM mo_catalog.mo_pitr WHERE pitr_name = ?", pitr+"_d").Scan(&n); err != nil {
+		t.Logf("reading mo_catalog.mo_pitr: %v", err)
+	} else if n != 1 {
+		t.Logf("this server dropped the PITR with its database (%d rows)", n)
 	}
 }
