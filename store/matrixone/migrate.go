@@ -144,6 +144,39 @@ func (s *Store) migrate(ctx context.Context) error {
 // migration's statements. Each is idempotent.
 var goSteps = map[int]func(s *Store, ctx context.Context, ms []migration) error{
 	4: (*Store).rekeyTables,
+	5: (*Store).widenDupCode,
+}
+
+// dupCodeWidth is the width of the dup_code column (see migration 002).
+const dupCodeWidth = 160
+
+// widenDupCode widens the dup_code column of every facts table narrower than
+// dupCodeWidth.
+func (s *Store) widenDupCode(ctx context.Context, _ []migration) error {
+	rs, err := s.db.QueryContext(ctx, `SELECT table_name FROM information_schema.columns
+		WHERE table_schema = ? AND column_name = 'dup_code' AND character_maximum_length < ?`, s.dbName, dupCodeWidth)
+	if err != nil {
+		return wrap(ctx, "migrate", err)
+	}
+	var tables []string
+	for rs.Next() {
+		var t string
+		if err := rs.Scan(&t); err != nil {
+			rs.Close()
+			return wrap(ctx, "migrate", err)
+		}
+		tables = append(tables, t)
+	}
+	rs.Close()
+	if err := rs.Err(); err != nil {
+		return wrap(ctx, "migrate", err)
+	}
+	for _, t := range tables {
+		if _, err := s.db.ExecContext(ctx, fmt.Sprintf("ALTER TABLE `%s` MODIFY COLUMN dup_code VARCHAR(%d) NOT NULL DEFAULT ''", t, dupCodeWidth)); err != nil {
+			return wrap(ctx, "migrate", err)
+		}
+	}
+	return nil
 }
 
 // rekeyTables rebuilds the record tables made before migration 004 (primary key

@@ -413,3 +413,32 @@ func TestMigrationRekeysOldTables(t *testing.T) {
 		}
 	}
 }
+
+// TestMigrationWidensDupCode narrows dup_code back to the width 256-bit codes had and
+// opens the database again: migration 005 widens it, and facts with 384-dimension
+// embeddings (512-bit codes) can be written.
+func TestMigrationWidensDupCode(t *testing.T) {
+	t.Parallel()
+	dsn := testDatabase(t)
+	s := openWith(t, dsn, func(o *matrixone.Options) { o.Dimensions = 384 })
+	ctx := t.Context()
+	for _, q := range []string{
+		"ALTER TABLE facts_b0 MODIFY COLUMN dup_code VARCHAR(80) NOT NULL DEFAULT ''",
+		"DELETE FROM day1_migrations WHERE version = 5",
+	} {
+		if _, err := s.DB().ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	s.Close()
+	s2 := openWith(t, dsn, func(o *matrixone.Options) { o.Dimensions = 384 })
+	defer s2.Close()
+	var width int
+	if err := s2.DB().QueryRowContext(ctx, "SELECT character_maximum_length FROM information_schema.columns WHERE table_schema = database() AND table_name = 'facts_b0' AND column_name = 'dup_code'").Scan(&width); err != nil || width != 160 {
+		t.Errorf("dup_code width %d (%v); want 160", width, err)
+	}
+	r := rand.New(rand.NewPCG(1, 1))
+	if _, err := s2.Put(ctx, "main", []store.Record{store.Fact{ID: "f", Text: "a fact with a code", Embedding: unit(r, 384)}}, store.PutOptions{DedupeThreshold: 0.9}); err != nil {
+		t.Errorf("Put after the migration: %v", err)
+	}
+}

@@ -1,0 +1,4 @@
+-- Near-duplicate codes of 512 bits. Tables made in the shape of 002_branch_tables.sql
+-- while it gave dup_code VARCHAR(80) (256-bit codes) are widened to VARCHAR(160) by
+-- this migration's Go step (widenDupCode); it has no statement. Shorter codes left in
+-- them read as unknown, so their facts stay near-duplicate candidates.
