@@ -244,11 +244,11 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 		if from != nil && (from.rec == nil || from.ord < 0 || !store.SameContent(from.rec, r)) {
 			from = nil
 		}
-		var t *docTerms
+		h := hint{from: from}
 		if terms != nil {
-			t = &terms[i]
+			h.terms = &terms[i]
 		}
-		s.addVersion(tb, k, r, from, t, false)
+		s.addVersion(tb, k, r, false, h)
 		if s.log != nil {
 			o := putOp(r)
 			o.Name = plan.Target

@@ -22,10 +22,6 @@ type kindIndex struct {
 	dim      int        // embedding length
 	rot      *vecmath.Rotation
 	scratch  []float32
-	// lastEmb and lastCode remember the code the near-duplicate check computed for a
-	// new fact, so indexing the same embedding right after does not rotate it again.
-	lastEmb  *float32
-	lastCode []uint64
 	texts    map[uint64][]*version // by hash of the normalised text, for exact-text dedupe
 	bands    *bandIndex            // near-duplicate candidates, for codes of 4 words or more
 }
@@ -52,15 +48,28 @@ func newKindIndex() *kindIndex {
 	return &kindIndex{postings: map[string][]posting{}, texts: map[uint64][]*version{}}
 }
 
-func textKey(s string) uint64 { return maphash.String(textSeed, store.NormText(s)) }
+func textKey(s string) uint64 { return normKey(store.NormText(s)) }
 
-// add indexes v. orig is the embedding v's record was written with, before the store
-// copied it; a code computed for it by the near-duplicate check is reused. from, when
-// not nil, is an indexed version with the same content (the source of a merge), whose
-// text hash and code are reused. terms, when not nil, is the analysis of a text that
-// may be v's, made ahead (analyzeAll).
-func (ix *kindIndex) add(v *version, orig []float32, from *version, terms *docTerms) {
+// normKey hashes a text already folded by store.NormText.
+func normKey(norm string) uint64 { return maphash.String(textSeed, norm) }
+
+// hint is what a write already knows about a record it indexes, so that indexing does
+// not compute it again. Every field is optional.
+type hint struct {
+	// from is an indexed version with the same content (the source of a merge), whose
+	// text hash, norm and code are reused.
+	from *version
+	// terms is the analysis of a text made ahead (analyzeAll); used when the text is
+	// the record's.
+	terms *docTerms
+	// code is the code of the record's embedding, computed by the near-duplicate check.
+	code []uint64
+}
+
+// add indexes v.
+func (ix *kindIndex) add(v *version, h hint) {
 	text := store.SearchText(v.rec)
+	terms := h.terms
 	if terms == nil || terms.text != text {
 		t := analyze(text)
 		terms = &t
@@ -80,6 +89,7 @@ func (ix *kindIndex) add(v *version, orig []float32, from *version, terms *docTe
 		return
 	}
 	var n float32
+	from := h.from
 	if from != nil && from.inv != 0 {
 		n = 1 / from.inv
 	} else {
@@ -106,12 +116,11 @@ func (ix *kindIndex) add(v *version, orig []float32, from *version, terms *docTe
 	switch {
 	case from != nil && from.vi >= 0:
 		ix.codes = append(ix.codes, ix.code(int(from.vi))...)
-	case len(orig) > 0 && &orig[0] == ix.lastEmb:
-		ix.codes = append(ix.codes, ix.lastCode...)
+	case len(h.code) == ix.words:
+		ix.codes = append(ix.codes, h.code...)
 	default:
 		ix.codes = ix.appendCode(ix.codes, emb)
 	}
-	ix.lastEmb, ix.lastCode = nil, nil
 	if ix.bands != nil {
 		ix.bands.add(ix.codes[len(ix.codes)-ix.words:])
 	}

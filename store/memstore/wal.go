@@ -290,7 +290,7 @@ func (s *Store) replayOp(o op, at time.Time) error {
 		if emb := store.EmbeddingOf(r); len(emb) > 0 && s.dims == 0 {
 			s.dims = len(emb)
 		}
-		s.applyPut(b, r, nil)
+		s.applyPut(b, r)
 	case opDelete:
 		b, ok := s.branches[o.Name]
 		if !ok {

@@ -65,18 +65,21 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 		if pre != nil {
 			m = pre[i]
 		}
-		res, writes := s.decide(head, r, opts.DedupeThreshold, stamp, m)
+		res, writes, code := s.decide(head, r, opts.DedupeThreshold, stamp, m)
 		if len(writes) == 0 {
 			s.slab = slab
-			s.index[store.KindFact].lastEmb = nil
 		}
-		var t *docTerms
+		h := hint{code: code}
 		if terms != nil {
-			t = &terms[i]
+			h.terms = &terms[i]
 		}
 		for _, w := range writes {
+			wh := h
+			if w.RecordID() != r.RecordID() {
+				wh = hint{} // the superseded fact: neither the text nor the code are its
+			}
 			// Every write holds an embedding of the store's: r's, or a stored version's.
-			s.addVersion(b, key{w.RecordKind(), w.RecordID()}, w, nil, t, true)
+			s.addVersion(b, key{w.RecordKind(), w.RecordID()}, w, true, wh)
 			if s.log != nil {
 				ops = append(ops, putOp(w))
 			}
@@ -98,26 +101,27 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 
 // decide says what writing r does: nothing, a new version, or a new fact superseding a
 // near-duplicate. It reads the branch head, which includes earlier records of the batch.
-func (s *Store) decide(head view, r store.Record, threshold float64, now time.Time, pre *match) (store.PutResult, []store.Record) {
+// code, when not nil, is the code of r's embedding the near-duplicate check computed.
+func (s *Store) decide(head view, r store.Record, threshold float64, now time.Time, pre *match) (res store.PutResult, writes []store.Record, code []uint64) {
 	k := key{r.RecordKind(), r.RecordID()}
 	if cur := head.get(k); cur != nil {
 		if store.SameContent(cur, store.StampLike(r, cur)) {
-			return store.PutResult{Record: store.Clone(cur), Outcome: store.Deduplicated}, nil
+			return store.PutResult{Record: store.Clone(cur), Outcome: store.Deduplicated}, nil, nil
 		}
 		r = store.KeepCreated(store.WithDefaults(r, now), cur, r.RecordTime().IsZero())
-		return store.PutResult{Record: store.Clone(r), Outcome: store.Updated}, []store.Record{r}
+		return store.PutResult{Record: store.Clone(r), Outcome: store.Updated}, []store.Record{r}, nil
 	}
 	r = store.WithDefaults(r, now)
 	f, ok := r.(store.Fact)
 	if !ok || !f.Status.Live() {
-		return store.PutResult{Record: store.Clone(r), Outcome: store.Created}, []store.Record{r}
+		return store.PutResult{Record: store.Clone(r), Outcome: store.Created}, []store.Record{r}, nil
 	}
-	dup, sim := s.nearDuplicate(head, f, threshold, pre)
+	dup, sim, code := s.nearDuplicate(head, f, threshold, pre)
 	switch {
 	case dup == nil:
-		return store.PutResult{Record: store.Clone(r), Outcome: store.Created}, []store.Record{r}
+		return store.PutResult{Record: store.Clone(r), Outcome: store.Created}, []store.Record{r}, code
 	case store.NormText(dup.Text) == store.NormText(f.Text):
-		return store.PutResult{Record: store.Clone(*dup), Outcome: store.Deduplicated, Replaced: dup.ID, Similarity: sim}, nil
+		return store.PutResult{Record: store.Clone(*dup), Outcome: store.Deduplicated, Replaced: dup.ID, Similarity: sim}, nil, nil
 	}
 	old := *dup
 	old.Status = store.FactSuperseded
@@ -126,7 +130,7 @@ func (s *Store) decide(head view, r store.Record, threshold float64, now time.Ti
 		f.ParentID = old.ID
 	}
 	return store.PutResult{Record: store.Clone(f), Outcome: store.Superseded, Replaced: old.ID, Similarity: sim},
-		[]store.Record{old, f}
+		[]store.Record{old, f}, code
 }
 
 // nearDuplicate finds the live fact on the branch most like f: one with the same text
@@ -136,29 +140,27 @@ func (s *Store) decide(head view, r store.Record, threshold float64, now time.Ti
 // check does not grow with the amount of memory. It returns nil when there is none.
 //
 // pre, when not nil, is the best match among the vectors indexed before the batch,
-// found ahead in parallel (prematch); only vectors indexed since are searched here.
-func (s *Store) nearDuplicate(head view, f store.Fact, threshold float64, pre *match) (*store.Fact, float64) {
+// found ahead in parallel (prematch); only vectors indexed since are searched here. It
+// also returns the code of f's embedding when it computed one, for indexing f.
+func (s *Store) nearDuplicate(head view, f store.Fact, threshold float64, pre *match) (*store.Fact, float64, []uint64) {
 	ix := s.index[store.KindFact]
 	norm := store.NormText(f.Text)
-	for _, v := range ix.texts[textKey(f.Text)] {
+	for _, v := range ix.texts[normKey(norm)] {
 		if !head.visible(v) {
 			continue
 		}
 		if cand := v.rec.(store.Fact); cand.Status.Live() && store.NormText(cand.Text) == norm {
-			return &cand, 1
+			return &cand, 1, nil
 		}
 	}
 	if threshold <= 0 || len(f.Embedding) == 0 || len(ix.vecs) == 0 || len(f.Embedding) != ix.dim {
-		return nil, 0
+		return nil, 0, nil
 	}
 	q := ix.query(f.Embedding, threshold)
 	if pre != nil && pre.code != nil {
 		q.code = pre.code
 	} else if ix.bands != nil {
 		q.code = ix.appendCode(nil, f.Embedding)
-	}
-	if q.code != nil {
-		ix.lastEmb, ix.lastCode = &f.Embedding[0], q.code
 	}
 	var best *version
 	var bestSim float64
@@ -175,10 +177,10 @@ func (s *Store) nearDuplicate(head view, f store.Fact, threshold float64, pre *m
 		}
 	}
 	if best == nil {
-		return nil, 0
+		return nil, 0, q.code
 	}
 	cand := best.rec.(store.Fact)
-	return &cand, bestSim
+	return &cand, bestSim, q.code
 }
 
 // match is the best near-duplicate of one new fact among the first upto vectors of the
@@ -337,33 +339,29 @@ func (s *Store) writable(name string) (*branch, error) {
 	return b, nil
 }
 
-// applyPut adds a version of r to branch b; terms, when not nil, may hold the analysis
-// of its text. Callers hold s.mu for writing.
-func (s *Store) applyPut(b *branch, r store.Record, terms *docTerms) {
-	s.addVersion(b, key{r.RecordKind(), r.RecordID()}, r, nil, terms, false)
+// applyPut adds a version of r to branch b. Callers hold s.mu for writing.
+func (s *Store) applyPut(b *branch, r store.Record) {
+	s.addVersion(b, key{r.RecordKind(), r.RecordID()}, r, false, hint{})
 }
 
 func (s *Store) applyDelete(b *branch, k key) {
-	s.addVersion(b, k, nil, nil, nil, false)
+	s.addVersion(b, k, nil, false, hint{})
 }
 
-// addVersion adds r (nil: a deletion) as the newest version of k on b. from, when not
-// nil, is a stored version with the same content whose embedding and index data r
-// shares. owned says r's embedding is the store's already (adopt).
-func (s *Store) addVersion(b *branch, k key, r store.Record, from *version, terms *docTerms, owned bool) {
-	// The stored record gets its own copy of the embedding, in the store's slab, unless
-	// it can share from's, which never changes; the index recognises the original to
-	// reuse a code computed for it.
-	orig := store.EmbeddingOf(r)
+// addVersion adds r (nil: a deletion) as the newest version of k on b. owned says r's
+// embedding is the store's already (adopt); otherwise r gets a copy in the store's
+// slab, or shares h.from's, which never changes, when h.from holds the same.
+func (s *Store) addVersion(b *branch, k key, r store.Record, owned bool, h hint) {
+	emb := store.EmbeddingOf(r)
 	switch {
-	case len(orig) == 0:
+	case len(emb) == 0:
 	case owned:
-		from = nil
-	case from != nil && slices.Equal(from.emb, orig):
-		r = withEmbedding(r, from.emb)
+		h.from = nil
+	case h.from != nil && slices.Equal(h.from.emb, emb):
+		r = withEmbedding(r, h.from.emb)
 	default:
-		from = nil
-		r = withEmbedding(r, s.keep(orig))
+		h.from = nil
+		r = withEmbedding(r, s.keep(emb))
 	}
 	head := s.chainOf(b, never)
 	prev := head.resolve(k)
@@ -388,7 +386,7 @@ func (s *Store) addVersion(b *branch, k key, r store.Record, from *version, term
 		dn, dLen = -1, -int(prev.docLen)
 	}
 	if r != nil {
-		ix.add(v, orig, from, terms)
+		ix.add(v, h)
 		dn++
 		dLen += int(v.docLen)
 	}
