@@ -327,20 +327,32 @@ func (v view) out(r store.Record) store.Record {
 // visible reports whether ver is the version of its key the view sees. It avoids map
 // lookups in the common case of reading the branch that owns the version.
 func (v view) visible(ver *version) bool {
+	i := v.owner(ver.br, ver.seq, ver.next)
+	return i >= 0 && !v.shadowed(i, ver.key)
+}
+
+// owner returns the position in the chain of the link that owns a version written on br
+// at seq and replaced at next, if that link sees the version, or -1.
+func (v view) owner(br *branch, seq, next uint64) int {
 	for i, l := range v.chain {
-		if l.br != ver.br {
+		if l.br != br {
 			continue
 		}
-		if ver.seq > l.cut || ver.next != never && ver.next <= l.cut {
-			return false
+		if seq > l.cut || next != never && next <= l.cut {
+			return -1
 		}
-		// A branch between the reader and the owner may have its own version.
-		for _, d := range v.chain[:i] {
-			if vs := d.br.own[ver.key]; len(vs) > 0 && vs[0].seq <= d.cut {
-				return false
-			}
+		return i
+	}
+	return -1
+}
+
+// shadowed reports whether a branch before link i of the chain, between the reader and
+// the owner, has a version of k of its own that the view sees.
+func (v view) shadowed(i int, k key) bool {
+	for _, d := range v.chain[:i] {
+		if vs := d.br.own[k]; len(vs) > 0 && vs[0].seq <= d.cut {
+			return true
 		}
-		return true
 	}
 	return false
 }
@@ -349,24 +361,8 @@ func (v view) visible(ver *version) bool {
 // the version itself only when a branch between the reader and the owner could have
 // its own version.
 func (v view) visibleDoc(ix *kindIndex, ord int32, m *docMeta) bool {
-	for i, l := range v.chain {
-		if l.br != m.br {
-			continue
-		}
-		if m.seq > l.cut || m.next != never && m.next <= l.cut {
-			return false
-		}
-		if i > 0 {
-			k := ix.docs[ord].key
-			for _, d := range v.chain[:i] {
-				if vs := d.br.own[k]; len(vs) > 0 && vs[0].seq <= d.cut {
-					return false
-				}
-			}
-		}
-		return true
-	}
-	return false
+	i := v.owner(m.br, m.seq, m.next)
+	return i == 0 || i > 0 && !v.shadowed(i, ix.docs[ord].key)
 }
 
 // head returns the sequence number the view reads at.
