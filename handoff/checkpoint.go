@@ -203,20 +203,9 @@ func (e *Engine) ListCheckpoints(ctx context.Context, f CheckpointFilter) ([]Che
 	if f.Agent != "" {
 		where["agent"] = f.Agent
 	}
-	cs, err := listDocs[Checkpoint](ctx, e.Store, store.DocQuery{Collection: CheckpointCollection, Where: where}, nil)
-	if err != nil {
-		return nil, err
-	}
-	sort.SliceStable(cs, func(i, j int) bool {
-		if !cs[i].CreatedAt.Equal(cs[j].CreatedAt) {
-			return cs[i].CreatedAt.After(cs[j].CreatedAt)
-		}
-		return cs[i].ID > cs[j].ID
-	})
-	if f.Limit > 0 && len(cs) > f.Limit {
-		cs = cs[:f.Limit]
-	}
-	return cs, nil
+	// The store orders by commit time and limits, so the latest checkpoint costs one
+	// document, not the task's whole history.
+	return listDocs[Checkpoint](ctx, e.Store, store.DocQuery{Collection: CheckpointCollection, Where: where, Desc: true, Limit: f.Limit}, nil)
 }
 
 // ResumeFromCheckpoint picks up a task after a crash: it returns the latest

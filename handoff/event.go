@@ -92,8 +92,8 @@ func (e *Engine) event(kind EventKind, task, handoff, actor, from, to, note stri
 	return docWrite(EventCollection, ev.ID, ev, keys, store.DocCreate, 0)
 }
 
-// Events returns the audit events the filter selects, oldest first (by time, then
-// id). Errors: a *store.ValidationError for a negative Limit; the store's errors.
+// Events returns the audit events the filter selects, oldest first (in the order they
+// were stored, then by id); with a Limit, the newest Limit of them. Errors: a *store.ValidationError for a negative Limit; the store's errors.
 func (e *Engine) Events(ctx context.Context, f EventFilter) ([]Event, error) {
 	if err := e.check(); err != nil {
 		return nil, err
@@ -114,18 +114,15 @@ func (e *Engine) Events(ctx context.Context, f EventFilter) ([]Event, error) {
 	if f.Kind != "" {
 		where["kind"] = string(f.Kind)
 	}
-	evs, err := listDocs[Event](ctx, e.Store, store.DocQuery{Collection: EventCollection, Where: where}, nil)
+	// The store orders by commit time and limits: the newest Limit events are read
+	// newest first and turned around, not the whole trail.
+	q := store.DocQuery{Collection: EventCollection, Where: where, Limit: f.Limit, Desc: f.Limit > 0}
+	evs, err := listDocs[Event](ctx, e.Store, q, nil)
 	if err != nil {
 		return nil, err
 	}
-	sort.SliceStable(evs, func(i, j int) bool {
-		if !evs[i].At.Equal(evs[j].At) {
-			return evs[i].At.Before(evs[j].At)
-		}
-		return evs[i].ID < evs[j].ID
-	})
-	if f.Limit > 0 && len(evs) > f.Limit {
-		evs = evs[len(evs)-f.Limit:]
+	if q.Desc {
+		slices.Reverse(evs)
 	}
 	return evs, nil
 }
