@@ -1,6 +1,7 @@
 package parallel
 
 import (
+	"runtime"
 	"sync"
 	"testing"
 )
@@ -30,10 +31,16 @@ func TestDoCoversEveryItemOnce(t *testing.T) {
 }
 
 func TestParts(t *testing.T) {
-	if got := Parts(10, 64); got != 1 {
-		t.Errorf("Parts(10, 64) = %d, want 1", got)
-	}
-	if got := Parts(1000, 0); got < 1 {
-		t.Errorf("Parts(1000, 0) = %d, want at least 1", got)
+	procs := runtime.GOMAXPROCS(0)
+	for _, c := range []struct{ n, minPart, want int }{
+		{10, 64, 1},
+		{0, 8, 1},
+		{64 * procs, 64, procs},
+		{64*procs - 1, 64, max(1, procs-1)},
+		{1000 * procs, 0, procs},
+	} {
+		if got := Parts(c.n, c.minPart); got != c.want {
+			t.Errorf("Parts(%d, %d) = %d, want %d (GOMAXPROCS %d)", c.n, c.minPart, got, c.want, procs)
+		}
 	}
 }
