@@ -61,10 +61,8 @@ func (s *Store) WriteDocs(ctx context.Context, ws []store.DocWrite) ([]store.Doc
 				if err != nil {
 					return err
 				}
-				for k, v := range d.Keys {
-					if _, err := w.ExecContext(ctx, "INSERT INTO day1_doc_keys (collection, k, v, id) VALUES (?, ?, ?, ?)", d.Collection, k, v, d.ID); err != nil {
-						return err
-					}
+				if err := insertDocKeys(ctx, w, d); err != nil {
+					return err
 				}
 				out[i] = d
 			}
@@ -72,6 +70,25 @@ func (s *Store) WriteDocs(ctx context.Context, ws []store.DocWrite) ([]store.Doc
 		})
 		return out, err
 	})
+}
+
+// insertDocKeys writes a document's keys in one statement.
+func insertDocKeys(ctx context.Context, q queryer, d store.Doc) error {
+	if len(d.Keys) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString("INSERT INTO day1_doc_keys (collection, k, v, id) VALUES ")
+	args := make([]any, 0, 4*len(d.Keys))
+	for k, v := range d.Keys {
+		if len(args) > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("(?, ?, ?, ?)")
+		args = append(args, d.Collection, k, v, d.ID)
+	}
+	_, err := q.ExecContext(ctx, b.String(), args...)
+	return err
 }
 
 func deleteDocKeys(ctx context.Context, q queryer, d store.Doc) error {
