@@ -135,9 +135,13 @@ func (s *Store) CreateBranch(ctx context.Context, spec store.BranchSpec) (store.
 		out = store.Branch{Name: spec.Name, Parent: from, ForkedAt: forkedAt, FromSnap: spec.At.Snapshot,
 			Status: store.BranchActive, Description: spec.Description, Metadata: maps.Clone(spec.Metadata),
 			CreatedAt: w.now, Head: uint64(rev)}
-		_, err = w.ExecContext(ctx, "INSERT INTO day1_branches (name, suffix, parent, forked_at, fork_rev, created_rev, from_snap, status, description, metadata, created_at, merged_at, merged_into, head) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, '', ?)",
+		path := BranchPathPortable
+		if native {
+			path = BranchPathNative
+		}
+		_, err = w.ExecContext(ctx, "INSERT INTO day1_branches (name, suffix, parent, forked_at, fork_rev, created_rev, from_snap, status, description, metadata, created_at, merged_at, merged_into, head, fork_path) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, '', ?, ?)",
 			out.Name, suffix, out.Parent, out.ForkedAt, p.cut, rev, out.FromSnap, string(out.Status), out.Description,
-			metaText(out.Metadata), out.CreatedAt, rev)
+			metaText(out.Metadata), out.CreatedAt, rev, path)
 		if isDup(err) {
 			return withSentinel("CreateBranch", store.ErrBranchExists, err)
 		}

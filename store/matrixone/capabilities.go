@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -18,6 +19,16 @@ type Capabilities struct {
 	Version string
 	// DataBranch: "data branch create table b from t" works (MatrixOne 3.x).
 	DataBranch bool
+	// DataBranchDiff: "data branch diff b against t" lists the rows that differ
+	// between a table and its branch, each with the table it is in and a flag.
+	DataBranchDiff bool
+	// DataBranchMerge: "data branch merge b into t when conflict accept" applies a
+	// branch's rows to the table it came from. The store does not merge through it:
+	// see the package documentation, "Diff and merge".
+	DataBranchMerge bool
+	// DataBranchPick: "data branch pick b into t keys(...)" applies chosen rows of a
+	// branch (3.0.10 and later). Not used by the store, like DataBranchMerge.
+	DataBranchPick bool
 	// Clone: "create table c clone t" works.
 	Clone bool
 	// DatabaseSnapshots: "create snapshot s for database d" works.
@@ -48,6 +59,13 @@ type Capabilities struct {
 	// when DataBranch is true, else "portable" (CREATE TABLE ... LIKE plus
 	// INSERT ... SELECT, a copy whose cost grows with the branch's size).
 	BranchPath string
+	// DiffPath is how this store finds the records a diff compares:
+	// DiffPathNative (DATA BRANCH DIFF between a branch and the parent it was forked
+	// from with DATA BRANCH CREATE) when DataBranchDiff is true and Options.NativeDiff
+	// allows it, else DiffPathPortable (a range read of each side's rows by revision).
+	// Other pairs of branches always take the portable path. Store.Capabilities sets
+	// it; the server probe leaves it empty.
+	DiffPath string
 	// KeywordPath is how this store selects keyword search candidates:
 	// KeywordPathFullText (a FULLTEXT index on each table's search tokens, queried
 	// with MATCH ... AGAINST) when FullText is true and Options.FullText allows it, else
@@ -71,10 +89,12 @@ const (
 	VectorPathExact     = "exact"
 )
 
-// Branch paths.
+// Branch and diff paths (Capabilities.BranchPath, Capabilities.DiffPath).
 const (
 	BranchPathNative   = "native"
 	BranchPathPortable = "portable"
+	DiffPathNative     = "native"
+	DiffPathPortable   = "portable"
 )
 
 var (
@@ -124,7 +144,10 @@ func probe(ctx context.Context, db *sql.DB) (Capabilities, error) {
 	ok("INSERT INTO " + src + " VALUES (1, 'probe text', '[1,0]'), (2, 'other words', '[0,1]'), (3, 'more words', '[-1,0]')")
 	if ok("DATA BRANCH CREATE TABLE " + dst + " FROM " + src) {
 		c.DataBranch = true
-		ok("DROP TABLE IF EXISTS " + dst)
+		c.DataBranchDiff, c.DataBranchPick, c.DataBranchMerge = probeDataBranch(ctx, conn, src, dst)
+		if !ok("DATA BRANCH DELETE TABLE " + dst) {
+			ok("DROP TABLE IF EXISTS " + dst)
+		}
 	}
 	if ok("CREATE TABLE " + dst + " CLONE " + src) {
 		c.Clone = true
@@ -161,6 +184,37 @@ func probe(ctx context.Context, db *sql.DB) (Capabilities, error) {
 		c.BranchPath = BranchPathNative
 	}
 	return c, nil
+}
+
+// probeDataBranch checks DATA BRANCH DIFF, PICK and MERGE on a branch dst of the probe
+// table src: two rows are added to the branch, the diff must list exactly those, a
+// pick by key must bring one of them into src, and a merge the other. The probe table
+// holds rows 1 to 3 before, and 1 to 5 after a full success.
+func probeDataBranch(ctx context.Context, conn *sql.Conn, src, dst string) (diff, pick, merge bool) {
+	if _, err := conn.ExecContext(ctx, "INSERT INTO "+dst+" VALUES (4, 'branch words', '[0,-1]'), (5, 'picked words', '[1,1]')"); err != nil {
+		return false, false, false
+	}
+	if rows, err := readBranchDiff(ctx, conn, branchDiffSQL(dst, src)); err == nil {
+		var got []string
+		for _, r := range rows {
+			if r.flag == "INSERT" {
+				got = append(got, r.id)
+			}
+		}
+		slices.Sort(got)
+		diff = len(rows) == 2 && slices.Equal(got, []string{"4", "5"})
+	}
+	has := func(id int) bool {
+		var n int
+		return conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+src+" WHERE id = ?", id).Scan(&n) == nil && n == 1
+	}
+	if _, err := conn.ExecContext(ctx, "DATA BRANCH PICK "+dst+" INTO "+src+" KEYS(5)"); err == nil {
+		pick = has(5) && !has(4)
+	}
+	if _, err := conn.ExecContext(ctx, "DATA BRANCH MERGE "+dst+" INTO "+src+" WHEN CONFLICT ACCEPT"); err == nil {
+		merge = has(4)
+	}
+	return diff, pick, merge
 }
 
 // probeFullText builds a FULLTEXT index on the probe table and checks that MATCH ...

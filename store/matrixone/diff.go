@@ -2,9 +2,11 @@ package matrixone
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/day1ai/day1/internal/ids"
@@ -99,9 +101,30 @@ func (s *Store) diff(ctx context.Context, q queryer, source, target string) (*st
 	type sides struct{ before, src, tgt map[string]store.Record }
 	var keys []key
 	got := map[store.Kind]*sides{}
+	child, parent, native := "", "", false
+	if ok && s.caps.DiffPath == DiffPathNative {
+		child, parent, native = nativePair(sb, tb, base, since)
+	}
 	for _, k := range store.Kinds {
 		changed := map[string]bool{}
+		portable := true
+		if native {
+			list, err := s.nativeChangedIDs(ctx, k, child, parent, since, head)
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			if err == nil {
+				s.nativeDiffs.Add(1)
+				portable = false
+				for _, id := range list {
+					changed[id] = true
+				}
+			}
+		}
 		for _, b := range []branchRow{sb, tb} {
+			if !portable {
+				break
+			}
 			idsChanged, err := changedIDs(ctx, q, k, b.suffix, since, head)
 			if err != nil {
 				return nil, err
@@ -191,6 +214,140 @@ func changedIDs(ctx context.Context, q queryer, k store.Kind, suffix string, sin
 			return nil, err
 		}
 		out = append(out, id)
+	}
+	return out, rs.Err()
+}
+
+// nativePair says whether a diff of sb and tb can ask the server: one of the two was
+// forked from the other with DATA BRANCH CREATE, and the merge base is that fork (at
+// revision since), the common ancestor the server diffs from. It returns the child's
+// and the parent's table suffixes.
+func nativePair(sb, tb branchRow, base link, since int64) (child, parent string, ok bool) {
+	for _, p := range [][2]branchRow{{sb, tb}, {tb, sb}} {
+		c, par := p[0], p[1]
+		if c.forkPath == BranchPathNative && c.info.Parent == par.info.Name &&
+			base.b.info.Name == par.info.Name && since == c.forkRev {
+			return c.suffix, par.suffix, true
+		}
+	}
+	return "", "", false
+}
+
+// nativeChangedIDs returns the ids of a kind whose current version (at head) in a
+// child's or its parent's tables was written after since, from DATA BRANCH DIFF. The
+// server lists every row that differs between the two tables since their common
+// ancestor, the fork: the versions each side wrote since (new rows) and the versions
+// each side closed (updated rows). Only rows are kept that pass the portable path's
+// test, so a listing wider than the changes (for instance rows written after head)
+// gives the same ids.
+func (s *Store) nativeChangedIDs(ctx context.Context, k store.Kind, child, parent string, since, head int64) ([]string, error) {
+	rows, err := readBranchDiff(ctx, s.db, branchDiffSQL(table(k, child), table(k, parent)))
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range rows {
+		if r.rev > since && r.rev <= head && r.nextRev > head && !seen[r.id] {
+			seen[r.id] = true
+			out = append(out, r.id)
+		}
+	}
+	return out, nil
+}
+
+// branchDiffSQL lists the rows that differ between table a and table b.
+func branchDiffSQL(a, b string) string { return "DATA BRANCH DIFF " + a + " AGAINST " + b }
+
+// branchDiffRow is one row of DATA BRANCH DIFF's output, reduced to what a diff needs.
+type branchDiffRow struct {
+	table   string // the table the row is in
+	flag    string // INSERT, UPDATE or DELETE
+	id      string
+	rev     int64 // 0 when the table has no rev column
+	nextRev int64 // 0 when the table has no next_rev column
+}
+
+// branchDiffLayout places the columns of DATA BRANCH DIFF's output: first the table
+// the row is in ("diff a against b"), then the flag, then the table's own columns, by
+// name.
+type branchDiffLayout struct {
+	n, id, rev, nextRev int
+}
+
+func newBranchDiffLayout(cols []string) (branchDiffLayout, error) {
+	l := branchDiffLayout{n: len(cols), id: -1, rev: -1, nextRev: -1}
+	for i := 2; i < len(cols); i++ {
+		switch strings.ToLower(cols[i]) {
+		case "id":
+			l.id = i
+		case "rev":
+			l.rev = i
+		case "next_rev":
+			l.nextRev = i
+		}
+	}
+	if l.id < 0 {
+		return l, fmt.Errorf("day1: matrixone: DATA BRANCH DIFF returned columns %q, without the table's id after the table name and flag", cols)
+	}
+	return l, nil
+}
+
+// row decodes one row scanned as raw bytes.
+func (l branchDiffLayout) row(raw []sql.RawBytes) (branchDiffRow, error) {
+	if len(raw) != l.n {
+		return branchDiffRow{}, fmt.Errorf("day1: matrixone: DATA BRANCH DIFF row has %d values, want %d", len(raw), l.n)
+	}
+	r := branchDiffRow{table: string(raw[0]), flag: strings.ToUpper(string(raw[1])), id: string(raw[l.id])}
+	for _, f := range []struct {
+		i   int
+		dst *int64
+	}{{l.rev, &r.rev}, {l.nextRev, &r.nextRev}} {
+		if f.i < 0 {
+			continue
+		}
+		v, err := strconv.ParseInt(string(raw[f.i]), 10, 64)
+		if err != nil {
+			return branchDiffRow{}, fmt.Errorf("day1: matrixone: DATA BRANCH DIFF row: column %d: %w", f.i, err)
+		}
+		*f.dst = v
+	}
+	return r, nil
+}
+
+// readBranchDiff runs a DATA BRANCH DIFF statement (in autocommit: q is a pool or a
+// connection, never a transaction) and decodes its rows.
+func readBranchDiff(ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, query string) ([]branchDiffRow, error) {
+	rs, err := q.QueryContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close()
+	cols, err := rs.Columns()
+	if err != nil {
+		return nil, err
+	}
+	l, err := newBranchDiffLayout(cols)
+	if err != nil {
+		return nil, err
+	}
+	raw := make([]sql.RawBytes, len(cols))
+	dest := make([]any, len(cols))
+	for i := range raw {
+		dest[i] = &raw[i]
+	}
+	var out []branchDiffRow
+	for rs.Next() {
+		if err := rs.Scan(dest...); err != nil {
+			return nil, err
+		}
+		r, err := l.row(raw)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
 	}
 	return out, rs.Err()
 }

@@ -35,9 +35,9 @@
 //     (TestQuirkPITRTimeTravel), so they are not used;
 //   - a read of a branch at a point before it was created reads its parent as of
 //     min(point, fork), recursively, like the embedded store;
-//   - a diff reads, on each side, the current rows written after the merge base's
-//     revision (inherited rows keep their revisions), and the base versions from the
-//     base branch's history: its cost follows the number of changes.
+//   - a diff compares the current rows written after the merge base's revision on each
+//     side (inherited rows keep their revisions) with the base versions from the base
+//     branch's history: its cost follows the number of changes (see "Diff and merge").
 //
 // # Branches
 //
@@ -49,6 +49,27 @@
 // The copy reads the revision committed when it starts and runs without the write
 // lock: versions visible at a revision never change, so writers go on meanwhile and
 // the fork is still consistent.
+//
+// # Diff and merge
+//
+// A diff first finds the records changed on either side since the merge base. Between
+// a branch and the parent its tables were forked from with DATA BRANCH CREATE
+// (recorded in day1_branches.fork_path), on servers with DATA BRANCH DIFF
+// (Capabilities.DiffPath "native"), the server lists the rows that differ since their
+// common ancestor, one statement per record kind in autocommit; otherwise, and for any
+// other pair of branches, each side's rows are read by revision range ("portable").
+// Either way the store keeps the same rows (current at the compared revision, written
+// after the merge base), so both paths give the same diff; a kind whose DATA BRANCH
+// DIFF fails is read the portable way.
+//
+// Merges, cherry-picks and squashes apply a store.MergePlan in one transaction, with
+// the merge record and the source branch's status, exactly like every other write.
+// DATA BRANCH MERGE and PICK are probed (Capabilities.DataBranchMerge,
+// DataBranchPick) but not used: they run in autocommit, one table per statement, so a
+// merge over five record tables could stop halfway; they copy rows with the source
+// branch's revisions, so the target's history would show merged records before the
+// merge; and a plan holds what the server cannot express: records a resolver wrote,
+// chains kept whole, and the gate's verdict.
 //
 // # Search
 //

@@ -5,3 +5,7 @@ package matrixone
 func SearchIndexQueries(s *Store) (fullText, ivf int64) {
 	return s.fullTextQueries.Load(), s.ivfQueries.Load()
 }
+
+// NativeDiffs returns how many record kinds diffs compared through DATA BRANCH DIFF,
+// for tests.
+func NativeDiffs(s *Store) int64 { return s.nativeDiffs.Load() }

@@ -145,6 +145,23 @@ func (s *Store) migrate(ctx context.Context) error {
 var goSteps = map[int]func(s *Store, ctx context.Context, ms []migration) error{
 	4: (*Store).rekeyTables,
 	5: (*Store).widenDupCode,
+	6: (*Store).addForkPath,
+}
+
+// addForkPath adds day1_branches.fork_path when it is missing (see migration 006).
+func (s *Store) addForkPath(ctx context.Context, _ []migration) error {
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM information_schema.columns
+		WHERE table_schema = ? AND table_name = 'day1_branches' AND column_name = 'fork_path'`, s.dbName).Scan(&n); err != nil {
+		return wrap(ctx, "migrate", err)
+	}
+	if n > 0 {
+		return nil
+	}
+	if _, err := s.db.ExecContext(ctx, "ALTER TABLE day1_branches ADD COLUMN fork_path VARCHAR(16) NOT NULL DEFAULT ''"); err != nil {
+		return wrap(ctx, "migrate", err)
+	}
+	return nil
 }
 
 // dupCodeWidth is the width of the dup_code column (see migration 002).

@@ -22,14 +22,16 @@ const (
 	DefaultVectorProbes    = 8
 )
 
-// IndexMode says whether the store may use one of the server's search indexes.
+// IndexMode says whether the store may use a feature of the server: one of its search
+// indexes (Options.FullText, Options.VectorIndex) or DATA BRANCH DIFF
+// (Options.NativeDiff).
 type IndexMode string
 
 // Index modes.
 const (
-	// IndexAuto uses the index when the server supports it (the default).
+	// IndexAuto uses the feature when the server supports it (the default).
 	IndexAuto IndexMode = ""
-	// IndexOff never uses it: searches take the portable path.
+	// IndexOff never uses it: the store takes the portable path.
 	IndexOff IndexMode = "off"
 )
 
@@ -87,6 +89,15 @@ type Options struct {
 	// VectorProbes is how many IVFFLAT lists a query probes: more is slower and
 	// closer to the exact ranking. Default DefaultVectorProbes (8).
 	VectorProbes int
+	// NativeDiff chooses how Diff finds changed records between a branch and the
+	// parent its tables were forked from with DATA BRANCH CREATE. IndexAuto (the
+	// default): when the server has DATA BRANCH DIFF (Capabilities.DataBranchDiff),
+	// the server lists the rows that differ since their common ancestor, one
+	// statement per record kind, and the store keeps those current at the compared
+	// revision and written after the merge base; a kind whose statement fails is read
+	// the portable way instead. IndexOff: the portable path, a range read of each
+	// side's rows by revision. Both give the same diff (Capabilities.DiffPath).
+	NativeDiff IndexMode
 }
 
 var dbNamePattern = regexp.MustCompile(`^[A-Za-z0-9_]{1,64}$`)
@@ -134,7 +145,7 @@ func (o Options) validate() error {
 	for _, m := range []struct {
 		field string
 		mode  IndexMode
-	}{{"Options.FullText", o.FullText}, {"Options.VectorIndex", o.VectorIndex}} {
+	}{{"Options.FullText", o.FullText}, {"Options.VectorIndex", o.VectorIndex}, {"Options.NativeDiff", o.NativeDiff}} {
 		if m.mode != IndexAuto && m.mode != IndexOff {
 			return store.Invalid(m.field, `must be "" (auto) or "off"`, string(m.mode))
 		}

@@ -78,6 +78,16 @@ func TestCapabilities(t *testing.T) {
 	if c.BranchPath != want {
 		t.Errorf("BranchPath = %q with DataBranch %v; want %q", c.BranchPath, c.DataBranch, want)
 	}
+	if (c.DataBranchDiff || c.DataBranchMerge || c.DataBranchPick) && !c.DataBranch {
+		t.Errorf("DATA BRANCH DIFF, MERGE or PICK reported without DATA BRANCH CREATE: %+v", c)
+	}
+	want = matrixone.DiffPathPortable
+	if c.DataBranchDiff {
+		want = matrixone.DiffPathNative
+	}
+	if c.DiffPath != want {
+		t.Errorf("DiffPath = %q with DataBranchDiff %v; want %q", c.DiffPath, c.DataBranchDiff, want)
+	}
 }
 
 // TestNativeBranch forks through DATA BRANCH when the server has it.

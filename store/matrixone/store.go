@@ -25,8 +25,9 @@ type Store struct {
 	dup       *dupCoder // near-duplicate codes
 	codeCache codeCache // near-duplicate codes of the live facts, per table
 	indexes   indexCatalog
-	// Searches answered through each index, for tests.
-	fullTextQueries, ivfQueries atomic.Int64
+	// Searches answered through each index, and record kinds diffed through DATA
+	// BRANCH DIFF, for tests.
+	fullTextQueries, ivfQueries, nativeDiffs atomic.Int64
 }
 
 var _ store.Store = (*Store)(nil)
@@ -72,7 +73,10 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
-	caps.KeywordPath, caps.VectorPath = KeywordPathScan, VectorPathExact
+	caps.KeywordPath, caps.VectorPath, caps.DiffPath = KeywordPathScan, VectorPathExact, DiffPathPortable
+	if caps.DataBranchDiff && opts.NativeDiff == IndexAuto {
+		caps.DiffPath = DiffPathNative
+	}
 	if caps.FullText && opts.FullText == IndexAuto {
 		caps.KeywordPath = KeywordPathFullText
 	}
@@ -268,9 +272,13 @@ type branchRow struct {
 	suffix     string
 	forkRev    int64
 	createdRev int64
+	// forkPath is how the branch's tables were made: BranchPathNative (DATA BRANCH
+	// CREATE from the parent's tables, so the server knows their common ancestor),
+	// BranchPathPortable, or "" for main and for branches made before migration 006.
+	forkPath string
 }
 
-const branchCols = "name, suffix, parent, forked_at, fork_rev, created_rev, from_snap, status, description, metadata, created_at, merged_at, merged_into, head"
+const branchCols = "name, suffix, parent, forked_at, fork_rev, created_rev, from_snap, status, description, metadata, created_at, merged_at, merged_into, head, fork_path"
 
 func scanBranch(sc scanner, extra ...any) (branchRow, error) {
 	var b branchRow
@@ -278,7 +286,7 @@ func scanBranch(sc scanner, extra ...any) (branchRow, error) {
 	var merged sql.NullTime
 	var head int64
 	dest := []any{&b.info.Name, &b.suffix, &b.info.Parent, &b.info.ForkedAt, &b.forkRev, &b.createdRev,
-		&b.info.FromSnap, &b.info.Status, &b.info.Description, &meta, &b.info.CreatedAt, &merged, &b.info.MergedInto, &head}
+		&b.info.FromSnap, &b.info.Status, &b.info.Description, &meta, &b.info.CreatedAt, &merged, &b.info.MergedInto, &head, &b.forkPath}
 	if err := sc.Scan(append(dest, extra...)...); err != nil {
 		return b, err
 	}

@@ -1,0 +1,131 @@
+package matrixone_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/day1ai/day1/store"
+	"github.com/day1ai/day1/store/matrixone"
+)
+
+// forkPath reads how a branch's tables were made.
+func forkPath(t *testing.T, s *matrixone.Store, name string) string {
+	t.Helper()
+	var path string
+	if err := s.DB().QueryRowContext(t.Context(), "SELECT fork_path FROM day1_branches WHERE name = ?", name).Scan(&path); err != nil {
+		t.Fatalf("fork_path of %q: %v", name, err)
+	}
+	return path
+}
+
+// TestForkPathRecorded: each branch records the path its tables were made by, and a
+// database from before migration 006 gains the column on Open.
+func TestForkPathRecorded(t *testing.T) {
+	t.Parallel()
+	dsn := testDatabase(t)
+	s := openTest(t, dsn)
+	ctx := t.Context()
+	put(t, s, "main", corpus(40, 8, 1))
+	if _, err := s.CreateBranch(ctx, store.BranchSpec{Name: "task/a"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := forkPath(t, s, "task/a"), s.Capabilities().BranchPath; got != want {
+		t.Errorf("fork_path of a branch from the head = %q; want the store's branch path %q", got, want)
+	}
+	if _, err := s.CreateSnapshot(ctx, "main", "snap", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateBranch(ctx, store.BranchSpec{Name: "task/b", At: store.Point{Snapshot: "snap"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := forkPath(t, s, "task/b"); got != matrixone.BranchPathPortable {
+		t.Errorf("fork_path of a branch from a snapshot = %q; want %q (a copy)", got, matrixone.BranchPathPortable)
+	}
+	for _, q := range []string{
+		"ALTER TABLE day1_branches DROP COLUMN fork_path",
+		"DELETE FROM day1_migrations WHERE version = 6",
+	} {
+		if _, err := s.DB().ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	s.Close()
+	s2 := openTest(t, dsn)
+	defer s2.Close()
+	if got := forkPath(t, s2, "task/a"); got != "" {
+		t.Errorf("fork_path of a branch made before the migration = %q; want empty", got)
+	}
+	if _, err := s2.Put(ctx, "task/a", []store.Record{store.Fact{ID: "new", Text: "written after the migration"}}, store.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	d, err := s2.Diff(ctx, "task/a", "main")
+	if err != nil || len(d.SourceChanges) != 1 || d.SourceChanges[0].Ref.ID != "new" {
+		t.Errorf("Diff after the migration = %+v, %v; want the one new fact", d, err)
+	}
+	if _, err := s2.CreateBranch(ctx, store.BranchSpec{Name: "task/c"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := forkPath(t, s2, "task/c"), s2.Capabilities().BranchPath; got != want {
+		t.Errorf("fork_path of a branch made after the migration = %q; want %q", got, want)
+	}
+}
+
+// TestNativeDiff compares diffs through DATA BRANCH DIFF with the portable path's, on
+// one database, both ways round, with changes on both sides.
+func TestNativeDiff(t *testing.T) {
+	t.Parallel()
+	dsn := testDatabase(t)
+	s := openTest(t, dsn)
+	defer s.Close()
+	c := s.Capabilities()
+	if !c.DataBranchDiff {
+		t.Skipf("capability DataBranchDiff is missing on %s: diffs take the portable path", c.Version)
+	}
+	portable := openWith(t, dsn, func(o *matrixone.Options) { o.NativeDiff = matrixone.IndexOff })
+	defer portable.Close()
+	if got := portable.Capabilities().DiffPath; got != matrixone.DiffPathPortable {
+		t.Fatalf("DiffPath with NativeDiff off = %q", got)
+	}
+	ctx := t.Context()
+	put(t, s, "main", corpus(40, 8, 2))
+	if _, err := s.CreateBranch(ctx, store.BranchSpec{Name: "task/a"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := forkPath(t, s, "task/a"); got != matrixone.BranchPathNative {
+		t.Fatalf("fork_path = %q; want native", got)
+	}
+	write := func(branch string, recs ...store.Record) {
+		t.Helper()
+		if _, err := s.Put(ctx, branch, recs, store.PutOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("task/a", store.Fact{ID: "a-new", Text: "only on the branch"}, store.Fact{ID: "f0000", Text: "changed on the branch"})
+	write("main", store.Fact{ID: "m-new", Text: "only on main"}, store.Fact{ID: "f0001", Text: "changed on main"},
+		store.Fact{ID: "f0000", Text: "changed on main too"})
+	write("task/a", store.Relation{ID: "r1", Source: "a", Target: "b", Type: "knows"})
+	if err := s.Delete(ctx, "task/a", []store.Ref{{Kind: store.KindFact, ID: "f0003"}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, pair := range [][2]string{{"task/a", "main"}, {"main", "task/a"}} {
+		before := matrixone.NativeDiffs(s)
+		got, err := s.Diff(ctx, pair[0], pair[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if matrixone.NativeDiffs(s) == before {
+			t.Errorf("Diff(%s, %s) did not go through DATA BRANCH DIFF", pair[0], pair[1])
+		}
+		want, err := portable.Diff(ctx, pair[0], pair[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("Diff(%s, %s) native differs from portable (-portable +native):\n%s", pair[0], pair[1], d)
+		}
+		if len(got.Conflicts) == 0 {
+			t.Errorf("Diff(%s, %s) found no conflict on f0000", pair[0], pair[1])
+		}
+	}
+}

@@ -1,0 +1,6 @@
+-- How each branch's tables were made: 'native' (DATA BRANCH CREATE from the parent's
+-- tables, so the server can diff them from their common ancestor) or 'portable' (a
+-- copy). The column fork_path VARCHAR(16) NOT NULL DEFAULT '' is added to
+-- day1_branches by this migration's Go step (addForkPath) when it is missing, so a
+-- migration cut short runs again safely; it has no statement. Branches made before it
+-- read '' and take the portable diff.
