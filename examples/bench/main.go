@@ -100,7 +100,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	batch := fs.Int("batch", 500, "facts per WriteFacts call")
 	seed := fs.Uint64("seed", 1, "seed of the synthetic corpus")
 	dedupe := fs.Float64("dedupe", 0, "Config.DedupeThreshold of the client: 0 means its default (0.92), a negative value turns near-duplicate detection off")
-	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file; samples of measured operations carry the label op (write, search, search-at, branch, diff, merge), so that go tool pprof -tagfocus op=merge shows one")
 	memprofile := fs.String("memprofile", "", "write a heap profile to this file after the largest store is loaded")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
@@ -264,21 +264,27 @@ func (b *bench) measure(ctx context.Context, n int) error {
 	created := 0
 	cpuStart := cpuTime()
 	start := time.Now()
-	for lo := 0; lo < n; lo += b.o.batch {
-		batch := make([]day1.Fact, 0, b.o.batch)
-		for _, t := range texts[lo:min(lo+b.o.batch, n)] {
-			batch = append(batch, day1.Fact{Text: t, Category: "bench"})
-		}
-		ws, err := c.WriteFacts(ctx, batch)
-		if err != nil {
-			return fmt.Errorf("writing facts %d-%d: %w", lo, lo+len(batch), err)
-		}
-		for _, w := range ws {
-			ids = append(ids, w.Record.ID)
-			if w.Outcome == day1.Created {
-				created++
+	err = b.labelled("write", func() error {
+		for lo := 0; lo < n; lo += b.o.batch {
+			batch := make([]day1.Fact, 0, b.o.batch)
+			for _, t := range texts[lo:min(lo+b.o.batch, n)] {
+				batch = append(batch, day1.Fact{Text: t, Category: "bench"})
+			}
+			ws, err := c.WriteFacts(ctx, batch)
+			if err != nil {
+				return fmt.Errorf("writing facts %d-%d: %w", lo, lo+len(batch), err)
+			}
+			for _, w := range ws {
+				ids = append(ids, w.Record.ID)
+				if w.Outcome == day1.Created {
+					created++
+				}
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	elapsed := time.Since(start)
 	cpu := cpuTime() - cpuStart
@@ -329,7 +335,7 @@ func (b *bench) measure(ctx context.Context, n int) error {
 	// Search at head and at the snapshot, the same queries interleaved.
 	b.progress("%d facts: %d searches at head and at the snapshot", n, len(qs))
 	past := c.TimeTravel(day1.AtSnapshot(snap.Name))
-	var head, atSnap samples
+	head, atSnap := b.samples("search"), b.samples("search-at")
 	found := 0
 	for _, q := range qs {
 		var hits []day1.Hit
@@ -369,7 +375,7 @@ func (b *bench) measure(ctx context.Context, n int) error {
 
 	// Branch creation.
 	b.progress("%d facts: %d branches", n, b.o.branches)
-	var br samples
+	br := b.samples("branch")
 	for i := range b.o.branches {
 		name := fmt.Sprintf("bench/branch-%d", i)
 		err := br.time(func() error {
@@ -393,7 +399,7 @@ func (b *bench) measure(ctx context.Context, n int) error {
 	if err != nil {
 		return err
 	}
-	var df samples
+	df := b.samples("diff")
 	for range b.o.diffs {
 		var d *day1.Diff
 		err := df.time(func() (err error) {
@@ -411,7 +417,7 @@ func (b *bench) measure(ctx context.Context, n int) error {
 	b.add(fmt.Sprintf("diff: %d changes vs main", changes), n, df.String(), fmt.Sprintf("p95 < %s", dur(diffTarget)), ok(dp95 < diffTarget))
 
 	// Merge of changes: each time into a fresh fork of main, from a fork of that.
-	var mg samples
+	mg := b.samples("merge")
 	for i := range b.o.merges {
 		target := fmt.Sprintf("bench/target-%d", i)
 		if _, err := c.Branch(ctx, target, day1.BranchOptions{}); err != nil {
@@ -560,15 +566,44 @@ func rssBytes() uint64 {
 	return 0
 }
 
+// samples returns an empty record of the operation op, whose runs carry the profile
+// label op=op when a CPU profile is written.
+func (b *bench) samples(op string) *samples {
+	s := &samples{}
+	if b.o.cpuprofile != "" {
+		s.op = op
+	}
+	return s
+}
+
+// labelled runs fn, with the profile label op=op when a CPU profile is written.
+func (b *bench) labelled(op string, fn func() error) error {
+	if b.o.cpuprofile == "" {
+		return fn()
+	}
+	return runLabelled(op, fn)
+}
+
+func runLabelled(op string, fn func() error) error {
+	var err error
+	pprof.Do(context.Background(), pprof.Labels("op", op), func(context.Context) { err = fn() })
+	return err
+}
+
 // samples holds the wall-clock and CPU time of repeated runs of one operation. The CPU
 // time is the whole process's, garbage collection included; on a machine shared with
 // other work it is the steadier figure.
 type samples struct {
+	op        string // the profile label of each run; empty for none
 	wall, cpu []time.Duration
 }
 
 // time runs fn once and records how long it took.
 func (s *samples) time(fn func() error) error {
+	if s.op != "" {
+		inner := fn
+		fn = func() error { return runLabelled(s.op, inner) }
+	}
 	c := cpuTime()
 	t := time.Now()
 	err := fn()

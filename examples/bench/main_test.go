@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -94,5 +95,25 @@ func TestFlags(t *testing.T) {
 		if out.Len() != 0 {
 			t.Errorf("run(%q) printed a table: %s", tt.args, out.String())
 		}
+	}
+}
+
+// TestCPUProfile runs the quick mode with -cpuprofile, whose measured operations run
+// under profile labels, and checks that the run succeeds and writes a profile.
+func TestCPUProfile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cpu.prof")
+	var out, errs bytes.Buffer
+	if code := run(context.Background(), []string{"-quick", "-sizes", "200", "-queries", "10", "-cpuprofile", path}, &out, &errs); code != 0 {
+		t.Fatalf("exit status %d, stderr:\n%s", code, errs.String())
+	}
+	if !hasRow(strings.Split(out.String(), "\n"), "merge:", "200") {
+		t.Errorf("no merge row in:\n%s", out.String())
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() == 0 {
+		t.Errorf("%s is empty", path)
 	}
 }
