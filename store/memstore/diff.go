@@ -6,8 +6,10 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/day1ai/day1/internal/ids"
+	"github.com/day1ai/day1/internal/parallel"
 	"github.com/day1ai/day1/store"
 )
 
@@ -199,16 +201,17 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 		return store.MergeRecord{}, fmt.Errorf("%w: %q moved from head %d to %d", store.ErrStale, plan.Target, plan.ExpectHead, tb.info.Head)
 	}
 	head := s.chainOf(tb, never)
-	seen := map[key]bool{}
-	for i, r := range plan.Puts {
-		if err := store.ValidateRecord(r, s.dims); err != nil {
-			return store.MergeRecord{}, store.AtIndex(err, "MergePlan.Puts", i)
+	now := s.commitNow()
+	puts := s.prepareMerge(plan, head, s.chainOf(sb, never), now)
+	seen := make(map[key]bool, len(plan.Puts)+len(plan.Deletes))
+	for i, p := range puts {
+		if p.err != nil {
+			return store.MergeRecord{}, store.AtIndex(p.err, "MergePlan.Puts", i)
 		}
-		k := key{r.RecordKind(), r.RecordID()}
-		if seen[k] {
-			return store.MergeRecord{}, store.Invalid("MergePlan.Puts", "repeats "+store.RefOf(r).String(), i)
+		if seen[p.k] {
+			return store.MergeRecord{}, store.Invalid("MergePlan.Puts", "repeats "+store.RefOf(p.rec).String(), i)
 		}
-		seen[k] = true
+		seen[p.k] = true
 	}
 	for i, ref := range plan.Deletes {
 		if err := store.ValidateRef(fmt.Sprintf("MergePlan.Deletes[%d]", i), ref); err != nil {
@@ -220,7 +223,6 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 		}
 		seen[k] = true
 	}
-	now := s.commitNow()
 	rec := plan.Record
 	rec.Source, rec.Target = plan.Source, plan.Target
 	if rec.ID == "" {
@@ -229,28 +231,19 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 	if rec.CreatedAt.IsZero() {
 		rec.CreatedAt = now
 	}
+	if len(tb.own) == 0 {
+		// A fresh branch, the common target: size its maps once rather than grow them.
+		tb.own = make(map[key][]*version, len(puts)+len(plan.Deletes))
+		tb.log = slices.Grow(tb.log, len(puts)+len(plan.Deletes))
+	}
 	var ops []op
-	src := s.chainOf(sb, never)
-	terms := analyzeAll(plan.Puts)
-	for i, r := range plan.Puts {
-		r = store.WithDefaults(s.copyIn(r, plan.Target, false), now)
-		k := key{r.RecordKind(), r.RecordID()}
-		if cur := head.get(k); cur != nil && store.SameContent(cur, r) {
+	for _, p := range puts {
+		if p.same {
 			continue
 		}
-		// A record adopted as the source holds it shares the source version's
-		// embedding and index data instead of computing them again.
-		from := src.resolve(k)
-		if from != nil && (from.rec == nil || from.ord < 0 || !store.SameContent(from.rec, r)) {
-			from = nil
-		}
-		h := hint{from: from}
-		if terms != nil {
-			h.terms = &terms[i]
-		}
-		s.addVersion(tb, k, r, false, h)
+		s.addVersion(tb, p.k, p.rec, false, hint{from: p.from, terms: p.terms})
 		if s.log != nil {
-			o := putOp(r)
+			o := putOp(p.rec)
 			o.Name = plan.Target
 			ops = append(ops, o)
 		}
@@ -272,7 +265,63 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 	if err := s.logCommit(now, ops); err != nil {
 		return store.MergeRecord{}, err
 	}
+	for _, ix := range s.index {
+		ix.fold(mergeFoldSlack)
+	}
 	return rec, nil
+}
+
+// mergePut is one record of a merge plan, checked and made ready to write.
+type mergePut struct {
+	err  error // the record is invalid; nothing else is set
+	rec  store.Record
+	k    key
+	same bool // the target holds this content already
+	// from is the source's version of the record when it holds the same content, whose
+	// embedding and index data the target's copy shares.
+	from  *version
+	terms *docTerms // the analysis of the search text, for indexed kinds
+}
+
+// minMergePart is the smallest number of records worth preparing on a goroutine of
+// their own.
+const minMergePart = 32
+
+// prepareMerge validates the records of a merge plan and copies them for the target,
+// with their defaults filled from now, and finds what writing each needs: whether the
+// target (head) holds it already, the source's (src) version to share, the analysis of
+// its text. It only reads the store, so the records are prepared on every processor.
+// Callers hold s.mu for writing.
+func (s *Store) prepareMerge(plan store.MergePlan, head, src view, now time.Time) []mergePut {
+	puts := make([]mergePut, len(plan.Puts))
+	parallel.Do(len(puts), parallel.Parts(len(puts), minMergePart), func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			p := &puts[i]
+			if p.err = store.ValidateRecord(plan.Puts[i], s.dims); p.err != nil {
+				continue
+			}
+			p.rec = store.WithDefaults(s.copyIn(plan.Puts[i], plan.Target, false), now)
+			p.k = key{p.rec.RecordKind(), p.rec.RecordID()}
+			if cur := head.get(p.k); cur != nil && store.SameContent(cur, p.rec) {
+				p.same = true
+				continue
+			}
+			if from := src.resolve(p.k); from != nil && from.rec != nil && from.ord >= 0 && store.SameContent(from.rec, p.rec) {
+				p.from = from
+			}
+			if s.index[p.k.kind] == nil {
+				continue
+			}
+			text := store.SearchText(p.rec)
+			if p.from != nil && p.from.terms != nil && p.from.terms.text == text {
+				p.terms = p.from.terms
+			} else {
+				t := analyze(text)
+				p.terms = &t
+			}
+		}
+	})
+	return puts
 }
 
 // ListMerges returns merge records, newest first.

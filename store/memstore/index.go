@@ -3,6 +3,7 @@ package memstore
 import (
 	"hash/maphash"
 	"slices"
+	"unicode/utf8"
 
 	"github.com/day1ai/day1/internal/parallel"
 	"github.com/day1ai/day1/internal/textsearch"
@@ -24,6 +25,25 @@ type kindIndex struct {
 	scratch  []float32
 	texts    map[uint64][]*version // by hash of the normalised text, for exact-text dedupe
 	bands    *bandIndex            // near-duplicate candidates, for codes of 4 words or more
+	recent   []*version            // the versions holding terms, a ring of recentTerms
+	next     int                   // the ring's next slot
+}
+
+// recentTerms is how many of the versions indexed last keep the analysis of their text.
+const recentTerms = 4096
+
+// remember keeps v's analysis, and forgets that of the version indexed recentTerms
+// before.
+func (ix *kindIndex) remember(v *version, terms *docTerms) {
+	if ix.recent == nil {
+		ix.recent = make([]*version, recentTerms)
+	}
+	if old := ix.recent[ix.next]; old != nil {
+		old.terms = nil
+	}
+	v.terms = terms
+	ix.recent[ix.next] = v
+	ix.next = (ix.next + 1) % recentTerms
 }
 
 // docMeta mirrors the fields of an indexed version that keyword search reads for every
@@ -48,7 +68,41 @@ func newKindIndex() *kindIndex {
 	return &kindIndex{postings: map[string][]posting{}, texts: map[uint64][]*version{}}
 }
 
-func textKey(s string) uint64 { return normKey(store.NormText(s)) }
+// textKey hashes s folded by store.NormText. ASCII text up to maxFoldLen bytes, the
+// common case, is folded into a buffer on the stack rather than by NormText, which
+// allocates three strings per call; the hash is the same either way.
+func textKey(s string) uint64 {
+	if len(s) > maxFoldLen {
+		return normKey(store.NormText(s))
+	}
+	var buf [maxFoldLen]byte
+	n := 0
+	space := false // a space is pending: written before the next non-space byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= utf8.RuneSelf:
+			// Unicode case folding and spaces: leave them to NormText.
+			return normKey(store.NormText(s))
+		case c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r':
+			space = n > 0
+			continue
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		if space {
+			buf[n] = ' '
+			n++
+			space = false
+		}
+		buf[n] = c
+		n++
+	}
+	return maphash.Bytes(textSeed, buf[:n])
+}
+
+// maxFoldLen is the longest text textKey folds on the stack.
+const maxFoldLen = 1024
 
 // normKey hashes a text already folded by store.NormText.
 func normKey(norm string) uint64 { return maphash.String(textSeed, norm) }
@@ -57,7 +111,7 @@ func normKey(norm string) uint64 { return maphash.String(textSeed, norm) }
 // not compute it again. Every field is optional.
 type hint struct {
 	// from is an indexed version with the same content (the source of a merge), whose
-	// text hash, norm and code are reused.
+	// embedding, norm and code are reused.
 	from *version
 	// terms is the analysis of a text made ahead (analyzeAll); used when the text is
 	// the record's.
@@ -74,6 +128,7 @@ func (ix *kindIndex) add(v *version, h hint) {
 		t := analyze(text)
 		terms = &t
 	}
+	ix.remember(v, terms)
 	v.docLen = terms.n
 	v.ord = int32(len(ix.docs))
 	v.vi = -1
@@ -122,7 +177,7 @@ func (ix *kindIndex) add(v *version, h hint) {
 		ix.codes = ix.appendCode(ix.codes, emb)
 	}
 	if ix.bands != nil {
-		ix.bands.add(ix.codes[len(ix.codes)-ix.words:])
+		ix.bands.add(ix.codes)
 	}
 }
 
@@ -142,14 +197,44 @@ type termCount struct {
 }
 
 func analyze(text string) docTerms {
-	tokens := textsearch.Tokenize(text)
-	tf := textsearch.TermFreqs(tokens)
-	terms := make([]termCount, 0, len(tf))
-	for t, n := range tf {
-		terms = append(terms, termCount{t, int32(n)})
-	}
-	return docTerms{text: text, terms: terms, n: int32(len(tokens)), tkey: textKey(text)}
+	d := docTerms{text: text, tkey: textKey(text)}
+	// A text of a few sentences has a few dozen distinct terms: a linear search of
+	// those counted so far beats a map, which only longer texts get.
+	var counts map[string]int
+	textsearch.Scan(text, func(tok string, _ textsearch.Kind) {
+		d.n++
+		if counts != nil {
+			if i, ok := counts[tok]; ok {
+				d.terms[i].n++
+				return
+			}
+			counts[tok] = len(d.terms)
+			d.terms = append(d.terms, termCount{tok, 1})
+			return
+		}
+		for i := range d.terms {
+			if d.terms[i].term == tok {
+				d.terms[i].n++
+				return
+			}
+		}
+		if d.terms == nil {
+			d.terms = make([]termCount, 0, min(len(text)/6+1, maxLinearTerms))
+		}
+		d.terms = append(d.terms, termCount{tok, 1})
+		if len(d.terms) == maxLinearTerms {
+			counts = make(map[string]int, 2*maxLinearTerms)
+			for i, t := range d.terms {
+				counts[t.term] = i
+			}
+		}
+	})
+	return d
 }
+
+// maxLinearTerms is the number of distinct terms up to which analyze counts terms
+// without a map.
+const maxLinearTerms = 48
 
 // minAnalyzeAll is the smallest number of texts worth analysing in parallel.
 const minAnalyzeAll = 64
@@ -171,6 +256,35 @@ func analyzeAll(recs []store.Record) []docTerms {
 		}
 	})
 	return out
+}
+
+// fold folds the linked vectors of the band index when foldDue(slack) says so.
+func (ix *kindIndex) fold(slack int) {
+	if ix.bands != nil && ix.bands.foldDue(slack) {
+		ix.bands.fold(ix.codes)
+	}
+}
+
+// reserve makes room for n more versions in the index arrays, growing those with less.
+func (ix *kindIndex) reserve(n int) {
+	if cap(ix.docs)-len(ix.docs) < n {
+		ix.docs = slices.Grow(ix.docs, n)
+	}
+	if cap(ix.meta)-len(ix.meta) < n {
+		ix.meta = slices.Grow(ix.meta, n)
+	}
+	if ix.rot == nil {
+		return // no vectors yet
+	}
+	if cap(ix.vecs)-len(ix.vecs) < n {
+		ix.vecs = slices.Grow(ix.vecs, n)
+	}
+	if cap(ix.codes)-len(ix.codes) < n*ix.words {
+		ix.codes = slices.Grow(ix.codes, n*ix.words)
+	}
+	if bi := ix.bands; bi != nil && cap(bi.next)-len(bi.next) < n*bi.bands {
+		bi.next = slices.Grow(bi.next, n*bi.bands)
+	}
 }
 
 // rotationSeed fixes the rotation, so codes are the same in every process.
@@ -215,6 +329,11 @@ func (ix *kindIndex) purge(b *branch) {
 			ix.postings[t] = ps
 		}
 	}
+	for i, v := range ix.recent {
+		if v != nil && v.br == b {
+			v.terms, ix.recent[i] = nil, nil
+		}
+	}
 	for k, vs := range ix.texts {
 		vs = slices.DeleteFunc(vs, func(v *version) bool { return v.br == b })
 		if len(vs) == 0 {
@@ -237,9 +356,7 @@ func (ix *kindIndex) purge(b *branch) {
 	ix.vecs, ix.codes = vecs, codes
 	if ix.bands != nil {
 		ix.bands = newBandIndex(ix.words)
-		for i := range ix.vecs {
-			ix.bands.add(ix.code(i))
-		}
+		ix.bands.addAll(ix.codes)
 	}
 }
 
@@ -249,29 +366,110 @@ func (ix *kindIndex) purge(b *branch) {
 // probability 1-θ/π, so at cosine 0.92 a band matches with probability 0.87^16 ≈ 0.11
 // and one of 32 bands with probability ≈ 0.97 (0.998 at cosine 0.95), while unrelated
 // vectors share a band about 32 times in 65536. Codes are taken after a random rotation
-// (vecmath.Rotation), which makes their bits independent of how sparse embeddings are. Buckets are linked lists threaded
-// through flat arrays: a few bytes per vector and band, no maps.
+// (vecmath.Rotation), which makes their bits independent of how sparse embeddings are.
+//
+// A bucket is read once per band for every new fact, so its layout decides the cost of
+// a write. Most vectors sit in sorted buckets: per band, one array of vector indexes
+// ordered by bucket, and a directory of where each bucket starts, so a bucket is one
+// contiguous read. Vectors added since the buckets were last sorted are in linked
+// buckets threaded through flat arrays, which take an addition in constant time; when
+// they grow to a fraction of the sorted ones, they are merged into them in one linear
+// pass per band (fold). No maps: a few bytes per vector and band.
 const (
 	bandBits     = 16
+	bandKeys     = 1 << bandBits
 	maxBands     = 32
 	minBandWords = 4 // below 256 dimensions, candidates are found by a full scan
+	// A fold is due when the linked vectors number minFold and 1/foldShare of the
+	// sorted ones: the sorted buckets are rewritten after every growth by half, so the
+	// cost of folds per vector added stays constant. Writes fold (Store.tidyIndexes), so
+	// that a merge, whose latency counts more than its throughput, rarely has to.
+	minFold   = 4096
+	foldShare = 2
+	// maxLinked is the most linked vectors there can be: links are 16 bits. Past it,
+	// adding a vector folds first.
+	maxLinked = 1<<16 - 1
+	// The directory of a band locates the buckets of a group of 1<<dirShift keys by an
+	// offset, and each bucket within its group by a 16-bit offset from the group's, half
+	// the memory of an offset per bucket. A group holding 1<<16 vectors or more (some
+	// million vectors per store) makes the directory fall back to one offset per bucket.
+	dirShift = 4
 )
 
 type bandIndex struct {
 	bands int
-	heads [][]int32 // [band][bucket]: 1 + index of the newest vector in the bucket, 0 if none
-	// next[vector*bands+band] is 1 + the index of the previous vector in the vector's
-	// bucket of that band. A vector's links sit together, so adding one touches a
-	// cache line or two rather than one per band.
-	next []int32
-	n    int32 // vectors added
+	words int // uint64 words per code
+	// Vectors [0, sorted) are in sorted buckets: those of bucket k of band b are
+	// ids[b][dirs[b].start(k):dirs[b].start(k+1)], newest first. Nil until the first
+	// fold.
+	dirs   []bucketDir
+	ids    [][]int32
+	sorted int
+	// Vectors [sorted, n) are in linked buckets, known by their position among the
+	// linked ones, v-sorted: heads[b][k] is 1 + the position of the newest of bucket k of
+	// band b, 0 if none; next[(v-sorted)*bands+b] is 1 + the position of the vector
+	// before v in its bucket, 0 at the last linked one. A vector's links sit together,
+	// so adding one touches a cache line rather than one per band.
+	heads [][]uint16
+	next  []uint16
+	n     int      // vectors added
+	fill  []uint32 // scratch of fold, bandKeys entries
+}
+
+// bucketDir says where each bucket of one band starts in the band's sorted ids.
+type bucketDir struct {
+	// base[g] is where the buckets of keys g<<shift and after start; rel[k] is where
+	// bucket k starts, from base[k>>shift]. shift is dirShift, or 0 with rel all zeros.
+	base  []int32
+	rel   []uint16
+	shift uint
+}
+
+// start returns where bucket k (0 to bandKeys, bandKeys being the end) starts.
+func (d *bucketDir) start(k int) int {
+	return int(d.base[k>>d.shift]) + int(d.rel[k])
+}
+
+// set makes d describe buckets whose ends are ends[k], for k from 0 to bandKeys-1.
+func (d *bucketDir) set(ends []uint32) {
+	d.shift = dirShift
+	for g := 0; g < bandKeys; g += 1 << dirShift {
+		var lo uint32
+		if g > 0 {
+			lo = ends[g-1]
+		}
+		if ends[g+1<<dirShift-1]-lo > 1<<16-1 {
+			d.shift = 0
+			break
+		}
+	}
+	groups := bandKeys>>d.shift + 1
+	if cap(d.base) < groups {
+		d.base = make([]int32, groups)
+	}
+	d.base = d.base[:groups]
+	if d.rel == nil {
+		d.rel = make([]uint16, bandKeys+1)
+	}
+	var lo uint32
+	for k := 0; k <= bandKeys; k++ {
+		if k&(1<<d.shift-1) == 0 {
+			d.base[k>>d.shift] = int32(lo)
+			d.rel[k] = 0
+		} else {
+			d.rel[k] = uint16(lo - uint32(d.base[k>>d.shift]))
+		}
+		if k < bandKeys {
+			lo = ends[k]
+		}
+	}
 }
 
 func newBandIndex(words int) *bandIndex {
 	n := min(words*64/bandBits, maxBands)
-	bi := &bandIndex{bands: n, heads: make([][]int32, n)}
+	bi := &bandIndex{bands: n, words: words, heads: make([][]uint16, n)}
 	for b := range n {
-		bi.heads[b] = make([]int32, 1<<bandBits)
+		bi.heads[b] = make([]uint16, bandKeys)
 	}
 	return bi
 }
@@ -280,22 +478,111 @@ func bandKey(code []uint64, b int) uint16 {
 	return uint16(code[b/4] >> (uint(b%4) * bandBits))
 }
 
-func (bi *bandIndex) add(code []uint64) {
+// add adds the vector whose code ends codes, the codes of every vector added so far
+// back to back, to the linked buckets.
+func (bi *bandIndex) add(codes []uint64) {
+	if bi.n-bi.sorted == maxLinked {
+		bi.fold(codes[:len(codes)-bi.words])
+	}
+	code := codes[len(codes)-bi.words:]
+	pos := uint16(bi.n - bi.sorted + 1)
 	bi.n++
 	for b := range bi.bands {
 		k := bandKey(code, b)
 		bi.next = append(bi.next, bi.heads[b][k])
-		bi.heads[b][k] = bi.n
+		bi.heads[b][k] = pos
 	}
 }
 
-// candidates calls fn with the index, from or more, of every vector sharing a band
-// with code, possibly more than once. Buckets list the newest vectors first, so a walk
-// ends at the first index below from.
-func (bi *bandIndex) candidates(code []uint64, from int, fn func(i int)) {
+// foldDue reports whether the linked vectors are worth folding: slack times minFold of
+// them at least, and slack/foldShare of the sorted ones.
+func (bi *bandIndex) foldDue(slack int) bool {
+	linked := bi.n - bi.sorted
+	return linked >= slack*minFold && linked >= slack*bi.sorted/foldShare
+}
+
+// addAll adds the vectors whose codes are codes, back to back, to an empty index.
+func (bi *bandIndex) addAll(codes []uint64) {
+	n := len(codes) / bi.words
+	if n < minFold {
+		for i := range n {
+			bi.add(codes[:(i+1)*bi.words])
+		}
+		return
+	}
+	bi.n = n
+	bi.fold(codes)
+}
+
+// fold moves every linked vector into the sorted buckets. Per band, the sorted
+// vectors of each bucket move right by the number of linked vectors of the buckets
+// before it and of its own, walking the buckets from the last so that nothing is
+// overwritten before it is moved; the linked vectors then fill the gap at the front of
+// their bucket, newest first. codes holds the codes of every vector, back to back.
+func (bi *bandIndex) fold(codes []uint64) {
+	if bi.dirs == nil {
+		bi.dirs = make([]bucketDir, bi.bands)
+		bi.ids = make([][]int32, bi.bands)
+		bi.fill = make([]uint32, bandKeys)
+	}
+	fill := bi.fill
+	linked := uint32(bi.n - bi.sorted)
 	for b := range bi.bands {
-		for j := bi.heads[b][bandKey(code, b)]; int(j) > from; j = bi.next[int(j-1)*bi.bands+b] {
-			fn(int(j - 1))
+		dir := &bi.dirs[b]
+		clear(fill)
+		for v := bi.sorted; v < bi.n; v++ {
+			fill[bandKey(codes[v*bi.words:], b)]++
+		}
+		ids := slices.Grow(bi.ids[b], bi.n-len(bi.ids[b]))[:bi.n]
+		// hi is bucket k's old end, shift the linked vectors of buckets k and before;
+		// fill[k] becomes bucket k's new end, then where its linked vectors go.
+		hi, shift := uint32(bi.sorted), linked
+		for k := bandKeys - 1; k >= 0; k-- {
+			var lo uint32 // no sorted vectors before the first fold
+			if dir.base != nil {
+				lo = uint32(dir.start(k))
+			}
+			copy(ids[lo+shift:hi+shift], ids[lo:hi])
+			end := hi + shift
+			shift -= fill[k]
+			hi = lo
+			fill[k] = end
+		}
+		dir.set(fill)
+		for k := range fill {
+			fill[k] = uint32(dir.start(k))
+		}
+		for v := bi.n - 1; v >= bi.sorted; v-- {
+			k := bandKey(codes[v*bi.words:], b)
+			ids[fill[k]] = int32(v)
+			fill[k]++
+		}
+		bi.ids[b] = ids
+		clear(bi.heads[b])
+	}
+	bi.sorted = bi.n
+	bi.next = bi.next[:0]
+}
+
+// appendCandidates appends to dst the index, from or more, of every vector sharing a
+// band with code, possibly more than once: band by band, and newest first within a
+// band, so a walk ends at the first index below from.
+func (bi *bandIndex) appendCandidates(dst []int32, code []uint64, from int) []int32 {
+	for b := range bi.bands {
+		k := bandKey(code, b)
+		for j := int(bi.heads[b][k]); j > 0 && bi.sorted+j-1 >= from; j = int(bi.next[(j-1)*bi.bands+b]) {
+			dst = append(dst, int32(bi.sorted+j-1))
+		}
+		if from >= bi.sorted {
+			continue
+		}
+		dir := &bi.dirs[b]
+		for _, v := range bi.ids[b][dir.start(int(k)):dir.start(int(k)+1)] {
+			if int(v) < from {
+				break
+			}
+			dst = append(dst, v)
 		}
 	}
+	return dst
 }

@@ -73,6 +73,7 @@ type Store struct {
 	docs     map[docKey]*store.Doc
 	slab     []float32 // the current chunk of embedding storage (keep)
 	index    map[store.Kind]*kindIndex
+	dup      dupScratch // near-duplicate searches made under the write lock
 	log      *wal
 }
 
@@ -104,6 +105,10 @@ type version struct {
 	inv    float32 // 1/|embedding|, 0 without one
 	ord    int32   // position in the kind index's docs, -1 when not indexed
 	vi     int32   // position in the kind index's vecs, -1 without one
+	// terms is the analysis of the search text while the version is among the last
+	// recentTerms indexed, nil after: a merge that adopts the version soon after it was
+	// written indexes the adopted copy without analysing the text again.
+	terms *docTerms
 }
 
 type snapshot struct {

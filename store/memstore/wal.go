@@ -273,6 +273,7 @@ func (s *Store) replay(e entry) error {
 		return fmt.Errorf("sequence %d after replay, log says %d", s.seq, e.Seq)
 	}
 	s.commits = append(s.commits, commit{seq: s.seq, at: e.At})
+	s.tidyIndexes()
 	return nil
 }
 

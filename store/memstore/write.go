@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"slices"
+	"sort"
 	"time"
 
 	"github.com/day1ai/day1/internal/parallel"
@@ -65,14 +65,15 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 		if pre != nil {
 			m = pre[i]
 		}
-		res, writes, code := s.decide(head, r, opts.DedupeThreshold, stamp, m)
+		var dt *docTerms
+		if terms != nil {
+			dt = &terms[i]
+		}
+		res, writes, code := s.decide(head, r, opts.DedupeThreshold, stamp, m, dt)
 		if len(writes) == 0 {
 			s.slab = slab
 		}
-		h := hint{code: code}
-		if terms != nil {
-			h.terms = &terms[i]
-		}
+		h := hint{code: code, terms: dt}
 		for _, w := range writes {
 			wh := h
 			if w.RecordID() != r.RecordID() {
@@ -96,13 +97,33 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 	if err := s.logCommit(now, withBranch(ops, branchName)); err != nil {
 		return nil, err
 	}
+	s.tidyIndexes()
 	return results, nil
 }
+
+// tidyIndexes does after a write the upkeep of the indexes that grows with their size,
+// so that merges, whose latency counts more than a write's, rarely meet it: it folds
+// the band indexes that are due (see bandIndex.foldDue) and makes room ahead in the
+// index arrays, whose growth copies them. Callers hold s.mu for writing.
+func (s *Store) tidyIndexes() {
+	for _, ix := range s.index {
+		ix.fold(1)
+		ix.reserve(indexHeadroom)
+	}
+}
+
+// indexHeadroom is the number of versions the index arrays have room for after a write.
+const indexHeadroom = 4096
+
+// mergeFoldSlack is how far overdue a fold must be for a merge to do it (see
+// bandIndex.foldDue): a fold costs a pass over every indexed vector.
+const mergeFoldSlack = 4
 
 // decide says what writing r does: nothing, a new version, or a new fact superseding a
 // near-duplicate. It reads the branch head, which includes earlier records of the batch.
 // code, when not nil, is the code of r's embedding the near-duplicate check computed.
-func (s *Store) decide(head view, r store.Record, threshold float64, now time.Time, pre *match) (res store.PutResult, writes []store.Record, code []uint64) {
+// terms, when not nil, is the analysis of r's search text made ahead (analyzeAll).
+func (s *Store) decide(head view, r store.Record, threshold float64, now time.Time, pre *match, terms *docTerms) (res store.PutResult, writes []store.Record, code []uint64) {
 	k := key{r.RecordKind(), r.RecordID()}
 	if cur := head.get(k); cur != nil {
 		if store.SameContent(cur, store.StampLike(r, cur)) {
@@ -116,11 +137,17 @@ func (s *Store) decide(head view, r store.Record, threshold float64, now time.Ti
 	if !ok || !f.Status.Live() {
 		return store.PutResult{Record: store.Clone(r), Outcome: store.Created}, []store.Record{r}, nil
 	}
-	dup, sim, code := s.nearDuplicate(head, f, threshold, pre)
+	var tkey uint64
+	if terms != nil && terms.text == f.Text {
+		tkey = terms.tkey
+	} else {
+		tkey = textKey(f.Text)
+	}
+	dup, sim, sameText, code := s.nearDuplicate(head, f, tkey, threshold, pre)
 	switch {
 	case dup == nil:
 		return store.PutResult{Record: store.Clone(r), Outcome: store.Created}, []store.Record{r}, code
-	case store.NormText(dup.Text) == store.NormText(f.Text):
+	case sameText:
 		return store.PutResult{Record: store.Clone(*dup), Outcome: store.Deduplicated, Replaced: dup.ID, Similarity: sim}, nil, nil
 	}
 	old := *dup
@@ -139,22 +166,32 @@ func (s *Store) decide(head view, r store.Record, threshold float64, now time.Ti
 // embedding candidates from the band index (a full scan for small dimensions), so the
 // check does not grow with the amount of memory. It returns nil when there is none.
 //
-// pre, when not nil, is the best match among the vectors indexed before the batch,
-// found ahead in parallel (prematch); only vectors indexed since are searched here. It
-// also returns the code of f's embedding when it computed one, for indexing f.
-func (s *Store) nearDuplicate(head view, f store.Fact, threshold float64, pre *match) (*store.Fact, float64, []uint64) {
+// tkey is textKey(f.Text). pre, when not nil, is the best match among the vectors
+// indexed before the batch, found ahead in parallel (prematch); only vectors indexed
+// since are searched here. sameText reports a match by text. It also returns the code
+// of f's embedding when it computed one, for indexing f.
+func (s *Store) nearDuplicate(head view, f store.Fact, tkey uint64, threshold float64, pre *match) (dup *store.Fact, sim float64, sameText bool, code []uint64) {
 	ix := s.index[store.KindFact]
-	norm := store.NormText(f.Text)
-	for _, v := range ix.texts[normKey(norm)] {
+	// f.Text folded, computed for the first candidate with the same hash.
+	var norm string
+	normed := false
+	for _, v := range ix.texts[tkey] {
 		if !head.visible(v) {
 			continue
 		}
-		if cand := v.rec.(store.Fact); cand.Status.Live() && store.NormText(cand.Text) == norm {
-			return &cand, 1, nil
+		cand := v.rec.(store.Fact)
+		if !cand.Status.Live() {
+			continue
+		}
+		if !normed {
+			norm, normed = store.NormText(f.Text), true
+		}
+		if store.NormText(cand.Text) == norm {
+			return &cand, 1, true, nil
 		}
 	}
 	if threshold <= 0 || len(f.Embedding) == 0 || len(ix.vecs) == 0 || len(f.Embedding) != ix.dim {
-		return nil, 0, nil
+		return nil, 0, false, nil
 	}
 	q := ix.query(f.Embedding, threshold)
 	if pre != nil && pre.code != nil {
@@ -166,21 +203,21 @@ func (s *Store) nearDuplicate(head view, f store.Fact, threshold float64, pre *m
 	var bestSim float64
 	switch {
 	case pre == nil:
-		best, bestSim = ix.bestMatch(head, q, 0)
+		best, bestSim = ix.bestMatch(head, q, 0, &s.dup)
 	case pre.v != nil && !candidate(head, pre.v):
 		// The earlier match changed within this batch; the others may not have.
-		best, bestSim = ix.bestMatch(head, q, 0)
+		best, bestSim = ix.bestMatch(head, q, 0, &s.dup)
 	default:
-		best, bestSim = ix.bestMatch(head, q, pre.upto)
+		best, bestSim = ix.bestMatch(head, q, pre.upto, &s.dup)
 		if pre.v != nil && pre.sim > bestSim {
 			best, bestSim = pre.v, pre.sim
 		}
 	}
 	if best == nil {
-		return nil, 0, q.code
+		return nil, 0, false, q.code
 	}
 	cand := best.rec.(store.Fact)
-	return &cand, bestSim, q.code
+	return &cand, bestSim, false, q.code
 }
 
 // match is the best near-duplicate of one new fact among the first upto vectors of the
@@ -210,10 +247,29 @@ func candidate(head view, v *version) bool {
 	return head.visible(v) && v.rec.(store.Fact).Status.Live()
 }
 
+// dupScratch is the working memory of one near-duplicate search at a time.
+type dupScratch struct {
+	cands []int32
+	sink  uint64
+}
+
+// touch reads a word of the code of every candidate, so that bestMatch then finds them
+// in the cache. The reads do not depend on each other and the loop is short, so the
+// processor overlaps their cache misses; among the instructions of bestMatch's own loop
+// it overlaps few of them. The words are summed into sink so that the reads stay.
+func (sc *dupScratch) touch(codes []uint64, words int) {
+	var x uint64
+	for _, i := range sc.cands {
+		o := int(i) * words
+		x += codes[o] + codes[o+words-1]
+	}
+	sc.sink = x
+}
+
 // bestMatch returns the visible, live fact among vectors from..len(vecs) most similar to
 // q, at or above its threshold, or nil. It only reads the index, so several may run at
-// once.
-func (ix *kindIndex) bestMatch(head view, q dupQuery, from int) (*version, float64) {
+// once, each with its own scratch.
+func (ix *kindIndex) bestMatch(head view, q dupQuery, from int, sc *dupScratch) (*version, float64) {
 	var best *version
 	var bestSim float64
 	check := func(i int) {
@@ -234,7 +290,11 @@ func (ix *kindIndex) bestMatch(head view, q dupQuery, from int) (*version, float
 		best, bestSim = v, sim
 	}
 	if q.code != nil && ix.bands != nil {
-		ix.bands.candidates(q.code, from, check)
+		sc.cands = ix.bands.appendCandidates(sc.cands[:0], q.code, from)
+		sc.touch(ix.codes, ix.words)
+		for _, i := range sc.cands {
+			check(int(i))
+		}
 	} else {
 		for i := from; i < len(ix.vecs); i++ {
 			check(i)
@@ -270,12 +330,13 @@ func (s *Store) prematch(head view, recs []store.Record, threshold float64) []*m
 	upto := len(ix.vecs)
 	parallel.Do(len(todo), parts, func(_, lo, hi int) {
 		scratch := make([]float32, ix.rot.Bits())
+		var sc dupScratch
 		for _, i := range todo[lo:hi] {
 			emb := recs[i].(store.Fact).Embedding
 			q := ix.query(emb, threshold)
 			q.code = ix.rot.AppendCode(nil, emb, scratch)
 			m := &match{upto: upto, code: q.code}
-			m.v, m.sim = ix.bestMatch(head, q, 0)
+			m.v, m.sim = ix.bestMatch(head, q, 0, &sc)
 			out[i] = m
 		}
 	})
@@ -350,21 +411,23 @@ func (s *Store) applyDelete(b *branch, k key) {
 
 // addVersion adds r (nil: a deletion) as the newest version of k on b. owned says r's
 // embedding is the store's already (adopt); otherwise r gets a copy in the store's
-// slab, or shares h.from's, which never changes, when h.from holds the same.
+// slab, or shares h.from's, which never changes. h.from, when set, must hold the same
+// content as r.
 func (s *Store) addVersion(b *branch, k key, r store.Record, owned bool, h hint) {
 	emb := store.EmbeddingOf(r)
 	switch {
 	case len(emb) == 0:
 	case owned:
 		h.from = nil
-	case h.from != nil && slices.Equal(h.from.emb, emb):
+	case h.from != nil && len(h.from.emb) == len(emb):
+		// h.from.emb is its record's embedding, equal to emb, unless it was not indexed
+		// (nil): then it has nothing to share.
 		r = withEmbedding(r, h.from.emb)
 	default:
 		h.from = nil
 		r = withEmbedding(r, s.keep(emb))
 	}
-	head := s.chainOf(b, never)
-	prev := head.resolve(k)
+	prev := resolveHead(b, k)
 	s.seq++
 	v := &version{key: k, seq: s.seq, br: b, rec: r, next: never, ord: -1, vi: -1}
 	if vs := b.own[k]; len(vs) > 0 {
@@ -393,6 +456,22 @@ func (s *Store) addVersion(b *branch, k key, r store.Record, owned bool, h hint)
 	if dn != 0 || dLen != 0 {
 		b.addStat(k.kind, v.seq, dn, dLen)
 	}
+}
+
+// resolveHead returns the version of k that branch b sees at its head, or nil: what
+// view.resolve returns for b's chain, without building the chain.
+func resolveHead(b *branch, k key) *version {
+	cut := uint64(never)
+	for ; b != nil; b = b.parent {
+		if vs := b.own[k]; len(vs) > 0 {
+			i := sort.Search(len(vs), func(i int) bool { return vs[i].seq > cut }) - 1
+			if i >= 0 {
+				return vs[i]
+			}
+		}
+		cut = min(cut, b.forkSeq)
+	}
+	return nil
 }
 
 func withBranch(ops []op, name string) []op {

@@ -1,0 +1,191 @@
+package memstore
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/day1ai/day1/internal/textsearch"
+	"github.com/day1ai/day1/store"
+)
+
+// TestTextKeyMatchesNormText checks that textKey, which folds ASCII text without
+// allocating, hashes every text as hashing store.NormText's folding does.
+func TestTextKeyMatchesNormText(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("Word  ", maxFoldLen/5)
+	for _, s := range []string{
+		"", " ", "\t\n", "a", "Fix the AUTH bug", "  leading and trailing  ", "tabs\tand\nnew\r\nlines\v\f",
+		"MiXeD   CaSe\t\tRuns", "punctuation, stays: (as is)!", "Ünïcode Straße", "non\u00a0breaking space",
+		"ideographs 記憶 テスト", "next\u0085line", long, long + "É", strings.Repeat("x", maxFoldLen),
+		strings.Repeat("y", maxFoldLen+1),
+	} {
+		if got, want := textKey(s), normKey(store.NormText(s)); got != want {
+			t.Errorf("textKey(%q) = %x, want %x (the hash of %q)", s, got, want, store.NormText(s))
+		}
+	}
+}
+
+// TestAnalyzeCountsTokens checks analyze against counting textsearch.Tokenize's tokens,
+// for short texts and for one with more distinct terms than its linear count holds.
+func TestAnalyzeCountsTokens(t *testing.T) {
+	t.Parallel()
+	var many strings.Builder
+	for i := range 3 * maxLinearTerms {
+		many.WriteString("term")
+		many.WriteString(strings.Repeat("x", i%7))
+		many.WriteByte(byte('a' + i%26))
+		many.WriteString(" and Again ")
+	}
+	for _, text := range []string{
+		"", "the", "Fix the auth bug: the AUTH token expires", "user_id maps to user and id",
+		"記憶 記憶 テスト", many.String(),
+	} {
+		got := analyze(text)
+		tokens := textsearch.Tokenize(text)
+		want := map[string]int32{}
+		for tok, n := range textsearch.TermFreqs(tokens) {
+			want[tok] = int32(n)
+		}
+		counts := map[string]int32{}
+		for _, tc := range got.terms {
+			if _, dup := counts[tc.term]; dup {
+				t.Errorf("analyze(%q) lists %q twice", text, tc.term)
+			}
+			counts[tc.term] = tc.n
+		}
+		if diff := cmp.Diff(want, counts); diff != "" {
+			t.Errorf("analyze(%q) terms (-want +got):\n%s", text, diff)
+		}
+		if got.n != int32(len(tokens)) || got.text != text || got.tkey != textKey(text) {
+			t.Errorf("analyze(%q) = n %d, text %q, tkey %x; want n %d, the text and its textKey", text, got.n, got.text, got.tkey, len(tokens))
+		}
+	}
+}
+
+// TestBandIndexCandidates checks the band index against a scan of every vector: the
+// candidates of a code are the vectors sharing one of its bands, band by band and
+// newest first, whether they sit in linked or sorted buckets, across several folds and
+// for every starting index. Codes come from few distinct band values, so that buckets
+// hold many vectors.
+func TestBandIndexCandidates(t *testing.T) {
+	t.Parallel()
+	const words = 8
+	rng := rand.New(rand.NewPCG(3, 5))
+	code := func() []uint64 {
+		c := make([]uint64, words)
+		for w := range c {
+			for part := range 4 {
+				// Few values per band: many vectors share buckets.
+				c[w] |= uint64(rng.IntN(40)) << (16 * part)
+			}
+		}
+		return c
+	}
+	want := func(codes []uint64, q []uint64, from int) []int32 {
+		var out []int32
+		n := len(codes) / words
+		for b := range maxBands {
+			for v := n - 1; v >= from; v-- {
+				if bandKey(codes[v*words:], b) == bandKey(q, b) {
+					out = append(out, int32(v))
+				}
+			}
+		}
+		return out
+	}
+	var codes []uint64
+	bi := newBandIndex(words)
+	var queries [][]uint64
+	for range 4 {
+		queries = append(queries, code())
+	}
+	folds := 0
+	for i := range 3*minFold + 100 {
+		codes = append(codes, code()...)
+		bi.add(codes)
+		if bi.foldDue(1) {
+			bi.fold(codes)
+			folds++
+		}
+		n := i + 1
+		if n%2500 != 0 && n != minFold && n != minFold+1 {
+			continue
+		}
+		for _, q := range queries {
+			for _, from := range []int{0, 1, n / 3, bi.sorted - 1, bi.sorted, bi.sorted + 1, n - 1, n} {
+				if from < 0 {
+					continue
+				}
+				got := bi.appendCandidates(nil, q, from)
+				if diff := cmp.Diff(want(codes, q, from), got); diff != "" {
+					t.Fatalf("after %d vectors (%d sorted), candidates from %d (-want +got):\n%s", n, bi.sorted, from, diff)
+				}
+			}
+		}
+	}
+	if folds < 2 {
+		t.Fatalf("%d folds; the test should cross at least 2", folds)
+	}
+	// An index built at once from every code finds the same candidates.
+	all := newBandIndex(words)
+	all.addAll(codes)
+	if all.sorted != len(codes)/words {
+		t.Errorf("addAll left %d of %d vectors linked", len(codes)/words-all.sorted, len(codes)/words)
+	}
+	for _, q := range queries {
+		if diff := cmp.Diff(bi.appendCandidates(nil, q, 0), all.appendCandidates(nil, q, 0)); diff != "" {
+			t.Errorf("addAll candidates differ from added ones (-added +addAll):\n%s", diff)
+		}
+	}
+}
+
+// TestBandIndexLargeBuckets fills the buckets of a few keys with more vectors than
+// 16-bit links and directory offsets hold: adding past maxLinked linked vectors folds
+// first, and a group of buckets holding 1<<16 vectors or more makes the directory keep
+// one offset per bucket. The candidates stay those of a scan.
+func TestBandIndexLargeBuckets(t *testing.T) {
+	t.Parallel()
+	const words = 8
+	n := maxLinked + 100
+	codes := make([]uint64, 0, n*words)
+	bi := newBandIndex(words)
+	for i := range n {
+		c := make([]uint64, words)
+		c[0] = uint64(i%3) << dirShift // band 0: keys in three groups; every other band: key 0
+		codes = append(codes, c...)
+		bi.add(codes)
+		if i == maxLinked-1 && bi.sorted != 0 {
+			t.Fatalf("folded at %d linked vectors, before reaching maxLinked", bi.sorted)
+		}
+		if i == maxLinked && bi.sorted != maxLinked {
+			t.Fatalf("%d vectors sorted after adding past maxLinked; want %d", bi.sorted, maxLinked)
+		}
+	}
+	bi.fold(codes)
+	if bi.dirs[1].shift != 0 || bi.dirs[0].shift != dirShift {
+		t.Errorf("directory shifts %d (band 0, buckets of n/3) and %d (band 1, one bucket of n); want %d and 0",
+			bi.dirs[0].shift, bi.dirs[1].shift, dirShift)
+	}
+	q := make([]uint64, words)
+	q[0] = 1 << dirShift
+	got := bi.appendCandidates(nil, q, 10)
+	var want []int32
+	for b := range maxBands {
+		for v := n - 1; v >= 10; v-- {
+			if bandKey(codes[v*words:], b) == bandKey(q, b) {
+				want = append(want, int32(v))
+			}
+		}
+	}
+	if !slices.Equal(want, got) {
+		i := 0
+		for i < min(len(want), len(got)) && want[i] == got[i] {
+			i++
+		}
+		t.Errorf("%d candidates, want %d; they differ from position %d", len(got), len(want), i)
+	}
+}
