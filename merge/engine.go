@@ -124,7 +124,7 @@ func (e *Engine) Merge(ctx context.Context, req Request) (Result, error) {
 		if diff == nil {
 			return Result{}, fmt.Errorf("day1: merge %s into %s: the store returned no diff", req.Source, req.Target)
 		}
-		p := &planner{e: e, req: req, diff: diff, now: now, b: newBuilder()}
+		p := &planner{e: e, req: req, diff: diff, now: now, b: newBuilder(len(diff.SourceChanges))}
 		plan, err := p.plan(ctx, id)
 		if err != nil {
 			return Result{}, err

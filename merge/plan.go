@@ -499,8 +499,13 @@ type itemKey struct {
 	action   store.MergeAction
 }
 
-func newBuilder() *builder {
-	return &builder{ops: map[store.Ref]store.Record{}, seen: map[itemKey]bool{}}
+// newBuilder returns a builder sized for about n writes.
+func newBuilder(n int) *builder {
+	return &builder{
+		order: make([]store.Ref, 0, n),
+		ops:   make(map[store.Ref]store.Record, n),
+		seen:  make(map[itemKey]bool, n),
+	}
 }
 
 func (b *builder) put(r store.Record, action store.MergeAction, reason string) {
@@ -567,10 +572,24 @@ func (b *builder) annotate(ref store.Ref, note string) {
 	}
 }
 
+// deletes counts the planned deletions.
+func (b *builder) deletes() int {
+	n := 0
+	for _, r := range b.ops {
+		if r == nil {
+			n++
+		}
+	}
+	return n
+}
+
 // finish returns the records to write and the refs to delete, in first-decided order.
 func (b *builder) finish() ([]store.Record, []store.Ref) {
 	var puts []store.Record
 	var deletes []store.Ref
+	if n := len(b.order) - b.deletes(); n > 0 {
+		puts = make([]store.Record, 0, n)
+	}
 	for _, ref := range b.order {
 		if r := b.ops[ref]; r != nil {
 			puts = append(puts, r)
