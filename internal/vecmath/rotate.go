@@ -53,11 +53,20 @@ func (r *Rotation) AppendCode(dst []uint64, v []float32, buf []float32) []uint64
 		buf = make([]float32, r.n)
 	}
 	x := buf[:r.n]
-	copy(x, v)
-	clear(x[min(len(v), r.n):])
-	for _, s := range r.signs {
-		for i := range x {
-			x[i] *= s[i]
+	for round, s := range r.signs {
+		if round == 0 {
+			// The copy and the first sign flips in one pass.
+			m := min(len(v), r.n)
+			for i, c := range v[:m] {
+				x[i] = c * s[i]
+			}
+			for i := m; i < r.n; i++ {
+				x[i] = 0 * s[i]
+			}
+		} else {
+			for i := range x {
+				x[i] *= s[i]
+			}
 		}
 		fwht(x)
 	}
@@ -65,29 +74,48 @@ func (r *Rotation) AppendCode(dst []uint64, v []float32, buf []float32) []uint64
 }
 
 // fwht is the in-place, unnormalised fast Walsh-Hadamard transform; len(x) is a power
-// of two.
+// of two. It does two levels of butterflies per pass over x (radix 4), and one more
+// when the number of levels is odd; each element goes through the same additions, in
+// the same order, as one level per pass would give it, so the result is the same to
+// the bit.
 func fwht(x []float32) {
-	// The first two levels work on pairs and quads; doing them in one pass avoids the
-	// per-group slicing that dominates at small strides.
-	for i := 0; i+3 < len(x); i += 4 {
-		a, b, c, d := x[i], x[i+1], x[i+2], x[i+3]
-		a, b = a+b, a-b
-		c, d = c+d, c-d
-		x[i], x[i+2] = a+c, a-c
-		x[i+1], x[i+3] = b+d, b-d
+	n := len(x)
+	if n < 4 {
+		if n == 2 {
+			x[0], x[1] = x[0]+x[1], x[0]-x[1]
+		}
+		return
+	}
+	// Levels 1 and 2 on quads, without slicing per group of one.
+	for i := 0; i+3 < n; i += 4 {
+		q := x[i : i+4 : i+4]
+		p0, p1 := q[0]+q[1], q[0]-q[1]
+		p2, p3 := q[2]+q[3], q[2]-q[3]
+		q[0], q[2] = p0+p2, p0-p2
+		q[1], q[3] = p1+p3, p1-p3
 	}
 	h := 4
-	if len(x) < 4 {
-		h = 1
-	}
-	for ; h < len(x); h <<= 1 {
-		for i := 0; i < len(x); i += h << 1 {
-			a, b := x[i:i+h], x[i+h:i+2*h]
-			b = b[:len(a)] // lets the compiler drop the bounds checks below
+	for ; 4*h <= n; h *= 4 {
+		for i := 0; i < n; i += 4 * h {
+			a := x[i : i+h]
+			b := x[i+h : i+2*h]
+			c := x[i+2*h : i+3*h]
+			d := x[i+3*h : i+4*h]
+			b, c, d = b[:len(a)], c[:len(a)], d[:len(a)] // lets the compiler drop bounds checks
 			for j := range a {
-				u, v := a[j], b[j]
-				a[j], b[j] = u+v, u-v
+				p0, p1 := a[j]+b[j], a[j]-b[j]
+				p2, p3 := c[j]+d[j], c[j]-d[j]
+				a[j], c[j] = p0+p2, p0-p2
+				b[j], d[j] = p1+p3, p1-p3
 			}
+		}
+	}
+	if h < n {
+		a, b := x[:h], x[h:2*h]
+		b = b[:len(a)]
+		for j := range a {
+			u, v := a[j], b[j]
+			a[j], b[j] = u+v, u-v
 		}
 	}
 }

@@ -3,6 +3,7 @@ package vecmath
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -71,5 +72,97 @@ func BenchmarkRotationCode384(b *testing.B) {
 	dst := make([]uint64, 0, r.Words())
 	for b.Loop() {
 		dst = r.AppendCode(dst[:0], v, buf)
+	}
+}
+
+// fwhtByLevel is the transform one level of butterflies per pass, the definition
+// fwht must match to the bit.
+func fwhtByLevel(x []float32) {
+	for h := 1; h < len(x); h <<= 1 {
+		for i := 0; i < len(x); i += h << 1 {
+			for j := i; j < i+h; j++ {
+				x[j], x[j+h] = x[j]+x[j+h], x[j]-x[j+h]
+			}
+		}
+	}
+}
+
+// TestFWHTMatchesLevelByLevel checks that the radix-4 transform gives exactly, bit for
+// bit, what a transform one level at a time gives, for every power of two up to 1024
+// (odd and even numbers of levels), on vectors with zeros of both signs.
+func TestFWHTMatchesLevelByLevel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for n := 1; n <= 1024; n <<= 1 {
+		for range 20 {
+			x := make([]float32, n)
+			for i := range x {
+				switch rng.IntN(6) {
+				case 0:
+					x[i] = 0
+				case 1:
+					x[i] = float32(math.Copysign(0, -1))
+				default:
+					x[i] = float32(rng.NormFloat64() * math.Pow(10, float64(rng.IntN(7)-3)))
+				}
+			}
+			want := append([]float32(nil), x...)
+			fwhtByLevel(want)
+			fwht(x)
+			for i := range x {
+				if math.Float32bits(x[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("n=%d: element %d is %v, want %v", n, i, x[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+// TestAppendCodeMatchesDefinition checks codes against their definition: the sign bits
+// of the vector, zero-padded, times the signs, transformed level by level.
+func TestAppendCodeMatchesDefinition(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 2))
+	for _, dims := range []int{1, 5, 64, 300, 384, 512, 1000} {
+		r := NewRotation(dims, 3)
+		for range 20 {
+			v := make([]float32, dims)
+			for i := range v {
+				if rng.IntN(4) > 0 {
+					v[i] = float32(rng.NormFloat64())
+				}
+			}
+			x := make([]float32, r.Bits())
+			copy(x, v)
+			for _, s := range r.signs {
+				for i := range x {
+					x[i] *= s[i]
+				}
+				fwhtByLevel(x)
+			}
+			want := SignBits(x)
+			got := r.AppendCode(nil, v, nil)
+			if !slices.Equal(got, want) {
+				t.Fatalf("dims %d: code %x, want %x", dims, got, want)
+			}
+		}
+	}
+}
+
+// BenchmarkRotationCodeRandom384 codes random vectors, whose rotated signs are random.
+func BenchmarkRotationCodeRandom384(b *testing.B) {
+	r := NewRotation(384, 1)
+	rng := rand.New(rand.NewPCG(1, 2))
+	vs := make([][]float32, 64)
+	for k := range vs {
+		vs[k] = make([]float32, 384)
+		for i := range vs[k] {
+			vs[k][i] = float32(rng.NormFloat64())
+		}
+	}
+	buf := make([]float32, r.Bits())
+	dst := make([]uint64, 0, r.Words())
+	i := 0
+	for b.Loop() {
+		dst = r.AppendCode(dst[:0], vs[i%len(vs)], buf)
+		i++
 	}
 }
