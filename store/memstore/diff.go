@@ -25,19 +25,23 @@ func (s *Store) Diff(ctx context.Context, source, target string) (*store.Diff, e
 }
 
 func (s *Store) diff(source, target string) (*store.Diff, error) {
-	if err := store.ValidateBranchName("source", source); err != nil {
-		return nil, err
-	}
-	if err := store.ValidateBranchName("target", target); err != nil {
-		return nil, err
-	}
-	sb, err := s.branch(source)
-	if err != nil {
-		return nil, err
-	}
-	tb, err := s.branch(target)
-	if err != nil {
-		return nil, err
+	sb, sok := s.branches[source]
+	tb, tok := s.branches[target]
+	if !sok || !tok {
+		// Existing branches have valid names; otherwise say which name is wrong.
+		if err := store.ValidateBranchName("source", source); err != nil {
+			return nil, err
+		}
+		if err := store.ValidateBranchName("target", target); err != nil {
+			return nil, err
+		}
+		var err error
+		if sb, err = s.branch(source); err != nil {
+			return nil, err
+		}
+		if tb, err = s.branch(target); err != nil {
+			return nil, err
+		}
 	}
 	sv, tv := s.chainOf(sb, never), s.chainOf(tb, never)
 	base, sPath, tPath := mergeBase(sv, tv)
@@ -60,6 +64,8 @@ func (s *Store) diff(source, target string) (*store.Diff, error) {
 		bv = s.chainOf(base.br, base.cut)
 	}
 	sorted := make([]key, 0, len(keys))
+	// Most keys changed on the source, the side a merge reads.
+	d.SourceChanges = make([]store.Change, 0, len(keys))
 	for k := range keys {
 		sorted = append(sorted, k)
 	}
@@ -104,6 +110,9 @@ func (s *Store) diff(source, target string) (*store.Diff, error) {
 		if sok && tok {
 			d.Conflicts = append(d.Conflicts, store.Conflict{Ref: sc.Ref, Reason: store.BothChanged, Source: sc, Target: tc})
 		}
+	}
+	if len(d.SourceChanges) == 0 {
+		d.SourceChanges = nil
 	}
 	d.Conflicts = append(d.Conflicts, store.SupersedeConflicts(d)...)
 	return d, nil
@@ -300,15 +309,19 @@ func (s *Store) prepareMerge(plan store.MergePlan, head, src view, now time.Time
 			if p.err = store.ValidateRecord(plan.Puts[i], s.dims); p.err != nil {
 				continue
 			}
-			p.rec = store.WithDefaults(s.copyIn(plan.Puts[i], plan.Target, false), now)
-			p.k = key{p.rec.RecordKind(), p.rec.RecordID()}
-			if cur := head.get(p.k); cur != nil && store.SameContent(cur, p.rec) {
-				p.same = true
+			// The records of a plan come from a diff with their defaults filled: this
+			// rarely copies. The copy to store is made once its embedding is known.
+			r := store.WithDefaults(plan.Puts[i], now)
+			p.k = key{r.RecordKind(), r.RecordID()}
+			if cur := head.get(p.k); cur != nil && store.SameContent(cur, r) {
+				p.rec, p.same = r, true
 				continue
 			}
-			if from := src.resolve(p.k); from != nil && from.rec != nil && from.ord >= 0 && store.SameContent(from.rec, p.rec) {
-				p.from = from
+			var emb []float32
+			if from := src.resolve(p.k); from != nil && from.rec != nil && from.ord >= 0 && store.SameContent(from.rec, r) {
+				p.from, emb = from, from.emb
 			}
+			p.rec = copyShared(r, plan.Target, emb)
 			if s.index[p.k.kind] == nil {
 				continue
 			}

@@ -289,6 +289,9 @@ func (s *Store) resolveView(v store.View) (view, error) {
 }
 
 func (s *Store) branch(name string) (*branch, error) {
+	if b, ok := s.branches[name]; ok {
+		return b, nil // its name was checked when it was created
+	}
 	if err := store.ValidateBranchName("Branch", name); err != nil {
 		return nil, err
 	}

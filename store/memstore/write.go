@@ -422,7 +422,9 @@ func (s *Store) addVersion(b *branch, k key, r store.Record, owned bool, h hint)
 	case h.from != nil && len(h.from.emb) == len(emb):
 		// h.from.emb is its record's embedding, equal to emb, unless it was not indexed
 		// (nil): then it has nothing to share.
-		r = withEmbedding(r, h.from.emb)
+		if &h.from.emb[0] != &emb[0] {
+			r = withEmbedding(r, h.from.emb)
+		}
 	default:
 		h.from = nil
 		r = withEmbedding(r, s.keep(emb))
@@ -527,6 +529,29 @@ func (s *Store) copyIn(r store.Record, branch string, keep bool) store.Record {
 		v.Branch = branch
 		if keep && len(v.Embedding) > 0 {
 			v.Embedding = s.keep(v.Embedding)
+		}
+		return v
+	}
+	return store.WithBranch(store.Clone(r), branch)
+}
+
+// copyShared copies r for storing on branch, like copyIn without keep, in one step.
+// emb, when not nil, is a stored embedding equal to r's, which the copy shares
+// instead of r's.
+func copyShared(r store.Record, branch string, emb []float32) store.Record {
+	switch v := r.(type) {
+	case store.Fact:
+		v.Metadata = maps.Clone(v.Metadata)
+		v.Branch = branch
+		if emb != nil && len(emb) == len(v.Embedding) {
+			v.Embedding = emb
+		}
+		return v
+	case store.Observation:
+		v.Metadata = maps.Clone(v.Metadata)
+		v.Branch = branch
+		if emb != nil && len(emb) == len(v.Embedding) {
+			v.Embedding = emb
 		}
 		return v
 	}
