@@ -413,6 +413,7 @@ type bandIndex struct {
 	heads [][]uint16
 	next  []uint16
 	n     int      // vectors added
+	count []uint32 // scratch of fold, bandKeys entries
 	fill  []uint32 // scratch of fold, bandKeys entries
 }
 
@@ -430,15 +431,16 @@ func (d *bucketDir) start(k int) int {
 	return int(d.base[k>>d.shift]) + int(d.rel[k])
 }
 
-// set makes d describe buckets whose ends are ends[k], for k from 0 to bandKeys-1.
-func (d *bucketDir) set(ends []uint32) {
+// set makes d describe buckets that start at starts[k], for k from 0 to bandKeys-1,
+// the last ending at total.
+func (d *bucketDir) set(starts []uint32, total uint32) {
 	d.shift = dirShift
 	for g := 0; g < bandKeys; g += 1 << dirShift {
-		var lo uint32
-		if g > 0 {
-			lo = ends[g-1]
+		end := total
+		if next := g + 1<<dirShift; next < bandKeys {
+			end = starts[next]
 		}
-		if ends[g+1<<dirShift-1]-lo > 1<<16-1 {
+		if end-starts[g] > 1<<16-1 {
 			d.shift = 0
 			break
 		}
@@ -451,18 +453,17 @@ func (d *bucketDir) set(ends []uint32) {
 	if d.rel == nil {
 		d.rel = make([]uint16, bandKeys+1)
 	}
-	var lo uint32
-	for k := 0; k <= bandKeys; k++ {
-		if k&(1<<d.shift-1) == 0 {
-			d.base[k>>d.shift] = int32(lo)
+	mask := 1<<d.shift - 1
+	for k, st := range starts[:bandKeys] {
+		if k&mask == 0 {
+			d.base[k>>d.shift] = int32(st)
 			d.rel[k] = 0
 		} else {
-			d.rel[k] = uint16(lo - uint32(d.base[k>>d.shift]))
-		}
-		if k < bandKeys {
-			lo = ends[k]
+			d.rel[k] = uint16(st - uint32(d.base[k>>d.shift]))
 		}
 	}
+	d.base[bandKeys>>d.shift] = int32(total)
+	d.rel[bandKeys] = 0
 }
 
 func newBandIndex(words int) *bandIndex {
@@ -523,38 +524,59 @@ func (bi *bandIndex) fold(codes []uint64) {
 	if bi.dirs == nil {
 		bi.dirs = make([]bucketDir, bi.bands)
 		bi.ids = make([][]int32, bi.bands)
+		bi.count = make([]uint32, bandKeys)
 		bi.fill = make([]uint32, bandKeys)
+		for b := range bi.dirs {
+			bi.dirs[b].set(bi.fill, 0) // every bucket empty
+		}
 	}
-	fill := bi.fill
-	linked := uint32(bi.n - bi.sorted)
+	count, fill := bi.count, bi.fill
+	sorted, n := uint32(bi.sorted), uint32(bi.n)
+	linked := int(n - sorted)
+	// The keys of the linked vectors, band by band: each band's passes then read
+	// two bytes per vector rather than a code's cache line.
+	keys := make([]uint16, bi.bands*linked)
+	for i := range linked {
+		code := codes[(bi.sorted+i)*bi.words:][:bi.words]
+		for b := range bi.bands {
+			keys[b*linked+i] = bandKey(code, b)
+		}
+	}
 	for b := range bi.bands {
 		dir := &bi.dirs[b]
-		clear(fill)
-		for v := bi.sorted; v < bi.n; v++ {
-			fill[bandKey(codes[v*bi.words:], b)]++
+		base, rel, shift := dir.base, dir.rel, dir.shift
+		col := keys[b*linked : (b+1)*linked]
+		clear(count)
+		for _, k := range col {
+			count[k]++
+		}
+		// fill[k]: where bucket k starts after the fold, the place of its newest
+		// linked vector.
+		var before uint32 // linked vectors in the buckets before k
+		for k, c := range count {
+			fill[k] = uint32(base[k>>shift]) + uint32(rel[k]) + before
+			before += c
 		}
 		ids := slices.Grow(bi.ids[b], bi.n-len(bi.ids[b]))[:bi.n]
-		// hi is bucket k's old end, shift the linked vectors of buckets k and before;
-		// fill[k] becomes bucket k's new end, then where its linked vectors go.
-		hi, shift := uint32(bi.sorted), linked
+		// Each bucket's sorted vectors move right by the linked vectors of the buckets
+		// up to its own, from the last bucket to the first so that nothing is
+		// overwritten before it moves. Buckets between two that gained linked vectors
+		// move by the same amount: one copy for all of them.
+		runEnd, runShift := sorted, n-sorted // the run of old positions [lo, runEnd)
+		lo := sorted
 		for k := bandKeys - 1; k >= 0; k-- {
-			var lo uint32 // no sorted vectors before the first fold
-			if dir.base != nil {
-				lo = uint32(dir.start(k))
+			start := uint32(base[k>>shift]) + uint32(rel[k])
+			if d := fill[k] - start + count[k]; d != runShift {
+				moveRight(ids, lo, runEnd, runShift)
+				runEnd, runShift = lo, d
 			}
-			copy(ids[lo+shift:hi+shift], ids[lo:hi])
-			end := hi + shift
-			shift -= fill[k]
-			hi = lo
-			fill[k] = end
+			lo = start
 		}
-		dir.set(fill)
-		for k := range fill {
-			fill[k] = uint32(dir.start(k))
-		}
-		for v := bi.n - 1; v >= bi.sorted; v-- {
-			k := bandKey(codes[v*bi.words:], b)
-			ids[fill[k]] = int32(v)
+		moveRight(ids, lo, runEnd, runShift)
+		dir.set(fill, n)
+		for i := linked - 1; i >= 0; i-- {
+			k := col[i]
+			ids[fill[k]] = int32(bi.sorted + i)
 			fill[k]++
 		}
 		bi.ids[b] = ids
@@ -562,6 +584,17 @@ func (bi *bandIndex) fold(codes []uint64) {
 	}
 	bi.sorted = bi.n
 	bi.next = bi.next[:0]
+}
+
+// moveRight moves ids[lo:hi] to start at lo+by, by ≥ 0.
+func moveRight(ids []int32, lo, hi, by uint32) {
+	if hi-lo > 16 {
+		copy(ids[lo+by:hi+by], ids[lo:hi])
+		return
+	}
+	for i := hi; i > lo; i-- { // short runs, the common case: no call
+		ids[i-1+by] = ids[i-1]
+	}
 }
 
 // appendCandidates appends to dst the index, from or more, of every vector sharing a

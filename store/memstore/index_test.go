@@ -189,3 +189,26 @@ func TestBandIndexLargeBuckets(t *testing.T) {
 		t.Errorf("%d candidates, want %d; they differ from position %d", len(got), len(want), i)
 	}
 }
+
+// BenchmarkBandIndexFold folds 35k linked vectors into 70k sorted ones, the last fold
+// before a store reaches 100k facts.
+func BenchmarkBandIndexFold(b *testing.B) {
+	const words, sorted, linked = 8, 70_000, 35_000
+	rng := rand.New(rand.NewPCG(1, 1))
+	codes := make([]uint64, (sorted+linked)*words)
+	for i := range codes {
+		codes[i] = rng.Uint64()
+	}
+	base := newBandIndex(words)
+	base.addAll(codes[:sorted*words])
+	for b.Loop() {
+		b.StopTimer()
+		bi := newBandIndex(words)
+		bi.addAll(codes[:sorted*words])
+		for i := sorted; i < sorted+linked; i++ {
+			bi.add(codes[:(i+1)*words])
+		}
+		b.StartTimer()
+		bi.fold(codes)
+	}
+}
