@@ -13,7 +13,10 @@ import (
 	"github.com/day1ai/day1/store"
 )
 
-// Put writes a batch of records atomically.
+// Put writes a batch of records atomically. The store keeps copies of the records; the
+// record of a result for a record written (created, updated, superseding) shares the
+// embedding and the metadata map of the record passed in, rather than holding copies
+// of them.
 func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record, opts store.PutOptions) ([]store.PutResult, error) {
 	if len(recs) > store.MaxBatch {
 		return nil, store.Invalid("records", fmt.Sprintf("a batch holds at most %d records", store.MaxBatch), len(recs))
@@ -60,6 +63,7 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 		// The record's embedding goes into the slab now, so the value decide returns is
 		// the one stored; a record that is not written gives its slab space back.
 		slab := s.slab
+		in := r
 		r = s.adopt(head, r, branchName, stamp)
 		var m *match
 		if pre != nil {
@@ -69,7 +73,7 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 		if terms != nil {
 			dt = &terms[i]
 		}
-		res, writes, code := s.decide(head, r, opts.DedupeThreshold, stamp, m, dt)
+		res, writes, code := s.decide(head, r, in, opts.DedupeThreshold, stamp, m, dt)
 		if len(writes) == 0 {
 			s.slab = slab
 		}
@@ -122,20 +126,21 @@ const mergeFoldSlack = 4
 // decide says what writing r does: nothing, a new version, or a new fact superseding a
 // near-duplicate. It reads the branch head, which includes earlier records of the batch.
 // code, when not nil, is the code of r's embedding the near-duplicate check computed.
-// terms, when not nil, is the analysis of r's search text made ahead (analyzeAll).
-func (s *Store) decide(head view, r store.Record, threshold float64, now time.Time, pre *match, terms *docTerms) (res store.PutResult, writes []store.Record, code []uint64) {
+// terms, when not nil, is the analysis of r's search text made ahead (analyzeAll). in is
+// the caller's record that r copies.
+func (s *Store) decide(head view, r, in store.Record, threshold float64, now time.Time, pre *match, terms *docTerms) (res store.PutResult, writes []store.Record, code []uint64) {
 	k := key{r.RecordKind(), r.RecordID()}
 	if cur := head.get(k); cur != nil {
 		if store.SameContent(cur, store.StampLike(r, cur)) {
 			return store.PutResult{Record: store.Clone(cur), Outcome: store.Deduplicated}, nil, nil
 		}
 		r = store.KeepCreated(store.WithDefaults(r, now), cur, r.RecordTime().IsZero())
-		return store.PutResult{Record: store.Clone(r), Outcome: store.Updated}, []store.Record{r}, nil
+		return store.PutResult{Record: result(r, in), Outcome: store.Updated}, []store.Record{r}, nil
 	}
 	r = store.WithDefaults(r, now)
 	f, ok := r.(store.Fact)
 	if !ok || !f.Status.Live() {
-		return store.PutResult{Record: store.Clone(r), Outcome: store.Created}, []store.Record{r}, nil
+		return store.PutResult{Record: result(r, in), Outcome: store.Created}, []store.Record{r}, nil
 	}
 	var tkey uint64
 	if terms != nil && terms.text == f.Text {
@@ -146,7 +151,7 @@ func (s *Store) decide(head view, r store.Record, threshold float64, now time.Ti
 	dup, sim, sameText, code := s.nearDuplicate(head, f, tkey, threshold, pre)
 	switch {
 	case dup == nil:
-		return store.PutResult{Record: store.Clone(r), Outcome: store.Created}, []store.Record{r}, code
+		return store.PutResult{Record: result(r, in), Outcome: store.Created}, []store.Record{r}, code
 	case sameText:
 		return store.PutResult{Record: store.Clone(*dup), Outcome: store.Deduplicated, Replaced: dup.ID, Similarity: sim}, nil, nil
 	}
@@ -156,8 +161,28 @@ func (s *Store) decide(head view, r store.Record, threshold float64, now time.Ti
 	if f.ParentID == "" {
 		f.ParentID = old.ID
 	}
-	return store.PutResult{Record: store.Clone(f), Outcome: store.Superseded, Replaced: old.ID, Similarity: sim},
+	return store.PutResult{Record: result(f, in), Outcome: store.Superseded, Replaced: old.ID, Similarity: sim},
 		[]store.Record{old, f}, code
+}
+
+// result returns r, a record Put stores, as PutResult.Record: a copy that holds, in
+// place of the store's copies of them, the embedding and metadata of in, the caller's
+// record r was made from, whose values they are. The caller owns those already, so
+// the result costs no copy of them, and the store's stay out of the caller's reach.
+func result(r, in store.Record) store.Record {
+	switch v := r.(type) {
+	case store.Fact:
+		if w, ok := in.(store.Fact); ok {
+			v.Embedding, v.Metadata = w.Embedding, w.Metadata
+			return v
+		}
+	case store.Observation:
+		if w, ok := in.(store.Observation); ok {
+			v.Embedding, v.Metadata = w.Embedding, w.Metadata
+			return v
+		}
+	}
+	return store.Clone(r)
 }
 
 // nearDuplicate finds the live fact on the branch most like f: one with the same text
