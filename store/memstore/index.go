@@ -14,13 +14,13 @@ import (
 // kindIndex indexes every version of one searchable kind, on every branch. Reads keep
 // the postings and vectors of the versions their view sees.
 type kindIndex struct {
-	docs     []*version // every indexed version; a version's ord is its position
-	meta     []docMeta  // what visibility and scoring read of each of docs, kept dense
-	postings map[string][]posting
-	vecs     []*version // versions with an embedding, in commit order
-	codes    []uint64   // sign bits of each rotated embedding, words per vector back to back
-	words    int        // uint64 words per code
-	dim      int        // embedding length
+	docs     []*version            // every indexed version; a version's ord is its position
+	meta     []docMeta             // what visibility and scoring read of each of docs, kept dense
+	postings map[string]*[]posting // by term; a pointer, so that adding a posting looks the term up once
+	vecs     []*version            // vector slots in commit order: the newest version holding each (see version.sameVec)
+	codes    []uint64              // sign bits of each rotated embedding, words per vector back to back
+	words    int                   // uint64 words per code
+	dim      int                   // embedding length
 	rot      *vecmath.Rotation
 	scratch  []float32
 	texts    map[uint64][]*version // by hash of the normalised text, for exact-text dedupe
@@ -65,7 +65,7 @@ type posting struct {
 var textSeed = maphash.MakeSeed()
 
 func newKindIndex() *kindIndex {
-	return &kindIndex{postings: map[string][]posting{}, texts: map[uint64][]*version{}}
+	return &kindIndex{postings: map[string]*[]posting{}, texts: map[uint64][]*version{}}
 }
 
 // textKey hashes s folded by store.NormText. ASCII text up to maxFoldLen bytes, the
@@ -135,16 +135,29 @@ func (ix *kindIndex) add(v *version, h hint) {
 	ix.docs = append(ix.docs, v)
 	ix.meta = append(ix.meta, docMeta{br: v.br, seq: v.seq, next: v.next, docLen: v.docLen})
 	for _, tc := range terms.terms {
-		ix.postings[tc.term] = append(ix.postings[tc.term], posting{ord: v.ord, tf: tc.n})
+		ps := ix.postings[tc.term]
+		if ps == nil {
+			ps = new([]posting)
+			ix.postings[tc.term] = ps
+		}
+		*ps = append(*ps, posting{ord: v.ord, tf: tc.n})
 	}
-	v.tkey = terms.tkey
-	ix.texts[v.tkey] = append(ix.texts[v.tkey], v)
+	ix.texts[terms.tkey] = append(ix.texts[terms.tkey], v)
 	emb := store.EmbeddingOf(v.rec)
 	if len(emb) == 0 {
 		return
 	}
-	var n float32
 	from := h.from
+	if from != nil && from.vi >= 0 && len(emb) == len(from.emb) && &emb[0] == &from.emb[0] {
+		// The same embedding as from's, shared: the same vector slot, code and band
+		// links. A view sees at most one of the versions of a slot, which are all of
+		// one record.
+		v.inv, v.emb, v.vi = from.inv, from.emb, from.vi
+		v.sameVec = ix.vecs[v.vi]
+		ix.vecs[v.vi] = v
+		return
+	}
+	var n float32
 	if from != nil && from.inv != 0 {
 		n = 1 / from.inv
 	} else {
@@ -179,6 +192,16 @@ func (ix *kindIndex) add(v *version, h hint) {
 	if ix.bands != nil {
 		ix.bands.add(ix.codes)
 	}
+}
+
+// seen returns the version of vector slot i that the view sees, or nil.
+func (ix *kindIndex) seen(vw view, i int) *version {
+	for v := ix.vecs[i]; v != nil; v = v.sameVec {
+		if vw.visible(v) {
+			return v
+		}
+	}
+	return nil
 }
 
 // docTerms is the analysis of a text that indexing needs: its terms with their counts,
@@ -318,15 +341,15 @@ func (ix *kindIndex) purge(b *branch) {
 	clear(ix.docs[len(docs):])
 	clear(ix.meta[len(meta):])
 	ix.docs, ix.meta = docs, meta
-	for t, ps := range ix.postings {
-		ps = slices.DeleteFunc(ps, func(p posting) bool { return remap[p.ord] < 0 })
+	for t, list := range ix.postings {
+		ps := slices.DeleteFunc(*list, func(p posting) bool { return remap[p.ord] < 0 })
 		for i := range ps {
 			ps[i].ord = remap[ps[i].ord]
 		}
 		if len(ps) == 0 {
 			delete(ix.postings, t)
 		} else {
-			ix.postings[t] = ps
+			*list = ps
 		}
 	}
 	for i, v := range ix.recent {
@@ -344,12 +367,28 @@ func (ix *kindIndex) purge(b *branch) {
 	}
 	vecs := ix.vecs[:0]
 	codes := ix.codes[:0]
-	for i, v := range ix.vecs {
-		if v.br == b {
+	for i, head := range ix.vecs {
+		// The slot's versions, without b's.
+		var first, last *version
+		for v := head; v != nil; v = v.sameVec {
+			if v.br == b {
+				continue
+			}
+			if last == nil {
+				first = v
+			} else {
+				last.sameVec = v
+			}
+			last = v
+		}
+		if first == nil {
 			continue
 		}
-		v.vi = int32(len(vecs))
-		vecs = append(vecs, v)
+		last.sameVec = nil
+		for v := first; v != nil; v = v.sameVec {
+			v.vi = int32(len(vecs))
+		}
+		vecs = append(vecs, first)
 		codes = append(codes, ix.code(i)...)
 	}
 	clear(ix.vecs[len(vecs):])

@@ -1,6 +1,8 @@
 package memstore
 
 import (
+	"context"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -210,5 +212,87 @@ func BenchmarkBandIndexFold(b *testing.B) {
 		}
 		b.StartTimer()
 		bi.fold(codes)
+	}
+}
+
+// TestMergedVersionsShareVectorSlots checks that a merge's copy of a record shares the
+// source version's vector slot, and that both stay found by vector search and by the
+// near-duplicate check on their own branch, whichever branch is deleted afterwards.
+func TestMergedVersionsShareVectorSlots(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, drop := range []string{"source", "target"} {
+		t.Run("drop "+drop, func(t *testing.T) {
+			s, err := New(Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			rng := rand.New(rand.NewPCG(8, 8))
+			vec := func() []float32 {
+				v := make([]float32, 384)
+				for i := range v {
+					v[i] = float32(rng.NormFloat64())
+				}
+				return v
+			}
+			var filler []store.Record
+			for i := range 50 {
+				filler = append(filler, store.Fact{ID: fmt.Sprintf("f%02d", i), Text: fmt.Sprintf("filler %d", i), Embedding: vec()})
+			}
+			if _, err := s.Put(ctx, store.DefaultBranch, filler, store.PutOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range []string{"target", "source"} {
+				if _, err := s.CreateBranch(ctx, store.BranchSpec{Name: name}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			emb := vec()
+			if _, err := s.Put(ctx, "source", []store.Record{store.Fact{ID: "m", Text: "merged fact", Embedding: emb}}, store.PutOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			slots := len(s.index[store.KindFact].vecs)
+			d, err := s.Diff(ctx, "source", "target")
+			if err != nil {
+				t.Fatal(err)
+			}
+			plan := store.MergePlan{Source: "source", Target: "target", ExpectHead: d.TargetHead,
+				Puts: []store.Record{d.SourceChanges[0].After}, Record: store.MergeRecord{Strategy: store.Native}}
+			if _, err := s.ApplyMerge(ctx, plan); err != nil {
+				t.Fatal(err)
+			}
+			ix := s.index[store.KindFact]
+			if len(ix.vecs) != slots {
+				t.Fatalf("the merge added %d vector slots; want the source's shared", len(ix.vecs)-slots)
+			}
+			src := s.branches["source"].own[key{store.KindFact, "m"}][0]
+			if v := ix.vecs[src.vi]; v.br.info.Name != "target" || v.sameVec != src || src.sameVec != nil {
+				t.Errorf("the shared slot's versions are not target's then source's")
+			}
+			keep := "target"
+			if drop == "target" {
+				keep = "source"
+			}
+			if err := s.DeleteBranch(ctx, drop); err != nil {
+				t.Fatal(err)
+			}
+			hits, err := s.Search(ctx, store.View{Branch: keep}, store.SearchQuery{Mode: store.Vector, Vector: emb, Limit: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(hits) != 1 || hits[0].Record.RecordID() != "m" {
+				t.Fatalf("vector search on %s after deleting %s: %v; want fact m", keep, drop, hits)
+			}
+			near := append([]float32(nil), emb...)
+			near[0] += 0.01
+			res, err := s.Put(ctx, keep, []store.Record{store.Fact{ID: "n", Text: "merged fact, again", Embedding: near}}, store.PutOptions{DedupeThreshold: 0.95})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res[0].Outcome != store.Superseded || res[0].Replaced != "m" {
+				t.Errorf("near-duplicate of m on %s: %s replacing %q; want superseded replacing m", keep, res[0].Outcome, res[0].Replaced)
+			}
+		})
 	}
 }

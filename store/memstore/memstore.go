@@ -100,11 +100,13 @@ type version struct {
 	rec    store.Record
 	next   uint64    // seq of the next version of the key on the same branch, never if none
 	emb    []float32 // the record's embedding, when indexed; kept here to skip the interface
-	tkey   uint64    // hash of the normalised search text, when indexed
 	docLen int32
 	inv    float32 // 1/|embedding|, 0 without one
 	ord    int32   // position in the kind index's docs, -1 when not indexed
-	vi     int32   // position in the kind index's vecs, -1 without one
+	vi     int32   // the kind index's vector slot holding the embedding, -1 without one
+	// sameVec is the next older version sharing the vector slot: a merge's copy of a
+	// record shares the embedding, code and band links of the source's version.
+	sameVec *version
 	// terms is the analysis of the search text while the version is among the last
 	// recentTerms indexed, nil after: a merge that adopts the version soon after it was
 	// written indexes the adopted copy without analysing the text again.

@@ -160,7 +160,11 @@ func (s *Store) keyword(vw view, ix *kindIndex, kind store.Kind, q store.SearchQ
 	for term := range textsearch.TermFreqs(textsearch.Tokenize(q.Text)) {
 		hits = hits[:0]
 		df := 0
-		for _, p := range ix.postings[term] {
+		var ps []posting
+		if list := ix.postings[term]; list != nil {
+			ps = *list
+		}
+		for _, p := range ps {
 			m := &ix.meta[p.ord]
 			if !vw.visibleDoc(ix, p.ord, m) {
 				continue
@@ -241,16 +245,17 @@ func vectorSearch(ctx context.Context, vw view, ix *kindIndex, q store.SearchQue
 	qinv := 1 / vecmath.Norm(q.Vector)
 	top := vecmath.NewTopK[*version](k)
 	filtered := !q.Filter.IsZero()
-	score := func(v *version) bool {
-		if !vw.visible(v) || filtered && !q.Filter.Match(v.rec) {
+	score := func(i int) bool {
+		v := ix.seen(vw, i)
+		if v == nil || filtered && !q.Filter.Match(v.rec) {
 			return false
 		}
 		top.Push(float64(vecmath.Dot(q.Vector, v.emb)*qinv*v.inv), v)
 		return true
 	}
 	if len(ix.vecs) <= exactVectorLimit {
-		for _, v := range ix.vecs {
-			score(v)
+		for i := range ix.vecs {
+			score(i)
 		}
 		return fromTop(top)
 	}
@@ -295,7 +300,7 @@ func vectorSearch(ctx context.Context, vw view, ix *kindIndex, q store.SearchQue
 			if i%4096 == 4095 && ctx.Err() != nil {
 				return nil
 			}
-			if score(ix.vecs[idx]) {
+			if score(int(idx)) {
 				got++
 				if got >= want {
 					break

@@ -302,10 +302,10 @@ func (ix *kindIndex) bestMatch(head view, q dupQuery, from int, sc *dupScratch) 
 		if q.code != nil && vecmath.Hamming(q.code, ix.code(i)) > q.maxHamming {
 			return
 		}
-		v := ix.vecs[i]
 		// Visibility before the cosine: the same text written on many branches leaves
 		// many equal codes, most of them on branches this one does not see.
-		if v == best || !candidate(head, v) {
+		v := ix.seen(head, i)
+		if v == nil || v == best || !v.rec.(store.Fact).Status.Live() {
 			return
 		}
 		sim := float64(vecmath.Dot(q.emb, v.emb) * q.inv * v.inv)
