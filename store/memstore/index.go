@@ -169,12 +169,7 @@ func (ix *kindIndex) add(v *version, h hint) {
 	v.inv = 1 / n
 	v.emb = emb
 	if ix.rot == nil {
-		ix.dim = len(emb)
-		ix.rot = vecmath.NewRotation(ix.dim, rotationSeed)
-		ix.words = ix.rot.Words()
-		if ix.words >= minBandWords {
-			ix.bands = newBandIndex(ix.words)
-		}
+		ix.init(len(emb))
 	}
 	if len(emb) != ix.dim {
 		return // a store holds one dimension; validation keeps others out
@@ -191,6 +186,17 @@ func (ix *kindIndex) add(v *version, h hint) {
 	}
 	if ix.bands != nil {
 		ix.bands.add(ix.codes)
+	}
+}
+
+// init readies the vector index for embeddings of dim coordinates, the first time one
+// is indexed or searched for near-duplicates.
+func (ix *kindIndex) init(dim int) {
+	ix.dim = dim
+	ix.rot = vecmath.NewRotation(ix.dim, rotationSeed)
+	ix.words = ix.rot.Words()
+	if ix.words >= minBandWords {
+		ix.bands = newBandIndex(ix.words)
 	}
 }
 
@@ -451,9 +457,14 @@ type bandIndex struct {
 	// so adding one touches a cache line rather than one per band.
 	heads [][]uint16
 	next  []uint16
-	n     int      // vectors added
-	count []uint32 // scratch of fold, bandKeys entries
-	fill  []uint32 // scratch of fold, bandKeys entries
+	// hshift is how far keys are shifted right to index heads: 0, or smallHeadsShift
+	// until the first fold, when a few thousand vectors at most are linked and heads
+	// of 1<<16 entries per band would be mostly empty memory to fault in. Then a
+	// linked bucket holds the vectors of several keys, told apart by their codes.
+	hshift uint
+	n      int      // vectors added
+	count  []uint32 // scratch of fold, bandKeys entries
+	fill   []uint32 // scratch of fold, bandKeys entries
 }
 
 // bucketDir says where each bucket of one band starts in the band's sorted ids.
@@ -507,11 +518,21 @@ func (d *bucketDir) set(starts []uint32, total uint32) {
 
 func newBandIndex(words int) *bandIndex {
 	n := min(words*64/bandBits, maxBands)
-	bi := &bandIndex{bands: n, words: words, heads: make([][]uint16, n)}
-	for b := range n {
-		bi.heads[b] = make([]uint16, bandKeys)
-	}
+	bi := &bandIndex{bands: n, words: words, hshift: smallHeadsShift}
+	bi.makeHeads()
 	return bi
+}
+
+// smallHeadsShift is hshift before the first fold: 4096 linked buckets per band, for
+// up to minFold vectors.
+const smallHeadsShift = 4
+
+// makeHeads gives every band empty heads for the current hshift.
+func (bi *bandIndex) makeHeads() {
+	bi.heads = make([][]uint16, bi.bands)
+	for b := range bi.heads {
+		bi.heads[b] = make([]uint16, bandKeys>>bi.hshift)
+	}
 }
 
 func bandKey(code []uint64, b int) uint16 {
@@ -528,7 +549,7 @@ func (bi *bandIndex) add(codes []uint64) {
 	pos := uint16(bi.n - bi.sorted + 1)
 	bi.n++
 	for b := range bi.bands {
-		k := bandKey(code, b)
+		k := bandKey(code, b) >> bi.hshift
 		bi.next = append(bi.next, bi.heads[b][k])
 		bi.heads[b][k] = pos
 	}
@@ -619,7 +640,13 @@ func (bi *bandIndex) fold(codes []uint64) {
 			fill[k]++
 		}
 		bi.ids[b] = ids
-		clear(bi.heads[b])
+		if bi.hshift == 0 {
+			clear(bi.heads[b])
+		}
+	}
+	if bi.hshift != 0 {
+		bi.hshift = 0
+		bi.makeHeads()
 	}
 	bi.sorted = bi.n
 	bi.next = bi.next[:0]
@@ -639,11 +666,16 @@ func moveRight(ids []int32, lo, hi, by uint32) {
 // appendCandidates appends to dst the index, from or more, of every vector sharing a
 // band with code, possibly more than once: band by band, and newest first within a
 // band, so a walk ends at the first index below from.
-func (bi *bandIndex) appendCandidates(dst []int32, code []uint64, from int) []int32 {
+// codes holds the codes of every vector, back to back.
+func (bi *bandIndex) appendCandidates(dst []int32, codes, code []uint64, from int) []int32 {
 	for b := range bi.bands {
 		k := bandKey(code, b)
-		for j := int(bi.heads[b][k]); j > 0 && bi.sorted+j-1 >= from; j = int(bi.next[(j-1)*bi.bands+b]) {
-			dst = append(dst, int32(bi.sorted+j-1))
+		for j := int(bi.heads[b][k>>bi.hshift]); j > 0 && bi.sorted+j-1 >= from; j = int(bi.next[(j-1)*bi.bands+b]) {
+			v := bi.sorted + j - 1
+			if bi.hshift != 0 && bandKey(codes[v*bi.words:], b) != k {
+				continue // another key of the same linked bucket
+			}
+			dst = append(dst, int32(v))
 		}
 		if from >= bi.sorted {
 			continue

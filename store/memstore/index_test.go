@@ -122,7 +122,7 @@ func TestBandIndexCandidates(t *testing.T) {
 				if from < 0 {
 					continue
 				}
-				got := bi.appendCandidates(nil, q, from)
+				got := bi.appendCandidates(nil, codes, q, from)
 				if diff := cmp.Diff(want(codes, q, from), got); diff != "" {
 					t.Fatalf("after %d vectors (%d sorted), candidates from %d (-want +got):\n%s", n, bi.sorted, from, diff)
 				}
@@ -139,7 +139,7 @@ func TestBandIndexCandidates(t *testing.T) {
 		t.Errorf("addAll left %d of %d vectors linked", len(codes)/words-all.sorted, len(codes)/words)
 	}
 	for _, q := range queries {
-		if diff := cmp.Diff(bi.appendCandidates(nil, q, 0), all.appendCandidates(nil, q, 0)); diff != "" {
+		if diff := cmp.Diff(bi.appendCandidates(nil, codes, q, 0), all.appendCandidates(nil, codes, q, 0)); diff != "" {
 			t.Errorf("addAll candidates differ from added ones (-added +addAll):\n%s", diff)
 		}
 	}
@@ -174,7 +174,7 @@ func TestBandIndexLargeBuckets(t *testing.T) {
 	}
 	q := make([]uint64, words)
 	q[0] = 1 << dirShift
-	got := bi.appendCandidates(nil, q, 10)
+	got := bi.appendCandidates(nil, codes, q, 10)
 	var want []int32
 	for b := range maxBands {
 		for v := n - 1; v >= 10; v-- {

@@ -57,7 +57,7 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 	results := make([]store.PutResult, len(recs))
 	var ops []op
 	changed := false
-	pre := s.prematch(head, recs, opts.DedupeThreshold)
+	pre := s.prematch(head, recs, opts.DedupeThreshold, dims)
 	terms := analyzeAll(recs)
 	for i, r := range recs {
 		// The record's embedding goes into the slab now, so the value decide returns is
@@ -315,7 +315,7 @@ func (ix *kindIndex) bestMatch(head view, q dupQuery, from int, sc *dupScratch) 
 		best, bestSim = v, sim
 	}
 	if q.code != nil && ix.bands != nil {
-		sc.cands = ix.bands.appendCandidates(sc.cands[:0], q.code, from)
+		sc.cands = ix.bands.appendCandidates(sc.cands[:0], ix.codes, q.code, from)
 		sc.touch(ix.codes, ix.words)
 		for _, i := range sc.cands {
 			check(int(i))
@@ -335,9 +335,18 @@ const minPrematch = 64
 // prematch finds, in parallel, the best near-duplicate among the vectors indexed now of
 // every new, live fact of a batch with an embedding. Put then only searches the
 // vectors the batch itself adds (nearDuplicate). It returns nil for small batches.
-func (s *Store) prematch(head view, recs []store.Record, threshold float64) []*match {
+// dims is the store's embedding length once the batch is written.
+func (s *Store) prematch(head view, recs []store.Record, threshold float64, dims int) []*match {
 	ix := s.index[store.KindFact]
-	if threshold <= 0 || ix.bands == nil || len(recs) < minPrematch {
+	if threshold <= 0 || len(recs) < minPrematch {
+		return nil
+	}
+	if ix.rot == nil && dims > 0 {
+		// The first facts with embeddings: their codes are worth computing here, in
+		// parallel, although there is nothing to match yet.
+		ix.init(dims)
+	}
+	if ix.bands == nil {
 		return nil
 	}
 	var todo []int
