@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/day1ai/day1/internal/ids"
 	"github.com/day1ai/day1/store"
 )
@@ -67,6 +69,8 @@ func (s *Store) Diff(ctx context.Context, source, target string) (*store.Diff, e
 	})
 }
 
+// diff computes a diff reading through q, which must be safe for concurrent use: the
+// record kinds are read at once.
 func (s *Store) diff(ctx context.Context, q queryer, source, target string) (*store.Diff, error) {
 	sb, err := loadBranch(ctx, q, source)
 	if err != nil {
@@ -98,70 +102,31 @@ func (s *Store) diff(ctx context.Context, q queryer, source, target string) (*st
 			return nil, err
 		}
 	}
-	type sides struct{ before, src, tgt map[string]store.Record }
-	var keys []key
-	got := map[store.Kind]*sides{}
-	child, parent, native := "", "", false
+	scope := diffScope{sb: sb, tb: tb, base: base, hasBase: ok, since: since, head: head}
 	if ok && s.caps.DiffPath == DiffPathNative {
-		child, parent, native = nativePair(sb, tb, base, since)
+		scope.child, scope.parent, scope.native = nativePair(sb, tb, base, since)
 	}
-	for _, k := range store.Kinds {
-		changed := map[string]bool{}
-		portable := true
-		if native {
-			list, err := s.nativeChangedIDs(ctx, k, child, parent, since, head)
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			if err == nil {
-				s.nativeDiffs.Add(1)
-				portable = false
-				for _, id := range list {
-					changed[id] = true
-				}
-			}
-		}
-		for _, b := range []branchRow{sb, tb} {
-			if !portable {
-				break
-			}
-			idsChanged, err := changedIDs(ctx, q, k, b.suffix, since, head)
-			if err != nil {
-				return nil, err
-			}
-			for _, id := range idsChanged {
-				changed[id] = true
+	// The kinds are read at once, each on connections of its own.
+	found := make([]*diffSides, len(store.Kinds))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, k := range store.Kinds {
+		g.Go(func() (err error) {
+			found[i], err = s.diffKind(gctx, q, k, scope)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	var keys []key
+	got := map[store.Kind]*diffSides{}
+	for i, k := range store.Kinds {
+		if sd := found[i]; sd != nil {
+			got[k] = sd
+			for _, id := range sd.ids {
+				keys = append(keys, key{k, id})
 			}
 		}
-		if len(changed) == 0 {
-			continue
-		}
-		list := make([]string, 0, len(changed))
-		for id := range changed {
-			list = append(list, id)
-			keys = append(keys, key{k, id})
-		}
-		slices.Sort(list)
-		sd := &sides{}
-		if sd.src, err = visibleRecords(ctx, q, k, sb.suffix, head, list); err != nil {
-			return nil, err
-		}
-		if sd.tgt, err = visibleRecords(ctx, q, k, tb.suffix, head, list); err != nil {
-			return nil, err
-		}
-		if ok {
-			p := pos{tab: base.b, cut: base.cut}
-			for p.cut < p.tab.createdRev && p.tab.info.Parent != "" {
-				p.cut = min(p.cut, p.tab.forkRev)
-				if p.tab, err = loadBranch(ctx, q, p.tab.info.Parent); err != nil {
-					return nil, err
-				}
-			}
-			if sd.before, err = visibleRecords(ctx, q, k, p.tab.suffix, p.cut, list); err != nil {
-				return nil, err
-			}
-		}
-		got[k] = sd
 	}
 	slices.SortFunc(keys, func(a, b key) int {
 		if c := slices.Index(store.Kinds, a.kind) - slices.Index(store.Kinds, b.kind); c != 0 {
@@ -190,6 +155,88 @@ func (s *Store) diff(ctx context.Context, q queryer, source, target string) (*st
 	}
 	d.Conflicts = append(d.Conflicts, store.SupersedeConflicts(d)...)
 	return d, nil
+}
+
+// diffScope is what every kind of a diff is read with.
+type diffScope struct {
+	sb, tb      branchRow // source and target
+	base        link      // the merge base, when hasBase
+	hasBase     bool
+	since, head int64 // changes are rows written in (since, head]
+	// native: the changed ids come from DATA BRANCH DIFF between the child's and the
+	// parent's tables (nativePair).
+	native        bool
+	child, parent string
+}
+
+// diffSides holds one kind's changed ids and their versions at the merge base and on
+// each side.
+type diffSides struct {
+	ids              []string
+	before, src, tgt map[string]store.Record
+}
+
+// diffKind reads one kind of a diff: nil when nothing of the kind changed. q must be
+// safe for concurrent use (a pool, not a transaction).
+func (s *Store) diffKind(ctx context.Context, q queryer, k store.Kind, sc diffScope) (*diffSides, error) {
+	changed := map[string]bool{}
+	portable := true
+	if sc.native {
+		list, err := s.nativeChangedIDs(ctx, k, sc.child, sc.parent, sc.since, sc.head)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if err == nil {
+			s.nativeDiffs.Add(1)
+			portable = false
+			for _, id := range list {
+				changed[id] = true
+			}
+		}
+	}
+	for _, b := range []branchRow{sc.sb, sc.tb} {
+		if !portable {
+			break
+		}
+		list, err := changedIDs(ctx, q, k, b.suffix, sc.since, sc.head)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range list {
+			changed[id] = true
+		}
+	}
+	if len(changed) == 0 {
+		return nil, nil
+	}
+	sd := &diffSides{ids: make([]string, 0, len(changed))}
+	for id := range changed {
+		sd.ids = append(sd.ids, id)
+	}
+	slices.Sort(sd.ids)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		sd.src, err = visibleRecords(gctx, q, k, sc.sb.suffix, sc.head, sd.ids)
+		return err
+	})
+	g.Go(func() (err error) {
+		sd.tgt, err = visibleRecords(gctx, q, k, sc.tb.suffix, sc.head, sd.ids)
+		return err
+	})
+	if sc.hasBase {
+		g.Go(func() (err error) {
+			p := pos{tab: sc.base.b, cut: sc.base.cut}
+			for p.cut < p.tab.createdRev && p.tab.info.Parent != "" {
+				p.cut = min(p.cut, p.tab.forkRev)
+				if p.tab, err = loadBranch(gctx, q, p.tab.info.Parent); err != nil {
+					return err
+				}
+			}
+			sd.before, err = visibleRecords(gctx, q, k, p.tab.suffix, p.cut, sd.ids)
+			return err
+		})
+	}
+	return sd, g.Wait()
 }
 
 func withBranch(r store.Record, b string) store.Record {
