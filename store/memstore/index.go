@@ -584,15 +584,12 @@ func (bi *bandIndex) fold(codes []uint64) {
 	if bi.dirs == nil {
 		bi.dirs = make([]bucketDir, bi.bands)
 		bi.ids = make([][]int32, bi.bands)
-		bi.count = make([]uint32, bandKeys)
-		bi.fill = make([]uint32, bandKeys)
+		empty := make([]uint32, bandKeys)
 		for b := range bi.dirs {
-			bi.dirs[b].set(bi.fill, 0) // every bucket empty
+			bi.dirs[b].set(empty, 0) // every bucket empty
 		}
 	}
-	count, fill := bi.count, bi.fill
-	sorted, n := uint32(bi.sorted), uint32(bi.n)
-	linked := int(n - sorted)
+	linked := bi.n - bi.sorted
 	// The keys of the linked vectors, band by band: each band's passes then read
 	// two bytes per vector rather than a code's cache line.
 	keys := make([]uint16, bi.bands*linked)
@@ -602,54 +599,68 @@ func (bi *bandIndex) fold(codes []uint64) {
 			keys[b*linked+i] = bandKey(code, b)
 		}
 	}
-	for b := range bi.bands {
-		dir := &bi.dirs[b]
-		base, rel, shift := dir.base, dir.rel, dir.shift
-		col := keys[b*linked : (b+1)*linked]
-		clear(count)
-		for _, k := range col {
-			count[k]++
-		}
-		// fill[k]: where bucket k starts after the fold, the place of its newest
-		// linked vector.
-		var before uint32 // linked vectors in the buckets before k
-		for k, c := range count {
-			fill[k] = uint32(base[k>>shift]) + uint32(rel[k]) + before
-			before += c
-		}
-		ids := slices.Grow(bi.ids[b], bi.n-len(bi.ids[b]))[:bi.n]
-		// Each bucket's sorted vectors move right by the linked vectors of the buckets
-		// up to its own, from the last bucket to the first so that nothing is
-		// overwritten before it moves. Buckets between two that gained linked vectors
-		// move by the same amount: one copy for all of them.
-		runEnd, runShift := sorted, n-sorted // the run of old positions [lo, runEnd)
-		lo := sorted
-		for k := bandKeys - 1; k >= 0; k-- {
-			start := uint32(base[k>>shift]) + uint32(rel[k])
-			if d := fill[k] - start + count[k]; d != runShift {
-				moveRight(ids, lo, runEnd, runShift)
-				runEnd, runShift = lo, d
-			}
-			lo = start
-		}
-		moveRight(ids, lo, runEnd, runShift)
-		dir.set(fill, n)
-		for i := linked - 1; i >= 0; i-- {
-			k := col[i]
-			ids[fill[k]] = int32(bi.sorted + i)
-			fill[k]++
-		}
-		bi.ids[b] = ids
-		if bi.hshift == 0 {
-			clear(bi.heads[b])
-		}
+	// Bands are folded independently, on every processor.
+	parts := parallel.Parts(bi.bands, 1)
+	if bi.n < 2*minFold {
+		parts = 1 // too little work to share
 	}
+	parallel.Do(bi.bands, parts, func(_, lo, hi int) {
+		count, fill := make([]uint32, bandKeys), make([]uint32, bandKeys)
+		for b := lo; b < hi; b++ {
+			bi.foldBand(b, keys[b*linked:(b+1)*linked], count, fill)
+		}
+	})
 	if bi.hshift != 0 {
 		bi.hshift = 0
 		bi.makeHeads()
 	}
 	bi.sorted = bi.n
 	bi.next = bi.next[:0]
+}
+
+// foldBand folds the linked vectors of band b, whose keys are col, using count and
+// fill, bandKeys entries each, as scratch.
+func (bi *bandIndex) foldBand(b int, col []uint16, count, fill []uint32) {
+	sorted, n := uint32(bi.sorted), uint32(bi.n)
+	dir := &bi.dirs[b]
+	base, rel, shift := dir.base, dir.rel, dir.shift
+	clear(count)
+	for _, k := range col {
+		count[k]++
+	}
+	// fill[k]: where bucket k starts after the fold, the place of its newest linked
+	// vector.
+	var before uint32 // linked vectors in the buckets before k
+	for k, c := range count {
+		fill[k] = uint32(base[k>>shift]) + uint32(rel[k]) + before
+		before += c
+	}
+	ids := slices.Grow(bi.ids[b], bi.n-len(bi.ids[b]))[:bi.n]
+	// Each bucket's sorted vectors move right by the linked vectors of the buckets up
+	// to its own, from the last bucket to the first so that nothing is overwritten
+	// before it moves. Buckets between two that gained linked vectors move by the
+	// same amount: one copy for all of them.
+	runEnd, runShift := sorted, n-sorted // the run of old positions [lo, runEnd)
+	lo := sorted
+	for k := bandKeys - 1; k >= 0; k-- {
+		start := uint32(base[k>>shift]) + uint32(rel[k])
+		if d := fill[k] - start + count[k]; d != runShift {
+			moveRight(ids, lo, runEnd, runShift)
+			runEnd, runShift = lo, d
+		}
+		lo = start
+	}
+	moveRight(ids, lo, runEnd, runShift)
+	dir.set(fill, n)
+	for i := len(col) - 1; i >= 0; i-- {
+		k := col[i]
+		ids[fill[k]] = int32(bi.sorted + i)
+		fill[k]++
+	}
+	bi.ids[b] = ids
+	if bi.hshift == 0 {
+		clear(bi.heads[b])
+	}
 }
 
 // moveRight moves ids[lo:hi] to start at lo+by, by ≥ 0.
