@@ -23,10 +23,10 @@ type kindIndex struct {
 	dim      int                   // embedding length
 	rot      *vecmath.Rotation
 	scratch  []float32
-	texts    map[uint64][]*version // by hash of the normalised text, for exact-text dedupe
-	bands    *bandIndex            // near-duplicate candidates, for codes of 4 words or more
-	recent   []*version            // the versions holding terms, a ring of recentTerms
-	next     int                   // the ring's next slot
+	texts    map[uint64]*[]*version // by hash of the normalised text, for exact-text dedupe
+	bands    *bandIndex             // near-duplicate candidates, for codes of 4 words or more
+	recent   []*version             // the versions holding terms, a ring of recentTerms
+	next     int                    // the ring's next slot
 }
 
 // recentTerms is how many of the versions indexed last keep the analysis of their text.
@@ -65,7 +65,7 @@ type posting struct {
 var textSeed = maphash.MakeSeed()
 
 func newKindIndex() *kindIndex {
-	return &kindIndex{postings: map[string]*[]posting{}, texts: map[uint64][]*version{}}
+	return &kindIndex{postings: map[string]*[]posting{}, texts: map[uint64]*[]*version{}}
 }
 
 // textKey hashes s folded by store.NormText. ASCII text up to maxFoldLen bytes, the
@@ -134,15 +134,27 @@ func (ix *kindIndex) add(v *version, h hint) {
 	v.vi = -1
 	ix.docs = append(ix.docs, v)
 	ix.meta = append(ix.meta, docMeta{br: v.br, seq: v.seq, next: v.next, docLen: v.docLen})
-	for _, tc := range terms.terms {
-		ps := ix.postings[tc.term]
-		if ps == nil {
-			ps = new([]posting)
-			ix.postings[tc.term] = ps
+	if terms.lists == nil {
+		// First indexed: find the lists, and keep them for the copies merges make.
+		terms.lists = make([]*[]posting, len(terms.terms))
+		for i, tc := range terms.terms {
+			ps := ix.postings[tc.term]
+			if ps == nil {
+				ps = new([]posting)
+				ix.postings[tc.term] = ps
+			}
+			terms.lists[i] = ps
 		}
-		*ps = append(*ps, posting{ord: v.ord, tf: tc.n})
+		terms.same = ix.texts[terms.tkey]
+		if terms.same == nil {
+			terms.same = new([]*version)
+			ix.texts[terms.tkey] = terms.same
+		}
 	}
-	ix.texts[terms.tkey] = append(ix.texts[terms.tkey], v)
+	for i, tc := range terms.terms {
+		*terms.lists[i] = append(*terms.lists[i], posting{ord: v.ord, tf: tc.n})
+	}
+	*terms.same = append(*terms.same, v)
 	emb := store.EmbeddingOf(v.rec)
 	if len(emb) == 0 {
 		return
@@ -218,6 +230,11 @@ type docTerms struct {
 	terms []termCount
 	n     int32
 	tkey  uint64
+	// The postings list of each term and the texts list of tkey, found when the text
+	// is first indexed, so that indexing it again (a merge's copy) looks nothing up.
+	// Only valid while the analysis is kept (kindIndex.remember).
+	lists []*[]posting
+	same  *[]*version
 }
 
 type termCount struct {
@@ -358,17 +375,18 @@ func (ix *kindIndex) purge(b *branch) {
 			*list = ps
 		}
 	}
+	// The analyses kept hold lists that may go from the maps below: forget them all.
 	for i, v := range ix.recent {
-		if v != nil && v.br == b {
+		if v != nil {
 			v.terms, ix.recent[i] = nil, nil
 		}
 	}
-	for k, vs := range ix.texts {
-		vs = slices.DeleteFunc(vs, func(v *version) bool { return v.br == b })
+	for k, list := range ix.texts {
+		vs := slices.DeleteFunc(*list, func(v *version) bool { return v.br == b })
 		if len(vs) == 0 {
 			delete(ix.texts, k)
 		} else {
-			ix.texts[k] = vs
+			*list = vs
 		}
 	}
 	vecs := ix.vecs[:0]

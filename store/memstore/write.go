@@ -200,7 +200,11 @@ func (s *Store) nearDuplicate(head view, f store.Fact, tkey uint64, threshold fl
 	// f.Text folded, computed for the first candidate with the same hash.
 	var norm string
 	normed := false
-	for _, v := range ix.texts[tkey] {
+	var same []*version
+	if list := ix.texts[tkey]; list != nil {
+		same = *list
+	}
+	for _, v := range same {
 		if !head.visible(v) {
 			continue
 		}
