@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -294,5 +295,49 @@ func TestMergedVersionsShareVectorSlots(t *testing.T) {
 				t.Errorf("near-duplicate of m on %s: %s replacing %q; want superseded replacing m", keep, res[0].Outcome, res[0].Replaced)
 			}
 		})
+	}
+}
+
+// TestFactDefaultsMatchWithDefaults checks that the defaults Put fills in place are
+// store.WithDefaults's, for every combination of zero and set fields, of facts and
+// of observations (through adopt).
+func TestFactDefaultsMatchWithDefaults(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2025, 3, 4, 5, 6, 7, 0, time.FixedZone("x", 3600))
+	set := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
+	s, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	head := s.chainOf(s.branches[store.DefaultBranch], never)
+	for mask := range 16 {
+		f := store.Fact{ID: "f", Text: "t"}
+		if mask&1 != 0 {
+			f.CreatedAt = set
+		}
+		if mask&2 != 0 {
+			f.UpdatedAt = set.Add(time.Hour)
+		}
+		if mask&4 != 0 {
+			f.Status = store.FactVerified
+		}
+		if mask&8 != 0 {
+			f.Confidence = 0.5
+		}
+		want := store.WithDefaults(f, now).(store.Fact)
+		want.Branch = "main"
+		got := s.adopt(head, f, "main", now)
+		if diff := cmp.Diff(want, got.(store.Fact)); diff != "" {
+			t.Errorf("fields set %04b: adopt (-WithDefaults +adopt):\n%s", mask, diff)
+		}
+	}
+	for _, created := range []time.Time{{}, set} {
+		o := store.Observation{ID: "o", Type: store.ObsDecision, Summary: "s", CreatedAt: created}
+		want := store.WithDefaults(o, now).(store.Observation)
+		want.Branch = "main"
+		if diff := cmp.Diff(want, s.adopt(head, o, "main", now).(store.Observation)); diff != "" {
+			t.Errorf("observation created %v: adopt (-WithDefaults +adopt):\n%s", created, diff)
+		}
 	}
 }

@@ -549,30 +549,6 @@ func withEmbedding(r store.Record, emb []float32) store.Record {
 	return r
 }
 
-// copyIn copies r for storing on branch: a fact or an observation, the common case, in
-// one step, since every record value made on the way is a short-lived object among the
-// store's long-lived ones, and they fragment the heap. With keep, the embedding goes
-// into the slab; without, it stays shared with the caller's, for the caller to replace.
-func (s *Store) copyIn(r store.Record, branch string, keep bool) store.Record {
-	switch v := r.(type) {
-	case store.Fact:
-		v.Metadata = maps.Clone(v.Metadata)
-		v.Branch = branch
-		if keep && len(v.Embedding) > 0 {
-			v.Embedding = s.keep(v.Embedding)
-		}
-		return v
-	case store.Observation:
-		v.Metadata = maps.Clone(v.Metadata)
-		v.Branch = branch
-		if keep && len(v.Embedding) > 0 {
-			v.Embedding = s.keep(v.Embedding)
-		}
-		return v
-	}
-	return store.WithBranch(store.Clone(r), branch)
-}
-
 // copyShared copies r for storing on branch, like copyIn without keep, in one step.
 // emb, when not nil, is a stored embedding equal to r's, which the copy shares
 // instead of r's.
@@ -597,12 +573,54 @@ func copyShared(r store.Record, branch string, emb []float32) store.Record {
 }
 
 // adopt copies r for storing on branch with its embedding in the slab, and fills the
-// defaults of a new record.
+// defaults of a new record. A fact or an observation, the common case, is copied in one
+// step: every record value made on the way would be a short-lived object among the
+// store's long-lived ones, of the same size, and they fragment the heap.
 func (s *Store) adopt(head view, r store.Record, branch string, now time.Time) store.Record {
-	out := s.copyIn(r, branch, true)
-	if head.resolve(key{out.RecordKind(), out.RecordID()}) == nil {
-		// decide fills these too; filled here, it finds nothing left to copy for.
+	fresh := head.resolve(key{r.RecordKind(), r.RecordID()}) == nil
+	// decide fills the defaults too; filled here, it finds nothing left to copy for.
+	switch v := r.(type) {
+	case store.Fact:
+		v.Metadata = maps.Clone(v.Metadata)
+		v.Branch = branch
+		if len(v.Embedding) > 0 {
+			v.Embedding = s.keep(v.Embedding)
+		}
+		if fresh {
+			factDefaults(&v, now)
+		}
+		return v
+	case store.Observation:
+		v.Metadata = maps.Clone(v.Metadata)
+		v.Branch = branch
+		if len(v.Embedding) > 0 {
+			v.Embedding = s.keep(v.Embedding)
+		}
+		if fresh && v.CreatedAt.IsZero() {
+			v.CreatedAt = now.UTC()
+		}
+		return v
+	}
+	out := store.WithBranch(store.Clone(r), branch)
+	if fresh {
 		return store.WithDefaults(out, now)
 	}
 	return out
+}
+
+// factDefaults fills the zero fields of f as store.WithDefaults does, in place
+// (TestFactDefaultsMatchWithDefaults).
+func factDefaults(f *store.Fact, now time.Time) {
+	if f.CreatedAt.IsZero() {
+		f.CreatedAt = now.UTC()
+	}
+	if f.UpdatedAt.IsZero() {
+		f.UpdatedAt = f.CreatedAt
+	}
+	if f.Status == "" {
+		f.Status = store.FactActive
+	}
+	if f.Confidence == 0 {
+		f.Confidence = 1
+	}
 }
