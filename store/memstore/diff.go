@@ -53,34 +53,53 @@ func (s *Store) diff(source, target string) (*store.Diff, error) {
 			d.BaseAt = base.br.info.CreatedAt
 		}
 	}
-	keys := map[key]bool{}
-	for _, l := range append(sPath, tPath...) {
+	// The keys written on either side since the base, and on which: a side that did not
+	// write a key still sees the base's version of it.
+	const onSource, onTarget = 1, 2
+	keys := map[key]uint8{}
+	for _, l := range sPath {
 		for _, v := range l.since() {
-			keys[v.key] = true
+			keys[v.key] |= onSource
+		}
+	}
+	for _, l := range tPath {
+		for _, v := range l.since() {
+			keys[v.key] |= onTarget
 		}
 	}
 	var bv view
 	if base.br != nil {
 		bv = s.chainOf(base.br, base.cut)
 	}
-	sorted := make([]key, 0, len(keys))
+	type written struct {
+		key
+		sides uint8
+	}
+	sorted := make([]written, 0, len(keys))
 	// Most keys changed on the source, the side a merge reads.
 	d.SourceChanges = make([]store.Change, 0, len(keys))
-	for k := range keys {
-		sorted = append(sorted, k)
+	for k, sides := range keys {
+		sorted = append(sorted, written{k, sides})
 	}
-	slices.SortFunc(sorted, func(a, b key) int {
+	slices.SortFunc(sorted, func(a, b written) int {
 		if c := kindOrder(a.kind) - kindOrder(b.kind); c != 0 {
 			return c
 		}
 		return strings.Compare(a.id, b.id)
 	})
-	for _, k := range sorted {
+	for _, w := range sorted {
+		k := w.key
 		var before *version
 		if base.br != nil {
 			before = bv.resolve(k)
 		}
-		after, theirs := sv.resolve(k), tv.resolve(k)
+		after, theirs := before, before
+		if w.sides&onSource != 0 {
+			after = sv.resolve(k)
+		}
+		if w.sides&onTarget != 0 {
+			theirs = tv.resolve(k)
+		}
 		// Most keys changed on one side only: the other side still holds the base
 		// version itself, which needs no comparison and no copy.
 		if same(after, theirs) {
