@@ -447,7 +447,7 @@ const (
 	// sorted ones: the sorted buckets are rewritten after every growth by half, so the
 	// cost of folds per vector added stays constant. Writes fold (Store.tidyIndexes), so
 	// that a merge, whose latency counts more than its throughput, rarely has to.
-	minFold   = 4096
+	minFold   = 16384
 	foldShare = 2
 	// maxLinked is the most linked vectors there can be: links are 16 bits. Past it,
 	// adding a vector folds first.
@@ -476,13 +476,11 @@ type bandIndex struct {
 	heads [][]uint16
 	next  []uint16
 	// hshift is how far keys are shifted right to index heads: 0, or smallHeadsShift
-	// until the first fold, when a few thousand vectors at most are linked and heads
-	// of 1<<16 entries per band would be mostly empty memory to fault in. Then a
-	// linked bucket holds the vectors of several keys, told apart by their codes.
+	// while at most smallHeadsMax vectors were ever linked, when heads of 1<<16
+	// entries per band would be mostly empty memory to fault in. Then a linked bucket
+	// holds the vectors of several keys, told apart by their codes.
 	hshift uint
-	n      int      // vectors added
-	count  []uint32 // scratch of fold, bandKeys entries
-	fill   []uint32 // scratch of fold, bandKeys entries
+	n      int // vectors added
 }
 
 // bucketDir says where each bucket of one band starts in the band's sorted ids.
@@ -541,9 +539,12 @@ func newBandIndex(words int) *bandIndex {
 	return bi
 }
 
-// smallHeadsShift is hshift before the first fold: 4096 linked buckets per band, for
-// up to minFold vectors.
-const smallHeadsShift = 4
+// smallHeadsShift is hshift for the first smallHeadsMax linked vectors: 4096 linked
+// buckets per band.
+const (
+	smallHeadsShift = 4
+	smallHeadsMax   = 4096
+)
 
 // makeHeads gives every band empty heads for the current hshift.
 func (bi *bandIndex) makeHeads() {
@@ -560,8 +561,11 @@ func bandKey(code []uint64, b int) uint16 {
 // add adds the vector whose code ends codes, the codes of every vector added so far
 // back to back, to the linked buckets.
 func (bi *bandIndex) add(codes []uint64) {
-	if bi.n-bi.sorted == maxLinked {
+	switch linked := bi.n - bi.sorted; {
+	case linked == maxLinked:
 		bi.fold(codes[:len(codes)-bi.words])
+	case linked == smallHeadsMax && bi.hshift != 0:
+		bi.growHeads(codes[:len(codes)-bi.words])
 	}
 	code := codes[len(codes)-bi.words:]
 	pos := uint16(bi.n - bi.sorted + 1)
@@ -570,6 +574,22 @@ func (bi *bandIndex) add(codes []uint64) {
 		k := bandKey(code, b) >> bi.hshift
 		bi.next = append(bi.next, bi.heads[b][k])
 		bi.heads[b][k] = pos
+	}
+}
+
+// growHeads gives the linked buckets one key each: full heads, and every linked
+// vector linked again in its new bucket, oldest first. codes holds the codes of
+// every vector, back to back.
+func (bi *bandIndex) growHeads(codes []uint64) {
+	bi.hshift = 0
+	bi.makeHeads()
+	for i := range bi.n - bi.sorted {
+		code := codes[(bi.sorted+i)*bi.words:][:bi.words]
+		for b := range bi.bands {
+			k := bandKey(code, b)
+			bi.next[i*bi.bands+b] = bi.heads[b][k]
+			bi.heads[b][k] = uint16(i + 1)
+		}
 	}
 }
 
@@ -619,7 +639,7 @@ func (bi *bandIndex) fold(codes []uint64) {
 	}
 	// Bands are folded independently, on every processor.
 	parts := parallel.Parts(bi.bands, 1)
-	if bi.n < 2*minFold {
+	if bi.n < 8192 {
 		parts = 1 // too little work to share
 	}
 	parallel.Do(bi.bands, parts, func(_, lo, hi int) {
