@@ -714,28 +714,54 @@ func moveRight(ids []int32, lo, hi, by uint32) {
 
 // appendCandidates appends to dst the index, from or more, of every vector sharing a
 // band with code, possibly more than once: band by band, and newest first within a
-// band, so a walk ends at the first index below from.
-// codes holds the codes of every vector, back to back.
-func (bi *bandIndex) appendCandidates(dst []int32, codes, code []uint64, from int) []int32 {
-	for b := range bi.bands {
+// band, so a walk ends at the first index below from. codes holds the codes of every
+// vector, back to back.
+//
+// Each band's lookups are cache misses, so they are made for every band before any
+// bucket is read, and the first entry of each sorted bucket is read (touched) before
+// any is copied: the processor then overlaps the misses instead of taking them one
+// after the other. The sum of the entries touched is returned for the caller to keep,
+// so that the reads are not optimised away.
+func (bi *bandIndex) appendCandidates(dst []int32, codes, code []uint64, from int) ([]int32, int32) {
+	var keys, heads [maxBands]uint16
+	var lo, hi [maxBands]int32
+	nb := bi.bands
+	sorted := from < bi.sorted
+	for b := range nb {
 		k := bandKey(code, b)
-		for j := int(bi.heads[b][k>>bi.hshift]); j > 0 && bi.sorted+j-1 >= from; j = int(bi.next[(j-1)*bi.bands+b]) {
+		keys[b] = k
+		heads[b] = bi.heads[b][k>>bi.hshift]
+		if sorted {
+			d := &bi.dirs[b]
+			lo[b], hi[b] = int32(d.start(int(k))), int32(d.start(int(k)+1))
+		}
+	}
+	var touched int32
+	if sorted {
+		for b := range nb {
+			if lo[b] < hi[b] {
+				touched += bi.ids[b][lo[b]]
+			}
+		}
+	}
+	for b := range nb {
+		k := keys[b]
+		for j := int(heads[b]); j > 0 && bi.sorted+j-1 >= from; j = int(bi.next[(j-1)*nb+b]) {
 			v := bi.sorted + j - 1
 			if bi.hshift != 0 && bandKey(codes[v*bi.words:], b) != k {
 				continue // another key of the same linked bucket
 			}
 			dst = append(dst, int32(v))
 		}
-		if from >= bi.sorted {
+		if !sorted {
 			continue
 		}
-		dir := &bi.dirs[b]
-		for _, v := range bi.ids[b][dir.start(int(k)):dir.start(int(k)+1)] {
+		for _, v := range bi.ids[b][lo[b]:hi[b]] {
 			if int(v) < from {
 				break
 			}
 			dst = append(dst, v)
 		}
 	}
-	return dst
+	return dst, touched
 }

@@ -126,7 +126,7 @@ func TestBandIndexCandidates(t *testing.T) {
 				if from < 0 {
 					continue
 				}
-				got := bi.appendCandidates(nil, codes, q, from)
+				got, _ := bi.appendCandidates(nil, codes, q, from)
 				w := slices.DeleteFunc(slices.Clone(all), func(v int32) bool { return int(v) < from })
 				if len(w) == 0 {
 					w = nil
@@ -147,7 +147,9 @@ func TestBandIndexCandidates(t *testing.T) {
 		t.Errorf("addAll left %d of %d vectors linked", len(codes)/words-all.sorted, len(codes)/words)
 	}
 	for _, q := range queries {
-		if diff := cmp.Diff(bi.appendCandidates(nil, codes, q, 0), all.appendCandidates(nil, codes, q, 0)); diff != "" {
+		added, _ := bi.appendCandidates(nil, codes, q, 0)
+		built, _ := all.appendCandidates(nil, codes, q, 0)
+		if diff := cmp.Diff(added, built); diff != "" {
 			t.Errorf("addAll candidates differ from added ones (-added +addAll):\n%s", diff)
 		}
 	}
@@ -182,7 +184,7 @@ func TestBandIndexLargeBuckets(t *testing.T) {
 	}
 	q := make([]uint64, words)
 	q[0] = 1 << dirShift
-	got := bi.appendCandidates(nil, codes, q, 10)
+	got, _ := bi.appendCandidates(nil, codes, q, 10)
 	var want []int32
 	for b := range maxBands {
 		for v := n - 1; v >= 10; v-- {

@@ -292,7 +292,7 @@ func (sc *dupScratch) touch(codes []uint64, words int) {
 		o := int(i) * words
 		x += codes[o] + codes[o+words-1]
 	}
-	sc.sink = x
+	sc.sink += x
 }
 
 // bestMatch returns the visible, live fact among vectors from..len(vecs) most similar to
@@ -319,7 +319,9 @@ func (ix *kindIndex) bestMatch(head view, q dupQuery, from int, sc *dupScratch) 
 		best, bestSim = v, sim
 	}
 	if q.code != nil && ix.bands != nil {
-		sc.cands = ix.bands.appendCandidates(sc.cands[:0], ix.codes, q.code, from)
+		var touched int32
+		sc.cands, touched = ix.bands.appendCandidates(sc.cands[:0], ix.codes, q.code, from)
+		sc.sink += uint64(touched)
 		sc.touch(ix.codes, ix.words)
 		for _, i := range sc.cands {
 			check(int(i))
