@@ -319,7 +319,6 @@ func TestFactDefaultsMatchWithDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	head := s.chainOf(s.branches[store.DefaultBranch], never)
 	for mask := range 16 {
 		f := store.Fact{ID: "f", Text: "t"}
 		if mask&1 != 0 {
@@ -336,7 +335,7 @@ func TestFactDefaultsMatchWithDefaults(t *testing.T) {
 		}
 		want := store.WithDefaults(f, now).(store.Fact)
 		want.Branch = "main"
-		got := s.adopt(head, f, "main", now)
+		got := s.adopt(f, true, "main", now)
 		if diff := cmp.Diff(want, got.(store.Fact)); diff != "" {
 			t.Errorf("fields set %04b: adopt (-WithDefaults +adopt):\n%s", mask, diff)
 		}
@@ -345,7 +344,7 @@ func TestFactDefaultsMatchWithDefaults(t *testing.T) {
 		o := store.Observation{ID: "o", Type: store.ObsDecision, Summary: "s", CreatedAt: created}
 		want := store.WithDefaults(o, now).(store.Observation)
 		want.Branch = "main"
-		if diff := cmp.Diff(want, s.adopt(head, o, "main", now).(store.Observation)); diff != "" {
+		if diff := cmp.Diff(want, s.adopt(o, true, "main", now).(store.Observation)); diff != "" {
 			t.Errorf("observation created %v: adopt (-WithDefaults +adopt):\n%s", created, diff)
 		}
 	}

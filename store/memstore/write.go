@@ -64,7 +64,11 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 		// the one stored; a record that is not written gives its slab space back.
 		slab := s.slab
 		in := r
-		r = s.adopt(head, r, branchName, stamp)
+		// The record's current version, looked up once for adopt, decide and
+		// addVersion: a lookup in a large map is a cache miss or two.
+		k := key{r.RecordKind(), r.RecordID()}
+		prev := head.resolve(k)
+		r = s.adopt(r, prev == nil, branchName, stamp)
 		var m *match
 		if pre != nil {
 			m = pre[i]
@@ -73,7 +77,11 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 		if terms != nil {
 			dt = &terms[i]
 		}
-		res, writes, code := s.decide(head, r, in, opts.DedupeThreshold, stamp, m, dt)
+		var cur store.Record
+		if prev != nil {
+			cur = prev.rec
+		}
+		res, writes, code := s.decide(head, r, in, cur, opts.DedupeThreshold, stamp, m, dt)
 		if len(writes) == 0 {
 			s.slab = slab
 		}
@@ -84,7 +92,11 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 				wh = hint{} // the superseded fact: neither the text nor the code are its
 			}
 			// Every write holds an embedding of the store's: r's, or a stored version's.
-			s.addVersion(b, key{w.RecordKind(), w.RecordID()}, w, true, wh)
+			if wk := (key{w.RecordKind(), w.RecordID()}); wk == k {
+				s.addVersionAfter(b, k, w, true, wh, prev)
+			} else {
+				s.addVersion(b, wk, w, true, wh)
+			}
 			if s.log != nil {
 				ops = append(ops, putOp(w))
 			}
@@ -127,10 +139,10 @@ const mergeFoldSlack = 4
 // near-duplicate. It reads the branch head, which includes earlier records of the batch.
 // code, when not nil, is the code of r's embedding the near-duplicate check computed.
 // terms, when not nil, is the analysis of r's search text made ahead (analyzeAll). in is
-// the caller's record that r copies.
-func (s *Store) decide(head view, r, in store.Record, threshold float64, now time.Time, pre *match, terms *docTerms) (res store.PutResult, writes []store.Record, code []uint64) {
-	k := key{r.RecordKind(), r.RecordID()}
-	if cur := head.get(k); cur != nil {
+// the caller's record that r copies, cur the current record of its key on the branch
+// (nil for none).
+func (s *Store) decide(head view, r, in, cur store.Record, threshold float64, now time.Time, pre *match, terms *docTerms) (res store.PutResult, writes []store.Record, code []uint64) {
+	if cur != nil {
 		if store.SameContent(cur, store.StampLike(r, cur)) {
 			return store.PutResult{Record: store.Clone(cur), Outcome: store.Deduplicated}, nil, nil
 		}
@@ -454,6 +466,12 @@ func (s *Store) applyDelete(b *branch, k key) {
 // slab, or shares h.from's, which never changes. h.from, when set, must hold the same
 // content as r.
 func (s *Store) addVersion(b *branch, k key, r store.Record, owned bool, h hint) {
+	s.addVersionAfter(b, k, r, owned, h, resolveHead(b, k))
+}
+
+// addVersionAfter is addVersion for a caller that knows prev, the version of k that b
+// sees at its head (nil for none).
+func (s *Store) addVersionAfter(b *branch, k key, r store.Record, owned bool, h hint, prev *version) {
 	emb := store.EmbeddingOf(r)
 	switch {
 	case len(emb) == 0:
@@ -469,7 +487,6 @@ func (s *Store) addVersion(b *branch, k key, r store.Record, owned bool, h hint)
 		h.from = nil
 		r = withEmbedding(r, s.keep(emb))
 	}
-	prev := resolveHead(b, k)
 	s.seq++
 	v := &version{key: k, seq: s.seq, br: b, rec: r, next: never, ord: -1, vi: -1}
 	if vs := b.own[k]; len(vs) > 0 {
@@ -578,8 +595,8 @@ func copyShared(r store.Record, branch string, emb []float32) store.Record {
 // defaults of a new record. A fact or an observation, the common case, is copied in one
 // step: every record value made on the way would be a short-lived object among the
 // store's long-lived ones, of the same size, and they fragment the heap.
-func (s *Store) adopt(head view, r store.Record, branch string, now time.Time) store.Record {
-	fresh := head.resolve(key{r.RecordKind(), r.RecordID()}) == nil
+// fresh says the branch has no version of r.
+func (s *Store) adopt(r store.Record, fresh bool, branch string, now time.Time) store.Record {
 	// decide fills the defaults too; filled here, it finds nothing left to copy for.
 	switch v := r.(type) {
 	case store.Fact:
