@@ -108,17 +108,11 @@ func (s *Store) diff(source, target string) (*store.Diff, error) {
 		ref := store.Ref{Kind: k.kind, ID: k.id}
 		var sc, tc store.Change
 		var sok, tok bool
-		b := recOf(before)
 		if !same(after, before) {
-			// The two sides share one copy of the base version: a Diff is read-only.
-			b = clone(b)
-			sc, sok = store.ChangeOf(ref, b, clone(recOf(after)))
+			sc, sok = store.ChangeOf(ref, clone(recOf(before)), clone(recOf(after)))
 		}
 		if !same(theirs, before) {
-			if !sok {
-				b = clone(b)
-			}
-			tc, tok = store.ChangeOf(ref, b, clone(recOf(theirs)))
+			tc, tok = store.ChangeOf(ref, clone(recOf(before)), clone(recOf(theirs)))
 		}
 		if sok {
 			d.SourceChanges = append(d.SourceChanges, sc)

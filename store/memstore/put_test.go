@@ -74,3 +74,46 @@ func TestPutResultsShareTheCallersValues(t *testing.T) {
 		t.Errorf("changing a deduplicated result changed the stored embedding to %v", e)
 	}
 }
+
+// TestDiffSidesOwnTheirRecords: a conflict's two changes hold copies of their own of
+// the base version, so changing one side's never reaches the other or the store.
+func TestDiffSidesOwnTheirRecords(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, err := memstore.New(memstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	put := func(branch, text string) {
+		t.Helper()
+		f := store.Fact{ID: "f", Text: text, Embedding: []float32{1, 0}, Metadata: map[string]string{"k": "v"}}
+		if _, err := s.Put(ctx, branch, []store.Record{f}, store.PutOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("main", "base")
+	if _, err := s.CreateBranch(ctx, store.BranchSpec{Name: "b"}); err != nil {
+		t.Fatal(err)
+	}
+	put("main", "changed on main")
+	put("b", "changed on b")
+	d, err := s.Diff(ctx, "b", "main")
+	if err != nil || len(d.SourceChanges) != 1 || len(d.TargetChanges) != 1 {
+		t.Fatalf("Diff = %+v, %v; want one change on each side", d, err)
+	}
+	src := d.SourceChanges[0].Before.(store.Fact)
+	src.Embedding[0] = 9
+	src.Metadata["k"] = "changed"
+	tgt := d.TargetChanges[0].Before.(store.Fact)
+	if tgt.Embedding[0] != 1 || tgt.Metadata["k"] != "v" {
+		t.Errorf("the target side's base version changed with the source side's: %v %v", tgt.Embedding, tgt.Metadata)
+	}
+	d2, err := s.Diff(ctx, "b", "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := d2.SourceChanges[0].Before.(store.Fact); b.Embedding[0] != 1 || b.Metadata["k"] != "v" {
+		t.Errorf("the store's base version changed: %v %v", b.Embedding, b.Metadata)
+	}
+}
