@@ -381,9 +381,10 @@ func (e *Engine) judgeConversation(ctx context.Context, conv store.Conversation,
 	}
 	v := Verdict{Ref: store.RefOf(conv)}
 	if e.Model == nil {
-		v.Scores, v.Explanation = heuristicConversation(msgs)
+		decisions := FindDecisions(msgs)
+		v.Scores, v.Explanation = heuristicConversation(msgs, decisions)
 		v.By = byHeuristic
-		for _, d := range FindDecisions(msgs) {
+		for _, d := range decisions {
 			v.KeyDecisions = append(v.KeyDecisions, d.Seq)
 		}
 	} else {
@@ -437,11 +438,13 @@ Reply with one JSON object and nothing else:
 // other than "false", or when its content starts with an error marker (see
 // IsToolError).
 func HeuristicConversationScores(msgs []store.Message) store.Scores {
-	s, _ := heuristicConversation(msgs)
+	s, _ := heuristicConversation(msgs, FindDecisions(msgs))
 	return s
 }
 
-func heuristicConversation(msgs []store.Message) (store.Scores, string) {
+// heuristicConversation scores msgs given their decision points (FindDecisions), and
+// explains the scores.
+func heuristicConversation(msgs []store.Message, decisions []DecisionPoint) (store.Scores, string) {
 	var results, failures, recovered int
 	lastResult := -1
 	for i, m := range msgs {
@@ -461,7 +464,6 @@ func heuristicConversation(msgs []store.Message) (store.Scores, string) {
 	if results > 0 {
 		s.Tools = float64(results-failures) / float64(results)
 	}
-	decisions := FindDecisions(msgs)
 	if len(decisions) > 0 {
 		s.Reasoning = 0.8
 	}
