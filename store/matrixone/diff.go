@@ -249,18 +249,23 @@ func withBranch(r store.Record, b string) store.Record {
 // changedIDs returns the ids of a kind whose current version (at head) in a branch's
 // tables was written after since.
 func changedIDs(ctx context.Context, q queryer, k store.Kind, suffix string, since, head int64) ([]string, error) {
-	rs, err := q.QueryContext(ctx, "SELECT id FROM "+table(k, suffix)+" WHERE rev > ? AND rev <= ? AND next_rev > ?", since, head, head)
+	return queryStrings(ctx, q, "SELECT id FROM "+table(k, suffix)+" WHERE rev > ? AND rev <= ? AND next_rev > ?", since, head, head)
+}
+
+// queryStrings runs a query whose rows are one string each and returns them in order.
+func queryStrings(ctx context.Context, q queryer, query string, args ...any) ([]string, error) {
+	rs, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rs.Close()
 	var out []string
 	for rs.Next() {
-		var id string
-		if err := rs.Scan(&id); err != nil {
+		var v string
+		if err := rs.Scan(&v); err != nil {
 			return nil, err
 		}
-		out = append(out, id)
+		out = append(out, v)
 	}
 	return out, rs.Err()
 }

@@ -123,21 +123,8 @@ func (s *Store) ensureFullText(ctx context.Context) error {
 	if err != nil {
 		return wrap(ctx, "Open", err)
 	}
-	rs, err := s.db.QueryContext(ctx, "SELECT suffix FROM day1_branches")
+	suffixes, err := queryStrings(ctx, s.db, "SELECT suffix FROM day1_branches")
 	if err != nil {
-		return wrap(ctx, "Open", err)
-	}
-	var suffixes []string
-	for rs.Next() {
-		var sfx string
-		if err := rs.Scan(&sfx); err != nil {
-			rs.Close()
-			return wrap(ctx, "Open", err)
-		}
-		suffixes = append(suffixes, sfx)
-	}
-	rs.Close()
-	if err := rs.Err(); err != nil {
 		return wrap(ctx, "Open", err)
 	}
 	for _, sfx := range suffixes {

@@ -170,22 +170,9 @@ const dupCodeWidth = 160
 // widenDupCode widens the dup_code column of every facts table narrower than
 // dupCodeWidth.
 func (s *Store) widenDupCode(ctx context.Context, _ []migration) error {
-	rs, err := s.db.QueryContext(ctx, `SELECT table_name FROM information_schema.columns
+	tables, err := queryStrings(ctx, s.db, `SELECT table_name FROM information_schema.columns
 		WHERE table_schema = ? AND column_name = 'dup_code' AND character_maximum_length < ?`, s.dbName, dupCodeWidth)
 	if err != nil {
-		return wrap(ctx, "migrate", err)
-	}
-	var tables []string
-	for rs.Next() {
-		var t string
-		if err := rs.Scan(&t); err != nil {
-			rs.Close()
-			return wrap(ctx, "migrate", err)
-		}
-		tables = append(tables, t)
-	}
-	rs.Close()
-	if err := rs.Err(); err != nil {
 		return wrap(ctx, "migrate", err)
 	}
 	for _, t := range tables {
@@ -221,26 +208,13 @@ func (s *Store) rekeyTables(ctx context.Context, ms []migration) error {
 			}
 		}
 	}
-	rs, err := s.db.QueryContext(ctx, "SELECT suffix FROM day1_branches")
+	suffixes, err := queryStrings(ctx, s.db, "SELECT suffix FROM day1_branches")
 	if err != nil {
-		return wrap(ctx, "migrate", err)
-	}
-	var suffixes []string
-	for rs.Next() {
-		var sfx string
-		if err := rs.Scan(&sfx); err != nil {
-			rs.Close()
-			return wrap(ctx, "migrate", err)
-		}
-		suffixes = append(suffixes, sfx)
-	}
-	rs.Close()
-	if err := rs.Err(); err != nil {
 		return wrap(ctx, "migrate", err)
 	}
 	tables := map[string]bool{}  // every table of the database
 	withVid := map[string]bool{} // tables that have the vid column
-	rs, err = s.db.QueryContext(ctx, "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = ? AND column_name IN ('id', 'vid')", s.dbName)
+	rs, err := s.db.QueryContext(ctx, "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = ? AND column_name IN ('id', 'vid')", s.dbName)
 	if err != nil {
 		return wrap(ctx, "migrate", err)
 	}
