@@ -197,7 +197,9 @@ func (e *Engine) OpenCollaboration(ctx context.Context, spec CollabSpec) (Collab
 		CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(spec.TTL),
 	}
 	docs, err := e.commit(ctx, "", false,
-		func() (store.DocWrite, error) { return prefixDoc(sessionWrite(s, store.DocCreate)) },
+		func() (store.DocWrite, error) {
+			return jsonField("CollabSpec.Context")(sessionWrite(s, store.DocCreate))
+		},
 		func() (store.DocWrite, error) {
 			return e.event(EventCollabOpened, s.Task, s.Handoff, s.Initiator, "", string(PhaseDiscovery), s.ID, parts...)
 		})
@@ -208,12 +210,16 @@ func (e *Engine) OpenCollaboration(ctx context.Context, spec CollabSpec) (Collab
 	return s, nil
 }
 
-// prefixDoc turns an encoding failure of a session's context into a validation error.
-func prefixDoc(w store.DocWrite, err error) (store.DocWrite, error) {
-	if err != nil && !errors.Is(err, store.ErrInvalidArgument) {
-		return w, store.Invalid("CollabSpec.Context", "must encode as JSON: "+err.Error(), nil)
+// jsonField returns a function that turns an encoding failure of a document write
+// into a validation error naming field, the caller's value that would not encode.
+// Validation errors (a document too large) pass unchanged.
+func jsonField(field string) func(store.DocWrite, error) (store.DocWrite, error) {
+	return func(w store.DocWrite, err error) (store.DocWrite, error) {
+		if err != nil && !errors.Is(err, store.ErrInvalidArgument) {
+			return w, store.Invalid(field, "must encode as JSON: "+err.Error(), nil)
+		}
+		return w, err
 	}
-	return w, err
 }
 
 // GetCollaboration returns a collaboration session. Errors: an error matching
@@ -356,7 +362,7 @@ func (e *Engine) Send(ctx context.Context, m Message) (Message, error) {
 			}
 		}
 		ws := []func() (store.DocWrite, error){
-			func() (store.DocWrite, error) { return prefixPayload(messageWrite(m)) },
+			func() (store.DocWrite, error) { return jsonField("Message.Payload")(messageWrite(m)) },
 		}
 		s.UpdatedAt = now
 		if m.Type == MessageAcknowledge && corr.Type == MessageNegotiate {
@@ -388,13 +394,6 @@ func (e *Engine) Send(ctx context.Context, m Message) (Message, error) {
 		}
 	}
 	return m, nil
-}
-
-func prefixPayload(w store.DocWrite, err error) (store.DocWrite, error) {
-	if err != nil && !errors.Is(err, store.ErrInvalidArgument) {
-		return w, store.Invalid("Message.Payload", "must encode as JSON: "+err.Error(), nil)
-	}
-	return w, err
 }
 
 // Messages returns the messages of a session the filter selects, oldest first (by
