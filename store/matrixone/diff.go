@@ -194,16 +194,15 @@ func (s *Store) diffKind(ctx context.Context, q queryer, k store.Kind, sc diffSc
 			}
 		}
 	}
-	for _, b := range []branchRow{sc.sb, sc.tb} {
-		if !portable {
-			break
-		}
-		list, err := changedIDs(ctx, q, k, b.suffix, sc.since, sc.head)
-		if err != nil {
-			return nil, err
-		}
-		for _, id := range list {
-			changed[id] = true
+	if portable {
+		for _, b := range []branchRow{sc.sb, sc.tb} {
+			list, err := changedIDs(ctx, q, k, b.suffix, sc.since, sc.head)
+			if err != nil {
+				return nil, err
+			}
+			for _, id := range list {
+				changed[id] = true
+			}
 		}
 	}
 	if len(changed) == 0 {
