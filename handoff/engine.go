@@ -163,10 +163,7 @@ func readDoc(ctx context.Context, st store.Store, coll, id, what string, v any) 
 		}
 		return 0, err
 	}
-	if err := json.Unmarshal(d.Data, v); err != nil {
-		return 0, fmt.Errorf("day1: the %s document %s is malformed: %w", coll, id, err)
-	}
-	return d.Version, nil
+	return decodeDoc(d, v)
 }
 
 // listDocs reads every document of a query, decoding each with decode.
@@ -178,8 +175,8 @@ func listDocs[T any](ctx context.Context, st store.Store, q store.DocQuery, deco
 	out := make([]T, 0, len(docs))
 	for _, d := range docs {
 		var v T
-		if err := json.Unmarshal(d.Data, &v); err != nil {
-			return nil, fmt.Errorf("day1: the %s document %s is malformed: %w", d.Collection, d.ID, err)
+		if _, err := decodeDoc(d, &v); err != nil {
+			return nil, err
 		}
 		if decode != nil {
 			decode(d, &v)
