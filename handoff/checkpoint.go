@@ -333,9 +333,13 @@ func (e *Engine) StalledTasks(ctx context.Context, q StallQuery) ([]Stall, error
 	if q.Idle <= 0 {
 		return nil, store.Invalid("StallQuery.Idle", "must be a positive duration", q.Idle)
 	}
+	// Only members are read: a stall does not depend on a task's objectives.
 	var tasks []Task
 	if q.Task != "" {
-		t, err := e.GetTask(ctx, q.Task)
+		if err := validTaskName("name", q.Task); err != nil {
+			return nil, err
+		}
+		t, err := e.readTask(ctx, q.Task)
 		if err != nil {
 			return nil, err
 		}
@@ -344,7 +348,7 @@ func (e *Engine) StalledTasks(ctx context.Context, q StallQuery) ([]Stall, error
 		}
 	} else {
 		var err error
-		if tasks, err = e.ListTasks(ctx, TaskFilter{Status: TaskActive}); err != nil {
+		if tasks, err = e.listTasks(ctx, TaskFilter{Status: TaskActive}); err != nil {
 			return nil, err
 		}
 	}
@@ -354,13 +358,17 @@ func (e *Engine) StalledTasks(ctx context.Context, q StallQuery) ([]Stall, error
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		members, err := e.members(ctx, t.Name)
+		if err != nil {
+			return nil, err
+		}
 		tw, err := e.lastWrite(ctx, t.Branch)
 		if err != nil {
 			return nil, err
 		}
 		ts := Stall{Task: t.Name, LastActivity: t.LastActivity, LastCheckpoint: t.LastCheckpoint, LastWrite: tw}
 		var agents []Stall
-		for _, m := range t.Members {
+		for _, m := range members {
 			if m.Status != MemberActive {
 				continue
 			}

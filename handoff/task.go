@@ -610,6 +610,21 @@ func (e *Engine) ListTasks(ctx context.Context, f TaskFilter) ([]Task, error) {
 	if f.Status != "" && f.Status != TaskActive && f.Status != TaskCompleted {
 		return nil, store.Invalid("TaskFilter.Status", "must be empty, active or completed", f.Status)
 	}
+	ts, err := e.listTasks(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	for i := range ts {
+		if err := e.fill(ctx, &ts[i]); err != nil {
+			return nil, err
+		}
+	}
+	return ts, nil
+}
+
+// listTasks returns the task documents a valid filter selects, oldest first, without
+// their objectives and members.
+func (e *Engine) listTasks(ctx context.Context, f TaskFilter) ([]Task, error) {
 	where := map[string]string{}
 	if f.Status != "" {
 		where["status"] = string(f.Status)
@@ -638,11 +653,6 @@ func (e *Engine) ListTasks(ctx context.Context, f TaskFilter) ([]Task, error) {
 	}
 	if f.Limit > 0 && len(ts) > f.Limit {
 		ts = ts[:f.Limit]
-	}
-	for i := range ts {
-		if err := e.fill(ctx, &ts[i]); err != nil {
-			return nil, err
-		}
 	}
 	return ts, nil
 }
