@@ -96,6 +96,36 @@ func TestCherryPickConversationWithoutMessages(t *testing.T) {
 	}
 }
 
+// Verify judges the whole conversation even when its messages are not copied.
+func TestCherryPickConversationWithoutMessagesVerified(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e, st := newEngine(t, nil)
+	pickSetup(t, e, st)
+	all := listMessages(t, st, agent, "c1")
+	res, err := e.CherryPickConversation(ctx, curation.ConversationPick{Source: agent, Target: task, ConversationID: "c1", WithoutMessages: true, Verify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict == nil || len(res.Messages) != 0 || len(res.Picked) != 0 {
+		t.Fatalf("result = %+v", res)
+	}
+	if diff := cmp.Diff(curation.HeuristicConversationScores(all), res.Verdict.Scores); diff != "" {
+		t.Errorf("scores (-want over all messages +got):\n%s", diff)
+	}
+	if len(res.Verdict.KeyDecisions) == 0 {
+		t.Error("no key decisions: the judge did not see the messages")
+	}
+	for _, b := range []string{agent, task} {
+		if got := getConv(t, st, b, "c1").Verify.Status; got != res.Verdict.Status {
+			t.Errorf("conversation on %s: verification %q; want %q", b, got, res.Verdict.Status)
+		}
+	}
+	if got := listMessages(t, st, task, "c1"); len(got) != 0 {
+		t.Errorf("messages on the target: %d", len(got))
+	}
+}
+
 func TestCherryPickMessages(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
