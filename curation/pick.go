@@ -129,8 +129,9 @@ func (e *Engine) CherryPickConversation(ctx context.Context, p ConversationPick)
 	if err != nil {
 		return PickResult{}, err
 	}
+	// The judge reads every message, even those not copied.
 	var msgs []store.Message
-	if !p.WithoutMessages {
+	if !p.WithoutMessages || p.Verify {
 		if msgs, err = e.messages(ctx, src, conv.ID); err != nil {
 			return PickResult{}, err
 		}
@@ -138,13 +139,7 @@ func (e *Engine) CherryPickConversation(ctx context.Context, p ConversationPick)
 	res := PickResult{}
 	var srcWrites []store.Record
 	if p.Verify {
-		all := msgs
-		if p.WithoutMessages {
-			if all, err = e.messages(ctx, src, conv.ID); err != nil {
-				return PickResult{}, err
-			}
-		}
-		v, err := e.judgeConversation(ctx, conv, all, e.Policy)
+		v, err := e.judgeConversation(ctx, conv, msgs, e.Policy)
 		if err != nil {
 			return PickResult{}, err
 		}
@@ -154,12 +149,13 @@ func (e *Engine) CherryPickConversation(ctx context.Context, p ConversationPick)
 		res.Verdict, res.By = &v, v.By
 		srcWrites = append(srcWrites, conv)
 	}
+	if p.WithoutMessages {
+		msgs = nil
+	}
+	// The copies carry the new PickedTo too, so both branches hold the same versions.
+	srcWrites = append(srcWrites, markPicked(msgs, p.Target)...)
 	tgtWrites := []store.Record{conv}
 	for _, m := range msgs {
-		if !slices.Contains(m.PickedTo, p.Target) {
-			m.PickedTo = append(slices.Clone(m.PickedTo), p.Target)
-			srcWrites = append(srcWrites, m)
-		}
 		tgtWrites = append(tgtWrites, m)
 		res.Picked = append(res.Picked, m.ID)
 	}
@@ -168,10 +164,8 @@ func (e *Engine) CherryPickConversation(ctx context.Context, p ConversationPick)
 		return PickResult{}, err
 	}
 	res.Conversation, res.Messages = collect(written)
-	if len(srcWrites) > 0 {
-		if _, err := e.put(ctx, src, srcWrites, false); err != nil {
-			return PickResult{}, sourceFailed(p.Target, src, err)
-		}
+	if err := e.putSource(ctx, src, p.Target, srcWrites); err != nil {
+		return PickResult{}, err
 	}
 	return res, nil
 }
@@ -433,20 +427,38 @@ func (e *Engine) pickInto(ctx context.Context, src, target string, conv store.Co
 		return PickResult{}, err
 	}
 	res.Conversation, res.Messages = collect(written)
-	var srcWrites []store.Record
 	for _, m := range picked {
 		res.Picked = append(res.Picked, m.ID)
-		if !slices.Contains(m.PickedTo, target) {
-			m.PickedTo = append(slices.Clone(m.PickedTo), target)
-			srcWrites = append(srcWrites, m)
-		}
 	}
-	if len(srcWrites) > 0 {
-		if _, err := e.put(ctx, src, srcWrites, false); err != nil {
-			return PickResult{}, sourceFailed(target, src, err)
-		}
+	if err := e.putSource(ctx, src, target, markPicked(picked, target)); err != nil {
+		return PickResult{}, err
 	}
 	return res, nil
+}
+
+// markPicked adds target to the PickedTo of each message of msgs that lacks it, in
+// place, and returns those messages: the source versions a pick writes.
+func markPicked(msgs []store.Message, target string) []store.Record {
+	var changed []store.Record
+	for i, m := range msgs {
+		if !slices.Contains(m.PickedTo, target) {
+			msgs[i].PickedTo = append(slices.Clone(m.PickedTo), target)
+			changed = append(changed, msgs[i])
+		}
+	}
+	return changed
+}
+
+// putSource writes a pick's source records, once the target holds the pick; a failure
+// says so, as picking again completes it.
+func (e *Engine) putSource(ctx context.Context, src, target string, recs []store.Record) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	if _, err := e.put(ctx, src, recs, false); err != nil {
+		return sourceFailed(target, src, err)
+	}
+	return nil
 }
 
 // pickBranches checks a pick's branches, filling an empty source, and returns it.
