@@ -53,6 +53,30 @@ func cosine(a, b []float32) float64 {
 	return d / math.Sqrt(na*nb)
 }
 
+// TestDupCodesStable pins the stored form of a few codes: rows keep the codes they
+// were written with, so the rotation, the bit order and the encoding may change only
+// with dupCodeVersion.
+func TestDupCodesStable(t *testing.T) {
+	t.Parallel()
+	got := map[int]string{}
+	for _, dims := range []int{3, 100, 1000} {
+		v := make([]float32, dims)
+		for i := range v {
+			v[i] = float32(math.Sin(float64(i + 1)))
+		}
+		c := newDupCoder(dims)
+		got[dims] = c.column(v)
+	}
+	want := map[int]string{
+		3:    "1:0000000000000002",
+		100:  "1:f81ccc8e92108ea134385a1292d81ab2",
+		1000: "1:aa2f6dc211b4d6a3297ae453262190bda7980f57a9c4c645fcb8dbb0efd912a8f83dc4f1dbdab2348fbe35c650723e366758ca4e7a486a143cefce0c3c081e63",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("stored codes changed without a new dupCodeVersion (-want +got):\n%s", d)
+	}
+}
+
 func TestDupCodes(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
