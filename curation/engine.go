@@ -103,7 +103,7 @@ func (e *Engine) getFact(ctx context.Context, branch, id string) (store.Fact, er
 func (e *Engine) getConversation(ctx context.Context, branch, id string) (store.Conversation, error) {
 	rec, err := e.Store.Get(ctx, store.View{Branch: branch}, store.Ref{Kind: store.KindConversation, ID: id})
 	if err != nil {
-		if errors.Is(err, store.ErrNotFound) && !errors.Is(err, store.ErrBranchNotFound) {
+		if isNotFound(err) {
 			return store.Conversation{}, fmt.Errorf("day1: conversation %q is not on branch %q: %w", id, branch, err)
 		}
 		return store.Conversation{}, err

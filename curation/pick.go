@@ -266,21 +266,21 @@ func (e *Engine) CherryPickDecisions(ctx context.Context, p DecisionPick) (PickR
 	if err != nil {
 		return PickResult{}, err
 	}
+	bySeq := make(map[int]store.Message, len(msgs))
+	for _, m := range msgs {
+		bySeq[m.Seq] = m
+	}
 	res := PickResult{By: byHeuristic}
 	if e.Model == nil {
 		res.Decisions = FindDecisions(msgs)
 	} else {
 		res.By = modelName(e.Model)
-		if res.Decisions, err = e.modelDecisions(ctx, conv, msgs); err != nil {
+		if res.Decisions, err = e.modelDecisions(ctx, conv, msgs, bySeq); err != nil {
 			return PickResult{}, err
 		}
 	}
 	if len(res.Decisions) == 0 {
 		return res, nil
-	}
-	bySeq := make(map[int]store.Message, len(msgs))
-	for _, m := range msgs {
-		bySeq[m.Seq] = m
 	}
 	var picked []store.Message
 	for _, d := range res.Decisions {
@@ -298,7 +298,9 @@ Name the messages that carry the key decisions: what to do and why, recoveries f
 Reply with one JSON object and nothing else:
 {"decisions": [{"seq": 5, "reason": "chose to patch the refresh handler"}]}`
 
-func (e *Engine) modelDecisions(ctx context.Context, conv store.Conversation, msgs []store.Message) ([]DecisionPoint, error) {
+// modelDecisions asks the model for the decision points of msgs; bySeq indexes msgs by
+// sequence number.
+func (e *Engine) modelDecisions(ctx context.Context, conv store.Conversation, msgs []store.Message, bySeq map[int]store.Message) ([]DecisionPoint, error) {
 	var reply struct {
 		Decisions []struct {
 			Seq    *int   `json:"seq"`
@@ -317,10 +319,6 @@ func (e *Engine) modelDecisions(ctx context.Context, conv store.Conversation, ms
 	})
 	if err != nil {
 		return nil, fmt.Errorf("day1: finding the decisions of conversation %s: %w", conv.ID, err)
-	}
-	bySeq := make(map[int]store.Message, len(msgs))
-	for _, m := range msgs {
-		bySeq[m.Seq] = m
 	}
 	reasons := map[int][]string{}
 	var seqs []int
