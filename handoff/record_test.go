@@ -252,8 +252,8 @@ func TestCreateHandoffBadInput(t *testing.T) {
 	if _, err := v.e.CreateHandoff(bg, HandoffRequest{Task: "t1", FromAgent: "stranger"}); !errors.Is(err, ErrNotMember) {
 		t.Errorf("a source that never joined: %v, want ErrNotMember", err)
 	}
-	if hs, _ := v.e.ListHandoffs(bg, HandoffFilter{}); len(hs) != 0 {
-		t.Errorf("bad input left %d handoffs", len(hs))
+	if hs, err := v.e.ListHandoffs(bg, HandoffFilter{}); err != nil || len(hs) != 0 {
+		t.Errorf("bad input left %d handoffs (%v)", len(hs), err)
 	}
 }
 

@@ -68,8 +68,8 @@ func TestCreateTaskBadInput(t *testing.T) {
 		_, err := v.e.CreateTask(bg, tc.spec)
 		wantField(t, err, tc.field)
 	}
-	if bs, _ := v.mem.ListBranches(bg, store.BranchFilter{Prefix: "task/"}); len(bs) != 0 {
-		t.Errorf("bad input left branches: %v", bs)
+	if bs, err := v.mem.ListBranches(bg, store.BranchFilter{Prefix: "task/"}); err != nil || len(bs) != 0 {
+		t.Errorf("bad input left branches: %v (%v)", bs, err)
 	}
 }
 
@@ -339,9 +339,9 @@ func TestCompleteTaskWithoutMergeOrNothingToPromote(t *testing.T) {
 	if res.Merge != nil || len(res.Promoted) != 0 || len(res.Kept) != 1 {
 		t.Errorf("completion = %+v; want no merge and one kept fact", res)
 	}
-	merges, _ := v.mem.ListMerges(bg, store.MergeFilter{})
-	if len(merges) != 0 {
-		t.Errorf("merges = %v, want none", merges)
+	merges, err := v.mem.ListMerges(bg, store.MergeFilter{})
+	if err != nil || len(merges) != 0 {
+		t.Errorf("merges = %v (%v), want none", merges, err)
 	}
 }
 
