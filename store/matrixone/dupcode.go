@@ -5,10 +5,10 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"math"
-	"math/bits"
 	"strings"
 	"sync"
 
+	"github.com/day1ai/day1/internal/vecmath"
 	"github.com/day1ai/day1/store"
 )
 
@@ -96,13 +96,7 @@ func (c *dupCoder) code(v []float32) []uint64 {
 			}
 		}
 	}
-	out := make([]uint64, c.words)
-	for i := range c.bits {
-		if x[i] > 0 {
-			out[i/64] |= 1 << (i % 64)
-		}
-	}
-	return out
+	return vecmath.AppendSignBits(make([]uint64, 0, c.words), x[:c.bits])
 }
 
 // encode formats a code for the dup_code column.
@@ -148,14 +142,6 @@ func (c *dupCoder) bound(threshold float64) int {
 	p := math.Acos(max(-1, min(1, threshold))) / math.Pi
 	n := float64(c.bits)
 	return int(math.Ceil(n*p + 6*math.Sqrt(n*p*(1-p)) + 1))
-}
-
-func hamming(a, b []uint64) int {
-	d := 0
-	for i := range a {
-		d += bits.OnesCount64(a[i] ^ b[i])
-	}
-	return d
 }
 
 // codeIndex holds the codes of the current live facts of one branch table that have an
@@ -281,7 +267,7 @@ func (ix *codeIndex) candidates(code []uint64, bound, words int) []string {
 		if id == "" {
 			continue
 		}
-		if !ix.known[i] || hamming(code, ix.codes[i*words:(i+1)*words]) <= bound {
+		if !ix.known[i] || vecmath.Hamming(code, ix.codes[i*words:(i+1)*words]) <= bound {
 			out = append(out, id)
 		}
 	}

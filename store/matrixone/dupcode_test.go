@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/day1ai/day1/internal/vecmath"
 )
 
 func randomUnit(r *rand.Rand, dims int) []float32 {
@@ -115,10 +117,10 @@ func TestDupCodes(t *testing.T) {
 		if cosine(v, w) < 0.92 {
 			continue
 		}
-		if hamming(c.code(v), c.code(w)) > bound {
+		if vecmath.Hamming(c.code(v), c.code(w)) > bound {
 			missed++
 		}
-		if hamming(c.code(v), c.code(randomUnit(r, 384))) <= bound {
+		if vecmath.Hamming(c.code(v), c.code(randomUnit(r, 384))) <= bound {
 			passed++
 		}
 	}
