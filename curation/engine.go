@@ -134,6 +134,26 @@ func (e *Engine) messages(ctx context.Context, branch, convID string) ([]store.M
 	return out, nil
 }
 
+// lastSeq returns the highest sequence number of a conversation's messages, 0 when it
+// has none, reading one message.
+func (e *Engine) lastSeq(ctx context.Context, branch, convID string) (int, error) {
+	recs, err := e.Store.List(ctx, store.View{Branch: branch}, store.ListQuery{
+		Kind:   store.KindMessage,
+		Filter: store.Filter{ConversationID: convID},
+		Order:  store.OrderSeq,
+		Desc:   true,
+		Limit:  1,
+	})
+	if err != nil || len(recs) == 0 {
+		return 0, err
+	}
+	m, ok := recs[0].(store.Message)
+	if !ok {
+		return 0, fmt.Errorf("day1: the store returned a %T for a message of conversation %s", recs[0], convID)
+	}
+	return m.Seq, nil
+}
+
 // put writes records to a branch and checks the store's answer.
 func (e *Engine) put(ctx context.Context, branch string, recs []store.Record, dedupe bool) ([]store.PutResult, error) {
 	opts := store.PutOptions{Now: e.now()}

@@ -370,13 +370,11 @@ func (e *Engine) pickInto(ctx context.Context, src, target string, conv store.Co
 		case err == nil:
 			dest = existing
 			dest.UpdatedAt = now
-			last, err := e.messages(ctx, target, targetConvID)
+			last, err := e.lastSeq(ctx, target, targetConvID)
 			if err != nil {
 				return PickResult{}, err
 			}
-			if len(last) > 0 {
-				next = last[len(last)-1].Seq + 1
-			}
+			next = last + 1
 		case isNotFound(err):
 		default:
 			return PickResult{}, err
