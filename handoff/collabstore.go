@@ -259,17 +259,20 @@ func (e *Engine) ListCollaborations(ctx context.Context, f CollabFilter) ([]Coll
 	}
 	if !f.IncludeExpired {
 		now := e.now()
-		ss = slices.DeleteFunc(ss, func(s CollabSession) bool { return !now.Before(s.ExpiresAt) })
+		ss = slices.DeleteFunc(ss, func(s CollabSession) bool { return s.expired(now) })
 	}
 	return ss, nil
 }
+
+// expired reports whether the session's TTL ran out at now.
+func (s CollabSession) expired(now time.Time) bool { return !now.Before(s.ExpiresAt) }
 
 // open checks that a session takes messages at now.
 func (s CollabSession) open(now time.Time) error {
 	if s.Phase == PhaseCompletion {
 		return fmt.Errorf("%w: session %s completed (%s)", ErrCollabClosed, s.ID, s.Outcome)
 	}
-	if !now.Before(s.ExpiresAt) {
+	if s.expired(now) {
 		return fmt.Errorf("%w: session %s expired at %s", ErrCollabClosed, s.ID, s.ExpiresAt.Format(time.RFC3339))
 	}
 	return nil
@@ -462,9 +465,10 @@ func (e *Engine) AdvanceCollaboration(ctx context.Context, id string, to Phase, 
 		if err := Advance(s.Phase, to); err != nil {
 			return err
 		}
+		// Advance refused a completed session; open now checks expiry alone.
 		now := e.now()
-		if !now.Before(s.ExpiresAt) {
-			return fmt.Errorf("%w: session %s expired at %s", ErrCollabClosed, s.ID, s.ExpiresAt.Format(time.RFC3339))
+		if err := s.open(now); err != nil {
+			return err
 		}
 		from := s.Phase
 		s.History = append(s.History, PhaseChange{From: from, To: to, By: by, At: now, Note: outcome})
@@ -507,7 +511,7 @@ func (e *Engine) CleanupCollaborations(ctx context.Context) (CleanupResult, erro
 		if _, err := decodeDoc(d, &s); err != nil {
 			return res, err
 		}
-		if !now.Before(s.ExpiresAt) {
+		if s.expired(now) {
 			expired[s.ID] = true
 			sessions = append(sessions, store.DocWrite{Doc: store.Doc{Collection: SessionCollection, ID: d.ID}, Cond: store.DocDelete, Version: d.Version})
 		}

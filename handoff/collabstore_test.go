@@ -204,8 +204,14 @@ func TestCleanupCollaborations(t *testing.T) {
 	send("long", time.Minute)
 	send("long", 10*time.Hour)
 	v.clk.Advance(2 * time.Hour)
-	if ss, _ := v.e.ListCollaborations(bg, CollabFilter{Participant: "b"}); len(ss) != 1 || ss[0].ID != "long" {
-		t.Errorf("unexpired sessions of b = %v", ss)
+	if ss, err := v.e.ListCollaborations(bg, CollabFilter{Participant: "b"}); err != nil || len(ss) != 1 || ss[0].ID != "long" {
+		t.Errorf("unexpired sessions of b = %v (%v)", ss, err)
+	}
+	if _, err := v.e.AdvanceCollaboration(bg, "short", PhaseNegotiation, "a", ""); !errors.Is(err, ErrCollabClosed) {
+		t.Errorf("advancing an expired session: %v, want ErrCollabClosed", err)
+	}
+	if _, err := v.e.AdvanceCollaboration(bg, "long", PhaseNegotiation, "a", ""); err != nil {
+		t.Errorf("advancing a live session: %v", err)
 	}
 	res, err := v.e.CleanupCollaborations(bg)
 	if err != nil {
