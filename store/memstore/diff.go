@@ -3,6 +3,7 @@ package memstore
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -87,32 +88,51 @@ func (s *Store) diff(source, target string) (*store.Diff, error) {
 		}
 		return strings.Compare(a.id, b.id)
 	})
+	// The versions each side changed, found before any is copied so that their
+	// embeddings can be copied into one allocation.
+	type changed struct {
+		key
+		before, after, theirs *version
+		onSource, onTarget    bool
+	}
+	found := make([]changed, 0, len(sorted))
+	var floats int
 	for _, w := range sorted {
-		k := w.key
-		var before *version
+		c := changed{key: w.key}
 		if base.br != nil {
-			before = bv.resolve(k)
+			c.before = bv.resolve(c.key)
 		}
-		after, theirs := before, before
+		c.after, c.theirs = c.before, c.before
 		if w.sides&onSource != 0 {
-			after = sv.resolve(k)
+			c.after = sv.resolve(c.key)
 		}
 		if w.sides&onTarget != 0 {
-			theirs = tv.resolve(k)
+			c.theirs = tv.resolve(c.key)
 		}
 		// Most keys changed on one side only: the other side still holds the base
 		// version itself, which needs no comparison and no copy.
-		if same(after, theirs) {
+		if same(c.after, c.theirs) {
 			continue
 		}
-		ref := store.Ref{Kind: k.kind, ID: k.id}
+		c.onSource, c.onTarget = !same(c.after, c.before), !same(c.theirs, c.before)
+		if c.onSource {
+			floats += len(store.EmbeddingOf(recOf(c.before))) + len(store.EmbeddingOf(recOf(c.after)))
+		}
+		if c.onTarget {
+			floats += len(store.EmbeddingOf(recOf(c.before))) + len(store.EmbeddingOf(recOf(c.theirs)))
+		}
+		found = append(found, c)
+	}
+	cp := copier{slab: make([]float32, floats)}
+	for _, c := range found {
+		ref := store.Ref{Kind: c.kind, ID: c.id}
 		var sc, tc store.Change
 		var sok, tok bool
-		if !same(after, before) {
-			sc, sok = store.ChangeOf(ref, clone(recOf(before)), clone(recOf(after)))
+		if c.onSource {
+			sc, sok = store.ChangeOf(ref, cp.record(c.before), cp.record(c.after))
 		}
-		if !same(theirs, before) {
-			tc, tok = store.ChangeOf(ref, clone(recOf(before)), clone(recOf(theirs)))
+		if c.onTarget {
+			tc, tok = store.ChangeOf(ref, cp.record(c.before), cp.record(c.theirs))
 		}
 		if sok {
 			d.SourceChanges = append(d.SourceChanges, sc)
@@ -149,11 +169,40 @@ func recOf(v *version) store.Record {
 
 func kindOrder(k store.Kind) int { return slices.Index(store.Kinds, k) }
 
-func clone(r store.Record) store.Record {
-	if r == nil {
+// copier copies the records of a diff, their embeddings into one slab: a diff of a
+// hundred facts makes one allocation for their vectors instead of a hundred.
+type copier struct {
+	slab []float32
+}
+
+// record returns a copy of v's record that shares nothing with the store; nil for none.
+func (c *copier) record(v *version) store.Record {
+	switch r := recOf(v).(type) {
+	case nil:
 		return nil
+	case store.Fact:
+		r.Embedding = c.embedding(r.Embedding)
+		r.Metadata = maps.Clone(r.Metadata)
+		return r
+	case store.Observation:
+		r.Embedding = c.embedding(r.Embedding)
+		r.Metadata = maps.Clone(r.Metadata)
+		return r
+	default:
+		return store.Clone(r)
 	}
-	return store.Clone(r)
+}
+
+// embedding copies e into the slab, capped so that appending to the copy cannot reach
+// the next one.
+func (c *copier) embedding(e []float32) []float32 {
+	if len(e) == 0 || len(e) > len(c.slab) {
+		return slices.Clone(e)
+	}
+	out := c.slab[:len(e):len(e)]
+	copy(out, e)
+	c.slab = c.slab[len(e):]
+	return out
 }
 
 // segment is the part of a branch's own history between two sequence numbers.

@@ -109,6 +109,11 @@ func TestDiffSidesOwnTheirRecords(t *testing.T) {
 	if tgt.Embedding[0] != 1 || tgt.Metadata["k"] != "v" {
 		t.Errorf("the target side's base version changed with the source side's: %v %v", tgt.Embedding, tgt.Metadata)
 	}
+	// Growing one record's embedding must not write into another's.
+	_ = append(src.Embedding, 7, 7)
+	if after := d.SourceChanges[0].After.(store.Fact); after.Embedding[0] != 1 || after.Embedding[1] != 0 {
+		t.Errorf("appending to the base version's embedding changed the source version's: %v", after.Embedding)
+	}
 	d2, err := s.Diff(ctx, "b", "main")
 	if err != nil {
 		t.Fatal(err)
