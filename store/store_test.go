@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"regexp"
 	"strings"
@@ -66,6 +67,34 @@ func TestValidateRecordNamesTheField(t *testing.T) {
 	}
 	if err := ValidateRecord(Fact{ID: "f", Text: "x", Embedding: []float32{1, 2, 3}}, 4); err == nil {
 		t.Error("a 3-dimension embedding passed where 4 are required")
+	}
+}
+
+func TestValidateEmbeddingFindsEveryBadComponent(t *testing.T) {
+	bad := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))}
+	for n := 1; n <= 9; n++ {
+		for i := range n {
+			for _, x := range bad {
+				v := make([]float32, n)
+				for j := range v {
+					v[j] = 0.5
+				}
+				v[i] = x
+				err := ValidateEmbedding("E", v, 0)
+				want := fmt.Sprintf("component %d is %v", i, x)
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("ValidateEmbedding(%v) = %v; want an error saying %q", v, err, want)
+				}
+			}
+		}
+		if err := ValidateEmbedding("E", make([]float32, n), 0); err == nil {
+			t.Errorf("an all-zero %d-dimension embedding passed", n)
+		}
+		v := make([]float32, n)
+		v[n-1] = -1e-30 // squares to a float32 zero, but not in float64
+		if err := ValidateEmbedding("E", v, 0); err != nil {
+			t.Errorf("ValidateEmbedding(%v) = %v; want nil", v, err)
+		}
 	}
 }
 

@@ -78,11 +78,20 @@ func ValidateEmbedding(field string, v []float32, dims int) error {
 	}
 	// A NaN or infinite component makes the sum of squares NaN or infinite (finite
 	// float32 squares cannot overflow a float64), so one pass finds both the length and
-	// whether a component needs reporting.
-	var sum float64
-	for _, x := range v {
-		sum += float64(x) * float64(x)
+	// whether a component needs reporting. Four running sums keep the additions
+	// independent of each other.
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(v); i += 4 {
+		s0 += float64(v[i]) * float64(v[i])
+		s1 += float64(v[i+1]) * float64(v[i+1])
+		s2 += float64(v[i+2]) * float64(v[i+2])
+		s3 += float64(v[i+3]) * float64(v[i+3])
 	}
+	for ; i < len(v); i++ {
+		s0 += float64(v[i]) * float64(v[i])
+	}
+	sum := (s0 + s1) + (s2 + s3)
 	if math.IsNaN(sum) || math.IsInf(sum, 0) {
 		for i, x := range v {
 			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
