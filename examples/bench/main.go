@@ -111,7 +111,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	o := options{dsn: *dsn, queries: *queries, store: *st, quick: *quick, batch: *batch, seed: *seed, dedupe: *dedupe, cpuprofile: *cpuprofile, memprofile: *memprofile,
-		branches: 2000, diffs: 100, merges: 30}
+		branches: 2000, diffs: 100, merges: 100}
 	if o.quick {
 		if !set["sizes"] {
 			*sizes = "1000,10000"
