@@ -128,11 +128,12 @@ func (s *Store) diff(source, target string) (*store.Diff, error) {
 		ref := store.Ref{Kind: c.kind, ID: c.id}
 		var sc, tc store.Change
 		var sok, tok bool
+		// Both sides were compared with the base already: what differs is a change.
 		if c.onSource {
-			sc, sok = store.ChangeOf(ref, cp.record(c.before), cp.record(c.after))
+			sc, sok = changeOf(ref, cp.record(c.before), cp.record(c.after)), true
 		}
 		if c.onTarget {
-			tc, tok = store.ChangeOf(ref, cp.record(c.before), cp.record(c.theirs))
+			tc, tok = changeOf(ref, cp.record(c.before), cp.record(c.theirs)), true
 		}
 		if sok {
 			d.SourceChanges = append(d.SourceChanges, sc)
@@ -149,6 +150,18 @@ func (s *Store) diff(source, target string) (*store.Diff, error) {
 	}
 	d.Conflicts = append(d.Conflicts, store.SupersedeConflicts(d)...)
 	return d, nil
+}
+
+// changeOf returns the change from before to after, two records known to differ.
+func changeOf(ref store.Ref, before, after store.Record) store.Change {
+	c := store.Change{Ref: ref, Before: before, After: after, Op: store.OpUpdated}
+	switch {
+	case before == nil:
+		c.Op = store.OpAdded
+	case after == nil:
+		c.Op = store.OpDeleted
+	}
+	return c
 }
 
 // same reports whether two resolved versions hold equivalent content: the same
