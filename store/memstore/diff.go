@@ -368,8 +368,10 @@ type mergePut struct {
 }
 
 // minMergePart is the smallest number of records worth preparing on a goroutine of
-// their own.
-const minMergePart = 32
+// their own. Below a thousand records or so, waking a second processor and moving the
+// prepared records between caches costs more than it saves, and adds to the slowest
+// merges the wait for a processor that is busy elsewhere.
+const minMergePart = 512
 
 // prepareMerge validates the records of a merge plan and copies them for the target,
 // with their defaults filled from now, and finds what writing each needs: whether the
