@@ -376,26 +376,37 @@ const minMergePart = 512
 // prepareMerge validates the records of a merge plan and copies them for the target,
 // with their defaults filled from now, and finds what writing each needs: whether the
 // target (head) holds it already, the source's (src) version to share, the analysis of
-// its text. It only reads the store, so the records are prepared on every processor.
+// its text. It only reads the store, so a large plan is prepared on every processor.
 // Callers hold s.mu for writing.
 func (s *Store) prepareMerge(plan store.MergePlan, head, src view, now time.Time) []mergePut {
 	puts := make([]mergePut, len(plan.Puts))
 	parallel.Do(len(puts), parallel.Parts(len(puts), minMergePart), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			p := &puts[i]
-			if p.err = store.ValidateRecord(plan.Puts[i], s.dims); p.err != nil {
-				continue
-			}
 			// The records of a plan come from a diff with their defaults filled: this
 			// rarely copies. The copy to store is made once its embedding is known.
-			r := store.WithDefaults(plan.Puts[i], now)
-			p.k = key{r.RecordKind(), r.RecordID()}
+			var r store.Record
+			var from *version
+			if plan.Puts[i] != nil {
+				r = store.WithDefaults(plan.Puts[i], now)
+				p.k = key{r.RecordKind(), r.RecordID()}
+				if v := src.resolve(p.k); v != nil && v.rec != nil && store.SameContent(v.rec, r) {
+					// Most records of a plan are the source's versions, which were
+					// checked when they were written: their content needs no check.
+					from = v
+				}
+			}
+			if from == nil {
+				if p.err = store.ValidateRecord(plan.Puts[i], s.dims); p.err != nil {
+					continue
+				}
+			}
 			if cur := head.get(p.k); cur != nil && store.SameContent(cur, r) {
 				p.rec, p.same = r, true
 				continue
 			}
 			var emb []float32
-			if from := src.resolve(p.k); from != nil && from.rec != nil && from.ord >= 0 && store.SameContent(from.rec, r) {
+			if from != nil && from.ord >= 0 {
 				p.from, emb = from, from.emb
 			}
 			p.rec = copyShared(r, plan.Target, emb)
