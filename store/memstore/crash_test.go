@@ -2,8 +2,12 @@ package memstore
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/binary"
+	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -152,6 +156,10 @@ func TestTornTailIsDropped(t *testing.T) {
 			return err
 		}, 5},
 		{"last frame corrupted", func(f *os.File, size int64) error { _, err := f.WriteAt([]byte{'X'}, size-2); return err }, 4},
+		{"a checksummed frame that is not an entry", func(f *os.File, size int64) error {
+			_, err := f.WriteAt(logFrame([]byte("not an entry")), size)
+			return err
+		}, 5},
 	}
 	orig, err := os.ReadFile(path)
 	if err != nil {
@@ -185,7 +193,69 @@ func TestTornTailIsDropped(t *testing.T) {
 			if _, err := s.Put(ctx, store.DefaultBranch, []store.Record{store.Fact{ID: "new", Text: "after repair"}}, store.PutOptions{}); err != nil {
 				t.Fatal(err)
 			}
+			// The tail was cut: what was written after it is read back.
+			s.Close()
+			s, err = New(Options{Path: dir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if got, err := s.List(ctx, store.View{}, store.ListQuery{Kind: store.KindFact}); err != nil || len(got) != c.want+1 {
+				t.Fatalf("after a write and a reopen: %d facts, %v; want %d", len(got), err, c.want+1)
+			}
 		})
+	}
+}
+
+// logFrame frames payload as the log does.
+func logFrame(payload []byte) []byte {
+	b := binary.LittleEndian.AppendUint32(nil, uint32(len(payload)))
+	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(payload, castagnoli))
+	return append(b, payload...)
+}
+
+func TestEntryThatCannotBeReplayedFailsOpen(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	s, err := New(Options{Path: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Enough entries that several are decoded ahead of the one that fails.
+	for i := range 50 {
+		if _, err := s.Put(ctx, store.DefaultBranch, []store.Record{store.Fact{ID: fmt.Sprint("f", i), Text: fmt.Sprint("text ", i, " words")}}, store.PutOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	path := filepath.Join(dir, logName)
+	bad, err := json.Marshal(entry{Seq: 1000, Ops: []op{putOp(store.Fact{ID: "x", Text: "on a branch that never was"})}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad = []byte(strings.Replace(string(bad), `"t":1,`, `"t":1,"n":"nowhere",`, 1))
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(logFrame(bad)); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = New(Options{Path: dir})
+	if err == nil || !strings.Contains(err.Error(), "replaying log entry 52") || !strings.Contains(err.Error(), `unknown branch "nowhere"`) {
+		t.Fatalf("New = %v; want an error replaying entry 52, a put on an unknown branch", err)
+	}
+	after, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(before, after) {
+		t.Errorf("a failed open changed the log: %d bytes, then %d", len(before), len(after))
 	}
 }
 

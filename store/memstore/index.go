@@ -64,6 +64,10 @@ type posting struct {
 
 var textSeed = maphash.MakeSeed()
 
+// indexed reports whether records of kind k are indexed for search: facts and
+// observations.
+func indexed(k store.Kind) bool { return k == store.KindFact || k == store.KindObservation }
+
 func newKindIndex() *kindIndex {
 	return &kindIndex{postings: map[string]*[]posting{}, texts: map[uint64]*[]*version{}}
 }

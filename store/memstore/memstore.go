@@ -143,15 +143,16 @@ func New(opts Options) (*Store, error) {
 		s.addRootBranch(s.now().UTC())
 		return s, nil
 	}
-	w, entries, err := openWAL(opts.Path, opts.Sync)
+	replayed := 0
+	w, err := openWAL(opts.Path, opts.Sync, func(e *entry) error {
+		replayed++
+		if err := s.replay(e); err != nil {
+			return fmt.Errorf("day1: memstore: replaying log entry %d of %s: %w", replayed, opts.Path, err)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
-	}
-	for i, e := range entries {
-		if err := s.replay(e); err != nil {
-			w.close()
-			return nil, fmt.Errorf("day1: memstore: replaying log entry %d of %s: %w", i+1, opts.Path, err)
-		}
 	}
 	if _, ok := s.branches[store.DefaultBranch]; !ok {
 		now := s.now().UTC()

@@ -11,9 +11,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sync"
 	"syscall"
 	"time"
 
+	"github.com/day1ai/day1/internal/vecmath"
 	"github.com/day1ai/day1/store"
 )
 
@@ -63,6 +66,13 @@ type op struct {
 	Session  *store.Session     `json:"x,omitempty"`
 	Merge    *store.MergeRecord `json:"m,omitempty"`
 	Doc      *store.Doc         `json:"d,omitempty"`
+
+	// Filled when a put is read back from the log, ahead of its replay: the record,
+	// or why it could not be decoded, and what indexing it needs.
+	rec    store.Record
+	recErr error
+	terms  *docTerms
+	code   []uint64
 }
 
 // entry is one committed batch.
@@ -139,79 +149,181 @@ type wal struct {
 }
 
 // openWAL opens (creating if needed) the log in dir, takes an exclusive lock on the
-// directory, reads every complete entry and cuts off a torn tail.
-func openWAL(dir string, sync SyncPolicy) (*wal, []entry, error) {
+// directory, passes every complete entry to apply, in order, and cuts off a torn tail.
+// An error from apply ends the reading and is returned, with nothing cut.
+func openWAL(dir string, sync SyncPolicy, apply func(*entry) error) (*wal, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, nil, fmt.Errorf("day1: memstore: %w", err)
+		return nil, fmt.Errorf("day1: memstore: %w", err)
 	}
 	lock, err := os.OpenFile(filepath.Join(dir, lockName), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
-		return nil, nil, fmt.Errorf("day1: memstore: %w", err)
+		return nil, fmt.Errorf("day1: memstore: %w", err)
 	}
 	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		lock.Close()
-		return nil, nil, fmt.Errorf("day1: memstore: %s is in use by another process (%v)", dir, err)
+		return nil, fmt.Errorf("day1: memstore: %s is in use by another process (%v)", dir, err)
 	}
 	f, err := os.OpenFile(filepath.Join(dir, logName), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		lock.Close()
-		return nil, nil, fmt.Errorf("day1: memstore: %w", err)
+		return nil, fmt.Errorf("day1: memstore: %w", err)
 	}
-	entries, good, err := readLog(f)
-	if err != nil {
+	fail := func(err error) (*wal, error) {
 		f.Close()
 		lock.Close()
-		return nil, nil, err
+		return nil, err
+	}
+	good, err := readLog(f, apply)
+	if err != nil {
+		return fail(err)
 	}
 	if err := f.Truncate(good); err != nil {
-		f.Close()
-		lock.Close()
-		return nil, nil, fmt.Errorf("day1: memstore: cutting torn log tail: %w", err)
+		return fail(fmt.Errorf("day1: memstore: cutting torn log tail: %w", err))
 	}
 	if _, err := f.Seek(good, io.SeekStart); err != nil {
-		f.Close()
-		lock.Close()
-		return nil, nil, fmt.Errorf("day1: memstore: %w", err)
+		return fail(fmt.Errorf("day1: memstore: %w", err))
 	}
-	return &wal{f: f, lock: lock, sync: sync}, entries, nil
+	return &wal{f: f, lock: lock, sync: sync}, nil
 }
 
-// readLog returns the complete entries and the offset just past the last of them.
-func readLog(f *os.File) ([]entry, int64, error) {
+// frame is one frame of the log on its way from the file to apply.
+type frame struct {
+	payload []byte
+	end     int64 // the offset just past the frame
+	e       entry
+	ok      bool          // the payload decoded
+	done    chan struct{} // closed once decoded
+}
+
+// readLog passes the complete entries of the log to apply, in order, and returns the
+// offset just past the last of them. One goroutine reads and checks the frames, every
+// processor decodes them, and the caller's goroutine applies them as they come: a
+// store's log is mostly JSON and embeddings to decode, which take longer than
+// applying. At most a few frames are held at a time.
+func readLog(f *os.File, apply func(*entry) error) (int64, error) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, 0, fmt.Errorf("day1: memstore: %w", err)
+		return 0, fmt.Errorf("day1: memstore: %w", err)
 	}
-	r := bufio.NewReaderSize(f, 1<<20)
-	var entries []entry
+	workers := runtime.GOMAXPROCS(0)
+	order := make(chan *frame, 2*workers) // every frame read, in log order
+	jobs := make(chan *frame, workers)    // the same frames, to decode
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	dec := newRecordDecoder()
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for fr := range jobs {
+				fr.ok = dec.entry(fr.payload, &fr.e)
+				fr.payload = nil
+				close(fr.done)
+			}
+		}()
+	}
+	go func() {
+		defer close(jobs)
+		defer close(order)
+		r := bufio.NewReaderSize(f, 1<<20)
+		var off int64
+		head := make([]byte, frameHead)
+		for {
+			if _, err := io.ReadFull(r, head); err != nil {
+				return // end of log, or a torn frame header
+			}
+			n := binary.LittleEndian.Uint32(head)
+			sum := binary.LittleEndian.Uint32(head[4:])
+			if n == 0 || n > maxPayload {
+				return
+			}
+			payload := make([]byte, n)
+			if _, err := io.ReadFull(r, payload); err != nil {
+				return
+			}
+			if crc32.Checksum(payload, castagnoli) != sum {
+				return
+			}
+			off += frameHead + int64(n)
+			fr := &frame{payload: payload, end: off, done: make(chan struct{})}
+			select {
+			case order <- fr:
+			case <-stop:
+				return
+			}
+			select {
+			case jobs <- fr:
+			case <-stop:
+				return
+			}
+		}
+	}()
 	var good int64
-	head := make([]byte, frameHead)
-	var payload []byte
-	for {
-		if _, err := io.ReadFull(r, head); err != nil {
-			return entries, good, nil // end of log, or a torn frame header
+	var err error
+	for fr := range order {
+		<-fr.done
+		if !fr.ok {
+			break // a frame that does not decode ends the log, like a torn one
 		}
-		n := binary.LittleEndian.Uint32(head)
-		sum := binary.LittleEndian.Uint32(head[4:])
-		if n == 0 || n > maxPayload {
-			return entries, good, nil
+		if err = apply(&fr.e); err != nil {
+			break
 		}
-		if cap(payload) < int(n) {
-			payload = make([]byte, n)
-		}
-		payload = payload[:n]
-		if _, err := io.ReadFull(r, payload); err != nil {
-			return entries, good, nil
-		}
-		if crc32.Checksum(payload, castagnoli) != sum {
-			return entries, good, nil
-		}
-		var e entry
-		if err := json.Unmarshal(payload, &e); err != nil {
-			return entries, good, nil
-		}
-		entries = append(entries, e)
-		good += frameHead + int64(n)
+		good = fr.end
 	}
+	close(stop)
+	for range order {
+	}
+	wg.Wait()
+	return good, err
+}
+
+// recordDecoder decodes log entries, and the records of their puts along with what
+// indexing them needs. It is safe for concurrent use.
+type recordDecoder struct {
+	mu   sync.Mutex
+	rots map[int]*vecmath.Rotation // by dimensions
+}
+
+func newRecordDecoder() *recordDecoder {
+	return &recordDecoder{rots: map[int]*vecmath.Rotation{}}
+}
+
+// entry decodes payload into e and reports whether it decoded.
+func (d *recordDecoder) entry(payload []byte, e *entry) bool {
+	if err := json.Unmarshal(payload, e); err != nil {
+		return false
+	}
+	var scratch []float32
+	for i := range e.Ops {
+		o := &e.Ops[i]
+		if o.Type != opPut {
+			continue
+		}
+		if o.rec, o.recErr = o.record(); o.recErr != nil || !indexed(o.Kind) {
+			continue
+		}
+		t := analyze(store.SearchText(o.rec))
+		o.terms = &t
+		if emb := store.EmbeddingOf(o.rec); len(emb) > 0 && vecmath.Norm(emb) != 0 {
+			rot := d.rotation(len(emb))
+			if cap(scratch) < rot.Bits() {
+				scratch = make([]float32, rot.Bits())
+			}
+			o.code = rot.AppendCode(nil, emb, scratch)
+		}
+	}
+	return true
+}
+
+// rotation returns the rotation the index uses for vectors of dims coordinates.
+func (d *recordDecoder) rotation(dims int) *vecmath.Rotation {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	r := d.rots[dims]
+	if r == nil {
+		r = vecmath.NewRotation(dims, rotationSeed)
+		d.rots[dims] = r
+	}
+	return r
 }
 
 func (w *wal) append(e entry) error {
@@ -263,7 +375,7 @@ func (s *Store) commit(at time.Time, ops ...op) error {
 }
 
 // replay applies one logged batch.
-func (s *Store) replay(e entry) error {
+func (s *Store) replay(e *entry) error {
 	for _, o := range e.Ops {
 		if err := s.replayOp(o, e.At); err != nil {
 			return err
@@ -284,14 +396,17 @@ func (s *Store) replayOp(o op, at time.Time) error {
 		if !ok {
 			return fmt.Errorf("put on unknown branch %q", o.Name)
 		}
-		r, err := o.record()
+		r, err := o.rec, o.recErr
+		if r == nil && err == nil {
+			r, err = o.record()
+		}
 		if err != nil {
 			return err
 		}
 		if emb := store.EmbeddingOf(r); len(emb) > 0 && s.dims == 0 {
 			s.dims = len(emb)
 		}
-		s.applyPut(b, r)
+		s.addVersion(b, key{r.RecordKind(), r.RecordID()}, r, false, hint{terms: o.terms, code: o.code})
 	case opDelete:
 		b, ok := s.branches[o.Name]
 		if !ok {

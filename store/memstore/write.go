@@ -452,11 +452,6 @@ func (s *Store) writable(name string) (*branch, error) {
 	return b, nil
 }
 
-// applyPut adds a version of r to branch b. Callers hold s.mu for writing.
-func (s *Store) applyPut(b *branch, r store.Record) {
-	s.addVersion(b, key{r.RecordKind(), r.RecordID()}, r, false, hint{})
-}
-
 func (s *Store) applyDelete(b *branch, k key) {
 	s.addVersion(b, k, nil, false, hint{})
 }
