@@ -37,8 +37,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
@@ -441,7 +443,61 @@ func (b *bench) measure(ctx context.Context, n int) error {
 	}
 	_, mp95 := mg.percentiles()
 	b.add(fmt.Sprintf("merge: %d changes, native", changes), n, mg.String(), fmt.Sprintf("p95 < %s", dur(mergeTarget)), ok(mp95 < mergeTarget))
+	if b.o.store == "durable" {
+		return b.reopen(ctx, c, cfg, n, qs[0].Text)
+	}
 	return nil
+}
+
+// reopen closes the durable store, opens it again (replaying its log) and checks that
+// a search finds what it found before.
+func (b *bench) reopen(ctx context.Context, c *day1.Client, cfg day1.Config, n int, query string) error {
+	b.progress("%d facts: reopening", n)
+	q := day1.SearchQuery{Text: query, Limit: 10}
+	before, err := c.Search(ctx, q)
+	if err != nil {
+		return err
+	}
+	if err := c.Close(); err != nil {
+		return err
+	}
+	size, err := dirSize(cfg.Path)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	c, err = day1.Open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	elapsed := time.Since(start)
+	defer c.Close()
+	after, err := c.Search(ctx, q)
+	if err != nil {
+		return err
+	}
+	if !slices.EqualFunc(before, after, func(x, y day1.Hit) bool { return x.Record.RecordID() == y.Record.RecordID() }) {
+		return fmt.Errorf("after reopening, a search found %d different hits", len(after))
+	}
+	b.add("reopen: Open replaying the log", n, fmt.Sprintf("%s (%.0f MB on disk)", round(elapsed), float64(size)/(1<<20)), "—", nil)
+	return nil
+}
+
+// dirSize returns the total size of the files in dir.
+func dirSize(dir string) (int64, error) {
+	var total int64
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		total += info.Size()
+		return nil
+	})
+	return total, err
 }
 
 // embedRate measures the local embedder alone on the corpus, in batches.
