@@ -53,7 +53,10 @@ type Result struct {
 	// Plan is the plan that was (or would be) applied: the records written to the
 	// target and the refs deleted from it.
 	Plan store.MergePlan
-	// Diff is the diff the plan was computed from (the last one, after retries).
+	// Diff is the diff the plan was computed from (the last one, after retries). For
+	// native and cherry-pick merges on a store that lists lean diffs (the embedded store
+	// does; see store.LeanDiffer), the facts and observations in Diff and Plan carry no
+	// embeddings; the merged records keep theirs.
 	Diff *store.Diff
 	// Applied reports whether the plan was applied; false for a dry run.
 	Applied bool
@@ -117,7 +120,7 @@ func (e *Engine) Merge(ctx context.Context, req Request) (Result, error) {
 	now := e.now()
 	id := e.newID()
 	for attempt := 0; ; attempt++ {
-		diff, err := e.Store.Diff(ctx, req.Source, req.Target)
+		diff, err := e.diff(ctx, req)
 		if err != nil {
 			return Result{}, wrap(req, "diff", err)
 		}
@@ -158,6 +161,17 @@ func (e *Engine) Merge(ctx context.Context, req Request) (Result, error) {
 		res.Applied = true
 		return res, nil
 	}
+}
+
+// diff lists the changes a merge plans from. Native and cherry-pick plans write
+// records as one side holds them, so they take a lean diff when the store offers one
+// (see store.LeanDiffer); squash and auto merges can write records of their own making
+// and take a whole one.
+func (e *Engine) diff(ctx context.Context, req Request) (*store.Diff, error) {
+	if ld, ok := e.Store.(store.LeanDiffer); ok && (req.Strategy == store.Native || req.Strategy == store.CherryPick) {
+		return ld.DiffLean(ctx, req.Source, req.Target)
+	}
+	return e.Store.Diff(ctx, req.Source, req.Target)
 }
 
 // check runs the gate on a copy of the plan.

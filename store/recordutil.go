@@ -145,26 +145,33 @@ func WithDefaults(r Record, now time.Time) Record {
 // a repeated write of the same input counts as the same content. Times compare as
 // instants; an empty map or slice equals a nil one.
 func SameContent(a, b Record) bool {
-	return sameContent(a, b, false)
+	return sameContent(a, b, false, false)
+}
+
+// SameContentExceptEmbedding is SameContent without comparing the embeddings of facts
+// and observations. A store that lists lean diffs (LeanDiffer) tells with it a record
+// of a lean plan from the version it was listed from.
+func SameContentExceptEmbedding(a, b Record) bool {
+	return sameContent(a, b, false, true)
 }
 
 // Equivalent reports whether a and b hold the same content apart from Branch and
 // UpdatedAt. Diffs compare records with it: two sides that reached the same content at
 // different moments have made no change that needs merging.
 func Equivalent(a, b Record) bool {
-	return sameContent(a, b, true)
+	return sameContent(a, b, true, false)
 }
 
 // sameContent compares field by field: it runs for every record a write, diff or merge
 // touches, so it must not allocate. TestSameContentCoversEveryField keeps it complete.
-func sameContent(a, b Record, ignoreUpdated bool) bool {
+func sameContent(a, b Record, ignoreUpdated, ignoreEmbedding bool) bool {
 	if a == nil || b == nil {
 		return a == nil && b == nil
 	}
 	switch x := a.(type) {
 	case Fact:
 		y, ok := b.(Fact)
-		return ok && x.ID == y.ID && x.Text == y.Text && slices.Equal(x.Embedding, y.Embedding) &&
+		return ok && x.ID == y.ID && x.Text == y.Text && (ignoreEmbedding || slices.Equal(x.Embedding, y.Embedding)) &&
 			x.Category == y.Category && x.Confidence == y.Confidence && x.Status == y.Status &&
 			x.SourceType == y.SourceType && x.SourceID == y.SourceID && x.ParentID == y.ParentID &&
 			x.SessionID == y.SessionID && x.TaskID == y.TaskID && x.AgentID == y.AgentID &&
@@ -174,7 +181,7 @@ func sameContent(a, b Record, ignoreUpdated bool) bool {
 		y, ok := b.(Observation)
 		return ok && x.ID == y.ID && x.SessionID == y.SessionID && x.TaskID == y.TaskID &&
 			x.AgentID == y.AgentID && x.Type == y.Type && x.Tool == y.Tool && x.Summary == y.Summary &&
-			slices.Equal(x.Embedding, y.Embedding) && x.RawInput == y.RawInput && x.RawOutput == y.RawOutput &&
+			(ignoreEmbedding || slices.Equal(x.Embedding, y.Embedding)) && x.RawInput == y.RawInput && x.RawOutput == y.RawOutput &&
 			maps.Equal(x.Metadata, y.Metadata) && sameStamp(x.CreatedAt, y.CreatedAt)
 	case Relation:
 		y, ok := b.(Relation)

@@ -88,3 +88,17 @@ type Store interface {
 	// Close releases the store. Later calls fail with ErrClosed.
 	Close() error
 }
+
+// LeanDiffer is an optional interface of a Store that can list a diff without copying
+// embeddings. The merge engine uses it, when the store has it, for native and
+// cherry-pick merges, whose plans write records as one side or the other holds them:
+// a diff of a hundred facts then copies no vectors.
+//
+// DiffLean returns what Diff returns, except that the facts and observations in it
+// carry no embeddings. In exchange, the store's ApplyMerge gives a fact or observation
+// put without an embedding the embedding of the same record's current version on the
+// plan's source or target when that version has the same search text; a put with
+// another text keeps none. Only records without an embedding are affected.
+type LeanDiffer interface {
+	DiffLean(ctx context.Context, source, target string) (*Diff, error)
+}

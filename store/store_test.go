@@ -123,6 +123,18 @@ func TestSameContentAndEquivalent(t *testing.T) {
 	if stored := WithDefaults(a, t0); !SameContent(stored, StampLike(in, stored)) {
 		t.Error("a repeated write with zero times does not match the stored version")
 	}
+	for _, c := range []struct{ x, y Record }{
+		{Fact{ID: "f", Text: "x", Embedding: []float32{1, 0}}, Fact{ID: "f", Text: "x"}},
+		{Observation{ID: "o", Summary: "x", Embedding: []float32{1, 0}}, Observation{ID: "o", Summary: "x", Embedding: []float32{0, 1}}},
+	} {
+		if SameContent(c.x, c.y) || !SameContentExceptEmbedding(c.x, c.y) {
+			t.Errorf("%#v and %#v: SameContent %v, SameContentExceptEmbedding %v; want false, true",
+				c.x, c.y, SameContent(c.x, c.y), SameContentExceptEmbedding(c.x, c.y))
+		}
+	}
+	if SameContentExceptEmbedding(Fact{ID: "f", Text: "x"}, Fact{ID: "f", Text: "y"}) {
+		t.Error("facts with different text are the same content apart from embeddings")
+	}
 }
 
 func TestFilterMatch(t *testing.T) {

@@ -22,10 +22,24 @@ func (s *Store) Diff(ctx context.Context, source, target string) (*store.Diff, e
 	if err := s.usable(ctx); err != nil {
 		return nil, err
 	}
-	return s.diff(source, target)
+	return s.diff(source, target, false)
 }
 
-func (s *Store) diff(source, target string) (*store.Diff, error) {
+// DiffLean is Diff without the embeddings of facts and observations (see
+// store.LeanDiffer): the merge engine's diff, which copies no vectors.
+func (s *Store) DiffLean(ctx context.Context, source, target string) (*store.Diff, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := s.usable(ctx); err != nil {
+		return nil, err
+	}
+	return s.diff(source, target, true)
+}
+
+var _ store.LeanDiffer = (*Store)(nil)
+
+// diff lists the changes; lean leaves embeddings out.
+func (s *Store) diff(source, target string, lean bool) (*store.Diff, error) {
 	sb, sok := s.branches[source]
 	tb, tok := s.branches[target]
 	if !sok || !tok {
@@ -115,15 +129,18 @@ func (s *Store) diff(source, target string) (*store.Diff, error) {
 			continue
 		}
 		c.onSource, c.onTarget = !same(c.after, c.before), !same(c.theirs, c.before)
-		if c.onSource {
+		if c.onSource && !lean {
 			floats += len(store.EmbeddingOf(recOf(c.before))) + len(store.EmbeddingOf(recOf(c.after)))
 		}
-		if c.onTarget {
+		if c.onTarget && !lean {
 			floats += len(store.EmbeddingOf(recOf(c.before))) + len(store.EmbeddingOf(recOf(c.theirs)))
 		}
 		found = append(found, c)
 	}
-	cp := copier{slab: make([]float32, floats)}
+	cp := copier{lean: lean}
+	if floats > 0 {
+		cp.slab = make([]float32, floats)
+	}
 	for _, c := range found {
 		ref := store.Ref{Kind: c.kind, ID: c.id}
 		var sc, tc store.Change
@@ -186,6 +203,7 @@ func kindOrder(k store.Kind) int { return slices.Index(store.Kinds, k) }
 // hundred facts makes one allocation for their vectors instead of a hundred.
 type copier struct {
 	slab []float32
+	lean bool // leave embeddings out
 }
 
 // record returns a copy of v's record that shares nothing with the store; nil for none.
@@ -209,6 +227,9 @@ func (c *copier) record(v *version) store.Record {
 // embedding copies e into the slab, capped so that appending to the copy cannot reach
 // the next one.
 func (c *copier) embedding(e []float32) []float32 {
+	if c.lean {
+		return nil
+	}
 	if len(e) == 0 || len(e) > len(c.slab) {
 		return slices.Clone(e)
 	}
@@ -260,7 +281,9 @@ func mergeBase(sv, tv view) (base link, sPath, tPath []segment) {
 	return link{}, sPath, tPath
 }
 
-// ApplyMerge applies a merge plan atomically.
+// ApplyMerge applies a merge plan atomically. A fact or observation put without an
+// embedding gets the embedding of the same record's current version on the source or
+// the target when that version has the same search text, as store.LeanDiffer says.
 func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.MergeRecord, error) {
 	if !plan.Record.Strategy.Valid() {
 		return store.MergeRecord{}, store.Invalid("MergePlan.Record.Strategy", "must be native, cherry_pick, squash or auto", plan.Record.Strategy)
@@ -386,22 +409,34 @@ func (s *Store) prepareMerge(plan store.MergePlan, head, src view, now time.Time
 			// The records of a plan come from a diff with their defaults filled: this
 			// rarely copies. The copy to store is made once its embedding is known.
 			var r store.Record
-			var from *version
+			var from, cur *version
 			if plan.Puts[i] != nil {
 				r = store.WithDefaults(plan.Puts[i], now)
 				p.k = key{r.RecordKind(), r.RecordID()}
-				if v := src.resolve(p.k); v != nil && v.rec != nil && store.SameContent(v.rec, r) {
-					// Most records of a plan are the source's versions, which were
-					// checked when they were written: their content needs no check.
-					from = v
+				from, cur = src.resolve(p.k), head.resolve(p.k)
+				lean := indexed(p.k.kind) && len(store.EmbeddingOf(r)) == 0
+				switch {
+				case from == nil || from.rec == nil:
+					from = nil
+				case lean && store.SameContentExceptEmbedding(from.rec, r):
+					// A lean plan's copy of the source's version: the version itself.
+					r = from.rec
+				case !store.SameContent(from.rec, r):
+					from = nil
 				}
+				if lean && from == nil {
+					// A record as the target holds it, or of the source's text.
+					r = embeddingFrom(r, src.resolve(p.k), cur)
+				}
+				// Most records of a plan are the source's versions, which were checked
+				// when they were written: their content needs no check.
 			}
 			if from == nil {
 				if p.err = store.ValidateRecord(plan.Puts[i], s.dims); p.err != nil {
 					continue
 				}
 			}
-			if cur := head.get(p.k); cur != nil && store.SameContent(cur, r) {
+			if cur != nil && cur.rec != nil && store.SameContent(cur.rec, r) {
 				p.rec, p.same = r, true
 				continue
 			}
@@ -423,6 +458,21 @@ func (s *Store) prepareMerge(plan store.MergePlan, head, src view, now time.Time
 		}
 	})
 	return puts
+}
+
+// embeddingFrom returns r with the embedding of the first of vs that holds r's record
+// with the same search text and an embedding, or r itself.
+func embeddingFrom(r store.Record, vs ...*version) store.Record {
+	text := store.SearchText(r)
+	for _, v := range vs {
+		if v == nil || v.rec == nil {
+			continue
+		}
+		if emb := store.EmbeddingOf(v.rec); len(emb) > 0 && store.SearchText(v.rec) == text {
+			return withEmbedding(r, emb)
+		}
+	}
+	return r
 }
 
 // ListMerges returns merge records, newest first.

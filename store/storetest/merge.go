@@ -17,6 +17,7 @@ import (
 func testMerge(t *testing.T, h Harness) {
 	const area = "merge"
 	main := head(store.DefaultBranch)
+	testMergeEmbeddings(t, h)
 
 	subtest(t, h, area, "native, fail policy", func(e *env) {
 		e.mergeFixture()

@@ -1,0 +1,169 @@
+package storetest
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/day1ai/day1/merge"
+	"github.com/day1ai/day1/store"
+)
+
+// testMergeEmbeddings checks that merges keep the embeddings of the records they write,
+// whatever diff the engine plans from, and the contract of store.LeanDiffer for the
+// stores that have it.
+func testMergeEmbeddings(t *testing.T, h Harness) {
+	const area = "merge"
+	main := head(store.DefaultBranch)
+
+	subtest(t, h, area, "merged records keep their embeddings", func(e *env) {
+		e.put(store.DefaultBranch, store.PutOptions{},
+			store.Fact{ID: "m1", Text: "the cache holds sessions", Embedding: vec(1)},
+			store.Fact{ID: "p0", Text: "deploys run on fridays", Embedding: vec(0, 1)})
+		e.fork("b", store.DefaultBranch)
+		src := []store.Record{
+			store.Fact{ID: "m1", Text: "the cache holds sessions and tokens", Embedding: vec(1, 1)},
+			store.Fact{ID: "n1", Text: "the queue retries three times", Embedding: vec(0, 0, 1)},
+			store.Fact{ID: "c1", Text: "deploys run on mondays", ParentID: "p0", Embedding: vec(0, 1, 0, 1)},
+			store.Observation{ID: "o1", Type: store.ObsDiscovery, Summary: "the queue drops poison messages", Embedding: vec(0, 0, 0, 1)},
+		}
+		e.put("b", store.PutOptions{}, src...)
+		// A competing successor of p0 on main: a BothSuperseded conflict that the accept
+		// policy settles by marking it superseded.
+		t1 := store.Fact{ID: "t1", Text: "deploys run on tuesdays", ParentID: "p0", Embedding: vec(0, 1, 1)}
+		e.put1(store.DefaultBranch, t1)
+		e.mustMerge(merge.Request{Source: "b", Target: store.DefaultBranch, Strategy: store.Native, Policy: store.ConflictAccept})
+		for _, r := range src {
+			e.sameEmbedding(main, r)
+		}
+		got := e.get(main, factRef("t1")).(store.Fact)
+		if got.Status != store.FactSuperseded {
+			e.t.Errorf("t1 after the merge: status %q, want superseded", got.Status)
+		}
+		e.sameEmbedding(main, t1)
+		if hits := e.search(main, store.SearchQuery{Vector: vec(0, 0, 1), Mode: store.Vector, Limit: 1}); len(hits) != 1 || hits[0].Record.RecordID() != "n1" {
+			e.t.Errorf("vector search for n1's embedding on main: %v", hitIDs(hits))
+		}
+
+		// A cherry-pick of a record added later.
+		e.fork("c", store.DefaultBranch)
+		n2 := store.Fact{ID: "n2", Text: "the scheduler runs hourly", Embedding: vec(0, 0, 0, 0, 1)}
+		e.put("c", store.PutOptions{}, n2, store.Fact{ID: "n3", Text: "left behind", Embedding: vec(0, 0, 0, 0, 0, 1)})
+		e.mustMerge(merge.Request{Source: "c", Target: store.DefaultBranch, Strategy: store.CherryPick, Pick: []store.Ref{factRef("n2")}})
+		e.sameEmbedding(main, n2)
+	})
+
+	subtest(t, h, area, "a lean diff is the diff without embeddings", func(e *env) {
+		ld, ok := e.s.(store.LeanDiffer)
+		if !ok {
+			e.t.Skip("the store does not implement store.LeanDiffer")
+		}
+		e.put(store.DefaultBranch, store.PutOptions{},
+			store.Fact{ID: "f1", Text: "alpha", Embedding: vec(1)},
+			store.Fact{ID: "f2", Text: "bravo", Embedding: vec(0, 1)})
+		e.fork("b", store.DefaultBranch)
+		e.put("b", store.PutOptions{},
+			store.Fact{ID: "f1", Text: "alpha on b", Embedding: vec(1, 1)},
+			store.Observation{ID: "o1", Type: store.ObsInsight, Summary: "an insight", Embedding: vec(0, 0, 1)},
+			store.Relation{ID: "r1", Source: "a", Target: "b", Type: "knows"})
+		e.put1(store.DefaultBranch, store.Fact{ID: "f1", Text: "alpha on main", Embedding: vec(1, 0, 1)})
+		e.del(store.DefaultBranch, factRef("f2"))
+		full, err := e.s.Diff(e.ctx, "b", store.DefaultBranch)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		lean, err := ld.DiffLean(e.ctx, "b", store.DefaultBranch)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		for _, d := range []*store.Diff{full, lean} {
+			if len(d.SourceChanges) != 3 || len(d.TargetChanges) != 2 || len(d.Conflicts) != 1 {
+				e.t.Fatalf("diff: %d source changes, %d target changes, %d conflicts; want 3, 2, 1",
+					len(d.SourceChanges), len(d.TargetChanges), len(d.Conflicts))
+			}
+		}
+		for _, d := range []*store.Diff{lean} {
+			for _, ch := range slices.Concat(d.SourceChanges, d.TargetChanges) {
+				if len(store.EmbeddingOf(ch.Before)) > 0 || len(store.EmbeddingOf(ch.After)) > 0 {
+					e.t.Errorf("the lean diff's change of %v carries an embedding", ch.Ref)
+				}
+			}
+		}
+		same(e.t, "lean diff", stripDiff(full), lean)
+	})
+
+	subtest(t, h, area, "a put without an embedding takes the one of its text", func(e *env) {
+		if _, ok := e.s.(store.LeanDiffer); !ok {
+			e.t.Skip("the store does not implement store.LeanDiffer")
+		}
+		e.put1(store.DefaultBranch, store.Fact{ID: "t1", Text: "kept on main", Embedding: vec(0, 1)})
+		e.fork("b", store.DefaultBranch)
+		s1 := store.Fact{ID: "s1", Text: "written on b", Embedding: vec(1)}
+		s2 := store.Fact{ID: "s2", Text: "also written on b", Embedding: vec(1, 1)}
+		o1 := store.Observation{ID: "o1", Type: store.ObsInsight, Summary: "seen on b", Embedding: vec(0, 0, 1)}
+		e.put("b", store.PutOptions{}, s1, s2, o1)
+		t1 := e.get(main, factRef("t1")).(store.Fact)
+		t1.Status, t1.Embedding = store.FactSuperseded, nil
+		puts := []store.Record{
+			withoutEmbedding(e.get(head("b"), factRef("s1"))), // the source's text: its embedding
+			withoutEmbedding(store.Fact{ID: "s2", Text: "rewritten on the way"}),
+			withoutEmbedding(e.get(head("b"), obsRef("o1"))),
+			t1, // the target's text: its embedding
+		}
+		_, err := e.s.ApplyMerge(e.ctx, store.MergePlan{Source: "b", Target: store.DefaultBranch,
+			ExpectHead: e.getBranch(store.DefaultBranch).Head, Puts: puts,
+			Record: store.MergeRecord{Strategy: store.Native}})
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		e.sameEmbedding(main, s1)
+		e.sameEmbedding(main, o1)
+		e.sameEmbedding(main, store.Fact{ID: "t1", Embedding: vec(0, 1)})
+		if got := e.get(main, factRef("s2")); len(store.EmbeddingOf(got)) != 0 {
+			e.t.Errorf("s2, put with a new text and no embedding, got one: %v", store.EmbeddingOf(got))
+		}
+	})
+}
+
+// sameEmbedding checks that the view's version of want's record has want's embedding.
+func (e *env) sameEmbedding(v store.View, want store.Record) {
+	e.t.Helper()
+	got := store.EmbeddingOf(e.get(v, store.RefOf(want)))
+	w := store.EmbeddingOf(want)
+	if len(got) != len(w) || cosine(got, w) < 1-1e-6 {
+		e.t.Errorf("%v on %s: embedding %v, want %v", store.RefOf(want), v.Branch, got, w)
+	}
+}
+
+// withoutEmbedding returns r without its embedding.
+func withoutEmbedding(r store.Record) store.Record {
+	switch v := r.(type) {
+	case store.Fact:
+		v.Embedding = nil
+		return v
+	case store.Observation:
+		v.Embedding = nil
+		return v
+	}
+	return r
+}
+
+// stripDiff returns a copy of d whose records carry no embeddings.
+func stripDiff(d *store.Diff) *store.Diff {
+	out := *d
+	strip := func(chs []store.Change) []store.Change {
+		res := make([]store.Change, len(chs))
+		for i, ch := range chs {
+			ch.Before, ch.After = withoutEmbedding(ch.Before), withoutEmbedding(ch.After)
+			res[i] = ch
+		}
+		return res
+	}
+	out.SourceChanges, out.TargetChanges = strip(d.SourceChanges), strip(d.TargetChanges)
+	out.Conflicts = make([]store.Conflict, len(d.Conflicts))
+	for i, c := range d.Conflicts {
+		c.Source = strip([]store.Change{c.Source})[0]
+		c.Target = strip([]store.Change{c.Target})[0]
+		out.Conflicts[i] = c
+	}
+	return &out
+}
