@@ -309,6 +309,47 @@ func benchPut(b *testing.B, durable bool, batch, base int, dedupe float64) {
 	b.ReportMetric(float64(written)/cpu.Seconds(), "facts/cpu-s")
 }
 
+// BenchmarkPutBesideBranches writes 100 facts, with near-duplicate detection, on a
+// new branch of a 1k-fact main while other branches already hold facts of the same
+// texts: agents on many task branches learning the same things. The new branch sees
+// none of them, and the check should not pay much for them.
+func BenchmarkPutBesideBranches(b *testing.B) {
+	for _, others := range []int{0, 100, 400} {
+		b.Run(fmt.Sprintf("branches=%d", others), func(b *testing.B) {
+			c := getCorpus(b, allFacts)
+			ctx := context.Background()
+			s := newStore(b, memstore.Options{})
+			defer s.Close()
+			load(b, s, 1000)
+			put := func(branch string) {
+				recs := make([]store.Record, 0, changes)
+				for j := range changes {
+					recs = append(recs, c.fact(fmt.Sprintf("%s-%03d", branch, j), benchFacts+j))
+				}
+				if _, err := s.Put(ctx, branch, recs, store.PutOptions{DedupeThreshold: 0.92}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			fork := func() string {
+				name := "task-" + strconv.FormatInt(branchSeq.Add(1), 10)
+				if _, err := s.CreateBranch(ctx, store.BranchSpec{Name: name}); err != nil {
+					b.Fatal(err)
+				}
+				return name
+			}
+			for range others {
+				put(fork())
+			}
+			for b.Loop() {
+				b.StopTimer()
+				name := fork()
+				b.StartTimer()
+				put(name)
+			}
+		})
+	}
+}
+
 // BenchmarkSearch runs top-10 searches: hybrid at 1k, 10k and 100k facts, keyword only
 // and vector only at 100k. Each op is one query, cycling through 200 paraphrases. The
 // stores are those of loaded: 1% of the facts were updated after loading.

@@ -3,6 +3,7 @@ package memstore
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
 	"maps"
 	"slices"
 	"sort"
@@ -21,6 +22,7 @@ type branch struct {
 	own     map[key][]*version // this branch's versions of each key, oldest first
 	log     []*version         // this branch's versions in commit order
 	stats   map[store.Kind][]stat
+	bit     uint64 // one bit chosen by the name's hash: see kindIndex.masks
 }
 
 // stat is the running count and total token length of a kind's live documents on a
@@ -33,8 +35,11 @@ type stat struct {
 
 func newBranch(info store.Branch, parent *branch, forkSeq, head uint64) *branch {
 	info.Head = head
-	return &branch{info: info, parent: parent, forkSeq: forkSeq, own: map[key][]*version{}, stats: map[store.Kind][]stat{}}
+	return &branch{info: info, parent: parent, forkSeq: forkSeq, own: map[key][]*version{}, stats: map[store.Kind][]stat{},
+		bit: 1 << (maphash.String(branchSeed, info.Name) % 64)}
 }
+
+var branchSeed = maphash.MakeSeed()
 
 func (b *branch) statAt(kind store.Kind, seq uint64) stat {
 	st := b.stats[kind]

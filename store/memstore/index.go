@@ -18,15 +18,20 @@ type kindIndex struct {
 	meta     []docMeta             // what visibility and scoring read of each of docs, kept dense
 	postings map[string]*[]posting // by term; a pointer, so that adding a posting looks the term up once
 	vecs     []*version            // vector slots in commit order: the newest version holding each (see version.sameVec)
-	codes    []uint64              // sign bits of each rotated embedding, words per vector back to back
-	words    int                   // uint64 words per code
-	dim      int                   // embedding length
-	rot      *vecmath.Rotation
-	scratch  []float32
-	texts    map[uint64]*[]*version // by hash of the normalised text, for exact-text dedupe
-	bands    *bandIndex             // near-duplicate candidates, for codes of 4 words or more
-	recent   []*version             // the versions holding terms, a ring of recentTerms
-	next     int                    // the ring's next slot
+	// masks holds, for each vector slot, the bits (branch.bit) of the branches of its
+	// versions. A view whose chain has none of them sees none of the slot's versions:
+	// the check reads one word instead of following every version, which matters when
+	// many branches hold similar records that one view does not see.
+	masks   []uint64
+	codes   []uint64 // sign bits of each rotated embedding, words per vector back to back
+	words   int      // uint64 words per code
+	dim     int      // embedding length
+	rot     *vecmath.Rotation
+	scratch []float32
+	texts   map[uint64]*[]*version // by hash of the normalised text, for exact-text dedupe
+	bands   *bandIndex             // near-duplicate candidates, for codes of 4 words or more
+	recent  []*version             // the versions holding terms, a ring of recentTerms
+	next    int                    // the ring's next slot
 }
 
 // recentTerms is how many of the versions indexed last keep the analysis of their text.
@@ -171,6 +176,7 @@ func (ix *kindIndex) add(v *version, h hint) {
 		v.inv, v.emb, v.vi = from.inv, from.emb, from.vi
 		v.sameVec = ix.vecs[v.vi]
 		ix.vecs[v.vi] = v
+		ix.masks[v.vi] |= v.br.bit
 		return
 	}
 	var n float32
@@ -192,6 +198,7 @@ func (ix *kindIndex) add(v *version, h hint) {
 	}
 	v.vi = int32(len(ix.vecs))
 	ix.vecs = append(ix.vecs, v)
+	ix.masks = append(ix.masks, v.br.bit)
 	switch {
 	case from != nil && from.vi >= 0:
 		ix.codes = append(ix.codes, ix.code(int(from.vi))...)
@@ -218,6 +225,9 @@ func (ix *kindIndex) init(dim int) {
 
 // seen returns the version of vector slot i that the view sees, or nil.
 func (ix *kindIndex) seen(vw view, i int) *version {
+	if ix.masks[i]&vw.mask == 0 {
+		return nil
+	}
 	for v := ix.vecs[i]; v != nil; v = v.sameVec {
 		if vw.visible(v) {
 			return v
@@ -329,6 +339,9 @@ func (ix *kindIndex) reserve(n int) {
 	if cap(ix.vecs)-len(ix.vecs) < n {
 		ix.vecs = slices.Grow(ix.vecs, n)
 	}
+	if cap(ix.masks)-len(ix.masks) < n {
+		ix.masks = slices.Grow(ix.masks, n)
+	}
 	if cap(ix.codes)-len(ix.codes) < n*ix.words {
 		ix.codes = slices.Grow(ix.codes, n*ix.words)
 	}
@@ -395,6 +408,7 @@ func (ix *kindIndex) purge(b *branch) {
 	}
 	vecs := ix.vecs[:0]
 	codes := ix.codes[:0]
+	masks := ix.masks[:0]
 	for i, head := range ix.vecs {
 		// The slot's versions, without b's.
 		var first, last *version
@@ -413,14 +427,17 @@ func (ix *kindIndex) purge(b *branch) {
 			continue
 		}
 		last.sameVec = nil
+		var mask uint64
 		for v := first; v != nil; v = v.sameVec {
 			v.vi = int32(len(vecs))
+			mask |= v.br.bit
 		}
 		vecs = append(vecs, first)
 		codes = append(codes, ix.code(i)...)
+		masks = append(masks, mask)
 	}
 	clear(ix.vecs[len(vecs):])
-	ix.vecs, ix.codes = vecs, codes
+	ix.vecs, ix.codes, ix.masks = vecs, codes, masks
 	if ix.bands != nil {
 		ix.bands = newBandIndex(ix.words)
 		ix.bands.addAll(ix.codes)

@@ -240,6 +240,7 @@ func (s *Store) timeOf(seq uint64) time.Time {
 // view is a resolved read position: a branch chain, each link cut at a sequence number.
 type view struct {
 	chain []link
+	mask  uint64 // the bits of the chain's branches: see kindIndex.masks
 }
 
 type link struct {
@@ -251,6 +252,7 @@ func (s *Store) chainOf(b *branch, seq uint64) view {
 	var v view
 	for b != nil {
 		v.chain = append(v.chain, link{b, seq})
+		v.mask |= b.bit
 		seq = min(seq, b.forkSeq)
 		b = b.parent
 	}

@@ -314,7 +314,11 @@ func (ix *kindIndex) bestMatch(head view, q dupQuery, from int, sc *dupScratch) 
 	var best *version
 	var bestSim float64
 	check := func(i int) {
-		// The code first: it sits in one flat array, while the version is a pointer away.
+		// The branches first, then the code: both sit in flat arrays, while the
+		// versions are a pointer away.
+		if ix.masks[i]&head.mask == 0 {
+			return
+		}
 		if q.code != nil && vecmath.Hamming(q.code, ix.code(i)) > q.maxHamming {
 			return
 		}
