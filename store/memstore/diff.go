@@ -428,9 +428,9 @@ func (s *Store) prepareMerge(plan store.MergePlan, head, src view, now time.Time
 					// A record as the target holds it, or of the source's text.
 					r = embeddingFrom(r, src.resolve(p.k), cur)
 				}
-				// Most records of a plan are the source's versions, which were checked
-				// when they were written: their content needs no check.
 			}
+			// Most records of a plan are the source's versions, which were checked when
+			// they were written: only the others need checking.
 			if from == nil {
 				if p.err = store.ValidateRecord(plan.Puts[i], s.dims); p.err != nil {
 					continue
