@@ -297,21 +297,9 @@ func (c *Client) embed(ctx context.Context, recs []store.Record) []error {
 			fail(i, err)
 			continue
 		}
-		recs[i] = withEmbedding(recs[i], vecs[j])
+		recs[i] = store.WithEmbedding(recs[i], vecs[j])
 	}
 	return errs
-}
-
-func withEmbedding(r store.Record, v []float32) store.Record {
-	switch r := r.(type) {
-	case Fact:
-		r.Embedding = v
-		return r
-	case Observation:
-		r.Embedding = v
-		return r
-	}
-	return r
 }
 
 func withID(r store.Record, id string) store.Record {

@@ -245,6 +245,20 @@ func EmbeddingOf(r Record) []float32 {
 	return nil
 }
 
+// WithEmbedding returns r with its embedding set to emb (nil removes it): a fact or an
+// observation; other kinds, which have none, are returned as they are.
+func WithEmbedding(r Record, emb []float32) Record {
+	switch r := r.(type) {
+	case Fact:
+		r.Embedding = emb
+		return r
+	case Observation:
+		r.Embedding = emb
+		return r
+	}
+	return r
+}
+
 // Clone returns a deep copy of r, so callers may keep or change it freely.
 func Clone(r Record) Record {
 	switch r := r.(type) {

@@ -469,7 +469,7 @@ func embeddingFrom(r store.Record, vs ...*version) store.Record {
 			continue
 		}
 		if emb := store.EmbeddingOf(v.rec); len(emb) > 0 && store.SearchText(v.rec) == text {
-			return withEmbedding(r, emb)
+			return store.WithEmbedding(r, emb)
 		}
 	}
 	return r

@@ -89,14 +89,7 @@ func putOp(r store.Record) op {
 		for i, x := range emb {
 			binary.LittleEndian.PutUint32(o.Emb[4*i:], math.Float32bits(x))
 		}
-		switch v := r.(type) {
-		case store.Fact:
-			v.Embedding = nil
-			r = v
-		case store.Observation:
-			v.Embedding = nil
-			r = v
-		}
+		r = store.WithEmbedding(r, nil)
 	}
 	o.Rec, _ = json.Marshal(r) // records hold only strings, numbers, maps and times
 	return o

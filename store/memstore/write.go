@@ -480,11 +480,11 @@ func (s *Store) addVersionAfter(b *branch, k key, r store.Record, owned bool, h 
 		// h.from.emb is its record's embedding, equal to emb, unless it was not indexed
 		// (nil): then it has nothing to share.
 		if &h.from.emb[0] != &emb[0] {
-			r = withEmbedding(r, h.from.emb)
+			r = store.WithEmbedding(r, h.from.emb)
 		}
 	default:
 		h.from = nil
-		r = withEmbedding(r, s.keep(emb))
+		r = store.WithEmbedding(r, s.keep(emb))
 	}
 	s.seq++
 	v := &version{key: k, seq: s.seq, br: b, rec: r, next: never, ord: -1, vi: -1}
@@ -552,19 +552,6 @@ func (s *Store) keep(emb []float32) []float32 {
 	i := len(s.slab)
 	s.slab = append(s.slab, emb...)
 	return s.slab[i:len(s.slab):len(s.slab)]
-}
-
-// withEmbedding returns r with its embedding replaced by emb.
-func withEmbedding(r store.Record, emb []float32) store.Record {
-	switch v := r.(type) {
-	case store.Fact:
-		v.Embedding = emb
-		return v
-	case store.Observation:
-		v.Embedding = emb
-		return v
-	}
-	return r
 }
 
 // copyShared copies r for storing on branch, like copyIn without keep, in one step.

@@ -105,9 +105,9 @@ func testMergeEmbeddings(t *testing.T, h Harness) {
 		t1 := e.get(main, factRef("t1")).(store.Fact)
 		t1.Status, t1.Embedding = store.FactSuperseded, nil
 		puts := []store.Record{
-			withoutEmbedding(e.get(head("b"), factRef("s1"))), // the source's text: its embedding
-			withoutEmbedding(store.Fact{ID: "s2", Text: "rewritten on the way"}),
-			withoutEmbedding(e.get(head("b"), obsRef("o1"))),
+			store.WithEmbedding(e.get(head("b"), factRef("s1")), nil), // the source's text: its embedding
+			store.Fact{ID: "s2", Text: "rewritten on the way"},
+			store.WithEmbedding(e.get(head("b"), obsRef("o1")), nil),
 			t1, // the target's text: its embedding
 		}
 		_, err := e.s.ApplyMerge(e.ctx, store.MergePlan{Source: "b", Target: store.DefaultBranch,
@@ -135,26 +135,13 @@ func (e *env) sameEmbedding(v store.View, want store.Record) {
 	}
 }
 
-// withoutEmbedding returns r without its embedding.
-func withoutEmbedding(r store.Record) store.Record {
-	switch v := r.(type) {
-	case store.Fact:
-		v.Embedding = nil
-		return v
-	case store.Observation:
-		v.Embedding = nil
-		return v
-	}
-	return r
-}
-
 // stripDiff returns a copy of d whose records carry no embeddings.
 func stripDiff(d *store.Diff) *store.Diff {
 	out := *d
 	strip := func(chs []store.Change) []store.Change {
 		res := make([]store.Change, len(chs))
 		for i, ch := range chs {
-			ch.Before, ch.After = withoutEmbedding(ch.Before), withoutEmbedding(ch.After)
+			ch.Before, ch.After = store.WithEmbedding(ch.Before, nil), store.WithEmbedding(ch.After, nil)
 			res[i] = ch
 		}
 		return res
