@@ -11,7 +11,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/day1ai/day1/store"
-	"github.com/day1ai/day1/store/memstore"
 )
 
 // TestLargeBatchDedupe checks that a batch large enough to be searched for
@@ -78,11 +77,7 @@ func TestLargeBatchDedupe(t *testing.T) {
 		Similarity   float32
 	}
 	run := func(batchSize int) ([]outcome, []string) {
-		s, err := memstore.New(memstore.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
+		s := openInMemory(t)
 		ctx := context.Background()
 		opts := store.PutOptions{DedupeThreshold: 0.92}
 		if _, err := s.Put(ctx, store.DefaultBranch, existing, opts); err != nil {

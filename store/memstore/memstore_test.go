@@ -9,6 +9,17 @@ import (
 	"github.com/day1ai/day1/store/storetest"
 )
 
+// openInMemory opens an in-memory store that is closed when t ends.
+func openInMemory(t *testing.T) *memstore.Store {
+	t.Helper()
+	s, err := memstore.New(memstore.Options{})
+	if err != nil {
+		t.Fatalf("memstore.New: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
 // TestConformance runs the store conformance suite against the in-memory store.
 func TestConformance(t *testing.T) {
 	storetest.Run(t, storetest.Harness{

@@ -7,7 +7,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/day1ai/day1/store"
-	"github.com/day1ai/day1/store/memstore"
 )
 
 // TestPutResultsShareTheCallersValues checks what Put's documentation says of its
@@ -17,11 +16,7 @@ import (
 func TestPutResultsShareTheCallersValues(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s, err := memstore.New(memstore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openInMemory(t)
 	put := func(r store.Record) store.PutResult {
 		t.Helper()
 		res, err := s.Put(ctx, store.DefaultBranch, []store.Record{r}, store.PutOptions{DedupeThreshold: 0.9})
@@ -80,11 +75,7 @@ func TestPutResultsShareTheCallersValues(t *testing.T) {
 func TestDiffSidesOwnTheirRecords(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s, err := memstore.New(memstore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openInMemory(t)
 	put := func(branch, text string) {
 		t.Helper()
 		f := store.Fact{ID: "f", Text: text, Embedding: []float32{1, 0}, Metadata: map[string]string{"k": "v"}}
