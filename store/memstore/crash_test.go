@@ -4,10 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"hash/crc32"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -130,16 +128,7 @@ func crashOnce(t *testing.T, dir string, n int) []string {
 func TestTornTailIsDropped(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
-	s, err := New(Options{Path: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range 5 {
-		if _, err := s.Put(ctx, store.DefaultBranch, []store.Record{store.Fact{ID: fmt.Sprint("f", i), Text: fmt.Sprint("text ", i, " words")}}, store.PutOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s.Close()
+	writeLoggedFacts(t, dir, 5)
 	path := filepath.Join(dir, logName)
 	info, err := os.Stat(path)
 	if err != nil {
@@ -157,7 +146,7 @@ func TestTornTailIsDropped(t *testing.T) {
 		}, 5},
 		{"last frame corrupted", func(f *os.File, size int64) error { _, err := f.WriteAt([]byte{'X'}, size-2); return err }, 4},
 		{"a checksummed frame that is not an entry", func(f *os.File, size int64) error {
-			_, err := f.WriteAt(logFrame([]byte("not an entry")), size)
+			_, err := f.WriteAt(appendFrame(nil, []byte("not an entry")), size)
 			return err
 		}, 5},
 	}
@@ -207,27 +196,28 @@ func TestTornTailIsDropped(t *testing.T) {
 	}
 }
 
-// logFrame frames payload as the log does.
-func logFrame(payload []byte) []byte {
-	b := binary.LittleEndian.AppendUint32(nil, uint32(len(payload)))
-	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(payload, castagnoli))
-	return append(b, payload...)
-}
-
-func TestEntryThatCannotBeReplayedFailsOpen(t *testing.T) {
-	dir := t.TempDir()
-	ctx := context.Background()
+// writeLoggedFacts writes n facts, one batch each, to a durable store in dir and
+// closes it.
+func writeLoggedFacts(t *testing.T, dir string, n int) {
+	t.Helper()
 	s, err := New(Options{Path: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Enough entries that several are decoded ahead of the one that fails.
-	for i := range 50 {
-		if _, err := s.Put(ctx, store.DefaultBranch, []store.Record{store.Fact{ID: fmt.Sprint("f", i), Text: fmt.Sprint("text ", i, " words")}}, store.PutOptions{}); err != nil {
+	for i := range n {
+		if _, err := s.Put(context.Background(), store.DefaultBranch, []store.Record{store.Fact{ID: fmt.Sprint("f", i), Text: fmt.Sprint("text ", i, " words")}}, store.PutOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	s.Close()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestEntryThatCannotBeReplayedFailsOpen(t *testing.T) {
+	dir := t.TempDir()
+	// Enough entries that several are decoded ahead of the one that fails.
+	writeLoggedFacts(t, dir, 50)
 	path := filepath.Join(dir, logName)
 	bad, err := json.Marshal(entry{Seq: 1000, Ops: []op{putOp(store.Fact{ID: "x", Text: "on a branch that never was"})}})
 	if err != nil {
@@ -238,7 +228,7 @@ func TestEntryThatCannotBeReplayedFailsOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.Write(logFrame(bad)); err != nil {
+	if _, err := f.Write(appendFrame(nil, bad)); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()

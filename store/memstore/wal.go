@@ -324,10 +324,7 @@ func (w *wal) append(e entry) error {
 	if err != nil {
 		return fmt.Errorf("day1: memstore: encoding log entry: %w", err)
 	}
-	w.buf = w.buf[:0]
-	w.buf = binary.LittleEndian.AppendUint32(w.buf, uint32(len(payload)))
-	w.buf = binary.LittleEndian.AppendUint32(w.buf, crc32.Checksum(payload, castagnoli))
-	w.buf = append(w.buf, payload...)
+	w.buf = appendFrame(w.buf[:0], payload)
 	if _, err := w.f.Write(w.buf); err != nil {
 		return fmt.Errorf("day1: memstore: writing log: %w", err)
 	}
@@ -337,6 +334,13 @@ func (w *wal) append(e entry) error {
 		}
 	}
 	return nil
+}
+
+// appendFrame appends payload to dst as one frame of the log.
+func appendFrame(dst, payload []byte) []byte {
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(payload)))
+	dst = binary.LittleEndian.AppendUint32(dst, crc32.Checksum(payload, castagnoli))
+	return append(dst, payload...)
 }
 
 func (w *wal) close() error {
