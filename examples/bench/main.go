@@ -226,15 +226,11 @@ func (b *bench) measure(ctx context.Context, n int) error {
 	texts = texts[:n]
 	qs := benchdata.Queries(texts, b.o.queries, b.o.seed+1)
 
-	cfg := day1.Config{DedupeThreshold: b.o.dedupe}
-	if b.o.store == "durable" {
-		dir, err := os.MkdirTemp("", "day1-bench-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-		cfg.Path = dir
+	cfg, cleanup, err := b.localConfig()
+	if err != nil {
+		return err
 	}
+	defer cleanup()
 	if b.o.store == "matrixone" {
 		dsn, drop, err := benchDatabase(b.o.dsn, n)
 		if err != nil {
@@ -262,28 +258,13 @@ func (b *bench) measure(ctx context.Context, n int) error {
 
 	// Writes.
 	b.progress("%d facts: writing in batches of %d", n, b.o.batch)
-	ids := make([]string, 0, n)
-	created := 0
+	var ids []string
+	var created int
 	cpuStart := cpuTime()
 	start := time.Now()
-	err = b.labelled("write", func() error {
-		for lo := 0; lo < n; lo += b.o.batch {
-			batch := make([]day1.Fact, 0, b.o.batch)
-			for _, t := range texts[lo:min(lo+b.o.batch, n)] {
-				batch = append(batch, day1.Fact{Text: t, Category: "bench"})
-			}
-			ws, err := c.WriteFacts(ctx, batch)
-			if err != nil {
-				return fmt.Errorf("writing facts %d-%d: %w", lo, lo+len(batch), err)
-			}
-			for _, w := range ws {
-				ids = append(ids, w.Record.ID)
-				if w.Outcome == day1.Created {
-					created++
-				}
-			}
-		}
-		return nil
+	err = b.labelled("write", func() (err error) {
+		ids, created, err = b.load(ctx, c, texts)
+		return err
 	})
 	if err != nil {
 		return err
@@ -546,6 +527,44 @@ func (b *bench) writeChanges(ctx context.Context, c *day1.Client, name, from str
 	return name, nil
 }
 
+// localConfig returns the client configuration of an embedded store: in memory, or
+// durable in a new directory that cleanup removes.
+func (b *bench) localConfig() (cfg day1.Config, cleanup func(), err error) {
+	cfg = day1.Config{DedupeThreshold: b.o.dedupe}
+	if b.o.store != "durable" {
+		return cfg, func() {}, nil
+	}
+	dir, err := os.MkdirTemp("", "day1-bench-")
+	if err != nil {
+		return cfg, nil, err
+	}
+	cfg.Path = dir
+	return cfg, func() { os.RemoveAll(dir) }, nil
+}
+
+// load writes one fact per text to c in batches of -batch, and returns their ids and
+// how many were created (not deduplicated).
+func (b *bench) load(ctx context.Context, c *day1.Client, texts []string) (ids []string, created int, err error) {
+	ids = make([]string, 0, len(texts))
+	for lo := 0; lo < len(texts); lo += b.o.batch {
+		batch := make([]day1.Fact, 0, b.o.batch)
+		for _, t := range texts[lo:min(lo+b.o.batch, len(texts))] {
+			batch = append(batch, day1.Fact{Text: t, Category: "bench"})
+		}
+		ws, err := c.WriteFacts(ctx, batch)
+		if err != nil {
+			return nil, 0, fmt.Errorf("writing facts %d-%d: %w", lo, lo+len(batch), err)
+		}
+		for _, w := range ws {
+			ids = append(ids, w.Record.ID)
+			if w.Outcome == day1.Created {
+				created++
+			}
+		}
+	}
+	return ids, created, nil
+}
+
 // branchScaling adds the row comparing branch creation on the largest store, c with n
 // facts, and on a new store of the smallest size. Branches are created on the two
 // alternately, so that both are timed on the machine in the same state: timed one
@@ -554,29 +573,18 @@ func (b *bench) writeChanges(ctx context.Context, c *day1.Client, name, from str
 func (b *bench) branchScaling(ctx context.Context, c *day1.Client, n int) error {
 	lo := b.o.sizes[0]
 	b.progress("%d facts: branches alternately on a new %d-fact store and this one", n, lo)
-	cfg := day1.Config{DedupeThreshold: b.o.dedupe}
-	if b.o.store == "durable" {
-		dir, err := os.MkdirTemp("", "day1-bench-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-		cfg.Path = dir
+	cfg, cleanup, err := b.localConfig()
+	if err != nil {
+		return err
 	}
+	defer cleanup()
 	small, err := day1.Open(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer small.Close()
-	texts := benchdata.Facts(lo, b.o.seed)
-	for i := 0; i < len(texts); i += b.o.batch {
-		batch := make([]day1.Fact, 0, b.o.batch)
-		for _, t := range texts[i:min(i+b.o.batch, len(texts))] {
-			batch = append(batch, day1.Fact{Text: t, Category: "bench"})
-		}
-		if _, err := small.WriteFacts(ctx, batch); err != nil {
-			return err
-		}
+	if _, _, err := b.load(ctx, small, benchdata.Facts(lo, b.o.seed)); err != nil {
+		return err
 	}
 	sides := []struct {
 		c *day1.Client
