@@ -43,6 +43,26 @@ func TestQuickRun(t *testing.T) {
 	}
 }
 
+// TestQuickRunDurable runs the quick mode on the durable store: each size ends with a
+// reopen, whose search must find what it found before, and the scaling row compares
+// stores made alternately.
+func TestQuickRunDurable(t *testing.T) {
+	var out, errs bytes.Buffer
+	code := run(context.Background(), []string{"-quick", "-store", "durable", "-sizes", "200,400", "-queries", "10"}, &out, &errs)
+	if code != 0 {
+		t.Fatalf("exit status %d, stderr:\n%s", code, errs.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	for _, size := range []string{"200", "400"} {
+		if !hasRow(lines, "reopen: Open replaying the log", size) {
+			t.Errorf("no reopen row at size %s in:\n%s", size, out.String())
+		}
+	}
+	if !hasRow(lines, "branch: creation time, largest vs smallest store (p50, created alternately)", "400 vs 200") {
+		t.Errorf("no alternate branch scaling row in:\n%s", out.String())
+	}
+}
+
 // TestQuickRunOnMatrixOne runs the quick mode against the MatrixOne server at
 // DAY1_TEST_DSN.
 func TestQuickRunOnMatrixOne(t *testing.T) {
