@@ -119,3 +119,37 @@ func TestLargeBatchDedupe(t *testing.T) {
 		t.Errorf("outcomes %v: want at least 60 superseded and 40 updated, or the test no longer exercises the near-duplicate paths", counts)
 	}
 }
+
+// TestDimensionsAfterABatchWithNothingWritten: a batch large enough to be matched ahead
+// whose facts all repeat stored texts writes nothing, so it must not fix the length of
+// embeddings; a later fact of another length is still found by vector search.
+func TestDimensionsAfterABatchWithNothingWritten(t *testing.T) {
+	ctx := context.Background()
+	s := openInMemory(t)
+	var plain, again []store.Record
+	for i := range 200 {
+		plain = append(plain, store.Fact{ID: fmt.Sprintf("p%d", i), Text: fmt.Sprintf("text %d", i)})
+		e := make([]float32, 384)
+		e[i%384] = 1
+		again = append(again, store.Fact{ID: fmt.Sprintf("q%d", i), Text: fmt.Sprintf("text %d", i), Embedding: e})
+	}
+	if _, err := s.Put(ctx, store.DefaultBranch, plain, store.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Put(ctx, store.DefaultBranch, again, store.PutOptions{DedupeThreshold: 0.9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].Outcome != store.Deduplicated {
+		t.Fatalf("a repeated text was %s, want deduplicated", res[0].Outcome)
+	}
+	e := make([]float32, 768)
+	e[0] = 1
+	if _, err := s.Put(ctx, store.DefaultBranch, []store.Record{store.Fact{ID: "z", Text: "other", Embedding: e}}, store.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := s.Search(ctx, store.View{}, store.SearchQuery{Mode: store.Vector, Vector: e, Limit: 1})
+	if err != nil || len(hits) != 1 || hits[0].Record.RecordID() != "z" {
+		t.Fatalf("vector search for the 768-dimension fact: %d hits, %v", len(hits), err)
+	}
+}

@@ -190,7 +190,9 @@ func (ix *kindIndex) add(v *version, h hint) {
 	}
 	v.inv = 1 / n
 	v.emb = emb
-	if ix.rot == nil {
+	if ix.rot == nil || len(ix.vecs) == 0 && len(emb) != ix.dim {
+		// The index takes the dimension of the first vector it holds: a batch that
+		// readied it (prematch) may have written none.
 		ix.init(len(emb))
 	}
 	if len(emb) != ix.dim {
