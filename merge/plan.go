@@ -572,29 +572,18 @@ func (b *builder) annotate(ref store.Ref, note string) {
 	}
 }
 
-// deletes counts the planned deletions.
-func (b *builder) deletes() int {
-	n := 0
-	for _, r := range b.ops {
-		if r == nil {
-			n++
-		}
-	}
-	return n
-}
-
 // finish returns the records to write and the refs to delete, in first-decided order.
 func (b *builder) finish() ([]store.Record, []store.Ref) {
 	var puts []store.Record
 	var deletes []store.Ref
-	if n := len(b.order) - b.deletes(); n > 0 {
-		puts = make([]store.Record, 0, n)
-	}
 	for _, ref := range b.order {
-		if r := b.ops[ref]; r != nil {
-			puts = append(puts, r)
-		} else {
+		if r := b.ops[ref]; r == nil {
 			deletes = append(deletes, ref)
+		} else {
+			if puts == nil {
+				puts = make([]store.Record, 0, len(b.order))
+			}
+			puts = append(puts, r)
 		}
 	}
 	return puts, deletes
