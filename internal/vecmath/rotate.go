@@ -14,7 +14,7 @@ import "math/rand/v2"
 type Rotation struct {
 	n     int // padded length, a power of two
 	dims  int
-	signs [1][]float32
+	signs []float32 // the random sign flip of each coordinate
 }
 
 // NewRotation returns the rotation for vectors of dims coordinates. The same dims and
@@ -24,18 +24,14 @@ func NewRotation(dims int, seed uint64) *Rotation {
 	for n < dims {
 		n <<= 1
 	}
-	r := &Rotation{n: n, dims: dims}
+	r := &Rotation{n: n, dims: dims, signs: make([]float32, n)}
 	rng := rand.New(rand.NewPCG(seed, uint64(dims)))
-	for round := range r.signs {
-		s := make([]float32, n)
-		for i := range s {
-			if rng.IntN(2) == 0 {
-				s[i] = 1
-			} else {
-				s[i] = -1
-			}
+	for i := range r.signs {
+		if rng.IntN(2) == 0 {
+			r.signs[i] = 1
+		} else {
+			r.signs[i] = -1
 		}
-		r.signs[round] = s
 	}
 	return r
 }
@@ -53,23 +49,16 @@ func (r *Rotation) AppendCode(dst []uint64, v []float32, buf []float32) []uint64
 		buf = make([]float32, r.n)
 	}
 	x := buf[:r.n]
-	for round, s := range r.signs {
-		if round == 0 {
-			// The copy and the first sign flips in one pass.
-			m := min(len(v), r.n)
-			for i, c := range v[:m] {
-				x[i] = c * s[i]
-			}
-			for i := m; i < r.n; i++ {
-				x[i] = 0 * s[i]
-			}
-		} else {
-			for i := range x {
-				x[i] *= s[i]
-			}
-		}
-		fwht(x)
+	// The copy and the sign flips in one pass. The padding is flipped too: a zero
+	// times -1 is a negative zero, whose sign bit the code keeps.
+	m := min(len(v), r.n)
+	for i, c := range v[:m] {
+		x[i] = c * r.signs[i]
 	}
+	for i := m; i < r.n; i++ {
+		x[i] = 0 * r.signs[i]
+	}
+	fwht(x)
 	return AppendSignBits(dst, x)
 }
 

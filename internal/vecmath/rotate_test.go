@@ -132,12 +132,10 @@ func TestAppendCodeMatchesDefinition(t *testing.T) {
 			}
 			x := make([]float32, r.Bits())
 			copy(x, v)
-			for _, s := range r.signs {
-				for i := range x {
-					x[i] *= s[i]
-				}
-				fwhtByLevel(x)
+			for i := range x {
+				x[i] *= r.signs[i]
 			}
+			fwhtByLevel(x)
 			want := SignBits(x)
 			got := r.AppendCode(nil, v, nil)
 			if !slices.Equal(got, want) {
