@@ -102,9 +102,14 @@ func (s *Store) diff(ctx context.Context, q queryer, source, target string) (*st
 			return nil, err
 		}
 	}
-	scope := diffScope{sb: sb, tb: tb, base: base, hasBase: ok, since: since, head: head}
-	if ok && s.caps.DiffPath == DiffPathNative {
-		scope.child, scope.parent, scope.native = nativePair(sb, tb, base, since)
+	scope := diffScope{sb: sb, tb: tb, hasBase: ok, since: since, head: head}
+	if ok {
+		if scope.before, err = tablesAt(ctx, q, pos{tab: base.b, cut: base.cut}); err != nil {
+			return nil, err
+		}
+		if s.caps.DiffPath == DiffPathNative {
+			scope.child, scope.parent, scope.native = nativePair(sb, tb, base, since)
+		}
 	}
 	// The kinds are read at once, each on connections of its own.
 	found := make([]*diffSides, len(store.Kinds))
@@ -160,7 +165,7 @@ func (s *Store) diff(ctx context.Context, q queryer, source, target string) (*st
 // diffScope is what every kind of a diff is read with.
 type diffScope struct {
 	sb, tb      branchRow // source and target
-	base        link      // the merge base, when hasBase
+	before      pos       // where the merge base's versions are read, when hasBase
 	hasBase     bool
 	since, head int64 // changes are rows written in (since, head]
 	// native: the changed ids come from DATA BRANCH DIFF between the child's and the
@@ -182,7 +187,7 @@ func (s *Store) diffKind(ctx context.Context, q queryer, k store.Kind, sc diffSc
 	changed := map[string]bool{}
 	portable := true
 	if sc.native {
-		list, err := s.nativeChangedIDs(ctx, k, sc.child, sc.parent, sc.since, sc.head)
+		list, err := nativeChangedIDs(ctx, q, k, sc.child, sc.parent, sc.since, sc.head)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -224,14 +229,7 @@ func (s *Store) diffKind(ctx context.Context, q queryer, k store.Kind, sc diffSc
 	})
 	if sc.hasBase {
 		g.Go(func() (err error) {
-			p := pos{tab: sc.base.b, cut: sc.base.cut}
-			for p.cut < p.tab.createdRev && p.tab.info.Parent != "" {
-				p.cut = min(p.cut, p.tab.forkRev)
-				if p.tab, err = loadBranch(gctx, q, p.tab.info.Parent); err != nil {
-					return err
-				}
-			}
-			sd.before, err = visibleRecords(gctx, q, k, p.tab.suffix, p.cut, sd.ids)
+			sd.before, err = visibleRecords(gctx, q, k, sc.before.tab.suffix, sc.before.cut, sd.ids)
 			return err
 		})
 	}
@@ -291,16 +289,14 @@ func nativePair(sb, tb branchRow, base link, since int64) (child, parent string,
 // each side closed (updated rows). Only rows are kept that pass the portable path's
 // test, so a listing wider than the changes (for instance rows written after head)
 // gives the same ids.
-func (s *Store) nativeChangedIDs(ctx context.Context, k store.Kind, child, parent string, since, head int64) ([]string, error) {
-	rows, err := readBranchDiff(ctx, s.db, branchDiffSQL(table(k, child), table(k, parent)))
+func nativeChangedIDs(ctx context.Context, q queryer, k store.Kind, child, parent string, since, head int64) ([]string, error) {
+	rows, err := readBranchDiff(ctx, q, branchDiffSQL(table(k, child), table(k, parent)))
 	if err != nil {
 		return nil, err
 	}
-	seen := map[string]bool{}
-	var out []string
+	var out []string // repeats are fine: the caller gathers ids in a set
 	for _, r := range rows {
-		if r.rev > since && r.rev <= head && r.nextRev > head && !seen[r.id] {
-			seen[r.id] = true
+		if r.rev > since && r.rev <= head && r.nextRev > head {
 			out = append(out, r.id)
 		}
 	}
@@ -368,9 +364,7 @@ func (l branchDiffLayout) row(raw []sql.RawBytes) (branchDiffRow, error) {
 
 // readBranchDiff runs a DATA BRANCH DIFF statement (in autocommit: q is a pool or a
 // connection, never a transaction) and decodes its rows.
-func readBranchDiff(ctx context.Context, q interface {
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}, query string) ([]branchDiffRow, error) {
+func readBranchDiff(ctx context.Context, q queryer, query string) ([]branchDiffRow, error) {
 	rs, err := q.QueryContext(ctx, query)
 	if err != nil {
 		return nil, err

@@ -374,7 +374,12 @@ func (s *Store) resolve(ctx context.Context, q queryer, v store.View) (pos, erro
 			}
 		}
 	}
-	p := pos{name: name, tab: b, cut: cut}
+	return tablesAt(ctx, q, pos{name: name, tab: b, cut: cut})
+}
+
+// tablesAt moves p to the tables that hold its state: a cut before a branch's tables
+// were made is read from its parent's, at the fork, and so on up.
+func tablesAt(ctx context.Context, q queryer, p pos) (pos, error) {
 	for p.cut < p.tab.createdRev && p.tab.info.Parent != "" {
 		p.cut = min(p.cut, p.tab.forkRev)
 		parent, err := loadBranch(ctx, q, p.tab.info.Parent)
