@@ -179,12 +179,7 @@ func (ix *kindIndex) add(v *version, h hint) {
 		ix.masks[v.vi] |= v.br.bit
 		return
 	}
-	var n float32
-	if from != nil && from.inv != 0 {
-		n = 1 / from.inv
-	} else {
-		n = vecmath.Norm(emb)
-	}
+	n := vecmath.Norm(emb)
 	if n == 0 {
 		return
 	}
@@ -202,8 +197,6 @@ func (ix *kindIndex) add(v *version, h hint) {
 	ix.vecs = append(ix.vecs, v)
 	ix.masks = append(ix.masks, v.br.bit)
 	switch {
-	case from != nil && from.vi >= 0:
-		ix.codes = append(ix.codes, ix.code(int(from.vi))...)
 	case len(h.code) == ix.words:
 		ix.codes = append(ix.codes, h.code...)
 	default:
@@ -312,7 +305,7 @@ func analyzeAll(recs []store.Record) []docTerms {
 	out := make([]docTerms, len(recs))
 	parallel.Do(len(recs), parts, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			if k := recs[i].RecordKind(); k == store.KindFact || k == store.KindObservation {
+			if indexed(recs[i].RecordKind()) {
 				out[i] = analyze(store.SearchText(recs[i]))
 			}
 		}

@@ -300,25 +300,28 @@ func (s *Store) branch(name string) (*branch, error) {
 	if err := store.ValidateBranchName("Branch", name); err != nil {
 		return nil, err
 	}
-	b, ok := s.branches[name]
-	if !ok {
-		return nil, fmt.Errorf("%w: %q", store.ErrBranchNotFound, name)
-	}
-	return b, nil
+	return nil, fmt.Errorf("%w: %q", store.ErrBranchNotFound, name)
 }
 
 // resolve returns the version of k the view sees, or nil. A deletion resolves to a
 // version with a nil record.
 func (v view) resolve(k key) *version {
 	for _, l := range v.chain {
-		if vs := l.br.own[k]; len(vs) > 0 {
-			i := sort.Search(len(vs), func(i int) bool { return vs[i].seq > l.cut }) - 1
-			if i >= 0 {
-				return vs[i]
-			}
+		if ver := atCut(l.br.own[k], l.cut); ver != nil {
+			return ver
 		}
 	}
 	return nil
+}
+
+// atCut returns the last of a branch's versions of one key (oldest first) written at
+// or before cut, or nil.
+func atCut(vs []*version, cut uint64) *version {
+	i := sort.Search(len(vs), func(i int) bool { return vs[i].seq > cut }) - 1
+	if i < 0 {
+		return nil
+	}
+	return vs[i]
 }
 
 // get returns the live record of k the view sees, or nil.

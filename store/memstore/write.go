@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"sort"
 	"time"
 
 	"github.com/day1ai/day1/internal/parallel"
@@ -87,15 +86,12 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 		}
 		h := hint{code: code, terms: dt}
 		for _, w := range writes {
-			wh := h
-			if w.RecordID() != r.RecordID() {
-				wh = hint{} // the superseded fact: neither the text nor the code are its
-			}
 			// Every write holds an embedding of the store's: r's, or a stored version's.
 			if wk := (key{w.RecordKind(), w.RecordID()}); wk == k {
-				s.addVersionAfter(b, k, w, true, wh, prev)
+				s.addVersionAfter(b, k, w, true, h, prev)
 			} else {
-				s.addVersion(b, wk, w, true, wh)
+				// The superseded fact: neither the text nor the code are its.
+				s.addVersion(b, wk, w, true, hint{})
 			}
 			if s.log != nil {
 				ops = append(ops, putOp(w))
@@ -521,11 +517,8 @@ func (s *Store) addVersionAfter(b *branch, k key, r store.Record, owned bool, h 
 func resolveHead(b *branch, k key) *version {
 	cut := uint64(never)
 	for ; b != nil; b = b.parent {
-		if vs := b.own[k]; len(vs) > 0 {
-			i := sort.Search(len(vs), func(i int) bool { return vs[i].seq > cut }) - 1
-			if i >= 0 {
-				return vs[i]
-			}
+		if v := atCut(b.own[k], cut); v != nil {
+			return v
 		}
 		cut = min(cut, b.forkSeq)
 	}
@@ -554,7 +547,8 @@ func (s *Store) keep(emb []float32) []float32 {
 	return s.slab[i:len(s.slab):len(s.slab)]
 }
 
-// copyShared copies r for storing on branch, like copyIn without keep, in one step.
+// copyShared copies r for storing on branch in one step, like adopt but without the
+// slab copy of its embedding or its defaults.
 // emb, when not nil, is a stored embedding equal to r's, which the copy shares
 // instead of r's.
 func copyShared(r store.Record, branch string, emb []float32) store.Record {
