@@ -348,7 +348,7 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 		if p.same {
 			continue
 		}
-		s.addVersion(tb, p.k, p.rec, false, hint{from: p.from, terms: p.terms})
+		s.addVersionAfter(tb, p.k, p.rec, false, hint{from: p.from, terms: p.terms}, p.cur)
 		if s.log != nil {
 			o := putOp(p.rec)
 			o.Name = plan.Target
@@ -383,7 +383,8 @@ type mergePut struct {
 	err  error // the record is invalid; nothing else is set
 	rec  store.Record
 	k    key
-	same bool // the target holds this content already
+	cur  *version // the target's version of k at its head, nil for none
+	same bool     // the target holds this content already
 	// from is the source's version of the record when it holds the same content, whose
 	// embedding and index data the target's copy shares.
 	from  *version
@@ -414,6 +415,7 @@ func (s *Store) prepareMerge(plan store.MergePlan, head, src view, now time.Time
 				r = store.WithDefaults(plan.Puts[i], now)
 				p.k = key{r.RecordKind(), r.RecordID()}
 				from, cur = src.resolve(p.k), head.resolve(p.k)
+				p.cur = cur
 				lean := indexed(p.k.kind) && len(store.EmbeddingOf(r)) == 0
 				switch {
 				case from == nil || from.rec == nil:
