@@ -202,7 +202,7 @@ type bench struct {
 	o    options
 	log  io.Writer
 	rows []row
-	// branchP50 is the p50 of branch creation per size, for the scaling row.
+	// branchP50 is the p50 of branch creation per size, for the sequential scaling row.
 	branchP50 map[int]time.Duration
 }
 
@@ -260,17 +260,15 @@ func (b *bench) measure(ctx context.Context, n int) error {
 	b.progress("%d facts: writing in batches of %d", n, b.o.batch)
 	var ids []string
 	var created int
-	cpuStart := cpuTime()
-	start := time.Now()
-	err = b.labelled("write", func() (err error) {
+	w := b.samples("write")
+	err = w.time(func() (err error) {
 		ids, created, err = b.load(ctx, c, texts)
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	elapsed := time.Since(start)
-	cpu := cpuTime() - cpuStart
+	elapsed, cpu := w.wall[0], w.cpu[0]
 	rate := float64(n) / elapsed.Seconds()
 	writeTarget := writeTargetMemory
 	if b.o.store == "durable" {
@@ -708,14 +706,7 @@ func (b *bench) samples(op string) *samples {
 	return s
 }
 
-// labelled runs fn, with the profile label op=op when a CPU profile is written.
-func (b *bench) labelled(op string, fn func() error) error {
-	if b.o.cpuprofile == "" {
-		return fn()
-	}
-	return runLabelled(op, fn)
-}
-
+// runLabelled runs fn under the profile label op=op.
 func runLabelled(op string, fn func() error) error {
 	var err error
 	pprof.Do(context.Background(), pprof.Labels("op", op), func(context.Context) { err = fn() })

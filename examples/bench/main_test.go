@@ -137,3 +137,17 @@ func TestCPUProfile(t *testing.T) {
 		t.Errorf("%s is empty", path)
 	}
 }
+
+// TestSamplesLabelOnlyWhenProfiling: measured operations carry the profile label op only
+// when a CPU profile is written, and a labelled run still records its times.
+func TestSamplesLabelOnlyWhenProfiling(t *testing.T) {
+	plain := (&bench{}).samples("merge")
+	profiled := (&bench{o: options{cpuprofile: "cpu.prof"}}).samples("merge")
+	if plain.op != "" || profiled.op != "merge" {
+		t.Fatalf("labels: %q without a profile, %q with one; want none and merge", plain.op, profiled.op)
+	}
+	ran := false
+	if err := profiled.time(func() error { ran = true; return nil }); err != nil || !ran || len(profiled.wall) != 1 || len(profiled.cpu) != 1 {
+		t.Fatalf("a labelled run: ran %v, err %v, %d wall and %d CPU times", ran, err, len(profiled.wall), len(profiled.cpu))
+	}
+}
