@@ -117,41 +117,41 @@ func (e *Engine) getConversation(ctx context.Context, branch, id string) (store.
 
 // messages reads the messages of one conversation in Seq order.
 func (e *Engine) messages(ctx context.Context, branch, convID string) ([]store.Message, error) {
+	return e.listMessages(ctx, branch, convID, false, 0)
+}
+
+// lastSeq returns the highest sequence number of a conversation's messages, 0 when it
+// has none, reading one message.
+func (e *Engine) lastSeq(ctx context.Context, branch, convID string) (int, error) {
+	last, err := e.listMessages(ctx, branch, convID, true, 1)
+	if err != nil || len(last) == 0 {
+		return 0, err
+	}
+	return last[0].Seq, nil
+}
+
+// listMessages reads a conversation's messages by Seq, descending when desc, at most
+// limit of them (0: all).
+func (e *Engine) listMessages(ctx context.Context, branch, convID string, desc bool, limit int) ([]store.Message, error) {
 	recs, err := e.Store.List(ctx, store.View{Branch: branch}, store.ListQuery{
 		Kind:   store.KindMessage,
 		Filter: store.Filter{ConversationID: convID},
 		Order:  store.OrderSeq,
+		Desc:   desc,
+		Limit:  limit,
 	})
 	if err != nil {
 		return nil, err
 	}
 	out := make([]store.Message, 0, len(recs))
 	for _, r := range recs {
-		if m, ok := r.(store.Message); ok {
-			out = append(out, m)
+		m, ok := r.(store.Message)
+		if !ok {
+			return nil, fmt.Errorf("day1: the store returned a %T for a message of conversation %s", r, convID)
 		}
+		out = append(out, m)
 	}
 	return out, nil
-}
-
-// lastSeq returns the highest sequence number of a conversation's messages, 0 when it
-// has none, reading one message.
-func (e *Engine) lastSeq(ctx context.Context, branch, convID string) (int, error) {
-	recs, err := e.Store.List(ctx, store.View{Branch: branch}, store.ListQuery{
-		Kind:   store.KindMessage,
-		Filter: store.Filter{ConversationID: convID},
-		Order:  store.OrderSeq,
-		Desc:   true,
-		Limit:  1,
-	})
-	if err != nil || len(recs) == 0 {
-		return 0, err
-	}
-	m, ok := recs[0].(store.Message)
-	if !ok {
-		return 0, fmt.Errorf("day1: the store returned a %T for a message of conversation %s", recs[0], convID)
-	}
-	return m.Seq, nil
 }
 
 // put writes records to a branch and checks the store's answer.
