@@ -597,15 +597,12 @@ func (bi *bandIndex) add(codes []uint64) {
 // vector linked again in its new bucket, oldest first. codes holds the codes of
 // every vector, back to back.
 func (bi *bandIndex) growHeads(codes []uint64) {
+	linked := bi.n - bi.sorted
 	bi.hshift = 0
 	bi.makeHeads()
-	for i := range bi.n - bi.sorted {
-		code := codes[(bi.sorted+i)*bi.words:][:bi.words]
-		for b := range bi.bands {
-			k := bandKey(code, b)
-			bi.next[i*bi.bands+b] = bi.heads[b][k]
-			bi.heads[b][k] = uint16(i + 1)
-		}
+	bi.next, bi.n = bi.next[:0], bi.sorted
+	for i := range linked {
+		bi.add(codes[:(bi.sorted+i+1)*bi.words])
 	}
 }
 
