@@ -232,6 +232,23 @@ func testWrite(t *testing.T, h Harness) {
 		}
 	})
 
+	subtest(t, h, area, "near-duplicate of a fact inherited from the parent supersedes it on the child only", func(e *env) {
+		opts := store.PutOptions{DedupeThreshold: 0.9}
+		e.put(store.DefaultBranch, opts, store.Fact{ID: "old", Text: "Cache entries live five minutes", Embedding: vec(1)})
+		e.fork("child", store.DefaultBranch)
+		res := e.put("child", opts, store.Fact{ID: "new", Text: "Cache entries live ten minutes", Embedding: vec(24, 7)})[0]
+		if res.Outcome != store.Superseded || res.Replaced != "old" || res.Record.(store.Fact).ParentID != "old" {
+			e.t.Errorf("Put on the child: Outcome %q, Replaced %q, ParentID %q; want superseded, old, old",
+				res.Outcome, res.Replaced, res.Record.(store.Fact).ParentID)
+		}
+		if s := e.get(head("child"), factRef("old")).(store.Fact).Status; s != store.FactSuperseded {
+			e.t.Errorf("the inherited fact on the child: Status = %q; want superseded", s)
+		}
+		if s := e.get(main, factRef("old")).(store.Fact).Status; s != store.FactActive {
+			e.t.Errorf("the fact on the parent: Status = %q; want active", s)
+		}
+	})
+
 	subtest(t, h, area, "near-duplicate of a fact that is not live is created", func(e *env) {
 		opts := store.PutOptions{DedupeThreshold: 0.9}
 		e.put(store.DefaultBranch, opts, store.Fact{ID: "old", Text: "Retries use linear backoff", Embedding: vec(1), Status: store.FactInvalidated})
