@@ -68,7 +68,9 @@ func (c *Client) ArchiveBranch(ctx context.Context, name string) (Branch, error)
 	return c.st.SetBranchStatus(ctx, name, BranchArchived)
 }
 
-// ReactivateBranch makes an archived or merged branch active, and writable, again.
+// ReactivateBranch makes an archived or merged branch active again. An archived branch
+// refuses writes until then; a merged branch (see MergeRequest.MarkMerged) stays
+// writable, so for it this only changes the label.
 func (c *Client) ReactivateBranch(ctx context.Context, name string) (Branch, error) {
 	if err := c.use(ctx); err != nil {
 		return Branch{}, err

@@ -56,7 +56,7 @@ func TestBranchDiffMergeNative(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" || len(d.TargetChanges) != 0 || len(d.Conflicts) != 0 {
 		t.Errorf("Diff: %d target changes, %d conflicts; source changes (-want +got):\n%s", len(d.TargetChanges), len(d.Conflicts), diff)
 	}
-	res, err := c.Merge(ctx, MergeRequest{Source: agentBranch, Target: "main", MergedBy: "lead", Message: "auth fix"})
+	res, err := c.Merge(ctx, MergeRequest{Source: agentBranch, Target: "main", MergedBy: "lead", Message: "auth fix", MarkMerged: true})
 	if err != nil {
 		t.Fatal(err)
 	}

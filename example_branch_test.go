@@ -40,7 +40,7 @@ func ExampleClient_Merge() {
 		fmt.Println(ch.Op, ch.Ref)
 	}
 
-	res, err := c.Merge(ctx, day1.MergeRequest{Source: agent, Target: "main", MergedBy: "lead", Message: "refresh fix"})
+	res, err := c.Merge(ctx, day1.MergeRequest{Source: agent, Target: "main", MergedBy: "lead", Message: "refresh fix", MarkMerged: true})
 	if err != nil {
 		log.Fatal(err)
 	}

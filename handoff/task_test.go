@@ -319,6 +319,9 @@ func TestCompleteTaskPromotesVerifiedOnly(t *testing.T) {
 			t.Errorf("branch %s is %s, want archived", b, br.Status)
 		}
 	}
+	if br, _ := v.mem.GetBranch(bg, "task/t1"); br.MergedInto != "main" || br.MergedAt.IsZero() {
+		t.Errorf("task branch MergedInto %q at %v; want merged into main by the completion", br.MergedInto, br.MergedAt)
+	}
 	if _, err := v.e.CompleteTask(bg, CompleteRequest{Task: "t1"}); !errors.Is(err, ErrTaskClosed) || !errors.Is(err, store.ErrConflict) {
 		t.Errorf("completing twice: %v, want ErrTaskClosed", err)
 	}

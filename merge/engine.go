@@ -34,6 +34,12 @@ type Request struct {
 	// Pick names the records a CherryPick merge copies. Required and non-empty for
 	// CherryPick, and must be empty otherwise. Repeated refs count once.
 	Pick []store.Ref
+	// MarkMerged sets the source's status to merged (store.BranchMerged, with
+	// MergedInto and MergedAt) when the merge is applied: for a branch whose work is
+	// done. Default false: the source stays active, as a branch that keeps syncing with
+	// the target should. The default branch is never marked merged: asking for it is a
+	// *store.ValidationError. A merged branch stays readable and writable.
+	MarkMerged bool
 	// MergedBy is recorded in the merge history. Empty means DefaultMergedBy.
 	MergedBy string
 	// Message is recorded in the merge history.
@@ -274,6 +280,9 @@ func normalize(req Request) (Request, error) {
 		req.Pick = picks
 	} else if len(req.Pick) > 0 {
 		return req, store.Invalid("Request.Pick", "must be empty unless the strategy is cherry_pick", nil)
+	}
+	if req.MarkMerged && req.Source == store.DefaultBranch {
+		return req, store.Invalid("Request.MarkMerged", "must be false when the source is the default branch, which is never marked merged", req.Source)
 	}
 	if req.MergedBy == "" {
 		req.MergedBy = DefaultMergedBy

@@ -101,5 +101,5 @@ func wantRecord(s store.Strategy) store.MergeRecord {
 
 // wantPlan is the plan the test engine hands to ApplyMerge for a strategy, before writes.
 func wantPlan(s store.Strategy) store.MergePlan {
-	return store.MergePlan{Source: src, Target: tgt, ExpectHead: 7, MarkMerged: s != store.CherryPick, Record: wantRecord(s)}
+	return store.MergePlan{Source: src, Target: tgt, ExpectHead: 7, Record: wantRecord(s)}
 }

@@ -38,7 +38,8 @@ func (p *planner) plan(ctx context.Context, id string) (store.MergePlan, error) 
 		ExpectHead: p.diff.TargetHead,
 		Puts:       puts,
 		Deletes:    deletes,
-		MarkMerged: p.req.Strategy != store.CherryPick,
+		MarkMerged: p.req.MarkMerged,
+		SourceRev:  p.diff.SourceRev,
 		Record: store.MergeRecord{
 			ID:          id,
 			Source:      p.req.Source,

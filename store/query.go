@@ -215,14 +215,20 @@ type Conflict struct {
 // Diff lists what changed on each side of two branches since their merge base.
 // Changes whose result is already equal on both sides are left out.
 type Diff struct {
-	Source        string
-	Target        string
-	Base          string    // the common ancestor branch
-	BaseAt        time.Time // the merge base instant on Base
-	SourceChanges []Change  // sorted by kind, then id
-	TargetChanges []Change  // sorted by kind, then id
+	Source string
+	Target string
+	// Base and BaseAt are the merge base: the branch and instant both sides descend
+	// from, the fork point or, once the two were merged, the last merge between them
+	// (see History). After criss-cross merges it is the newest of several bases.
+	Base          string
+	BaseAt        time.Time
+	SourceChanges []Change // sorted by kind, then id
+	TargetChanges []Change // sorted by kind, then id
 	Conflicts     []Conflict
 	TargetHead    uint64 // the target's Branch.Head when the diff was taken
+	// SourceRev is the store's revision the source was read at. A merge planned from
+	// the diff passes it on in MergePlan.SourceRev.
+	SourceRev uint64
 }
 
 // Empty reports whether the diff holds no change at all.
@@ -244,6 +250,11 @@ type MergePlan struct {
 	// MarkMerged sets the source branch's status to merged.
 	MarkMerged bool
 	Record     MergeRecord
+	// SourceRev is the Diff.SourceRev the plan was computed from: the source as the
+	// merge took it in. Unless Record.Strategy is CherryPick, ApplyMerge records the
+	// merge as a MergePoint at that revision, the new merge base of the two branches.
+	// Zero records none.
+	SourceRev uint64
 }
 
 // MergeFilter narrows ListMerges. Zero fields match everything.

@@ -161,7 +161,7 @@ func run(ctx context.Context, w io.Writer, dsn string) error {
 	p.line("%d change(s) on the branch, %d on main, %d conflict(s)", len(d.SourceChanges), len(d.TargetChanges), len(d.Conflicts))
 
 	p.heading("Merge (native)")
-	res, err := c.Merge(ctx, day1.MergeRequest{Source: agentBranch, Target: "main", MergedBy: "lead", Message: "logout fix"})
+	res, err := c.Merge(ctx, day1.MergeRequest{Source: agentBranch, Target: "main", MergedBy: "lead", Message: "logout fix", MarkMerged: true})
 	if err != nil {
 		return err
 	}

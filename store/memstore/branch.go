@@ -110,6 +110,7 @@ func (s *Store) CreateBranch(ctx context.Context, spec store.BranchSpec) (store.
 	}
 	b := newBranch(info, s.branches[from], forkSeq, s.seq)
 	s.branches[spec.Name] = b
+	s.hist.AddBranch(spec.Name, from, forkSeq)
 	return b.snapshotInfo(), nil
 }
 
@@ -216,6 +217,7 @@ func (s *Store) DeleteBranch(ctx context.Context, name string) error {
 
 func (s *Store) dropBranch(b *branch) {
 	delete(s.branches, b.info.Name)
+	s.hist.DropBranch(b.info.Name)
 	for _, ix := range s.index {
 		ix.purge(b)
 	}

@@ -59,32 +59,54 @@ func (s *Store) diff(source, target string, lean bool) (*store.Diff, error) {
 		}
 	}
 	sv, tv := s.chainOf(sb, never), s.chainOf(tb, never)
-	base, sPath, tPath := mergeBase(sv, tv)
-	d := &store.Diff{Source: source, Target: target, TargetHead: tb.info.Head}
-	if base.br != nil {
-		d.Base = base.br.info.Name
-		d.BaseAt = s.timeOf(base.cut)
-		if base.cut == 0 {
-			d.BaseAt = base.br.info.CreatedAt
+	base := s.hist.MergeBase(store.BranchRev{Branch: source, Rev: s.seq}, store.BranchRev{Branch: target, Rev: s.seq})
+	d := &store.Diff{Source: source, Target: target, TargetHead: tb.info.Head, SourceRev: s.seq}
+	if len(base.Points) > 0 {
+		p := base.Points[0]
+		d.Base = p.Branch
+		d.BaseAt = s.timeOf(p.Rev)
+		if b := s.branches[p.Branch]; p.Rev == 0 && b != nil {
+			d.BaseAt = b.info.CreatedAt
 		}
 	}
-	// The keys written on either side since the base, and on which: a side that did not
-	// write a key still sees the base's version of it.
+	// The views of every point of the base, criss-cross bases below it included.
+	bviews := map[store.BranchRev]view{}
+	for b := base; b != nil; b = b.Below {
+		for _, p := range b.Points {
+			bviews[p] = s.pointView(p)
+		}
+	}
+	// The keys written on either side since the base, and on which: a side that wrote
+	// no version of a key in a range where its view and a base point's differ sees the
+	// base's version of it.
 	const onSource, onTarget = 1, 2
 	keys := map[key]uint8{}
-	for _, l := range sPath {
-		for _, v := range l.since() {
-			keys[v.key] |= onSource
+	for _, p := range base.Points {
+		for _, g := range between(sv, bviews[p]) {
+			for _, v := range g.since() {
+				keys[v.key] |= onSource
+			}
+		}
+		for _, g := range between(tv, bviews[p]) {
+			for _, v := range g.since() {
+				keys[v.key] |= onTarget
+			}
 		}
 	}
-	for _, l := range tPath {
-		for _, v := range l.since() {
-			keys[v.key] |= onTarget
+	if len(base.Points) == 0 {
+		for _, l := range sv.chain {
+			for _, v := range (segment{l.br, 0, l.cut}).since() {
+				keys[v.key] |= onSource
+			}
+		}
+		for _, l := range tv.chain {
+			for _, v := range (segment{l.br, 0, l.cut}).since() {
+				keys[v.key] |= onTarget
+			}
 		}
 	}
-	var bv view
-	if base.br != nil {
-		bv = s.chainOf(base.br, base.cut)
+	atBase := func(k key) *version {
+		return store.ResolveBase(base, func(p store.BranchRev) *version { return bviews[p].resolve(k) }, same)
 	}
 	type written struct {
 		key
@@ -113,9 +135,7 @@ func (s *Store) diff(source, target string, lean bool) (*store.Diff, error) {
 	var floats int
 	for _, w := range sorted {
 		c := changed{key: w.key}
-		if base.br != nil {
-			c.before = bv.resolve(c.key)
-		}
+		c.before = atBase(c.key)
 		c.after, c.theirs = c.before, c.before
 		if w.sides&onSource != 0 {
 			c.after = sv.resolve(c.key)
@@ -252,33 +272,43 @@ func (g segment) since() []*version {
 	return log[i:j]
 }
 
-// mergeBase finds the nearest common ancestor of two chains and the segments of each
-// side written since.
-func mergeBase(sv, tv view) (base link, sPath, tPath []segment) {
-	for i, sl := range sv.chain {
-		for j, tl := range tv.chain {
-			if sl.br != tl.br {
-				continue
-			}
-			base = link{br: sl.br, cut: min(sl.cut, tl.cut)}
-			for _, l := range sv.chain[:i] {
-				sPath = append(sPath, segment{l.br, 0, l.cut})
-			}
-			sPath = append(sPath, segment{sl.br, base.cut, sl.cut})
-			for _, l := range tv.chain[:j] {
-				tPath = append(tPath, segment{l.br, 0, l.cut})
-			}
-			tPath = append(tPath, segment{tl.br, base.cut, tl.cut})
-			return base, sPath, tPath
+// between returns the segments of history where views a and b differ: on each branch
+// either chain holds, the versions between the two cuts (a missing branch is cut at
+// 0). A key with no version in any of them resolves the same in both views.
+func between(a, b view) []segment {
+	var out []segment
+	for _, l := range a.chain {
+		o := b.cutOf(l.br)
+		if o != l.cut {
+			out = append(out, segment{l.br, min(o, l.cut), max(o, l.cut)})
 		}
 	}
-	for _, l := range sv.chain {
-		sPath = append(sPath, segment{l.br, 0, l.cut})
+	for _, l := range b.chain {
+		if a.cutOf(l.br) == 0 && l.cut > 0 {
+			out = append(out, segment{l.br, 0, l.cut})
+		}
 	}
-	for _, l := range tv.chain {
-		tPath = append(tPath, segment{l.br, 0, l.cut})
+	return out
+}
+
+// cutOf returns the cut of br in the view's chain, 0 when br is not in it.
+func (v view) cutOf(br *branch) uint64 {
+	for _, l := range v.chain {
+		if l.br == br {
+			return l.cut
+		}
 	}
-	return link{}, sPath, tPath
+	return 0
+}
+
+// pointView returns the view of a branch as of a revision; an empty view for a branch
+// that no longer exists.
+func (s *Store) pointView(p store.BranchRev) view {
+	b := s.branches[p.Branch]
+	if b == nil {
+		return view{}
+	}
+	return s.chainOf(b, p.Rev)
 }
 
 // ApplyMerge applies a merge plan atomically. A fact or observation put without an
@@ -367,10 +397,17 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 		s.applyStatus(sb, store.BranchMerged, plan.Target, now)
 		ops = append(ops, op{Type: opBranchStatus, Name: plan.Source, Status: store.BranchMerged, Into: plan.Target})
 	}
-	s.merges = append(s.merges, rec)
-	ops = append(ops, op{Type: opMerge, Merge: &rec})
+	mop := op{Type: opMerge, Merge: &rec}
+	if plan.SourceRev > 0 && rec.Strategy != store.CherryPick {
+		mop.SourceSeq = plan.SourceRev
+	}
+	ops = append(ops, mop)
 	if err := s.logCommit(now, ops); err != nil {
 		return store.MergeRecord{}, err
+	}
+	s.merges = append(s.merges, rec)
+	if mop.SourceSeq > 0 {
+		s.hist.AddMerge(store.MergePoint{Target: plan.Target, At: s.seq, Source: plan.Source, SourceAt: mop.SourceSeq})
 	}
 	for _, ix := range s.index {
 		ix.fold(mergeFoldSlack)

@@ -70,6 +70,7 @@ type Store struct {
 	snaps    map[string]snapshot
 	sessions map[string]store.Session
 	merges   []store.MergeRecord
+	hist     store.History // forks and merge points: where diffs start
 	docs     map[docKey]*store.Doc
 	slab     []float32 // the current chunk of embedding storage (keep)
 	index    map[store.Kind]*kindIndex

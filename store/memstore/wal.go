@@ -66,6 +66,9 @@ type op struct {
 	Session  *store.Session     `json:"x,omitempty"`
 	Merge    *store.MergeRecord `json:"m,omitempty"`
 	Doc      *store.Doc         `json:"d,omitempty"`
+	// SourceSeq is, for a merge that moves the merge base, the sequence number the
+	// source was merged as of; the target's is the store's after the merge.
+	SourceSeq uint64 `json:"ss,omitempty"`
 
 	// Filled when a put is read back from the log, ahead of its replay: the record,
 	// or why it could not be decoded, and what indexing it needs.
@@ -421,6 +424,7 @@ func (s *Store) replayOp(o op, at time.Time) error {
 			}
 		}
 		s.branches[o.Branch.Name] = newBranch(*o.Branch, parent, o.ForkSeq, s.seq)
+		s.hist.AddBranch(o.Branch.Name, o.Branch.Parent, o.ForkSeq)
 	case opBranchStatus:
 		b, ok := s.branches[o.Name]
 		if !ok {
@@ -450,6 +454,9 @@ func (s *Store) replayOp(o op, at time.Time) error {
 			return errors.New("merge op without a record")
 		}
 		s.merges = append(s.merges, *o.Merge)
+		if o.SourceSeq > 0 {
+			s.hist.AddMerge(store.MergePoint{Target: o.Merge.Target, At: s.seq, Source: o.Merge.Source, SourceAt: o.SourceSeq})
+		}
 	case opDoc, opDocDelete:
 		return s.replayDoc(o)
 	default:

@@ -40,7 +40,7 @@ func testMerge(t *testing.T, h Harness) {
 
 	subtest(t, h, area, "native, skip policy keeps the target", func(e *env) {
 		e.mergeFixture()
-		res := e.mustMerge(merge.Request{Source: "b", Target: store.DefaultBranch, Strategy: store.Native, Policy: store.ConflictSkip, MergedBy: "agent-a", Message: "skip"})
+		res := e.mustMerge(merge.Request{Source: "b", Target: store.DefaultBranch, Strategy: store.Native, Policy: store.ConflictSkip, MergedBy: "agent-a", Message: "skip", MarkMerged: true})
 		same(e.t, "main facts", map[string]string{
 			"f1": "target one", "f3": "source three", "f4": "source four", "f5": "target five", "f6": "target six",
 		}, e.texts(main, store.KindFact))
@@ -99,7 +99,7 @@ func testMerge(t *testing.T, h Harness) {
 			{Ref: factRef("f1"), Action: store.ActionAdopt},
 			{Ref: factRef("f6"), Action: store.ActionAdopt},
 		}, resolutions(res.Record.Resolutions, false))
-		e.checkRecorded(res, store.Native, "agent-a", "", true)
+		e.checkRecorded(res, store.Native, "agent-a", "", false)
 		if d := e.diff("b", store.DefaultBranch); len(d.SourceChanges) != 0 || len(d.Conflicts) != 0 {
 			e.t.Errorf("Diff after an accept merge: %d source changes, %d conflicts; want none", len(d.SourceChanges), len(d.Conflicts))
 		}
@@ -135,7 +135,7 @@ func testMerge(t *testing.T, h Harness) {
 			e.t.Fatalf("fc: %q replacing %q; want superseded fb", r.Outcome, r.Replaced)
 		}
 		e.put1("b", store.Fact{ID: "g1", Text: "plain addition"})
-		res := e.mustMerge(merge.Request{Source: "b", Target: store.DefaultBranch, Strategy: store.Squash, MergedBy: "agent-a"})
+		res := e.mustMerge(merge.Request{Source: "b", Target: store.DefaultBranch, Strategy: store.Squash, MergedBy: "agent-a", MarkMerged: true})
 		same(e.t, "main facts", map[string]string{"f0": "unrelated base fact", "fc": "alpha final version", "g1": "plain addition"},
 			e.texts(main, store.KindFact))
 		e.missing(main, factRef("fa"))
@@ -163,7 +163,7 @@ func testMerge(t *testing.T, h Harness) {
 			{Ref: factRef("f1"), Action: store.ActionAdopt, By: "resolver:default"},
 			{Ref: factRef("f6"), Action: store.ActionKeepTarget, By: "resolver:default"},
 		}, resolutions(res.Record.Resolutions, true))
-		e.checkRecorded(res, store.Auto, "agent-a", "", true)
+		e.checkRecorded(res, store.Auto, "agent-a", "", false)
 	})
 
 	subtest(t, h, area, "history is newest first", func(e *env) {

@@ -30,7 +30,7 @@ type Harness struct {
 }
 
 // Run runs the conformance suite against the stores h makes. Each area is a subtest
-// (write, search, branch, diff, merge, snapshot, timetravel, sessions, docs, concurrency,
+// (write, search, branch, diff, merge, remerge, snapshot, timetravel, sessions, docs, concurrency,
 // durability, errors) whose own subtests each get a fresh store and run in parallel.
 func Run(t *testing.T, h Harness) {
 	if h.New == nil {
@@ -45,6 +45,7 @@ func Run(t *testing.T, h Harness) {
 		{"branch", testBranch},
 		{"diff", testDiff},
 		{"merge", testMerge},
+		{"remerge", testRemerge},
 		{"snapshot", testSnapshot},
 		{"timetravel", testTimeTravel},
 		{"sessions", testSessions},

@@ -1,0 +1,220 @@
+package store
+
+import (
+	"cmp"
+	"slices"
+)
+
+// BranchRev is a branch as of a revision: every version the branch saw when the store's
+// revision counter stood at Rev. Revisions are a store's own ordered numbers (the
+// embedded store's sequence numbers, MatrixOne's commit revisions); a BranchRev means
+// nothing to another store.
+type BranchRev struct {
+	Branch string
+	Rev    uint64
+}
+
+// MergePoint records that a merge into Target, committed at revision At, took in
+// Source as it was at revision SourceAt. Every merge but a cherry-pick is one: a later
+// diff of the two branches, in either direction, starts from it.
+type MergePoint struct {
+	Target   string
+	At       uint64
+	Source   string
+	SourceAt uint64
+}
+
+// History is the ancestry of a store's branches: where each one forked, and the merge
+// points that joined them. It is what a store finds merge bases with; it holds no
+// records. The zero value is empty and ready to use. A History is not safe for
+// concurrent use.
+//
+// As in git, point p is an ancestor of point q when q's branch is p's branch at a later
+// revision, when q's branch forked from p (or from a descendant of p), or when a merge
+// took p (or a descendant of p) into q's branch at or before q.
+type History struct {
+	forks  map[string]BranchRev    // a branch's parent as of its fork; absent for a root
+	merges map[string][]MergePoint // merge points by target, in the order added
+}
+
+// AddBranch records that branch forked from parent as of revision forkRev. A root
+// branch (no parent) needs no call.
+func (h *History) AddBranch(branch, parent string, forkRev uint64) {
+	if parent == "" {
+		return
+	}
+	if h.forks == nil {
+		h.forks = map[string]BranchRev{}
+	}
+	h.forks[branch] = BranchRev{Branch: parent, Rev: forkRev}
+}
+
+// AddMerge records a merge point.
+func (h *History) AddMerge(m MergePoint) {
+	if h.merges == nil {
+		h.merges = map[string][]MergePoint{}
+	}
+	h.merges[m.Target] = append(h.merges[m.Target], m)
+}
+
+// DropBranch forgets a deleted branch: its fork and every merge point into or out of
+// it, so that a new branch of the same name starts a history of its own.
+func (h *History) DropBranch(branch string) {
+	delete(h.forks, branch)
+	delete(h.merges, branch)
+	for t, ms := range h.merges {
+		ms = slices.DeleteFunc(ms, func(m MergePoint) bool { return m.Source == branch })
+		if len(ms) == 0 {
+			delete(h.merges, t)
+		} else {
+			h.merges[t] = ms
+		}
+	}
+}
+
+// Merges returns the number of merge points recorded.
+func (h *History) Merges() int {
+	n := 0
+	for _, ms := range h.merges {
+		n += len(ms)
+	}
+	return n
+}
+
+// Ancestors returns every point p descends from, itself included, as the newest
+// revision of each branch it descends from: p descends from (b, r) for every r at or
+// below Ancestors(p)[b].
+func (h *History) Ancestors(p BranchRev) map[string]uint64 {
+	anc := map[string]uint64{}
+	stack := []BranchRev{p}
+	for len(stack) > 0 {
+		q := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if r, ok := anc[q.Branch]; ok && r >= q.Rev {
+			continue
+		}
+		anc[q.Branch] = q.Rev
+		if f, ok := h.forks[q.Branch]; ok {
+			stack = append(stack, BranchRev{Branch: f.Branch, Rev: min(f.Rev, q.Rev)})
+		}
+		for _, m := range h.merges[q.Branch] {
+			if m.At <= q.Rev {
+				stack = append(stack, BranchRev{Branch: m.Source, Rev: m.SourceAt})
+			}
+		}
+	}
+	return anc
+}
+
+// Base is the merge base of two points: their newest common ancestors. Usually one
+// point; after criss-cross merges (each of two branches merged into the other from
+// points neither of which descends from the other) there are several, and Below is
+// their own merge base. ResolveBase gives a record's version at such a base.
+type Base struct {
+	// Points are the common ancestors of which no other is a descendant, newest
+	// revision first. Empty when the two points share no history.
+	Points []BranchRev
+	// Below is the merge base of Points when there are several; nil otherwise.
+	Below *Base
+}
+
+// maxBaseDepth bounds how many levels of criss-cross bases a merge base is made of.
+// Deeper histories settle on the newest points of the last level.
+const maxBaseDepth = 8
+
+// MergeBase returns the merge base of a and b.
+func (h *History) MergeBase(a, b BranchRev) *Base {
+	return h.commonBase([]map[string]uint64{h.Ancestors(a), h.Ancestors(b)}, maxBaseDepth)
+}
+
+// commonBase returns the newest points that every ancestry in ancs holds.
+func (h *History) commonBase(ancs []map[string]uint64, depth int) *Base {
+	var common []BranchRev
+	for br, r := range ancs[0] {
+		in := true
+		for _, a := range ancs[1:] {
+			ar, ok := a[br]
+			if !ok {
+				in = false
+				break
+			}
+			r = min(r, ar)
+		}
+		if in {
+			common = append(common, BranchRev{Branch: br, Rev: r})
+		}
+	}
+	// Keep the points no other common point descends from.
+	below := make([]map[string]uint64, len(common))
+	for i, c := range common {
+		below[i] = h.Ancestors(c)
+	}
+	base := &Base{}
+	var kept []map[string]uint64
+	for i, c := range common {
+		dominated := false
+		for j, d := range common {
+			if i != j && d.Branch != c.Branch && below[j][c.Branch] >= c.Rev {
+				dominated = true
+				break
+			}
+		}
+		if !dominated {
+			base.Points = append(base.Points, c)
+			kept = append(kept, below[i])
+		}
+	}
+	slices.SortFunc(base.Points, func(x, y BranchRev) int {
+		if c := cmp.Compare(y.Rev, x.Rev); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.Branch, y.Branch)
+	})
+	if len(base.Points) > 1 && depth > 1 {
+		// No point descends from another, so what they share lies strictly below them.
+		base.Below = h.commonBase(kept, depth-1)
+		if len(base.Below.Points) == 0 {
+			base.Below = nil
+		}
+	}
+	return base
+}
+
+// ResolveBase returns a record's version at base, given its version at each point
+// (at) and an equality of versions. At a base of one point it is that point's version.
+// At a criss-cross base it is the version every point holds when they agree; else the
+// one version some points changed it to from the base below, when there is one; else,
+// when the points changed it differently, the version below, so that both sides of
+// the diff count as changing the record and a merge sees the conflict.
+func ResolveBase[T any](base *Base, at func(BranchRev) T, equal func(a, b T) bool) T {
+	var zero T
+	if base == nil || len(base.Points) == 0 {
+		return zero
+	}
+	first := at(base.Points[0])
+	vs := []T{first}
+	agree := true
+	for _, p := range base.Points[1:] {
+		v := at(p)
+		vs = append(vs, v)
+		agree = agree && equal(first, v)
+	}
+	if agree || base.Below == nil {
+		return first
+	}
+	old := ResolveBase(base.Below, at, equal)
+	var changed []T
+	for _, v := range vs {
+		if equal(v, old) {
+			continue
+		}
+		if len(changed) > 0 && !equal(changed[0], v) {
+			return old
+		}
+		changed = append(changed, v)
+	}
+	if len(changed) > 0 {
+		return changed[0]
+	}
+	return old
+}
