@@ -48,11 +48,12 @@ func mergeBase(sc, tc []link) (link, bool) {
 	return link{}, false
 }
 
-// Diff lists the changes of source and target since their merge base. Each side's
-// changes are the current versions in its tables written after the merge base's
-// revision (inherited rows keep their revisions), so the diff reads only what changed;
-// the merge base's versions come from the base branch's version history at that
-// revision.
+// Diff lists the changes of source and target since their merge base: the fork
+// point, or the last merge between them (see store.History). A side's changes are the
+// ids whose versions in its tables, or in the base's, were written where the two
+// histories part (inherited rows keep their revisions), so the diff reads only what
+// changed; the merge base's versions come from the base branch's version history at
+// its revision.
 func (s *Store) Diff(ctx context.Context, source, target string) (*store.Diff, error) {
 	if err := store.ValidateBranchName("source", source); err != nil {
 		return nil, err
@@ -82,34 +83,39 @@ func (s *Store) diff(ctx context.Context, q queryer, source, target string) (*st
 	if err != nil {
 		return nil, err
 	}
-	sc, err := chain(ctx, q, sb, head)
+	hist, err := loadHistory(ctx, q, head)
 	if err != nil {
 		return nil, err
 	}
-	tc, err := chain(ctx, q, tb, head)
-	if err != nil {
+	base := hist.MergeBase(store.BranchRev{Branch: source, Rev: uint64(head)}, store.BranchRev{Branch: target, Rev: uint64(head)})
+	d := &store.Diff{Source: source, Target: target, TargetHead: tb.info.Head, SourceRev: uint64(head)}
+	scope := diffScope{sb: sb, tb: tb, head: head, base: base, points: map[store.BranchRev]pos{}}
+	for b := base; b != nil; b = b.Below {
+		for _, p := range b.Points {
+			pb, err := loadBranch(ctx, q, p.Branch)
+			if err != nil {
+				return nil, err
+			}
+			if scope.points[p], err = tablesAt(ctx, q, pos{tab: pb, cut: int64(p.Rev)}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if len(base.Points) > 0 {
+		p := base.Points[0]
+		d.Base = p.Branch
+		if p.Rev == 0 {
+			d.BaseAt = scope.points[p].tab.info.CreatedAt
+		} else if d.BaseAt, err = timeOfRev(ctx, q, int64(p.Rev)); err != nil {
+			return nil, err
+		}
+	}
+	if scope.ranges, err = changeRanges(ctx, q, scope); err != nil {
 		return nil, err
 	}
-	d := &store.Diff{Source: source, Target: target, TargetHead: tb.info.Head}
-	base, ok := mergeBase(sc, tc)
-	since := int64(-1)
-	if ok {
-		since = base.cut
-		d.Base = base.b.info.Name
-		if base.cut == 0 {
-			d.BaseAt = base.b.info.CreatedAt
-		} else if d.BaseAt, err = timeOfRev(ctx, q, base.cut); err != nil {
-			return nil, err
-		}
-	}
-	scope := diffScope{sb: sb, tb: tb, hasBase: ok, since: since, head: head}
-	if ok {
-		if scope.before, err = tablesAt(ctx, q, pos{tab: base.b, cut: base.cut}); err != nil {
-			return nil, err
-		}
-		if s.caps.DiffPath == DiffPathNative {
-			scope.child, scope.parent, scope.native = nativePair(sb, tb, base, since)
-		}
+	if len(base.Points) == 1 && s.caps.DiffPath == DiffPathNative {
+		bp := scope.points[base.Points[0]]
+		scope.child, scope.parent, scope.native = nativePair(sb, tb, link{bp.tab, bp.cut}, bp.cut)
 	}
 	// The kinds are read at once, each on connections of its own.
 	found := make([]*diffSides, len(store.Kinds))
@@ -141,11 +147,11 @@ func (s *Store) diff(ctx context.Context, q queryer, source, target string) (*st
 	})
 	for _, k := range keys {
 		sd := got[k.kind]
-		before := sd.before[k.id]
 		after, theirs := sd.src[k.id], sd.tgt[k.id]
 		if store.Equivalent(after, theirs) {
 			continue
 		}
+		before := store.ResolveBase(base, func(p store.BranchRev) store.Record { return sd.before[p][k.id] }, store.Equivalent)
 		scg, sok := store.ChangeOf(store.Ref{Kind: k.kind, ID: k.id}, before, withBranch(after, source))
 		tcg, tok := store.ChangeOf(store.Ref{Kind: k.kind, ID: k.id}, before, withBranch(theirs, target))
 		if sok {
@@ -162,23 +168,117 @@ func (s *Store) diff(ctx context.Context, q queryer, source, target string) (*st
 	return d, nil
 }
 
+// loadHistory reads the forks of every branch and the merge points recorded up to
+// head. A merge point is kept only when both its branches existed when it was made,
+// so a branch deleted and made again under the same name starts afresh.
+func loadHistory(ctx context.Context, q queryer, head int64) (*store.History, error) {
+	h := &store.History{}
+	created := map[string]int64{}
+	rs, err := q.QueryContext(ctx, "SELECT name, parent, fork_rev, created_rev FROM day1_branches")
+	if err != nil {
+		return nil, err
+	}
+	for rs.Next() {
+		var name, parent string
+		var fork, cr int64
+		if err := rs.Scan(&name, &parent, &fork, &cr); err != nil {
+			rs.Close()
+			return nil, err
+		}
+		created[name] = cr
+		h.AddBranch(name, parent, uint64(fork))
+	}
+	if err := rs.Close(); err != nil {
+		return nil, err
+	}
+	if err := rs.Err(); err != nil {
+		return nil, err
+	}
+	rs, err = q.QueryContext(ctx, "SELECT target, rev, source, source_rev FROM day1_merges WHERE source_rev > 0 AND rev <= ? ORDER BY rev", head)
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close()
+	for rs.Next() {
+		var m store.MergePoint
+		var at, from int64
+		if err := rs.Scan(&m.Target, &at, &m.Source, &from); err != nil {
+			return nil, err
+		}
+		tc, tok := created[m.Target]
+		sc, sok := created[m.Source]
+		if !tok || !sok || at < tc || from < sc {
+			continue
+		}
+		m.At, m.SourceAt = uint64(at), uint64(from)
+		h.AddMerge(m)
+	}
+	return h, rs.Err()
+}
+
 // diffScope is what every kind of a diff is read with.
 type diffScope struct {
-	sb, tb      branchRow // source and target
-	before      pos       // where the merge base's versions are read, when hasBase
-	hasBase     bool
-	since, head int64 // changes are rows written in (since, head]
+	sb, tb branchRow // source and target
+	head   int64     // both sides are read at head
+	base   *store.Base
+	points map[store.BranchRev]pos // the tables and cut of every point of base
+	ranges []idRange               // where changed ids are listed
 	// native: the changed ids come from DATA BRANCH DIFF between the child's and the
 	// parent's tables (nativePair).
 	native        bool
 	child, parent string
 }
 
-// diffSides holds one kind's changed ids and their versions at the merge base and on
-// each side.
+// idRange is a table's rows whose versions were written in (since, cut] and are
+// current at cut: where a side's history and the merge base's part.
+type idRange struct {
+	suffix     string
+	since, cut int64
+}
+
+// changeRanges returns where the ids a diff compares are listed: for each side and
+// each point of the merge base, the rows of the side's tables and of the base's
+// written since the two histories parted. An id with no version there resolves the
+// same on the side as at the base.
+func changeRanges(ctx context.Context, q queryer, sc diffScope) ([]idRange, error) {
+	var out []idRange
+	for _, side := range []branchRow{sc.sb, sc.tb} {
+		sideChain, err := chain(ctx, q, side, sc.head)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range sc.base.Points {
+			bp := sc.points[p]
+			if bp.tab.suffix == side.suffix {
+				out = append(out, idRange{side.suffix, bp.cut, sc.head})
+				continue
+			}
+			baseChain, err := chain(ctx, q, bp.tab, bp.cut)
+			if err != nil {
+				return nil, err
+			}
+			parted := int64(-1)
+			if common, ok := mergeBase(sideChain, baseChain); ok {
+				parted = common.cut
+			}
+			out = append(out, idRange{side.suffix, parted, sc.head})
+			if parted < bp.cut {
+				out = append(out, idRange{bp.tab.suffix, parted, bp.cut})
+			}
+		}
+		if len(sc.base.Points) == 0 {
+			out = append(out, idRange{side.suffix, -1, sc.head})
+		}
+	}
+	return out, nil
+}
+
+// diffSides holds one kind's changed ids and their versions at each point of the
+// merge base and on each side.
 type diffSides struct {
-	ids              []string
-	before, src, tgt map[string]store.Record
+	ids      []string
+	before   map[store.BranchRev]map[string]store.Record
+	src, tgt map[string]store.Record
 }
 
 // diffKind reads one kind of a diff: nil when nothing of the kind changed. q must be
@@ -187,7 +287,8 @@ func (s *Store) diffKind(ctx context.Context, q queryer, k store.Kind, sc diffSc
 	changed := map[string]bool{}
 	portable := true
 	if sc.native {
-		list, err := nativeChangedIDs(ctx, q, k, sc.child, sc.parent, sc.since, sc.head)
+		bp := sc.points[sc.base.Points[0]]
+		list, err := nativeChangedIDs(ctx, q, k, sc.child, sc.parent, bp.cut, sc.head)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -200,8 +301,8 @@ func (s *Store) diffKind(ctx context.Context, q queryer, k store.Kind, sc diffSc
 		}
 	}
 	if portable {
-		for _, b := range []branchRow{sc.sb, sc.tb} {
-			list, err := changedIDs(ctx, q, k, b.suffix, sc.since, sc.head)
+		for _, r := range sc.ranges {
+			list, err := changedIDs(ctx, q, k, r.suffix, r.since, r.cut)
 			if err != nil {
 				return nil, err
 			}
@@ -213,7 +314,7 @@ func (s *Store) diffKind(ctx context.Context, q queryer, k store.Kind, sc diffSc
 	if len(changed) == 0 {
 		return nil, nil
 	}
-	sd := &diffSides{ids: make([]string, 0, len(changed))}
+	sd := &diffSides{ids: make([]string, 0, len(changed)), before: map[store.BranchRev]map[string]store.Record{}}
 	for id := range changed {
 		sd.ids = append(sd.ids, id)
 	}
@@ -227,13 +328,26 @@ func (s *Store) diffKind(ctx context.Context, q queryer, k store.Kind, sc diffSc
 		sd.tgt, err = visibleRecords(gctx, q, k, sc.tb.suffix, sc.head, sd.ids)
 		return err
 	})
-	if sc.hasBase {
+	befores := make([]map[string]store.Record, 0, len(sc.points))
+	var order []store.BranchRev
+	for p := range sc.points {
+		order = append(order, p)
+		befores = append(befores, nil)
+	}
+	for i, p := range order {
+		bp := sc.points[p]
 		g.Go(func() (err error) {
-			sd.before, err = visibleRecords(gctx, q, k, sc.before.tab.suffix, sc.before.cut, sd.ids)
+			befores[i], err = visibleRecords(gctx, q, k, bp.tab.suffix, bp.cut, sd.ids)
 			return err
 		})
 	}
-	return sd, g.Wait()
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	for i, p := range order {
+		sd.before[p] = befores[i]
+	}
+	return sd, nil
 }
 
 func withBranch(r store.Record, b string) store.Record {
@@ -534,8 +648,12 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 		if err != nil {
 			return store.Invalid("MergePlan.Record", err.Error(), nil)
 		}
-		_, err = w.ExecContext(ctx, "INSERT INTO day1_merges (rev, id, source, target, created_at, body) VALUES (?, ?, ?, ?, ?, ?)",
-			rev, rec.ID, rec.Source, rec.Target, micro(rec.CreatedAt), string(body))
+		var sourceRev uint64
+		if rec.Strategy != store.CherryPick {
+			sourceRev = plan.SourceRev
+		}
+		_, err = w.ExecContext(ctx, "INSERT INTO day1_merges (rev, id, source, target, created_at, body, source_rev) VALUES (?, ?, ?, ?, ?, ?, ?)",
+			rev, rec.ID, rec.Source, rec.Target, micro(rec.CreatedAt), string(body), sourceRev)
 		return err
 	})
 	if err != nil {

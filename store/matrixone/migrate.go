@@ -146,19 +146,30 @@ var goSteps = map[int]func(s *Store, ctx context.Context, ms []migration) error{
 	4: (*Store).rekeyTables,
 	5: (*Store).widenDupCode,
 	6: (*Store).addForkPath,
+	7: (*Store).addMergeSourceRev,
 }
 
 // addForkPath adds day1_branches.fork_path when it is missing (see migration 006).
 func (s *Store) addForkPath(ctx context.Context, _ []migration) error {
+	return s.addColumn(ctx, "day1_branches", "fork_path", "VARCHAR(16) NOT NULL DEFAULT ''")
+}
+
+// addMergeSourceRev adds day1_merges.source_rev when it is missing (see migration 007).
+func (s *Store) addMergeSourceRev(ctx context.Context, _ []migration) error {
+	return s.addColumn(ctx, "day1_merges", "source_rev", "BIGINT NOT NULL DEFAULT 0")
+}
+
+// addColumn adds a column to a table unless the catalog lists it already.
+func (s *Store) addColumn(ctx context.Context, table, column, def string) error {
 	var n int
 	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM information_schema.columns
-		WHERE table_schema = ? AND table_name = 'day1_branches' AND column_name = 'fork_path'`, s.dbName).Scan(&n); err != nil {
+		WHERE table_schema = ? AND table_name = ? AND column_name = ?`, s.dbName, table, column).Scan(&n); err != nil {
 		return wrap(ctx, "migrate", err)
 	}
 	if n > 0 {
 		return nil
 	}
-	if _, err := s.db.ExecContext(ctx, "ALTER TABLE day1_branches ADD COLUMN fork_path VARCHAR(16) NOT NULL DEFAULT ''"); err != nil {
+	if _, err := s.db.ExecContext(ctx, "ALTER TABLE "+table+" ADD COLUMN "+column+" "+def); err != nil {
 		return wrap(ctx, "migrate", err)
 	}
 	return nil

@@ -1,0 +1,5 @@
+-- Merge points: a merge records the revision its source was merged as of, so that
+-- later diffs of the two branches start from the merge. The column
+-- source_rev BIGINT NOT NULL DEFAULT 0 is added to day1_merges by this migration's Go
+-- step (addMergeSourceRev) when it is missing, so a migration cut short runs again
+-- safely; it has no statement. Merges made before it read 0 and move no base.
