@@ -31,6 +31,7 @@ func (p *planner) plan(ctx context.Context, id string) (store.MergePlan, error) 
 	if err != nil {
 		return store.MergePlan{}, err
 	}
+	p.dedupeTexts()
 	puts, deletes := p.b.finish()
 	return store.MergePlan{
 		Source:     p.req.Source,
@@ -103,6 +104,49 @@ func (p *planner) mergeAll(ctx context.Context) error {
 	}
 	p.keepChainsWhole()
 	return nil
+}
+
+// dedupeTexts applies the rule of a direct write to the facts the merge adds: a live
+// fact new to the target whose text (store.NormText) equals that of a live fact the
+// target added since the merge base, under another id, is not written beside it. It is
+// the same knowledge; the merge records it as deduplicated, naming the target's fact.
+// Target facts the plan itself changes or deletes do not count.
+func (p *planner) dedupeTexts() {
+	var held map[string]string // normalized text -> the target's fact id
+	for _, ch := range p.diff.TargetChanges {
+		f, ok := ch.After.(store.Fact)
+		if !ok || !f.Status.Live() {
+			continue
+		}
+		if _, planned := p.b.ops[ch.Ref]; planned {
+			continue
+		}
+		if held == nil {
+			held = map[string]string{}
+		}
+		held[store.NormText(f.Text)] = f.ID
+	}
+	if held == nil {
+		return
+	}
+	added := map[store.Ref]bool{}
+	for _, ch := range p.diff.SourceChanges {
+		if ch.Op == store.OpAdded {
+			added[ch.Ref] = true
+		}
+	}
+	for _, ref := range slices.Clone(p.b.order) {
+		f, ok := p.b.ops[ref].(store.Fact)
+		if !ok || !f.Status.Live() || !added[ref] {
+			continue
+		}
+		id, dup := held[store.NormText(f.Text)]
+		if !dup || id == f.ID {
+			continue
+		}
+		p.b.unplan(ref)
+		p.b.item(false, ref, store.ActionDeduplicate, "the target holds the same text as fact "+id)
+	}
 }
 
 // keepChainsWhole leaves out every source fact that supersedes a fact the source added

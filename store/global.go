@@ -141,6 +141,10 @@ const (
 	ActionMerged     MergeAction = "merged"      // a new record combining both was written
 	ActionSupersede  MergeAction = "supersede"   // the target's record was marked superseded
 	ActionSkip       MergeAction = "skip"        // left out (squashed away, gated, not picked)
+	// ActionDeduplicate: a new fact of the source whose text the target already holds
+	// in a live fact of another id was not written; the reason names the target's fact,
+	// as a direct write of the text would have been Deduplicated.
+	ActionDeduplicate MergeAction = "deduplicate"
 )
 
 // MergeItem is one record a merge took or left.

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/day1ai/day1/merge"
@@ -166,6 +167,26 @@ func testRemerge(t *testing.T, h Harness) {
 		}
 		// A merged branch stays writable; reactivating it is a matter of labels.
 		e.put1("b", store.Fact{ID: "b3", Text: "written after the branch was merged"})
+	})
+
+	subtest(t, h, area, "a merged fact with the target's text is deduplicated", func(e *env) {
+		e.fork("feature", store.DefaultBranch)
+		e.put1(store.DefaultBranch, store.Fact{ID: "on-main", Text: "The cache holds sessions for an hour"})
+		e.put1("feature", store.Fact{ID: "on-feature", Text: "the cache holds  sessions for an hour"})
+		e.put1("feature", store.Fact{ID: "other", Text: "a fact only the feature has"})
+		res := e.mustMerge(merge.Request{Source: "feature", Target: store.DefaultBranch})
+		same(e.t, "main facts", map[string]string{
+			"on-main": "The cache holds sessions for an hour", "other": "a fact only the feature has",
+		}, e.texts(main, store.KindFact))
+		same(e.t, "merged items", []store.MergeItem{
+			{Ref: factRef("on-feature"), Action: store.ActionDeduplicate},
+			{Ref: factRef("other"), Action: store.ActionAdopt},
+		}, items(res.Record.Merged))
+		for _, it := range res.Record.Merged {
+			if it.Action == store.ActionDeduplicate && !strings.Contains(it.Reason, "on-main") {
+				e.t.Errorf("deduplicated item reason %q does not name on-main", it.Reason)
+			}
+		}
 	})
 
 	subtest(t, h, area, "the base survives a reopen", func(e *env) {

@@ -1,0 +1,93 @@
+package store_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/day1ai/day1/store"
+)
+
+func rev(b string, r uint64) store.BranchRev { return store.BranchRev{Branch: b, Rev: r} }
+
+func TestMergeBase(t *testing.T) {
+	t.Parallel()
+	// main forks x at 2 and y at 3, x forks z at 20; each case adds its merge points.
+	forks := func() *store.History {
+		h := &store.History{}
+		h.AddBranch("x", "main", 2)
+		h.AddBranch("y", "main", 3)
+		h.AddBranch("z", "x", 20)
+		return h
+	}
+	tests := []struct {
+		name   string
+		merges []store.MergePoint
+		a, b   store.BranchRev
+		want   *store.Base
+	}{
+		{"fork", nil, rev("x", 100), rev("main", 100), &store.Base{Points: []store.BranchRev{rev("main", 2)}}},
+		{"siblings", nil, rev("x", 100), rev("y", 100), &store.Base{Points: []store.BranchRev{rev("main", 2)}}},
+		{"after a merge, both ways",
+			[]store.MergePoint{{Target: "main", At: 10, Source: "x", SourceAt: 8}},
+			rev("main", 100), rev("x", 100), &store.Base{Points: []store.BranchRev{rev("x", 8)}}},
+		{"a merge after the read does not count",
+			[]store.MergePoint{{Target: "main", At: 10, Source: "x", SourceAt: 8}},
+			rev("main", 9), rev("x", 100), &store.Base{Points: []store.BranchRev{rev("main", 2)}}},
+		{"a sync of the parent into the child",
+			[]store.MergePoint{{Target: "x", At: 10, Source: "main", SourceAt: 9}},
+			rev("x", 100), rev("main", 100), &store.Base{Points: []store.BranchRev{rev("main", 9)}}},
+		{"criss-cross",
+			[]store.MergePoint{{Target: "y", At: 12, Source: "x", SourceAt: 11}, {Target: "x", At: 13, Source: "y", SourceAt: 11}},
+			rev("x", 100), rev("y", 100), &store.Base{
+				Points: []store.BranchRev{rev("x", 11), rev("y", 11)},
+				Below:  &store.Base{Points: []store.BranchRev{rev("main", 2)}},
+			}},
+		{"a grandchild after a merge of its parent",
+			[]store.MergePoint{{Target: "main", At: 30, Source: "x", SourceAt: 25}},
+			rev("z", 100), rev("main", 100), &store.Base{Points: []store.BranchRev{rev("x", 20)}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hh := forks()
+			for _, m := range tt.merges {
+				hh.AddMerge(m)
+			}
+			if d := cmp.Diff(tt.want, hh.MergeBase(tt.a, tt.b)); d != "" {
+				t.Errorf("MergeBase (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tt.want, hh.MergeBase(tt.b, tt.a)); d != "" {
+				t.Errorf("MergeBase reversed (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestResolveBase(t *testing.T) {
+	t.Parallel()
+	base := &store.Base{
+		Points: []store.BranchRev{rev("x", 11), rev("y", 11)},
+		Below:  &store.Base{Points: []store.BranchRev{rev("main", 2)}},
+	}
+	eq := func(a, b string) bool { return a == b }
+	for _, tt := range []struct {
+		name       string
+		x, y, main string
+		want       string
+	}{
+		{"agree", "v", "v", "old", "v"},
+		{"one side changed", "new", "old", "old", "new"},
+		{"both changed alike", "new", "new", "old", "new"},
+		{"changed differently", "a", "b", "old", "old"},
+		{"added on one", "a", "", "", "a"},
+	} {
+		at := map[store.BranchRev]string{rev("x", 11): tt.x, rev("y", 11): tt.y, rev("main", 2): tt.main}
+		got := store.ResolveBase(base, func(p store.BranchRev) string { return at[p] }, eq)
+		if got != tt.want {
+			t.Errorf("%s: ResolveBase = %q; want %q", tt.name, got, tt.want)
+		}
+	}
+	if got := store.ResolveBase(&store.Base{}, func(store.BranchRev) string { return "x" }, eq); got != "" {
+		t.Errorf("ResolveBase of no base = %q; want the zero value", got)
+	}
+}
