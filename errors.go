@@ -12,9 +12,14 @@ var (
 	ErrBranchNotFound = store.ErrBranchNotFound
 	// ErrSnapshotNotFound: no snapshot has that name. It also matches ErrNotFound.
 	ErrSnapshotNotFound = store.ErrSnapshotNotFound
-	// ErrBranchExists: a branch with that name exists already.
+	// ErrExists: an object with that name or id exists already. ErrBranchExists,
+	// ErrSnapshotExists and handoff.ErrTaskExists match it.
+	ErrExists = store.ErrExists
+	// ErrBranchExists: a branch with that name exists already. It also matches
+	// ErrExists.
 	ErrBranchExists = store.ErrBranchExists
-	// ErrSnapshotExists: a snapshot with that name exists already.
+	// ErrSnapshotExists: a snapshot with that name exists already. It also matches
+	// ErrExists.
 	ErrSnapshotExists = store.ErrSnapshotExists
 	// ErrBranchArchived: the branch is archived and refuses writes; reactivate it first
 	// with Client.ReactivateBranch.
@@ -33,7 +38,11 @@ var (
 	// ErrNotSupported: the store or the configuration cannot do this, for example a
 	// vector search with Config.NoEmbeddings.
 	ErrNotSupported = store.ErrNotSupported
-	// ErrTooOld: the point in time is before the history the store keeps.
+	// ErrLocked: the durable embedded store at Config.Path is open already, in this
+	// process or another; the message says which. Close that Client first.
+	ErrLocked = store.ErrLocked
+	// ErrTooOld: the point in time is before the history the store keeps: before the
+	// branch read existed (its ForkedAt), or beyond the store's retention.
 	ErrTooOld = store.ErrTooOld
 )
 

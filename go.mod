@@ -10,6 +10,7 @@ require (
 	github.com/ory/dockertest/v3 v3.12.0
 	github.com/sashabaranov/go-openai v1.43.0
 	golang.org/x/sync v0.19.0
+	golang.org/x/sys v0.28.0
 )
 
 require (
@@ -39,6 +40,5 @@ require (
 	github.com/xeipuuv/gojsonpointer v0.0.0-20190905194746-02993c407bfb // indirect
 	github.com/xeipuuv/gojsonreference v0.0.0-20180127040603-bd5ef7bd5415 // indirect
 	github.com/xeipuuv/gojsonschema v1.2.0 // indirect
-	golang.org/x/sys v0.28.0 // indirect
 	gopkg.in/yaml.v2 v2.4.0 // indirect
 )

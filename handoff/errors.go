@@ -27,11 +27,12 @@ var (
 	// ErrMessageExpired: a message's TTL ran out before it was dispatched or stored.
 	ErrMessageExpired = errors.New("day1: message expired")
 
-	// ErrTaskExists: a task with that name exists already.
-	ErrTaskExists = errors.New("day1: task already exists")
+	// ErrTaskExists: a task with that name exists already. It also matches
+	// store.ErrExists.
+	ErrTaskExists = store.NewSentinel("day1: task already exists", store.ErrExists)
 	// ErrTaskClosed: the task is completed and accepts no more changes. It also
 	// matches store.ErrConflict.
-	ErrTaskClosed = fmt.Errorf("day1: task is completed: %w", store.ErrConflict)
+	ErrTaskClosed = store.NewSentinel("day1: task is completed", store.ErrConflict)
 	// ErrNotMember: the agent has not joined the task, or has left it. It also
 	// matches store.ErrNotFound.
 	ErrNotMember = fmt.Errorf("day1: agent is not an active member of the task: %w", store.ErrNotFound)

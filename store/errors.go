@@ -11,13 +11,18 @@ var (
 	// ErrNotFound: the record, session or other object does not exist.
 	ErrNotFound = errors.New("day1: not found")
 	// ErrBranchNotFound: no branch has that name. It also matches ErrNotFound.
-	ErrBranchNotFound = fmt.Errorf("day1: branch %w", ErrNotFound)
+	ErrBranchNotFound = NewSentinel("day1: branch not found", ErrNotFound)
 	// ErrSnapshotNotFound: no snapshot has that name. It also matches ErrNotFound.
-	ErrSnapshotNotFound = fmt.Errorf("day1: snapshot %w", ErrNotFound)
-	// ErrBranchExists: a branch with that name exists already.
-	ErrBranchExists = errors.New("day1: branch already exists")
-	// ErrSnapshotExists: a snapshot with that name exists already.
-	ErrSnapshotExists = errors.New("day1: snapshot already exists")
+	ErrSnapshotNotFound = NewSentinel("day1: snapshot not found", ErrNotFound)
+	// ErrExists: an object with that name or id exists already. ErrBranchExists,
+	// ErrSnapshotExists and the engines' own (a task that exists) match it.
+	ErrExists = errors.New("day1: already exists")
+	// ErrBranchExists: a branch with that name exists already. It also matches
+	// ErrExists.
+	ErrBranchExists = NewSentinel("day1: branch already exists", ErrExists)
+	// ErrSnapshotExists: a snapshot with that name exists already. It also matches
+	// ErrExists.
+	ErrSnapshotExists = NewSentinel("day1: snapshot already exists", ErrExists)
 	// ErrBranchArchived: the branch is archived and refuses writes; reactivate it first.
 	ErrBranchArchived = errors.New("day1: branch is archived")
 	// ErrInvalidArgument: the input is not acceptable. *ValidationError matches it.
@@ -35,9 +40,28 @@ var (
 	ErrClosed = errors.New("day1: closed")
 	// ErrNotSupported: the backend cannot do this.
 	ErrNotSupported = errors.New("day1: not supported by this store")
-	// ErrTooOld: the point in time is before the history the store keeps.
+	// ErrLocked: a durable store's files are held by another open store, in this
+	// process or another; close that one first.
+	ErrLocked = errors.New("day1: store is locked")
+	// ErrTooOld: the point in time is before the history the store keeps: before the
+	// branch read existed (its ForkedAt), or beyond a store's retention.
 	ErrTooOld = errors.New("day1: point in time is outside the retained history")
 )
+
+// NewSentinel returns a sentinel error with a message of its own that also matches
+// general (errors.Is), for an error that is one case of a broader one: the way
+// ErrBranchNotFound is a case of ErrNotFound. Engines define theirs with it.
+func NewSentinel(msg string, general error) error {
+	return &sentinel{msg: msg, general: general}
+}
+
+type sentinel struct {
+	msg     string
+	general error
+}
+
+func (e *sentinel) Error() string { return e.msg }
+func (e *sentinel) Unwrap() error { return e.general }
 
 // ValidationError says which input field is wrong and what is allowed. It matches
 // ErrInvalidArgument.

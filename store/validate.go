@@ -133,6 +133,9 @@ func validateMeta(field string, m map[string]string) error {
 	return nil
 }
 
+// finite reports whether x is neither NaN nor an infinity.
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
 func validateUnit(field string, x float64) error {
 	if math.IsNaN(x) || x < 0 || x > 1 {
 		return Invalid(field, "must be between 0 and 1", x)
@@ -341,14 +344,17 @@ func NormalizeSearch(q SearchQuery, dims int) (SearchQuery, error) {
 	if q.RRFK == 0 {
 		q.RRFK = DefaultRRFK
 	}
-	if q.RRFK < 0 || math.IsNaN(q.RRFK) {
-		return q, Invalid("SearchQuery.RRFK", "must be positive", q.RRFK)
+	if q.RRFK < 0 || !finite(q.RRFK) {
+		return q, Invalid("SearchQuery.RRFK", "must be a positive, finite number", q.RRFK)
 	}
 	if q.Alpha == 0 {
 		q.Alpha = DefaultAlpha
 	}
 	if err := validateUnit("SearchQuery.Alpha", q.Alpha); err != nil {
 		return q, err
+	}
+	if !finite(q.MinScore) {
+		return q, Invalid("SearchQuery.MinScore", "must be a finite number (0 keeps every hit)", q.MinScore)
 	}
 	return q, ValidateFilter(q.Filter)
 }

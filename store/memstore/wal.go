@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/day1ai/day1/internal/vecmath"
@@ -139,7 +138,7 @@ func (o op) record() (store.Record, error) {
 
 type wal struct {
 	f    *os.File
-	lock *os.File
+	lock *dirLock
 	sync SyncPolicy
 	buf  []byte
 }
@@ -151,22 +150,18 @@ func openWAL(dir string, sync SyncPolicy, apply func(*entry) error) (*wal, error
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("day1: memstore: %w", err)
 	}
-	lock, err := os.OpenFile(filepath.Join(dir, lockName), os.O_CREATE|os.O_RDWR, 0o644)
+	lock, err := lockDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("day1: memstore: %w", err)
-	}
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		lock.Close()
-		return nil, fmt.Errorf("day1: memstore: %s is in use by another process (%v)", dir, err)
+		return nil, err
 	}
 	f, err := os.OpenFile(filepath.Join(dir, logName), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
-		lock.Close()
+		lock.release()
 		return nil, fmt.Errorf("day1: memstore: %w", err)
 	}
 	fail := func(err error) (*wal, error) {
 		f.Close()
-		lock.Close()
+		lock.release()
 		return nil, err
 	}
 	good, err := readLog(f, apply)
@@ -351,7 +346,7 @@ func (w *wal) close() error {
 	if cerr := w.f.Close(); err == nil {
 		err = cerr
 	}
-	w.lock.Close()
+	w.lock.release()
 	return err
 }
 

@@ -264,6 +264,11 @@ func testSearch(t *testing.T, h Harness) {
 			{"relation kind", store.SearchQuery{Text: "service", Mode: store.Keyword, Kinds: []store.Kind{store.KindRelation}}, "SearchQuery.Kinds"},
 			{"unknown fusion", store.SearchQuery{Text: "service", Mode: store.Hybrid, Fusion: "max"}, "SearchQuery.Fusion"},
 			{"alpha above 1", store.SearchQuery{Text: "service", Vector: searchQuery, Mode: store.Hybrid, Fusion: store.Weighted, Alpha: 1.5}, "SearchQuery.Alpha"},
+			{"NaN min score", store.SearchQuery{Text: "service", Mode: store.Keyword, MinScore: math.NaN()}, "SearchQuery.MinScore"},
+			{"infinite min score", store.SearchQuery{Text: "service", Mode: store.Keyword, MinScore: math.Inf(-1)}, "SearchQuery.MinScore"},
+			{"NaN alpha", store.SearchQuery{Text: "service", Vector: searchQuery, Mode: store.Hybrid, Fusion: store.Weighted, Alpha: math.NaN()}, "SearchQuery.Alpha"},
+			{"infinite RRF k", store.SearchQuery{Text: "service", Mode: store.Hybrid, RRFK: math.Inf(1)}, "SearchQuery.RRFK"},
+			{"NaN RRF k", store.SearchQuery{Text: "service", Mode: store.Hybrid, RRFK: math.NaN()}, "SearchQuery.RRFK"},
 			{"until before since", store.SearchQuery{Text: "service", Mode: store.Keyword, Filter: store.Filter{Since: micro(2), Until: micro(1)}}, "Filter.Until"},
 		} {
 			_, err := e.s.Search(e.ctx, main, c.q)

@@ -1,0 +1,18 @@
+//go:build darwin || dragonfly || freebsd || linux || netbsd || openbsd
+
+package memstore
+
+import (
+	"errors"
+	"os"
+	"syscall"
+)
+
+// lockFile takes an exclusive, non-blocking flock on f.
+func lockFile(f *os.File) error {
+	err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return errLockHeld
+	}
+	return err
+}
