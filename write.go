@@ -41,7 +41,8 @@ func (c *Client) WriteFact(ctx context.Context, f Fact) (Written[Fact], error) {
 
 // WriteFacts writes facts to one branch as one atomic batch: all or none.
 //
-// Every fact must name the same branch, or none; an empty Branch means DefaultBranch.
+// Every fact must write to the same branch; an empty Branch means DefaultBranch, so a
+// batch that names a branch must name it on every fact.
 // A fact without an ID gets a generated one. A fact whose Embedding is empty is
 // embedded with the Config's embedder, in one Embed call for the batch; when that
 // fails the fact is written without an embedding and Written.EmbedErr says why. A
@@ -167,15 +168,13 @@ func write[T store.Record](ctx context.Context, c *Client, in []T, plural string
 	if len(in) > store.MaxBatch {
 		return nil, store.Invalid(plural, fmt.Sprintf("holds %d records; a batch holds at most %d", len(in), store.MaxBatch), nil)
 	}
-	branch := ""
+	// An empty Branch is the default branch, in a batch as in a single write.
+	branch := branchOrMain(in[0].RecordBranch())
 	recs := make([]store.Record, len(in))
 	for i, r := range in {
-		if b := r.RecordBranch(); b != "" {
-			if branch != "" && b != branch {
-				return nil, store.Invalid(fmt.Sprintf("%s[%d].Branch", plural, i),
-					fmt.Sprintf("differs from the batch's branch %q; one batch writes to one branch", branch), b)
-			}
-			branch = b
+		if b := branchOrMain(r.RecordBranch()); b != branch {
+			return nil, store.Invalid(fmt.Sprintf("%s[%d].Branch", plural, i),
+				fmt.Sprintf("is %q where %s[0] writes to %q (an empty Branch is %q); one batch writes to one branch", b, plural, branch, DefaultBranch), r.RecordBranch())
 		}
 		rec := store.Clone(r)
 		if rec.RecordID() == "" {
@@ -186,7 +185,6 @@ func write[T store.Record](ctx context.Context, c *Client, in []T, plural string
 		}
 		recs[i] = rec
 	}
-	branch = branchOrMain(branch)
 	embedErrs := c.embed(ctx, recs)
 	if err := ctx.Err(); err != nil {
 		return nil, err

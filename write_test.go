@@ -244,14 +244,25 @@ func TestWriteFactsValidation(t *testing.T) {
 	if len(facts) != 0 {
 		t.Errorf("failed batches wrote %d facts, want none", len(facts))
 	}
-	// Facts that leave Branch empty join the batch's named branch.
-	ws, err := c.WriteFacts(ctx, []Fact{{Text: "x1"}, {Branch: "other", Text: "x2"}})
+	// An empty Branch is main in a batch too: beside a fact for another branch it is
+	// refused, and nothing is written.
+	_, err = c.WriteFacts(ctx, []Fact{{Text: "x1"}, {Branch: "other", Text: "x2"}})
+	var ve *ValidationError
+	if !errors.As(err, &ve) || ve.Field != "facts[1].Branch" {
+		t.Errorf("a batch of main and other: err = %v, want a *ValidationError on facts[1].Branch", err)
+	}
+	for _, b := range []string{"main", "other"} {
+		if n, err := c.ListFacts(ctx, ListOptions{Branch: b}); err != nil || len(n) != 0 {
+			t.Errorf("%s after a refused batch: %d facts, %v; want none", b, len(n), err)
+		}
+	}
+	ws, err := c.WriteFacts(ctx, []Fact{{Text: "x1"}, {Branch: "main", Text: "x2"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range ws {
-		if w.Record.Branch != "other" {
-			t.Errorf("fact %q written to %q, want other", w.Record.Text, w.Record.Branch)
+		if w.Record.Branch != "main" {
+			t.Errorf("fact %q written to %q, want main", w.Record.Text, w.Record.Branch)
 		}
 	}
 	if _, err := c.WriteFact(ctx, Fact{Branch: "nope", Text: "x"}); !errors.Is(err, ErrBranchNotFound) {

@@ -351,9 +351,14 @@ func TestCompleteTaskWithoutMergeOrNothingToPromote(t *testing.T) {
 func TestCompleteTaskMergeFailureKeepsTaskActive(t *testing.T) {
 	t.Parallel()
 	v := newEnv(t)
-	v.task(t, "t1", nil)
+	if _, err := v.mem.CreateBranch(bg, store.BranchSpec{Name: "release"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.e.CreateTask(bg, TaskSpec{Name: "t1", Type: "bug_fix", Parent: "release"}); err != nil {
+		t.Fatal(err)
+	}
 	v.put(t, "task/t1", verifiedFact("f1", "fine"))
-	if _, err := v.mem.SetBranchStatus(bg, "main", store.BranchArchived); err != nil {
+	if _, err := v.mem.SetBranchStatus(bg, "release", store.BranchArchived); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := v.e.CompleteTask(bg, CompleteRequest{Task: "t1", Merge: true}); !errors.Is(err, store.ErrBranchArchived) {

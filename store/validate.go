@@ -388,3 +388,27 @@ func NormalizeSession(s Session) (Session, error) {
 	}
 	return s, nil
 }
+
+// ValidateBranchStatus checks a change of a branch's status: a valid status, and the
+// default branch only ever active (every default write goes to it, so it can be
+// neither archived nor marked merged).
+func ValidateBranchStatus(name string, status BranchStatus) error {
+	if !status.Valid() {
+		return Invalid("status", "must be active, merged or archived", status)
+	}
+	if name == DefaultBranch && status != BranchActive {
+		return Invalid("status", "must be active for the default branch, which can be neither archived nor marked merged", status)
+	}
+	return nil
+}
+
+// CheckInstant checks a read of branch b at instant t: a branch's history begins at
+// its fork (ForkedAt; for the default branch, when the store was made), and an
+// instant before it is ErrTooOld rather than the parent's past or an empty memory.
+func CheckInstant(b Branch, t time.Time) error {
+	if t.Before(b.ForkedAt) {
+		return fmt.Errorf("%w: branch %q begins at %s; %s is before it",
+			ErrTooOld, b.Name, b.ForkedAt.UTC().Format(time.RFC3339Nano), t.UTC().Format(time.RFC3339Nano))
+	}
+	return nil
+}

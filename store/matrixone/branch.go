@@ -310,8 +310,8 @@ func (s *Store) ListBranches(ctx context.Context, f store.BranchFilter) ([]store
 
 // SetBranchStatus archives, reactivates or marks a branch merged.
 func (s *Store) SetBranchStatus(ctx context.Context, name string, status store.BranchStatus) (store.Branch, error) {
-	if !status.Valid() {
-		return store.Branch{}, store.Invalid("status", "must be active, merged or archived", status)
+	if err := store.ValidateBranchStatus(name, status); err != nil {
+		return store.Branch{}, err
 	}
 	if err := s.usable(ctx); err != nil {
 		return store.Branch{}, err

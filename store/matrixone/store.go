@@ -369,6 +369,9 @@ func (s *Store) resolve(ctx context.Context, q queryer, v store.View) (pos, erro
 			if s.opts.Retention > 0 && v.At.Time.Before(s.opts.Now().Add(-s.opts.Retention)) {
 				return pos{}, fmt.Errorf("%w: %s is more than %s ago", store.ErrTooOld, v.At.Time.UTC().Format(time.RFC3339Nano), s.opts.Retention)
 			}
+			if err := store.CheckInstant(b.info, v.At.Time); err != nil {
+				return pos{}, err
+			}
 			if cut, err = revAt(ctx, q, v.At.Time); err != nil {
 				return pos{}, err
 			}

@@ -153,8 +153,8 @@ func (s *Store) ListBranches(ctx context.Context, f store.BranchFilter) ([]store
 
 // SetBranchStatus changes a branch's status.
 func (s *Store) SetBranchStatus(ctx context.Context, name string, status store.BranchStatus) (store.Branch, error) {
-	if !status.Valid() {
-		return store.Branch{}, store.Invalid("status", "must be active, merged or archived", status)
+	if err := store.ValidateBranchStatus(name, status); err != nil {
+		return store.Branch{}, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

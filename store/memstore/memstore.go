@@ -289,6 +289,9 @@ func (s *Store) resolveView(v store.View) (view, error) {
 	}
 	seq := s.seq
 	if !v.At.Time.IsZero() {
+		if err := store.CheckInstant(b.info, v.At.Time); err != nil {
+			return view{}, err
+		}
 		seq = s.seqAt(v.At.Time)
 	}
 	return s.chainOf(b, seq), nil

@@ -217,6 +217,15 @@ func testBranch(t *testing.T, h Harness) {
 		isInvalid(e.t, "SetBranchStatus(frozen)", err, "")
 		_, err = e.s.SetBranchStatus(e.ctx, "nope", store.BranchArchived)
 		isErr(e.t, "SetBranchStatus of an unknown branch", err, store.ErrBranchNotFound)
+		// The default branch takes every default write: it stays active.
+		for _, st := range []store.BranchStatus{store.BranchArchived, store.BranchMerged} {
+			_, err = e.s.SetBranchStatus(e.ctx, store.DefaultBranch, st)
+			isInvalid(e.t, "SetBranchStatus(main, "+string(st)+")", err, "status")
+		}
+		if got := e.getBranch(store.DefaultBranch).Status; got != store.BranchActive {
+			e.t.Errorf("main: Status = %q; want active", got)
+		}
+		e.put1(store.DefaultBranch, store.Fact{ID: "m1", Text: "main still takes writes"})
 	})
 
 	subtest(t, h, area, "delete", func(e *env) {

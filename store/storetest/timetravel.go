@@ -3,6 +3,7 @@ package storetest
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/day1ai/day1/store"
 )
@@ -98,6 +99,10 @@ func testTimeTravel(t *testing.T, h Harness) {
 			empty[k] = nil
 		}
 		same(e.t, "state before the first write", empty, e.state(atTime(main, t0)))
+		// Before the store's history began, main did not exist: too old, like a branch
+		// read before its fork.
+		_, err := e.s.List(e.ctx, atTime(main, e.getBranch(main).ForkedAt.Add(-time.Hour)), store.ListQuery{Kind: store.KindFact})
+		isErr(e.t, "List on main before the store began", err, store.ErrTooOld)
 		e.missing(atTime(main, t0), factRef("f1"))
 		same(e.t, "search before the first write", []string{}, hitIDs(e.search(atTime(main, t0), store.SearchQuery{Text: "alpha", Mode: store.Keyword})))
 	})
@@ -130,14 +135,22 @@ func testTimeTravel(t *testing.T, h Harness) {
 			{"snapshot of the branch", atSnap("b", "sb"), snapState},
 			{"instant after the snapshot", atTime("b", afterSnap), snapState},
 			{"instant after the fork", atTime("b", afterFork), forkState},
-			{"instant just before the fork", atTime("b", justBeforeFork), forkState},
 		} {
 			same(e.t, c.name, c.want, e.state(c.v))
 		}
-		// Before its fork a branch shows its parent as the parent was then; the Branch
-		// field of such reads is specified once, by the branch area.
-		same(e.t, "instant before the parent's last write before the fork", mainEarly, e.state(atTime("b", beforeFork)), ignoreBranch)
-		e.missing(atTime("b", beforeFork), factRef("f3"))
+		// A branch's history begins at its fork: an instant before it is too old for the
+		// branch, whatever its parent held then. The parent answers for that time.
+		for _, at := range []time.Time{justBeforeFork, beforeFork} {
+			_, err := e.s.Get(e.ctx, atTime("b", at), factRef("f1"))
+			isErr(e.t, "Get on b before its fork", err, store.ErrTooOld)
+			_, err = e.s.List(e.ctx, atTime("b", at), store.ListQuery{Kind: store.KindFact})
+			isErr(e.t, "List on b before its fork", err, store.ErrTooOld)
+			_, err = e.s.Search(e.ctx, atTime("b", at), store.SearchQuery{Text: "alpha", Mode: store.Keyword})
+			isErr(e.t, "Search on b before its fork", err, store.ErrTooOld)
+		}
+		same(e.t, "main before the fork", mainEarly, e.state(atTime(main, beforeFork)))
+		e.missing(atTime(main, beforeFork), factRef("f3"))
+		same(e.t, "instant at the fork", forkState, e.state(atTime("b", e.getBranch("b").ForkedAt)))
 		same(e.t, "keyword on b at the snapshot", []string{"f1"}, hitIDs(e.search(atSnap("b", "sb"), store.SearchQuery{Text: "alpha", Mode: store.Keyword})))
 		same(e.t, "f1 on b at the snapshot", "alpha on main", textOf(e.get(atSnap("b", "sb"), factRef("f1"))))
 		e.missing(atSnap("b", "sb"), factRef("g2"))
