@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
+
+	"github.com/cenkalti/backoff/v4"
 
 	"github.com/day1ai/day1/store"
 )
@@ -14,8 +17,10 @@ import (
 const DefaultMergedBy = "day1"
 
 // DefaultRetries is how many times a merge is planned again after the target changed
-// under it, when Engine.Retries is zero.
-const DefaultRetries = 3
+// under it, when Engine.Retries is zero. Retries wait a growing, jittered pause
+// (from about 10 ms to at most half a second), so merges that race from several
+// engines or processes spread out and all land.
+const DefaultRetries = 8
 
 // Request asks for one merge of Source into Target.
 type Request struct {
@@ -69,8 +74,10 @@ type Result struct {
 }
 
 // Engine merges branches of one store. Its zero value is not usable: Store is required.
-// An Engine holds no state between merges and is safe for concurrent use when its
-// Store, Resolver, Gate, NewID and Now are.
+// An Engine keeps no state between merges beyond which targets it is merging into,
+// so that merges into one target through it queue instead of racing; it must not be
+// copied after first use. It is safe for concurrent use when its Store, Resolver,
+// Gate, NewID and Now are.
 type Engine struct {
 	// Store is the store that holds both branches. Required.
 	Store store.Store
@@ -89,6 +96,11 @@ type Engine struct {
 	// Store.ApplyMerge reports store.ErrStale (the target changed after the diff).
 	// 0 means DefaultRetries; a negative value means no retry.
 	Retries int
+
+	// Merges into one target through this Engine run one at a time, so they never
+	// make each other stale; merges through other engines or processes are retried.
+	mu      sync.Mutex
+	targets map[string]chan struct{}
 }
 
 // Merge merges req.Source into req.Target following req.Strategy, atomically: either the
@@ -123,8 +135,16 @@ func (e *Engine) Merge(ctx context.Context, req Request) (Result, error) {
 	case retries < 0:
 		retries = 0
 	}
+	if !req.DryRun {
+		unlock, err := e.lockTarget(ctx, req.Target)
+		if err != nil {
+			return Result{}, err
+		}
+		defer unlock()
+	}
 	now := e.now()
 	id := e.newID()
+	pause := newPause()
 	for attempt := 0; ; attempt++ {
 		diff, err := e.diff(ctx, req)
 		if err != nil {
@@ -153,6 +173,9 @@ func (e *Engine) Merge(ctx context.Context, req Request) (Result, error) {
 		rec, err := e.Store.ApplyMerge(ctx, plan)
 		if errors.Is(err, store.ErrStale) {
 			if attempt < retries {
+				if err := pause.wait(ctx); err != nil {
+					return Result{}, err
+				}
 				continue
 			}
 			return Result{}, fmt.Errorf("day1: merge %s into %s: the target changed during each of %d attempt(s); retry later: %w",
@@ -166,6 +189,51 @@ func (e *Engine) Merge(ctx context.Context, req Request) (Result, error) {
 		}
 		res.Applied = true
 		return res, nil
+	}
+}
+
+// lockTarget waits until no other merge into target runs through e, or ctx ends, and
+// returns the function that lets the next one go.
+func (e *Engine) lockTarget(ctx context.Context, target string) (func(), error) {
+	e.mu.Lock()
+	if e.targets == nil {
+		e.targets = map[string]chan struct{}{}
+	}
+	slot, ok := e.targets[target]
+	if !ok {
+		slot = make(chan struct{}, 1)
+		e.targets[target] = slot
+	}
+	e.mu.Unlock()
+	select {
+	case slot <- struct{}{}:
+		return func() { <-slot }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// pause is the wait between attempts of a merge whose target changed under it.
+type pause struct{ b *backoff.ExponentialBackOff }
+
+func newPause() *pause {
+	b := backoff.NewExponentialBackOff(
+		backoff.WithInitialInterval(10*time.Millisecond),
+		backoff.WithMaxInterval(500*time.Millisecond),
+		backoff.WithRandomizationFactor(0.5),
+		backoff.WithMaxElapsedTime(0))
+	return &pause{b: b}
+}
+
+// wait sleeps the next pause, or until ctx ends.
+func (p *pause) wait(ctx context.Context) error {
+	t := time.NewTimer(p.b.NextBackOff())
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 

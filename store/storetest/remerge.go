@@ -1,8 +1,10 @@
 package storetest
 
 import (
+	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/day1ai/day1/merge"
@@ -186,6 +188,40 @@ func testRemerge(t *testing.T, h Harness) {
 			if it.Action == store.ActionDeduplicate && !strings.Contains(it.Reason, "on-main") {
 				e.t.Errorf("deduplicated item reason %q does not name on-main", it.Reason)
 			}
+		}
+	})
+
+	subtest(t, h, area, "concurrent merges into one target all land", func(e *env) {
+		const n = 8
+		want := map[string]string{}
+		for i := range n {
+			name := fmt.Sprintf("agent-%d", i)
+			e.fork(name, store.DefaultBranch)
+			id := fmt.Sprintf("f%d", i)
+			e.put1(name, store.Fact{ID: id, Text: fmt.Sprintf("finding number %d of agent %d", i, i)})
+			want[id] = fmt.Sprintf("finding number %d of agent %d", i, i)
+		}
+		// One engine each, as separate processes would have: nothing queues them but
+		// the retries.
+		var wg sync.WaitGroup
+		errs := make([]error, n)
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				eng := &merge.Engine{Store: e.s}
+				_, errs[i] = eng.Merge(e.ctx, merge.Request{Source: fmt.Sprintf("agent-%d", i), Target: store.DefaultBranch})
+			}()
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				e.t.Errorf("merge of agent-%d: %v", i, err)
+			}
+		}
+		same(e.t, "main after the concurrent merges", want, e.texts(main, store.KindFact))
+		if got := len(e.listMerges(store.MergeFilter{Target: store.DefaultBranch})); got != n {
+			e.t.Errorf("%d merges recorded; want %d", got, n)
 		}
 	})
 
