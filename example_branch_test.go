@@ -190,3 +190,65 @@ func ExampleClient_Merge_squash() {
 	// Output:
 	// main: Cache entries live for 10 minutes active
 }
+
+// A long-running agent branch that delivers to main several times and syncs with it in
+// between: every merge is the new merge base, so each diff lists only what is new and
+// nothing already merged conflicts again.
+func ExampleClient_Merge_repeated() {
+	ctx := context.Background()
+	c, err := day1.Open(ctx, exampleConfig())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+
+	const agent = "agent/researcher"
+	if _, err := c.Branch(ctx, agent, day1.BranchOptions{}); err != nil {
+		log.Fatal(err)
+	}
+	must := func(_ any, err error) {
+		if err != nil {
+			log.Fatal(err)
+		}
+	}
+	must(c.WriteFact(ctx, day1.Fact{ID: "retry", Branch: agent, Text: "Retries back off exponentially"}))
+	must(c.Merge(ctx, day1.MergeRequest{Source: agent, Target: "main"})) // first delivery
+
+	// main refines the delivered fact; the agent learns something new meanwhile.
+	must(c.WriteFact(ctx, day1.Fact{ID: "retry", Text: "Retries back off exponentially, capped at one minute"}))
+	must(c.WriteFact(ctx, day1.Fact{ID: "health", Branch: agent, Text: "Health checks run every ten seconds"}))
+
+	diff, err := c.Diff(ctx, agent, "main")
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, ch := range diff.SourceChanges {
+		fmt.Println("agent:", ch.Op, ch.Ref)
+	}
+	for _, ch := range diff.TargetChanges {
+		fmt.Println("main:", ch.Op, ch.Ref)
+	}
+	fmt.Println("conflicts:", len(diff.Conflicts))
+
+	must(c.Merge(ctx, day1.MergeRequest{Source: agent, Target: "main"})) // second delivery
+	must(c.Merge(ctx, day1.MergeRequest{Source: "main", Target: agent})) // sync back
+
+	f, err := c.GetFact(ctx, agent, "retry")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("agent now reads:", f.Text)
+	hits, err := c.Search(ctx, day1.SearchQuery{Text: "health checks", Mode: day1.Keyword, Limit: 1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	if fact, ok := hits[0].Fact(); ok {
+		fmt.Println("main finds:", fact.Text, "as", day1.FactRef(fact.ID))
+	}
+	// Output:
+	// agent: added fact/health
+	// main: updated fact/retry
+	// conflicts: 0
+	// agent now reads: Retries back off exponentially, capped at one minute
+	// main finds: Health checks run every ten seconds as fact/health
+}

@@ -52,7 +52,8 @@ type (
 	Conflict = store.Conflict
 	// ConflictReason says why two changes conflict.
 	ConflictReason = store.ConflictReason
-	// Hit is one search result, with its scores and the retrievers that found it.
+	// Hit is one search result, with its scores and the retrievers that found it;
+	// Hit.Fact and Hit.Observation return its record typed.
 	Hit = store.Hit
 	// Retriever names the retriever that found a hit.
 	Retriever = store.Retriever
@@ -245,3 +246,19 @@ const (
 
 // RefOf returns the Ref of a record, for Delete and cherry-pick merges.
 func RefOf(r Record) Ref { return store.RefOf(r) }
+
+// FactRef returns the Ref of the fact with the given id, for Delete, cherry-pick
+// merges and verification.
+func FactRef(id string) Ref { return store.FactRef(id) }
+
+// ObservationRef returns the Ref of the observation with the given id.
+func ObservationRef(id string) Ref { return store.ObservationRef(id) }
+
+// RelationRef returns the Ref of the relation with the given id.
+func RelationRef(id string) Ref { return store.RelationRef(id) }
+
+// ConversationRef returns the Ref of the conversation with the given id.
+func ConversationRef(id string) Ref { return store.ConversationRef(id) }
+
+// MessageRef returns the Ref of the message with the given id.
+func MessageRef(id string) Ref { return store.MessageRef(id) }

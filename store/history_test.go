@@ -91,3 +91,28 @@ func TestResolveBase(t *testing.T) {
 		t.Errorf("ResolveBase of no base = %q; want the zero value", got)
 	}
 }
+
+func TestRefHelpersAndHitAccessors(t *testing.T) {
+	t.Parallel()
+	refs := []store.Ref{store.FactRef("a"), store.ObservationRef("b"), store.RelationRef("c"), store.ConversationRef("d"), store.MessageRef("e")}
+	want := []string{"fact/a", "observation/b", "relation/c", "conversation/d", "message/e"}
+	for i, r := range refs {
+		if r.String() != want[i] {
+			t.Errorf("ref %d = %s; want %s", i, r, want[i])
+		}
+	}
+	h := store.Hit{Record: store.Fact{ID: "f", Text: "x"}}
+	if f, ok := h.Fact(); !ok || f.ID != "f" {
+		t.Errorf("Hit.Fact = %+v, %v; want the fact", f, ok)
+	}
+	if _, ok := h.Observation(); ok {
+		t.Error("Hit.Observation of a fact reports true")
+	}
+	h = store.Hit{Record: store.Observation{ID: "o"}}
+	if o, ok := h.Observation(); !ok || o.ID != "o" {
+		t.Errorf("Hit.Observation = %+v, %v; want the observation", o, ok)
+	}
+	if _, ok := h.Fact(); ok {
+		t.Error("Hit.Fact of an observation reports true")
+	}
+}

@@ -136,6 +136,18 @@ type Hit struct {
 	FoundBy      []Retriever
 }
 
+// Fact returns the hit's record as a Fact, and whether it is one.
+func (h Hit) Fact() (Fact, bool) {
+	f, ok := h.Record.(Fact)
+	return f, ok
+}
+
+// Observation returns the hit's record as an Observation, and whether it is one.
+func (h Hit) Observation() (Observation, bool) {
+	o, ok := h.Record.(Observation)
+	return o, ok
+}
+
 // Outcome says what a write did.
 type Outcome string
 

@@ -321,3 +321,18 @@ func RefOf(r Record) Ref { return Ref{Kind: r.RecordKind(), ID: r.RecordID()} }
 
 // String returns "kind/id".
 func (r Ref) String() string { return string(r.Kind) + "/" + r.ID }
+
+// FactRef returns the Ref of the fact with the given id.
+func FactRef(id string) Ref { return Ref{Kind: KindFact, ID: id} }
+
+// ObservationRef returns the Ref of the observation with the given id.
+func ObservationRef(id string) Ref { return Ref{Kind: KindObservation, ID: id} }
+
+// RelationRef returns the Ref of the relation with the given id.
+func RelationRef(id string) Ref { return Ref{Kind: KindRelation, ID: id} }
+
+// ConversationRef returns the Ref of the conversation with the given id.
+func ConversationRef(id string) Ref { return Ref{Kind: KindConversation, ID: id} }
+
+// MessageRef returns the Ref of the message with the given id.
+func MessageRef(id string) Ref { return Ref{Kind: KindMessage, ID: id} }
