@@ -46,8 +46,11 @@
 //
 // # Branches and merges
 //
-// Branch forks a branch from a parent in constant time; the branch sees the parent as
-// it was at the fork, and its own writes stay on it until merged. Diff lists what
+// Branch forks a branch from a parent; the branch sees the parent as it was at the
+// fork, and its own writes stay on it until merged. On the embedded store a fork is
+// copy-on-write, in constant time; on MatrixOne it is a zero-copy DATA BRANCH CREATE
+// from the head of a 3.x server, and a copy of the visible rows otherwise
+// (Capabilities says which path the server takes). Diff lists what
 // changed on each side since the merge base, with conflicts. Merge applies a strategy
 // atomically: Native (adopt every change; conflicts follow the ConflictPolicy),
 // CherryPick (chosen records), Squash (net effect), Auto (a Resolver decides conflicts).
@@ -86,7 +89,8 @@
 // another branch; picked messages record the target in PickedTo. Consolidate turns a
 // session's observations into candidate facts. CreateTemplate, FindTemplate,
 // InstantiateTemplate, UpdateTemplate and DeprecateTemplate keep versioned templates
-// of good branches, instantiated as new branches in constant time.
+// of good branches, instantiated as new branches (forks from a snapshot: constant time
+// on the embedded store, a copy on MatrixOne).
 //
 //	res, err := c.VerifyBranch(ctx, day1.VerifyBranchRequest{Branch: "task/fix-auth"})
 //	_, err = c.Merge(ctx, day1.MergeRequest{Source: "task/fix-auth", Target: "main", Gate: day1.VerificationGate{}})

@@ -9,7 +9,7 @@ import (
 // Template types. They are the curation package's.
 type (
 	// Template is a named, versioned snapshot of a branch for a kind of task, that new
-	// branches fork from in constant time.
+	// branches fork from.
 	Template = curation.Template
 	// TemplateVersion is one version of a template.
 	TemplateVersion = curation.TemplateVersion
@@ -81,7 +81,8 @@ func (c *Client) FindTemplate(ctx context.Context, taskType string) (Template, e
 }
 
 // InstantiateTemplate creates the branch req.Branch from the current version of a
-// template, in constant time whatever the amount of memory; the branch's metadata
+// template: a fork from the version's snapshot, in constant time on the embedded store
+// and a copy of the snapshot's rows on MatrixOne; the branch's metadata
 // names the template and version. Errors: ErrNotFound, ErrTemplateDeprecated,
 // ErrBranchExists, *ValidationError, ErrClosed, ctx's error.
 func (c *Client) InstantiateTemplate(ctx context.Context, name string, req InstantiateRequest) (TemplateInstance, error) {

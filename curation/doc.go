@@ -64,7 +64,7 @@
 // A [Template] is a named, versioned snapshot of a branch for a kind of task:
 // [Engine.CreateTemplate], [Engine.ListTemplates], [Engine.FindTemplate] (the best
 // active template for a task type), [Engine.InstantiateTemplate] (a new branch forked
-// from the snapshot, in constant time), [Engine.UpdateTemplate] and
+// from the snapshot), [Engine.UpdateTemplate] and
 // [Engine.DeprecateTemplate]. Templates are store documents in the collection
 // [TemplateCollection], written with preconditions so concurrent writers cannot lose
 // each other's changes.

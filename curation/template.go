@@ -49,7 +49,7 @@ const (
 )
 
 // Template is a reusable starting point for a kind of task: a frozen version of a
-// branch's memory that new branches fork from in constant time.
+// branch's memory that new branches fork from.
 //
 // Each version is a snapshot of its source branch, named "template.<name>.v<N>"; the
 // snapshot pins the source branch (it cannot be deleted while the snapshot exists).
@@ -280,7 +280,8 @@ func (e *Engine) FindTemplate(ctx context.Context, taskType string) (Template, e
 }
 
 // InstantiateTemplate creates a branch from the current version of a template: a fork
-// of the version's snapshot, in constant time whatever the amount of memory. The
+// of the version's snapshot (constant time on the embedded store, a copy of the
+// snapshot's rows on MatrixOne). The
 // template's Uses count grows by one (best effort: a count lost to concurrent writers
 // does not fail the call).
 //

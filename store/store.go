@@ -36,8 +36,10 @@ type Store interface {
 	// Search ranks facts and observations by keyword, vector or both.
 	Search(ctx context.Context, v View, q SearchQuery) ([]Hit, error)
 
-	// CreateBranch forks a branch from a parent's head, or from a point in its past, in
-	// time independent of the amount of memory. ErrBranchExists if the name is taken.
+	// CreateBranch forks a branch from a parent's head, or from a point in its past.
+	// A store says in its documentation what a fork costs: constant time for the
+	// embedded store; for MatrixOne, constant time on the native path and a copy
+	// otherwise. ErrBranchExists if the name is taken.
 	CreateBranch(ctx context.Context, spec BranchSpec) (Branch, error)
 	// GetBranch returns a branch or ErrBranchNotFound.
 	GetBranch(ctx context.Context, name string) (Branch, error)
