@@ -42,8 +42,8 @@ func TestCreateTask(t *testing.T) {
 	}
 
 	_, err = v.e.CreateTask(bg, TaskSpec{Name: "fix-oauth"})
-	if !errors.Is(err, ErrTaskExists) {
-		t.Errorf("creating it again: %v, want ErrTaskExists", err)
+	if !errors.Is(err, ErrTaskExists) || !errors.Is(err, store.ErrExists) {
+		t.Errorf("creating it again: %v, want ErrTaskExists matching store.ErrExists", err)
 	}
 }
 

@@ -1,6 +1,8 @@
 package store_test
 
 import (
+	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -114,5 +116,26 @@ func TestRefHelpersAndHitAccessors(t *testing.T) {
 	}
 	if _, ok := h.Fact(); ok {
 		t.Error("Hit.Fact of an observation reports true")
+	}
+}
+
+func TestSentinelsReadWell(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		err, general error
+		msg          string
+	}{
+		{store.ErrBranchNotFound, store.ErrNotFound, "day1: branch not found"},
+		{store.ErrSnapshotNotFound, store.ErrNotFound, "day1: snapshot not found"},
+		{store.ErrBranchExists, store.ErrExists, "day1: branch already exists"},
+		{store.ErrSnapshotExists, store.ErrExists, "day1: snapshot already exists"},
+	} {
+		wrapped := fmt.Errorf("%w: %q", c.err, "x")
+		if !errors.Is(wrapped, c.err) || !errors.Is(wrapped, c.general) {
+			t.Errorf("%v does not match %v and %v", wrapped, c.err, c.general)
+		}
+		if got := wrapped.Error(); got != c.msg+`: "x"` {
+			t.Errorf("message = %q; want %q", got, c.msg+`: "x"`)
+		}
 	}
 }
