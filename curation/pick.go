@@ -17,7 +17,7 @@ import (
 const (
 	MetaPickedFromBranch       = "picked_from_branch"
 	MetaPickedFromConversation = "picked_from_conversation"
-	MetaPickedFromMessage      = "picked_from_message"
+	MetaPickedFromMessage      = store.MetaPickedFromMessage
 	MetaPickedFromSeq          = "picked_from_seq"
 	MetaPickedRange            = "picked_range"
 )

@@ -222,6 +222,9 @@ func HeuristicFactScores(f store.Fact) store.Scores {
 // related finds the live facts of the branch most like f, f itself and its parent
 // left out: the possible conflicts a judge should see.
 func (e *Engine) related(ctx context.Context, branch string, f store.Fact) ([]store.Fact, error) {
+	if branch == "" {
+		return nil, nil // a detached fact (JudgeFact): no branch to look in
+	}
 	q := store.SearchQuery{
 		Kinds:  []store.Kind{store.KindFact},
 		Text:   shorten(f.Text, 1000),
@@ -257,7 +260,7 @@ func (e *Engine) related(ctx context.Context, branch string, f store.Fact) ([]st
 // sourceContext describes the record a fact came from, when the branch has it.
 func (e *Engine) sourceContext(ctx context.Context, branch string, f store.Fact) string {
 	kind := store.Kind(f.SourceType)
-	if f.SourceID == "" || !kind.Valid() || kind == store.KindRelation {
+	if branch == "" || f.SourceID == "" || !kind.Valid() || kind == store.KindRelation {
 		return ""
 	}
 	rec, err := e.Store.Get(ctx, store.View{Branch: branch}, store.Ref{Kind: kind, ID: f.SourceID})
@@ -372,6 +375,26 @@ func (e *Engine) verifyConversation(ctx context.Context, branch string, conv sto
 	}
 	stored, _ := res[0].Record.(store.Conversation)
 	return ConversationVerdict{Verdict: v, Conversation: stored}, nil
+}
+
+// JudgeFact scores a fact that belongs to no branch (in a bundle, say) with the
+// Engine's model, or the heuristic without one, and writes nothing. The judge sees the
+// fact alone: no related facts and no source record. The verdict's Status follows
+// Engine.Policy.
+func (e *Engine) JudgeFact(ctx context.Context, f store.Fact) (Verdict, error) {
+	if err := store.ValidateRecord(f, 0); err != nil {
+		return Verdict{}, err
+	}
+	return e.judgeFact(ctx, "", f, e.Policy)
+}
+
+// JudgeConversation scores a conversation and its messages that belong to no branch
+// (in a bundle, say), as JudgeFact does a fact, and writes nothing.
+func (e *Engine) JudgeConversation(ctx context.Context, conv store.Conversation, msgs []store.Message) (Verdict, error) {
+	if err := store.ValidateRecord(conv, 0); err != nil {
+		return Verdict{}, err
+	}
+	return e.judgeConversation(ctx, conv, msgs, e.Policy)
 }
 
 // judgeConversation scores a conversation's messages without writing anything.

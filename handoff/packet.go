@@ -376,7 +376,7 @@ func (e *Engine) buildPacket(ctx context.Context, t Task, s packetSpec) (Packet,
 		if !f.Status.Live() || f.Verify.Status == store.Invalidated {
 			continue
 		}
-		if !s.includeUnverified && !factVerified(f) {
+		if !s.includeUnverified && !f.IsVerified() {
 			continue
 		}
 		if s.scope.CompletedObjectivesOnly {
@@ -388,7 +388,7 @@ func (e *Engine) buildPacket(ctx context.Context, t Task, s packetSpec) (Packet,
 	}
 	sort.Slice(facts, func(i, j int) bool {
 		a, b := facts[i], facts[j]
-		if va, vb := factVerified(a), factVerified(b); va != vb {
+		if va, vb := a.IsVerified(), b.IsVerified(); va != vb {
 			return va
 		}
 		if a.Confidence != b.Confidence {
@@ -462,7 +462,7 @@ func (e *Engine) buildPacket(ctx context.Context, t Task, s packetSpec) (Packet,
 		km := make([]KeyMessage, len(msgs))
 		for i, m := range msgs {
 			km[i] = KeyMessage{ID: m.ID, Seq: m.Seq, Role: m.Role, Content: m.Content, Tool: m.Tool, AgentID: m.AgentID,
-				Decision: decided[m.ID], Picked: len(m.PickedTo) > 0 || m.Metadata[MetaPickedFromMessage] != ""}
+				Decision: decided[m.ID], Picked: m.Picked()}
 		}
 		cc.Messages = km
 		at := c.UpdatedAt
@@ -684,7 +684,7 @@ func heuristicSummary(p *Packet) string {
 	fmt.Fprintf(&b, ": %d of %d objectives done.", p.Done, p.Total)
 	verified := 0
 	for _, f := range p.Facts {
-		if factVerified(f) {
+		if f.IsVerified() {
 			verified++
 		}
 	}

@@ -287,7 +287,7 @@ type Completion struct {
 // MetaPickedFromMessage is the metadata key the curation package's message
 // cherry-picks set on the messages they copy. A message carrying it counts as
 // cherry-picked when a completed task promotes its conversations.
-const MetaPickedFromMessage = "picked_from_message"
+const MetaPickedFromMessage = store.MetaPickedFromMessage
 
 func validSegment(field, s string, max int, what string) error {
 	if s == "" {
@@ -1058,7 +1058,7 @@ func (e *Engine) promotable(ctx context.Context, t Task) (promoted, kept []store
 	for _, ch := range d.SourceChanges {
 		switch r := ch.After.(type) {
 		case store.Fact:
-			if factVerified(r) {
+			if r.IsVerified() {
 				promoted = append(promoted, ch.Ref)
 			} else {
 				kept = append(kept, ch.Ref)
@@ -1085,22 +1085,9 @@ func (e *Engine) promotable(ctx context.Context, t Task) (promoted, kept []store
 	return promoted, kept, nil
 }
 
-// factVerified reports whether a fact is live and verified.
-func factVerified(f store.Fact) bool {
-	if !f.Status.Live() || f.Verify.Status == store.Invalidated {
-		return false
-	}
-	return f.Status == store.FactVerified || f.Status == store.FactPromoted || f.Verify.Status == store.Verified
-}
-
 // anyPicked reports whether a message was cherry-picked, to or from somewhere.
 func anyPicked(ms []store.Message) bool {
-	for _, m := range ms {
-		if len(m.PickedTo) > 0 || m.Metadata[MetaPickedFromMessage] != "" {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(ms, store.Message.Picked)
 }
 
 func sortRefs(rs []store.Ref) {

@@ -336,3 +336,22 @@ func ConversationRef(id string) Ref { return Ref{Kind: KindConversation, ID: id}
 
 // MessageRef returns the Ref of the message with the given id.
 func MessageRef(id string) Ref { return Ref{Kind: KindMessage, ID: id} }
+
+// MetaPickedFromMessage is the metadata key a cherry-picked copy of a message (or a
+// fact drawn from one) carries: the id of the message it came from.
+const MetaPickedFromMessage = "picked_from_message"
+
+// IsVerified reports whether a fact is live and verified: its Status is verified or
+// promoted, or its Verify.Status is verified, and it was not invalidated.
+func (f Fact) IsVerified() bool {
+	if !f.Status.Live() || f.Verify.Status == Invalidated {
+		return false
+	}
+	return f.Status == FactVerified || f.Status == FactPromoted || f.Verify.Status == Verified
+}
+
+// Picked reports whether a message was cherry-picked, to somewhere (PickedTo) or
+// from somewhere (MetaPickedFromMessage).
+func (m Message) Picked() bool {
+	return len(m.PickedTo) > 0 || m.Metadata[MetaPickedFromMessage] != ""
+}
