@@ -1,0 +1,519 @@
+package bundle
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/day1ai/day1/curation"
+	"github.com/day1ai/day1/handoff"
+	"github.com/day1ai/day1/llm"
+	"github.com/day1ai/day1/store"
+	"github.com/day1ai/day1/store/memstore"
+)
+
+var bg = context.Background()
+
+type env struct {
+	st  store.Store
+	emb llm.Embedder
+	e   *Engine
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	st, err := memstore.New(memstore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	emb := llm.NewLocalEmbedder(64)
+	return &env{st: st, emb: emb, e: &Engine{Store: st, Embedder: emb}}
+}
+
+func (v *env) put(t *testing.T, branch string, recs ...store.Record) {
+	t.Helper()
+	if _, err := v.st.Put(bg, branch, recs, store.PutOptions{}); err != nil {
+		t.Fatalf("Put(%s): %v", branch, err)
+	}
+}
+
+func verified(id, text string) store.Fact {
+	return store.Fact{ID: id, Text: text, Verify: store.Verification{Status: store.Verified, Score: 0.9}}
+}
+
+// knowledge writes a mix of verified and unverified records to branch.
+func (v *env) knowledge(t *testing.T, branch string) {
+	t.Helper()
+	v.put(t, branch,
+		verified("f-ok", "The gateway retries idempotent calls three times"),
+		store.Fact{ID: "f-maybe", Text: "The cache might be stale after deploys", Confidence: 0.2},
+		store.Fact{ID: "f-bad", Text: "The database is MongoDB", Verify: store.Verification{Status: store.Invalidated}},
+		store.Relation{ID: "r1", Source: "Gateway", Target: "AuthService", Type: "calls"},
+		store.Conversation{ID: "c-ok", Title: "retry design", Verify: store.Verification{Status: store.Verified}},
+		store.Message{ID: "c-ok-1", ConversationID: "c-ok", Seq: 1, Role: store.RoleUser, Content: "How many retries?"},
+		store.Message{ID: "c-ok-2", ConversationID: "c-ok", Seq: 2, Role: store.RoleAssistant, Content: "Three, with backoff"},
+		store.Conversation{ID: "c-plain", Title: "chatter"},
+		store.Message{ID: "c-plain-1", ConversationID: "c-plain", Seq: 1, Role: store.RoleUser, Content: "hello"},
+		store.Observation{ID: "o1", Type: store.ObsDiscovery, Summary: "retries observed in the logs"},
+	)
+}
+
+func refs(recs []store.Record) []string {
+	var out []string
+	for _, r := range recs {
+		out = append(out, store.RefOf(r).String())
+	}
+	return out
+}
+
+func (v *env) listAll(t *testing.T, branch string) []store.Record {
+	t.Helper()
+	var out []store.Record
+	for _, k := range store.Kinds {
+		recs, err := v.st.List(bg, store.View{Branch: branch}, store.ListQuery{Kind: k, Order: store.OrderID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, recs...)
+	}
+	return out
+}
+
+func TestCreateFromBranchTakesVerifiedKnowledge(t *testing.T) {
+	t.Parallel()
+	v := newEnv(t)
+	v.knowledge(t, "main")
+	b, err := v.e.Create(bg, CreateRequest{Name: "retries", Branch: "main", Tags: []string{"net"}, Owner: "lead"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Type != Curated || b.SourceBranch != "main" || b.Status != Draft || b.Visibility != Private || b.ShareToken != "" || b.Version != DefaultVersion {
+		t.Errorf("bundle = %+v", b)
+	}
+	want := Counts{Facts: 1, Relations: 1, Conversations: 1, Messages: 2}
+	if b.Counts != want || len(b.Hash) != 64 || b.Embedder.Name != v.emb.Name() {
+		t.Errorf("counts %+v hash %q embedder %+v; want %+v, a SHA-256 and %s", b.Counts, b.Hash, b.Embedder, want, v.emb.Name())
+	}
+	var file bytes.Buffer
+	if _, err := v.e.Export(bg, b.ID, &file, ExportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	m, recs, err := readAll(file.Bytes(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"fact/f-ok", "relation/r1", "conversation/c-ok", "message/c-ok-1", "message/c-ok-2"}, refs(recs)); d != "" {
+		t.Errorf("exported records (-want +got):\n%s", d)
+	}
+	if m.Bundle.ID != b.ID || m.Counts != want {
+		t.Errorf("manifest = %+v", m)
+	}
+	if f := recs[0].(store.Fact); len(f.Embedding) != 64 {
+		t.Errorf("the fact travels with %d embedding values; want 64", len(f.Embedding))
+	}
+
+	all, err := v.e.Create(bg, CreateRequest{Name: "everything", Branch: "main", IncludeUnverified: true, IncludeObservations: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := (Counts{Facts: 2, Observations: 1, Relations: 1, Conversations: 2, Messages: 3}); all.Counts != w {
+		t.Errorf("with everything: %+v; want %+v (never the invalidated fact)", all.Counts, w)
+	}
+}
+
+func TestCreateFromTaskTakesWhatTheTaskAdded(t *testing.T) {
+	t.Parallel()
+	v := newEnv(t)
+	v.put(t, "main", verified("old", "A fact main had before the task"))
+	tasks := &handoff.Engine{Store: v.st}
+	if _, err := tasks.CreateTask(bg, handoff.TaskSpec{Name: "fix-retries", Type: "bug_fix"}); err != nil {
+		t.Fatal(err)
+	}
+	v.knowledge(t, "task/fix-retries")
+	v.put(t, "task/fix-retries", store.Fact{ID: "f-judged", Text: "Retries use exponential backoff with a cap of thirty seconds on gateway calls", Category: "architecture"})
+	b, err := v.e.Create(bg, CreateRequest{Name: "retries fix", Task: "fix-retries", Verify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Type != TaskExport || b.SourceTask != "fix-retries" || b.SourceBranch != "task/fix-retries" {
+		t.Errorf("bundle = %+v", b.Info)
+	}
+	_, recs, err := v.records(b.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := refs(recs)
+	if slices.Contains(got, "fact/old") {
+		t.Errorf("a task export holds main's fact: %v", got)
+	}
+	// The heuristic judge verifies the specific architecture fact and not the vague one.
+	if !slices.Contains(got, "fact/f-judged") || slices.Contains(got, "fact/f-maybe") || !slices.Contains(got, "fact/f-ok") {
+		t.Errorf("task export after verification = %v; want f-ok and f-judged, not f-maybe", got)
+	}
+	_, err = v.e.Create(bg, CreateRequest{Name: "x", Task: "nope"})
+	if !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("unknown task: %v; want ErrNotFound", err)
+	}
+}
+
+func (v *env) records(id string) (Manifest, []store.Record, error) {
+	var file bytes.Buffer
+	if _, err := v.e.Export(bg, id, &file, ExportOptions{Compress: true}); err != nil {
+		return Manifest{}, nil, err
+	}
+	return readAll(file.Bytes(), 0)
+}
+
+func TestCreateFromTemplate(t *testing.T) {
+	t.Parallel()
+	v := newEnv(t)
+	v.knowledge(t, "main")
+	cur := &curation.Engine{Store: v.st}
+	if _, err := cur.CreateTemplate(bg, curation.TemplateSpec{Name: "retry-playbook", TaskTypes: []string{"bug_fix"}, SourceBranch: "main"}); err != nil {
+		t.Fatal(err)
+	}
+	v.put(t, "main", verified("later", "Written after the template was made"))
+	b, err := v.e.Create(bg, CreateRequest{Name: "playbook", Template: "retry-playbook"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, recs, err := v.records(b.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Type != TemplateExport || b.Metadata["template"] != "retry-playbook@v1" || slices.Contains(refs(recs), "fact/later") || !slices.Contains(refs(recs), "fact/f-ok") {
+		t.Errorf("template bundle %+v holds %v; want the template's version only", b.Info, refs(recs))
+	}
+}
+
+func TestCreateRejectsBadRequests(t *testing.T) {
+	t.Parallel()
+	v := newEnv(t)
+	for _, c := range []struct {
+		req   CreateRequest
+		field string
+	}{
+		{CreateRequest{Branch: "main"}, "CreateRequest.Name"},
+		{CreateRequest{Name: "x"}, "CreateRequest"},
+		{CreateRequest{Name: "x", Branch: "main", Task: "t"}, "CreateRequest"},
+		{CreateRequest{Name: "x", Branch: "main", Verify: true}, "CreateRequest.Verify"},
+		{CreateRequest{Name: "x", Branch: "main", Visibility: "world"}, "CreateRequest.Visibility"},
+		{CreateRequest{Name: "x", Branch: "bad name"}, "CreateRequest.Branch"},
+		{CreateRequest{Name: "x", Branch: "main", Tags: []string{""}}, "CreateRequest.Tags"},
+	} {
+		_, err := v.e.Create(bg, c.req)
+		var ve *store.ValidationError
+		if !errors.As(err, &ve) || ve.Field != c.field {
+			t.Errorf("%+v: %v; want a *store.ValidationError on %s", c.req, err, c.field)
+		}
+	}
+	if bs, err := v.e.List(bg, Filter{}); err != nil || len(bs) != 0 {
+		t.Errorf("bundles after refused requests: %v, %v", bs, err)
+	}
+}
+
+func TestShareTokensAndRevocation(t *testing.T) {
+	t.Parallel()
+	v := newEnv(t)
+	v.knowledge(t, "main")
+	b, err := v.e.Create(bg, CreateRequest{Name: "shared", Branch: "main", Visibility: Team, Tags: []string{"a", "b"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := b.ShareToken
+	if len(tok) != TokenLen || !strings.HasPrefix(tok, TokenPrefix) {
+		t.Fatalf("token %q; want %d characters starting %q", tok, TokenLen, TokenPrefix)
+	}
+	if got, err := v.e.Shared(bg, tok); err != nil || got.ID != b.ID {
+		t.Fatalf("Shared = %+v, %v", got, err)
+	}
+	if _, err := v.e.Shared(bg, "kb_short"); !errors.Is(err, store.ErrInvalidArgument) {
+		t.Errorf("a malformed token: %v; want ErrInvalidArgument", err)
+	}
+	pub, err := v.e.SetVisibility(bg, b.ID, Public)
+	if err != nil || pub.ShareToken != tok {
+		t.Errorf("team to public: token %q, %v; want it kept", pub.ShareToken, err)
+	}
+	priv, err := v.e.SetVisibility(bg, b.ID, Private)
+	if err != nil || priv.ShareToken != "" {
+		t.Fatalf("to private: %+v, %v", priv, err)
+	}
+	if _, err := v.e.Shared(bg, tok); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("a revoked token: %v; want ErrNotFound", err)
+	}
+	if _, err := v.e.Import(bg, ImportRequest{ShareToken: tok, Branch: "main"}); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("importing with a revoked token: %v; want ErrNotFound", err)
+	}
+	again, err := v.e.SetVisibility(bg, b.ID, Team)
+	if err != nil || again.ShareToken == "" || again.ShareToken == tok {
+		t.Errorf("shared again: token %q, %v; want a new one", again.ShareToken, err)
+	}
+	other, err := v.e.Create(bg, CreateRequest{Name: "other", Branch: "main", Tags: []string{"a"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		f    Filter
+		want []string
+	}{
+		{Filter{}, []string{other.ID, b.ID}},
+		{Filter{Tags: []string{"a", "b"}}, []string{b.ID}},
+		{Filter{Visibility: Private}, []string{other.ID}},
+		{Filter{Type: TaskExport}, nil},
+	} {
+		got, err := v.e.List(bg, c.f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, g := range got {
+			ids = append(ids, g.ID)
+		}
+		if d := cmp.Diff(c.want, ids); d != "" {
+			t.Errorf("List(%+v) (-want +got):\n%s", c.f, d)
+		}
+	}
+	if err := v.e.Delete(bg, b.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.e.Shared(bg, again.ShareToken); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("the token of a deleted bundle: %v; want ErrNotFound", err)
+	}
+	if _, err := v.e.Get(bg, b.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("Get of a deleted bundle: %v; want ErrNotFound", err)
+	}
+	if parts, _ := v.st.ListDocs(bg, store.DocQuery{Collection: PartCollection, Where: map[string]string{"bundle": b.ID}}); len(parts) != 0 {
+		t.Errorf("%d parts left after Delete", len(parts))
+	}
+}
+
+func TestVerifyScoresTheContent(t *testing.T) {
+	t.Parallel()
+	v := newEnv(t)
+	v.put(t, "main",
+		store.Fact{ID: "f1", Text: "The auth service signs access tokens with RS256 keys rotated every ninety days", Category: "architecture", Verify: store.Verification{Status: store.Verified}},
+	)
+	b, err := v.e.Create(bg, CreateRequest{Name: "auth", Branch: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vb, err := v.e.Verify(bg, b.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vb.Status != Verified || vb.Score <= 0 || vb.VerifiedBy != "heuristic" || vb.VerifiedAt.IsZero() {
+		t.Errorf("after Verify: status %q score %v by %q at %v", vb.Status, vb.Score, vb.VerifiedBy, vb.VerifiedAt)
+	}
+	m, _, err := v.records(b.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Bundle.Status != Verified || m.Bundle.Score != vb.Score {
+		t.Errorf("the exported manifest says %q, %v; want the verified status and score", m.Bundle.Status, m.Bundle.Score)
+	}
+}
+
+func TestImportRoundTripIsIdempotentAndKeepsProvenance(t *testing.T) {
+	t.Parallel()
+	src := newEnv(t)
+	src.knowledge(t, "main")
+	b, err := src.e.Create(bg, CreateRequest{Name: "retries", Branch: "main", IncludeUnverified: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file bytes.Buffer
+	if _, err := src.e.Export(bg, b.ID, &file, ExportOptions{Compress: true}); err != nil {
+		t.Fatal(err)
+	}
+	dst := newEnv(t)
+	res, err := dst.e.Import(bg, ImportRequest{From: bytes.NewReader(file.Bytes()), Branch: "kb", CreateBranch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Created != b.Counts.Total() || res.Deduplicated != 0 || !res.BranchCreated || res.Hash != b.Hash || res.Embedded != 0 {
+		t.Errorf("first import = %+v; want %d created on a new branch, the embeddings kept", res, b.Counts.Total())
+	}
+	got := dst.listAll(t, "kb")
+	if len(got) != b.Counts.Total() {
+		t.Fatalf("kb holds %d records; want %d", len(got), b.Counts.Total())
+	}
+	for _, r := range got {
+		meta := metaOf(r)
+		if meta[MetaBundleID] != b.ID || meta[MetaOriginID] != r.RecordID() || meta[MetaBundleSource] != "main" {
+			t.Errorf("%s provenance = %v", store.RefOf(r), meta)
+		}
+		if f, ok := r.(store.Fact); ok && len(f.Embedding) != 64 {
+			t.Errorf("%s has %d embedding values; want the bundle's 64", f.ID, len(f.Embedding))
+		}
+	}
+	before := dst.listAll(t, "kb")
+	res, err = dst.e.Import(bg, ImportRequest{From: bytes.NewReader(file.Bytes()), Branch: "kb", CreateBranch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Deduplicated != b.Counts.Total() || res.Created+res.Updated+res.Skipped+res.Conflicts != 0 || res.BranchCreated {
+		t.Errorf("second import = %+v; want everything deduplicated", res)
+	}
+	if d := cmp.Diff(before, dst.listAll(t, "kb")); d != "" {
+		t.Errorf("the second import changed the branch:\n%s", d)
+	}
+}
+
+func metaOf(r store.Record) map[string]string {
+	switch v := r.(type) {
+	case store.Fact:
+		return v.Metadata
+	case store.Observation:
+		return v.Metadata
+	case store.Relation:
+		return v.Properties
+	case store.Conversation:
+		return v.Metadata
+	case store.Message:
+		return v.Metadata
+	}
+	return nil
+}
+
+func TestImportConflictPolicies(t *testing.T) {
+	t.Parallel()
+	src := newEnv(t)
+	src.put(t, "main", verified("f1", "Bundle text one"), verified("f2", "Bundle text two"))
+	b, err := src.e.Create(bg, CreateRequest{Name: "two", Branch: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file bytes.Buffer
+	if _, err := src.e.Export(bg, b.ID, &file, ExportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		policy ConflictPolicy
+		want   string
+	}{
+		{"", "The branch's own text"},
+		{TakeBundle, "Bundle text one"},
+		{FailOnConflict, "The branch's own text"},
+	} {
+		dst := newEnv(t)
+		dst.put(t, "main", store.Fact{ID: "f1", Text: "The branch's own text"}, store.Fact{ID: "same", Text: "bundle text two"})
+		res, err := dst.e.Import(bg, ImportRequest{From: bytes.NewReader(file.Bytes()), Policy: c.policy})
+		switch c.policy {
+		case FailOnConflict:
+			var ce *ConflictError
+			if !errors.As(err, &ce) || !errors.Is(err, store.ErrConflict) || len(ce.Conflicting) != 1 {
+				t.Errorf("fail policy: %v; want a *ConflictError on f1", err)
+			}
+			if _, err := dst.st.Get(bg, store.View{}, store.FactRef("f2")); !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("a failed import wrote f2: %v", err)
+			}
+		default:
+			if err != nil {
+				t.Fatalf("policy %q: %v", c.policy, err)
+			}
+			// f2's text is on the branch already under another id: deduplicated.
+			if res.Conflicts != 1 || res.Deduplicated != 1 || (c.policy == TakeBundle) != (res.Updated == 1) || (c.policy == "") != (res.Skipped == 1) {
+				t.Errorf("policy %q: %+v", c.policy, res)
+			}
+		}
+		f, err := dst.st.Get(bg, store.View{}, store.FactRef("f1"))
+		if err != nil || f.(store.Fact).Text != c.want {
+			t.Errorf("policy %q: f1 = %v, %v; want %q", c.policy, f, err, c.want)
+		}
+	}
+}
+
+func TestImportEmbedsAgainForAnotherEmbedder(t *testing.T) {
+	t.Parallel()
+	src := newEnv(t)
+	src.e.Embedder = llm.NewLocalEmbedder(32)
+	src.put(t, "main", verified("f1", "Embedded by another embedder"))
+	var file bytes.Buffer
+	if _, err := src.e.WriteFile(bg, &file, CreateRequest{Name: "x", Branch: "main"}, false); err != nil {
+		t.Fatal(err)
+	}
+	dst := newEnv(t)
+	res, err := dst.e.Import(bg, ImportRequest{From: &file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := dst.st.Get(bg, store.View{}, store.FactRef("f1"))
+	if err != nil || res.Embedded != 1 || len(f.(store.Fact).Embedding) != 64 {
+		t.Errorf("import = %+v, fact %v, %v; want it embedded again with 64 dimensions", res, f, err)
+	}
+}
+
+func TestImportOfABadBundleWritesNothing(t *testing.T) {
+	t.Parallel()
+	src := newEnv(t)
+	src.knowledge(t, "main")
+	var file bytes.Buffer
+	if _, err := src.e.WriteFile(bg, &file, CreateRequest{Name: "x", Branch: "main"}, false); err != nil {
+		t.Fatal(err)
+	}
+	tampered := strings.Replace(file.String(), "three times", "four times", 1)
+	dst := newEnv(t)
+	_, err := dst.e.Import(bg, ImportRequest{From: strings.NewReader(tampered), Branch: "new", CreateBranch: true})
+	if !errors.Is(err, ErrTampered) {
+		t.Errorf("a tampered bundle: %v; want ErrTampered", err)
+	}
+	if _, err := dst.st.GetBranch(bg, "new"); !errors.Is(err, store.ErrBranchNotFound) {
+		t.Errorf("a refused import created its branch: %v", err)
+	}
+	_, err = dst.e.Import(bg, ImportRequest{From: bytes.NewReader(file.Bytes()), Branch: "missing"})
+	if !errors.Is(err, store.ErrBranchNotFound) {
+		t.Errorf("a missing branch without CreateBranch: %v; want ErrBranchNotFound", err)
+	}
+	for _, req := range []ImportRequest{{}, {From: &file, Bundle: "x"}, {From: &file, Policy: "merge"}, {From: &file, MaxBytes: -1}} {
+		if _, err := dst.e.Import(bg, req); !errors.Is(err, store.ErrInvalidArgument) {
+			t.Errorf("Import(%+v): %v; want ErrInvalidArgument", req, err)
+		}
+	}
+	if n := len(dst.listAll(t, "main")); n != 0 {
+		t.Errorf("main holds %d records after refused imports", n)
+	}
+}
+
+// A bundle larger than one store batch lands through a staging branch and one merge.
+func TestImportBeyondOneBatch(t *testing.T) {
+	t.Parallel()
+	src := newEnv(t)
+	n := store.MaxBatch + 10
+	var recs []store.Record
+	for i := range n {
+		recs = append(recs, verified(fmt.Sprintf("f%05d", i), fmt.Sprintf("fact number %d about subsystem %d", i, i%97)))
+	}
+	for lo := 0; lo < n; lo += store.MaxBatch {
+		src.put(t, "main", recs[lo:min(lo+store.MaxBatch, n)]...)
+	}
+	var file bytes.Buffer
+	if _, err := src.e.WriteFile(bg, &file, CreateRequest{Name: "big", Branch: "main"}, true); err != nil {
+		t.Fatal(err)
+	}
+	dst := newEnv(t)
+	res, err := dst.e.Import(bg, ImportRequest{From: bytes.NewReader(file.Bytes())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Created != n || res.Merge == "" {
+		t.Errorf("import = created %d, merge %q; want %d through a merge", res.Created, res.Merge, n)
+	}
+	if got := len(dst.listAll(t, "main")); got != n {
+		t.Errorf("main holds %d records; want %d", got, n)
+	}
+	bs, _ := dst.st.ListBranches(bg, store.BranchFilter{})
+	if len(bs) != 1 {
+		t.Errorf("branches after the import: %v; want the staging branch gone", bs)
+	}
+	res, err = dst.e.Import(bg, ImportRequest{From: bytes.NewReader(file.Bytes())})
+	if err != nil || res.Deduplicated != n || res.Merge != "" {
+		t.Errorf("again: %+v, %v; want all deduplicated and no merge", res, err)
+	}
+}
