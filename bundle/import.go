@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"time"
 
 	"github.com/day1ai/day1/merge"
 	"github.com/day1ai/day1/store"
@@ -318,7 +319,7 @@ func (e *Engine) settle(ctx context.Context, req ImportRequest, recs []store.Rec
 		switch {
 		case !ok:
 			out = append(out, r)
-		case store.SameContentExceptEmbedding(store.WithBranch(cur, ""), r):
+		case store.SameContentExceptEmbedding(toMicros(store.WithBranch(cur, "")), toMicros(r)):
 			res.Deduplicated++
 		default:
 			res.Conflicts++
@@ -409,4 +410,29 @@ func count(results []store.PutResult, res *ImportResult) {
 			res.Updated++
 		}
 	}
+}
+
+// toMicros returns r with its times cut to whole microseconds, the precision every
+// store keeps (MatrixOne's DATETIME(6)), so that a record read back from any store
+// compares equal to the bundle's.
+func toMicros(r store.Record) store.Record {
+	cut := func(t time.Time) time.Time { return t.Truncate(time.Microsecond) }
+	switch v := r.(type) {
+	case store.Fact:
+		v.CreatedAt, v.UpdatedAt, v.Verify.At = cut(v.CreatedAt), cut(v.UpdatedAt), cut(v.Verify.At)
+		return v
+	case store.Observation:
+		v.CreatedAt = cut(v.CreatedAt)
+		return v
+	case store.Relation:
+		v.CreatedAt, v.ValidFrom, v.ValidTo = cut(v.CreatedAt), cut(v.ValidFrom), cut(v.ValidTo)
+		return v
+	case store.Conversation:
+		v.CreatedAt, v.UpdatedAt, v.Verify.At = cut(v.CreatedAt), cut(v.UpdatedAt), cut(v.Verify.At)
+		return v
+	case store.Message:
+		v.CreatedAt = cut(v.CreatedAt)
+		return v
+	}
+	return r
 }
