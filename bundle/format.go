@@ -165,6 +165,7 @@ type Writer struct {
 	prev store.Ref
 	n    int
 	sum  string
+	buf  []byte // the record line being built
 	err  error
 }
 
@@ -185,7 +186,9 @@ func NewWriter(w io.Writer, m Manifest, compress bool) (*Writer, error) {
 	bw := &Writer{out: w, h: sha256.New(), want: m.Counts, dims: m.Embedder.Dimensions}
 	sink := w
 	if compress {
-		bw.gz = gzip.NewWriter(w)
+		// The fastest level: embeddings hardly compress, and a bundle is written
+		// more often than it is shipped far.
+		bw.gz, _ = gzip.NewWriterLevel(w, gzip.BestSpeed)
 		sink = bw.gz
 	}
 	bw.bw = bufio.NewWriterSize(sink, 64<<10)
@@ -244,14 +247,20 @@ func (w *Writer) write(r store.Record) error {
 	if err != nil {
 		return err
 	}
-	l := line{Kind: ref.Kind, Record: rec}
+	// The line as encoding/json writes a line value, without compacting the record
+	// again: {"kind":...,"record":...,"embedding":...}.
+	b := w.buf[:0]
+	b = append(b, `{"kind":"`...)
+	b = append(b, ref.Kind...)
+	b = append(b, `","record":`...)
+	b = append(b, rec...)
 	if len(emb) > 0 {
-		l.Embedding = encodeEmbedding(emb)
+		b = append(b, `,"embedding":"`...)
+		b = appendEmbedding(b, emb)
+		b = append(b, '"')
 	}
-	b, err := json.Marshal(l)
-	if err != nil {
-		return err
-	}
+	b = append(b, '}')
+	w.buf = b
 	if err := w.line(b, true); err != nil {
 		return err
 	}
@@ -560,12 +569,13 @@ func (l *limitReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func encodeEmbedding(v []float32) string {
-	b := make([]byte, 4*len(v))
+// appendEmbedding appends the base64 of v's little-endian float32 values to dst.
+func appendEmbedding(dst []byte, v []float32) []byte {
+	raw := make([]byte, 4*len(v))
 	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+		binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(x))
 	}
-	return base64.StdEncoding.EncodeToString(b)
+	return base64.StdEncoding.AppendEncode(dst, raw)
 }
 
 func decodeEmbedding(s string) ([]float32, error) {

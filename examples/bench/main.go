@@ -43,10 +43,13 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/day1ai/day1"
@@ -88,6 +91,8 @@ const (
 	mergeTarget        = 2 * time.Millisecond
 	timeTravelTarget   = 1.5
 	memoryTargetMB     = 350
+	exportTarget       = 50_000 // facts/s, embedded stores
+	importTarget       = 20_000 // facts/s, embedded stores, embeddings in the bundle
 	changes            = 100 // changes per diff and merge
 )
 
@@ -427,10 +432,120 @@ func (b *bench) measure(ctx context.Context, n int) error {
 	}
 	_, mp95 := mg.percentiles()
 	b.add(fmt.Sprintf("merge: %d changes, native", changes), n, mg.String(), fmt.Sprintf("p95 < %s", dur(mergeTarget)), ok(mp95 < mergeTarget))
+	if err := b.bundles(ctx, c, n, heapMB); err != nil {
+		return err
+	}
 	if b.o.store == "durable" {
 		return b.reopen(ctx, c, cfg, n, qs[0].Text)
 	}
 	return nil
+}
+
+// bundles measures the export of main as a bundle file (every fact, with its
+// embedding, gzip-compressed) and its import into a fresh store of the same kind:
+// facts per second, and the peak growth of the Go heap during each, beside the heap
+// the loaded facts take (loadMB).
+func (b *bench) bundles(ctx context.Context, c *day1.Client, n int, loadMB float64) error {
+	b.progress("%d facts: bundle export and import", n)
+	var file bytes.Buffer
+	var m day1.BundleManifest
+	ex := b.samples("bundle-export")
+	var err error
+	exPeak := peakHeapDuring(func() {
+		err = ex.time(func() (err error) {
+			m, err = c.WriteBundle(ctx, &file, day1.CreateBundleRequest{Name: "bench", Branch: day1.DefaultBranch, IncludeUnverified: true}, true)
+			return err
+		})
+	})
+	if err != nil {
+		return err
+	}
+	embedded := b.o.store != "matrixone"
+	exRate := float64(m.Counts.Facts) / ex.wall[0].Seconds()
+	b.add("bundle: export main to a file (gzip, embeddings)", n,
+		fmt.Sprintf("%s facts/s (%s; %.0f MB file); peak heap +%.0f MB (facts loaded: %.0f MB)",
+			thousands(exRate), round(ex.wall[0]), float64(file.Len())/(1<<20), exPeak, loadMB),
+		fmt.Sprintf("≥ %s facts/s", thousands(exportTarget)), passIf(embedded, exRate >= exportTarget))
+
+	cfg, cleanup, err := b.localConfig()
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	if b.o.store == "matrixone" {
+		dsn, drop, err := benchDatabase(b.o.dsn, n)
+		if err != nil {
+			return err
+		}
+		defer drop()
+		cfg.DSN = dsn
+	}
+	dst, err := day1.Open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer dst.Close()
+	im := b.samples("bundle-import")
+	var res day1.ImportBundleResult
+	imPeak := peakHeapDuring(func() {
+		err = im.time(func() (err error) {
+			res, err = dst.ImportBundle(ctx, day1.ImportBundleRequest{From: bytes.NewReader(file.Bytes())})
+			return err
+		})
+	})
+	if err != nil {
+		return err
+	}
+	if got := res.Created + res.Deduplicated + res.Superseded; got != m.Counts.Total() {
+		return fmt.Errorf("the import landed %d of %d records: %+v", got, m.Counts.Total(), res)
+	}
+	imRate := float64(m.Counts.Facts) / im.wall[0].Seconds()
+	b.add("bundle: import the file into a fresh store", n,
+		fmt.Sprintf("%s facts/s (%s; %d embedded again); peak heap +%.0f MB", thousands(imRate), round(im.wall[0]), res.Embedded, imPeak),
+		fmt.Sprintf("≥ %s facts/s", thousands(importTarget)), passIf(embedded, imRate >= importTarget))
+	return nil
+}
+
+// passIf is ok(v) where a target applies, and no verdict elsewhere.
+func passIf(applies, v bool) *bool {
+	if !applies {
+		return nil
+	}
+	return ok(v)
+}
+
+// peakHeapDuring runs fn and returns the largest growth of the Go heap's live and
+// unswept objects it saw, sampled every few milliseconds, in MB.
+func peakHeapDuring(fn func()) float64 {
+	base, _ := settledHeap()
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		t := time.NewTicker(2 * time.Millisecond)
+		defer t.Stop()
+		for {
+			metrics.Read(sample)
+			if v := sample[0].Value.Uint64(); v > peak.Load() {
+				peak.Store(v)
+			}
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	fn()
+	close(done)
+	wg.Wait()
+	if p := peak.Load(); p > base {
+		return float64(p-base) / (1 << 20)
+	}
+	return 0
 }
 
 // reopen closes the durable store, opens it again (replaying its log) and checks that
