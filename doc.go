@@ -120,6 +120,23 @@
 //	acc, err := c.AcceptHandoff(ctx, day1.AcceptRequest{Handoff: h.ID, Agent: "oauth-expert"})
 //	fmt.Println(acc.Branch, len(acc.Packet.Facts))
 //
+// # Replay
+//
+// TaskReplay rebuilds a task's run from memory: a timeline of every step (joins,
+// objective changes, facts, conversations, verifications, handoffs, checkpoints,
+// merges, completion) in commit order, each agent's contribution, the verified facts
+// and conversations, and the outcome. Each step's At is the instant at which
+// TimeTravel shows memory as that step left it; ReplayOptions.AsOf replays a task as
+// it stood at a snapshot or an instant. CompareTaskRuns sets two runs side by side
+// (agents, decision points, facts matched as near-duplicates, scores, durations,
+// errors). ForkConversation branches memory at one message of a conversation to run
+// it again from there; DiffConversations says where two conversations part.
+//
+//	tr, err := c.TaskReplay(ctx, "fix-auth", day1.ReplayOptions{})
+//	for _, ev := range tr.Timeline {
+//		fmt.Println(ev.At, ev.Kind, ev.Agent, ev.Summary)
+//	}
+//
 // # Errors
 //
 // Errors wrap the sentinels in errors.go (ErrNotFound, ErrBranchNotFound,

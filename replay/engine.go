@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/day1ai/day1/handoff"
-	"github.com/day1ai/day1/internal/ids"
 	"github.com/day1ai/day1/llm"
 	"github.com/day1ai/day1/store"
 )
@@ -27,7 +26,8 @@ type Engine struct {
 	// Similarity is the cosine similarity at or above which two texts of different
 	// runs match. Zero means DefaultSimilarity (0.85); it must lie in 0..1.
 	Similarity float64
-	// NewID makes ids where the Engine needs them. Default: time-ordered random ids.
+	// NewID is passed to the handoff engine that reads the task's documents.
+	// Default: time-ordered random ids.
 	NewID func() string
 	// Now is the clock that bounds the search for commit instants of a replay at the
 	// head. Default time.Now.
@@ -49,13 +49,6 @@ func (e *Engine) now() time.Time {
 		return e.Now().UTC()
 	}
 	return time.Now().UTC()
-}
-
-func (e *Engine) newID() string {
-	if e.NewID != nil {
-		return e.NewID()
-	}
-	return ids.New()
 }
 
 func (e *Engine) similarity() float64 {
