@@ -325,3 +325,48 @@ func TestTaskReplayErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestTaskReplayScope(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	e.put(t, "main", store.Fact{ID: "old", Text: "known before the task"})
+	if _, err := e.tasks.CreateTask(ctx, handoff.TaskSpec{Name: "scope"}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := e.tasks.JoinTask(ctx, handoff.JoinRequest{Task: "scope", Agent: "a", Role: "solo"})
+	check(t, err)
+	e.put(t, "task/scope", store.Fact{ID: "untagged", Text: "written on the task branch without a task id"})
+	e.put(t, m.Branch, store.Relation{ID: "rel", Source: "refresh", Target: "token_service", Type: "calls"})
+	e.put(t, "main", store.Fact{ID: "elsewhere", Text: "written on main for the task", TaskID: "scope"})
+	c, err := e.tasks.Checkpoint(ctx, handoff.CheckpointRequest{Task: "scope", Agent: "a", Note: "half way"})
+	check(t, err)
+	_, err = e.tasks.ResumeFromCheckpoint(ctx, handoff.ResumeRequest{Task: "scope", Agent: "a"})
+	check(t, err)
+	tr, err := e.replay.TaskReplay(ctx, "scope", replay.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"task.created  id-001",
+		"agent.joined a id-002",
+		"fact  untagged",
+		"relation a rel",
+		"checkpoint.created a " + c.ID,
+		"checkpoint.resumed a " + c.ID,
+	}
+	if diff := cmp.Diff(want, steps(tr.Timeline)); diff != "" {
+		t.Errorf("timeline (-want +got):\n%s", diff)
+	}
+	for _, ev := range tr.Timeline {
+		if (ev.Kind == replay.EventCheckpoint || ev.Kind == replay.EventCheckpointResumed) && (ev.Checkpoint == nil || ev.Checkpoint.Note != "half way") {
+			t.Errorf("%s payload = %+v", ev.Kind, ev.Checkpoint)
+		}
+		if ev.Kind == replay.EventRelation && ev.Summary != "refresh -calls-> token_service" {
+			t.Errorf("relation summary = %q", ev.Summary)
+		}
+	}
+	if len(tr.Agents) != 1 || tr.Agents[0].Agent != "a" || tr.Outcome.Facts != 1 {
+		t.Errorf("agents %+v, outcome %+v", tr.Agents, tr.Outcome)
+	}
+}
