@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/base64"
@@ -392,8 +393,8 @@ func (r *Reader) Next() (store.Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	var l line
-	if err := json.Unmarshal(b, &l); err != nil {
+	l, err := parseLine(b)
+	if err != nil {
 		return nil, formatErr(ErrFormat, r.n, nil, "not a JSON record line")
 	}
 	if l.Seal != "" {
@@ -405,6 +406,32 @@ func (r *Reader) Next() (store.Record, error) {
 	}
 	r.hashLine(b)
 	return rec, nil
+}
+
+// embeddingKey precedes the embedding as Writer writes it: the line's last member.
+var embeddingKey = []byte(`,"embedding":`)
+
+// parseLine decodes one line after the manifest. A line that ends as Writer ends
+// them, with the embedding's base64 as its last member, is decoded without running
+// the JSON decoder over the embedding (base64 has no quote or backslash, and
+// decodeEmbedding checks its characters); any other line is decoded whole.
+func parseLine(b []byte) (line, error) {
+	var l line
+	if bytes.HasSuffix(b, []byte(`"}`)) {
+		body := b[:len(b)-2]
+		if q := bytes.LastIndexByte(body, '"'); q > 0 && bytes.HasSuffix(body[:q], embeddingKey) && bytes.IndexByte(body[q+1:], '\\') < 0 {
+			i := q - len(embeddingKey)
+			head := make([]byte, 0, i+1)
+			head = append(append(head, b[:i]...), '}')
+			if err := json.Unmarshal(head, &l); err != nil {
+				return line{}, err
+			}
+			l.Embedding = string(body[q+1:])
+			return l, nil
+		}
+	}
+	err := json.Unmarshal(b, &l)
+	return l, err
 }
 
 // decode turns a record line into a checked record.

@@ -180,6 +180,7 @@ func (e *Engine) Import(ctx context.Context, req ImportRequest) (ImportResult, e
 			return ImportResult{}, err
 		}
 	}
+	recs = nil // batch holds what is left to write; land lets each part go once written
 	if len(batch) == 0 {
 		return res, nil
 	}
@@ -358,11 +359,13 @@ func (e *Engine) land(ctx context.Context, req ImportRequest, info Info, recs []
 	defer e.Store.DeleteBranch(context.WithoutCancel(ctx), staging)
 	var counted ImportResult
 	for lo := 0; lo < len(recs); lo += store.MaxBatch {
-		results, err := e.Store.Put(ctx, staging, recs[lo:min(lo+store.MaxBatch, len(recs))], opts)
+		part := recs[lo:min(lo+store.MaxBatch, len(recs))]
+		results, err := e.Store.Put(ctx, staging, part, opts)
 		if err != nil {
 			return err
 		}
 		count(results, &counted)
+		clear(part) // the store holds its own copies: let the decoded records go
 	}
 	policy := store.ConflictSkip
 	switch req.Policy {
