@@ -14,6 +14,7 @@ import (
 	"github.com/day1ai/day1/curation"
 	"github.com/day1ai/day1/handoff"
 	"github.com/day1ai/day1/llm"
+	"github.com/day1ai/day1/merge"
 	"github.com/day1ai/day1/store"
 	"github.com/day1ai/day1/store/memstore"
 )
@@ -156,6 +157,17 @@ func TestCreateFromTaskTakesWhatTheTaskAdded(t *testing.T) {
 	// The heuristic judge verifies the specific architecture fact and not the vague one.
 	if !slices.Contains(got, "fact/f-judged") || slices.Contains(got, "fact/f-maybe") || !slices.Contains(got, "fact/f-ok") {
 		t.Errorf("task export after verification = %v; want f-ok and f-judged, not f-maybe", got)
+	}
+	// After the task's work reached main, the export still holds it.
+	if _, err := (&merge.Engine{Store: v.st}).Merge(bg, merge.Request{Source: "task/fix-retries", Target: "main"}); err != nil {
+		t.Fatal(err)
+	}
+	after, err := v.e.Create(bg, CreateRequest{Name: "after the merge", Task: "fix-retries"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Counts != b.Counts {
+		t.Errorf("export after the task merged into main: %+v; want %+v as before", after.Counts, b.Counts)
 	}
 	_, err = v.e.Create(bg, CreateRequest{Name: "x", Task: "nope"})
 	if !errors.Is(err, store.ErrNotFound) {

@@ -72,8 +72,9 @@ func withKey(m map[string]string, k, v string) map[string]string {
 	return m
 }
 
-// fromTask returns what a task's branch added since it was forked, after verifying
-// the branch when asked, and the branch's name.
+// fromTask returns what a task's branch added since it was forked (whether or not it
+// reached the parent since, by merges or the task's completion), after verifying the
+// branch when asked, and the branch's name.
 func (e *Engine) fromTask(ctx context.Context, req CreateRequest) ([]store.Record, string, error) {
 	t, err := e.tasks().GetTask(ctx, req.Task)
 	if err != nil {
@@ -84,16 +85,27 @@ func (e *Engine) fromTask(ctx context.Context, req CreateRequest) ([]store.Recor
 			return nil, "", fmt.Errorf("day1: verifying task %q before its export: %w", t.Name, err)
 		}
 	}
-	d, err := e.Store.Diff(ctx, t.Branch, t.Parent)
+	br, err := e.Store.GetBranch(ctx, t.Branch)
 	if err != nil {
-		return nil, "", fmt.Errorf("day1: listing what task %q added: %w", t.Name, err)
+		return nil, "", err
 	}
-	var out []store.Record
-	for _, ch := range d.SourceChanges {
-		if ch.After == nil || (ch.Ref.Kind == store.KindObservation && !req.IncludeObservations) {
-			continue
+	now, err := e.fromView(ctx, store.View{Branch: t.Branch}, req.IncludeObservations)
+	if err != nil {
+		return nil, "", err
+	}
+	fork, err := e.fromView(ctx, store.View{Branch: br.Parent, At: store.Point{Time: br.ForkedAt}}, req.IncludeObservations)
+	if err != nil {
+		return nil, "", fmt.Errorf("day1: reading what task %q started from: %w", t.Name, err)
+	}
+	before := make(map[store.Ref]store.Record, len(fork))
+	for _, r := range fork {
+		before[store.RefOf(r)] = r
+	}
+	out := now[:0]
+	for _, r := range now {
+		if b, ok := before[store.RefOf(r)]; !ok || !store.Equivalent(store.WithBranch(b, ""), store.WithBranch(r, "")) {
+			out = append(out, r)
 		}
-		out = append(out, ch.After)
 	}
 	return out, t.Branch, nil
 }
