@@ -120,6 +120,21 @@
 //	acc, err := c.AcceptHandoff(ctx, day1.AcceptRequest{Handoff: h.ID, Agent: "oauth-expert"})
 //	fmt.Println(acc.Branch, len(acc.Packet.Facts))
 //
+// # Bundles
+//
+// CreateBundle packages the verified knowledge of a task (what its branch added), a
+// branch or a template as a bundle, stored in the memory; a team or public bundle
+// carries a share token that SharedBundle resolves and that SetBundleVisibility
+// (private) or DeleteBundle revoke at once. VerifyBundle judges its content.
+// ExportBundle and WriteBundle write the portable file (its format is specified in
+// the bundle package); ImportBundle reads a file, a stored bundle or a shared one into
+// a branch, checking the whole bundle and its SHA-256 seal before it writes anything,
+// in one atomic step; importing it again changes nothing.
+//
+//	b, err := c.CreateBundle(ctx, day1.CreateBundleRequest{Name: "oauth fix", Task: "fix-auth", Visibility: day1.BundleTeam})
+//	_, err = c.ExportBundle(ctx, b.ID, file, day1.ExportBundleOptions{Compress: true})
+//	res, err := other.ImportBundle(ctx, day1.ImportBundleRequest{From: file, Branch: "main"})
+//
 // # Replay
 //
 // TaskReplay rebuilds a task's run from memory: a timeline of every step (joins,

@@ -79,3 +79,41 @@ func ExampleClient_CreateBundle() {
 	// The gateway retries idempotent calls three times with exponential backoff | from bundle true
 	// after revoking: true
 }
+
+// Judging a bundle's content, publishing it, and finding it again by its tags.
+func ExampleClient_VerifyBundle() {
+	ctx := context.Background()
+	c, err := day1.Open(ctx, exampleConfig())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.WriteFact(ctx, day1.Fact{
+		Text:     "The auth service signs access tokens with RS256 keys rotated every ninety days",
+		Category: "architecture", Verify: day1.Verification{Status: day1.Verified},
+	}); err != nil {
+		log.Fatal(err)
+	}
+	b, err := c.CreateBundle(ctx, day1.CreateBundleRequest{Name: "auth keys", Branch: "main", Tags: []string{"auth"}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(b.Status, b.Counts.Facts, "fact")
+	b, err = c.VerifyBundle(ctx, b.ID)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%s by %s, score %.2f\n", b.Status, b.VerifiedBy, b.Score)
+	if _, err := c.PublishBundle(ctx, b.ID); err != nil {
+		log.Fatal(err)
+	}
+	found, err := c.Bundles(ctx, day1.BundleFilter{Tags: []string{"auth"}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(len(found), found[0].Name, found[0].Status)
+	// Output:
+	// draft 1 fact
+	// verified by heuristic, score 0.78
+	// 1 auth keys published
+}
