@@ -1,0 +1,221 @@
+// Package localmem is what the example programs that share one memory agree on: where
+// the memory lives by default, how it is opened from flags and the environment, and
+// the endpoint file through which a running MCP server lets other processes (the
+// Claude Code hooks) reach the memory it holds open.
+//
+// A durable embedded store is held by one process at a time (day1.ErrLocked tells a
+// second opener). While the MCP server holds one, it also serves MCP over streamable
+// HTTP on a loopback port and writes that address, with a bearer token, to
+// EndpointFile in the store's folder; it removes the file when it stops. A hook finds
+// the file and calls the server's tools; without the file it opens the memory itself.
+package localmem
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"github.com/day1ai/day1"
+	"github.com/day1ai/day1/llm/openai"
+)
+
+// Environment variables that choose the memory.
+const (
+	// EnvPath is the folder of a durable embedded store.
+	EnvPath = "DAY1_PATH"
+	// EnvDSN is a MatrixOne DSN; it wins over EnvPath.
+	EnvDSN = "DAY1_DSN"
+	// EnvModel names a chat model at an OpenAI-compatible endpoint (with the
+	// variables llm/openai reads: OPENAI_BASE_URL, OPENAI_API_KEY) to judge with.
+	EnvModel = "DAY1_MODEL"
+	// EnvEmbedModel names an embedding model at that endpoint; EnvEmbedDims its
+	// vectors' length (needed for models other than OpenAI's).
+	EnvEmbedModel = "DAY1_EMBED_MODEL"
+	EnvEmbedDims  = "DAY1_EMBED_DIMS"
+)
+
+// EndpointFile is the name of the endpoint file in a store's folder.
+const EndpointFile = "mcp-endpoint.json"
+
+// DefaultPath returns the folder of the default memory: EnvPath when set, otherwise
+// day1 in the user's data folder ($XDG_DATA_HOME or ~/.local/share on Linux and
+// other Unix systems, ~/Library/Application Support on macOS, %LocalAppData% on
+// Windows).
+func DefaultPath() (string, error) {
+	if p := os.Getenv(EnvPath); p != "" {
+		return p, nil
+	}
+	var base string
+	switch runtime.GOOS {
+	case "windows":
+		base = os.Getenv("LocalAppData")
+	case "darwin":
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", err
+		}
+		base = filepath.Join(home, "Library", "Application Support")
+	default:
+		base = os.Getenv("XDG_DATA_HOME")
+		if base == "" {
+			home, err := os.UserHomeDir()
+			if err != nil {
+				return "", err
+			}
+			base = filepath.Join(home, ".local", "share")
+		}
+	}
+	if base == "" {
+		return "", errors.New("day1: no user data folder; set " + EnvPath)
+	}
+	return filepath.Join(base, "day1"), nil
+}
+
+// Options choose a memory. The zero value is the durable embedded store at
+// DefaultPath, or MatrixOne when EnvDSN is set.
+type Options struct {
+	// Path is the folder of a durable embedded store. Empty means DefaultPath.
+	Path string
+	// DSN opens MatrixOne instead. Empty means EnvDSN.
+	DSN string
+	// InMemory opens an embedded store in memory only (tests, demos).
+	InMemory bool
+}
+
+// Config returns the day1.Config the options name, with an OpenAI-compatible model
+// and embedder when EnvModel and EnvEmbedModel are set, and the folder of the
+// durable store ("" for MatrixOne or memory).
+func Config(o Options) (day1.Config, string, error) {
+	var cfg day1.Config
+	dsn := o.DSN
+	if dsn == "" && !o.InMemory && o.Path == "" {
+		dsn = os.Getenv(EnvDSN)
+	}
+	path := ""
+	switch {
+	case dsn != "":
+		cfg.DSN = dsn
+	case o.InMemory:
+	default:
+		path = o.Path
+		if path == "" {
+			p, err := DefaultPath()
+			if err != nil {
+				return cfg, "", err
+			}
+			path = p
+		}
+		cfg.Path = path
+	}
+	if name := os.Getenv(EnvModel); name != "" {
+		m, err := openai.NewModel(openai.Config{ChatModel: name})
+		if err != nil {
+			return cfg, "", fmt.Errorf("day1: %s: %w", EnvModel, err)
+		}
+		cfg.Model = m
+	}
+	if name := os.Getenv(EnvEmbedModel); name != "" {
+		oc := openai.Config{EmbeddingModel: name}
+		if d := os.Getenv(EnvEmbedDims); d != "" {
+			if _, err := fmt.Sscan(d, &oc.Dimensions); err != nil {
+				return cfg, "", fmt.Errorf("day1: %s: %w", EnvEmbedDims, err)
+			}
+		}
+		e, err := openai.NewEmbedder(oc)
+		if err != nil {
+			return cfg, "", fmt.Errorf("day1: %s: %w", EnvEmbedModel, err)
+		}
+		cfg.Embedder = e
+	}
+	return cfg, path, nil
+}
+
+// Open opens the memory the options name. It returns the folder of a durable
+// embedded store, "" otherwise.
+func Open(ctx context.Context, o Options) (*day1.Client, string, error) {
+	cfg, path, err := Config(o)
+	if err != nil {
+		return nil, "", err
+	}
+	c, err := day1.Open(ctx, cfg)
+	return c, path, err
+}
+
+// Endpoint is the content of the endpoint file.
+type Endpoint struct {
+	// URL is the server's streamable-HTTP MCP endpoint, on a loopback address.
+	URL string `json:"url"`
+	// Token is the bearer token every request must carry.
+	Token string `json:"token"`
+	// PID is the server's process id.
+	PID int `json:"pid"`
+}
+
+// ErrNoEndpoint: no running server left an endpoint file in the folder.
+var ErrNoEndpoint = errors.New("day1: no MCP server endpoint in this folder")
+
+// NewToken returns a random bearer token.
+func NewToken() (string, error) {
+	b := make([]byte, 24)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// WriteEndpoint writes the endpoint file to dir, readable by its owner only, and
+// returns the function that removes it.
+func WriteEndpoint(dir string, e Endpoint) (remove func(), err error) {
+	data, err := json.Marshal(e)
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.CreateTemp(dir, EndpointFile+".*")
+	if err != nil {
+		return nil, err
+	}
+	name := tmp.Name()
+	if err := tmp.Chmod(0o600); err != nil && runtime.GOOS != "windows" {
+		tmp.Close()
+		os.Remove(name)
+		return nil, err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(name)
+		return nil, err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(name)
+		return nil, err
+	}
+	path := filepath.Join(dir, EndpointFile)
+	if err := os.Rename(name, path); err != nil {
+		os.Remove(name)
+		return nil, err
+	}
+	return func() { os.Remove(path) }, nil
+}
+
+// ReadEndpoint reads the endpoint file of dir: ErrNoEndpoint when there is none.
+func ReadEndpoint(dir string) (Endpoint, error) {
+	data, err := os.ReadFile(filepath.Join(dir, EndpointFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return Endpoint{}, ErrNoEndpoint
+	}
+	if err != nil {
+		return Endpoint{}, err
+	}
+	var e Endpoint
+	if err := json.Unmarshal(data, &e); err != nil || e.URL == "" {
+		return Endpoint{}, fmt.Errorf("day1: a malformed endpoint file in %s", dir)
+	}
+	return e, nil
+}
