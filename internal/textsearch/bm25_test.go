@@ -15,7 +15,7 @@ func TestBM25IDF(t *testing.T) {
 		want  float64
 	}{
 		{"rare term", 1, 100, math.Log(1 + 99.5/1.5)},
-		{"half the documents", 50, 100, math.Log(1 + 50.5/50.5)},
+		{"half the documents", 50, 100, math.Log(2)}, // (100-50+0.5)/(50+0.5) is 1
 		{"every document stays positive", 100, 100, math.Log(1 + 0.5/100.5)},
 		{"unseen term", 0, 10, math.Log(1 + 10.5/0.5)},
 		{"df above n is clamped", 20, 10, math.Log(1 + 0.5/10.5)},

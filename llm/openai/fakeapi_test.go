@@ -104,12 +104,6 @@ func (f *fakeAPI) config(waits *waitLog) openai.Config {
 	}
 }
 
-func (f *fakeAPI) push(rs ...reply) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.script = append(f.script, rs...)
-}
-
 func (f *fakeAPI) Calls() []apiCall {
 	f.mu.Lock()
 	defer f.mu.Unlock()

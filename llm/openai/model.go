@@ -140,6 +140,9 @@ func (m *Model) chatRequest(req llm.Request) (goopenai.ChatCompletionRequest, er
 		if reasoningModel.MatchString(m.model) {
 			creq.MaxCompletionTokens = req.MaxTokens
 		} else {
+			// Most OpenAI-compatible servers (Ollama, vLLM, llama.cpp) read only
+			// max_tokens, which OpenAI keeps for its non-reasoning models.
+			//lint:ignore SA1019 the field the compatible endpoints understand
 			creq.MaxTokens = req.MaxTokens
 		}
 	}

@@ -21,7 +21,6 @@ package memstore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -388,4 +387,3 @@ func (v view) visibleDoc(ix *kindIndex, ord int32, m *docMeta) bool {
 // head returns the sequence number the view reads at.
 func (v view) head() uint64 { return v.chain[0].cut }
 
-var errLogClosed = errors.New("log closed")
