@@ -82,7 +82,7 @@ func Open(ctx context.Context, cfg Config) (*Client, error) {
 			return nil, fmt.Errorf("day1: opening the embedded store: %w", err)
 		}
 		c.st, c.ownStore, c.durable = ms, true, cfg.Path != ""
-	} else if d, ok := c.st.(interface{ Durable() bool }); ok {
+	} else if d, ok := c.st.(store.Durabler); ok {
 		c.durable = d.Durable()
 	}
 	c.engine = &merge.Engine{
@@ -182,7 +182,7 @@ func storeName(s store.Store) string {
 	case *matrixone.Store:
 		return "matrixone"
 	}
-	if n, ok := s.(interface{ Name() string }); ok {
+	if n, ok := s.(store.Namer); ok {
 		return n.Name()
 	}
 	return fmt.Sprintf("%T", s)

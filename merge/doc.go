@@ -2,8 +2,9 @@
 // plan following a strategy, asks an optional gate whether the plan may land, and has
 // the store apply it atomically, with a history record.
 //
-// The engine depends on the store package only. Any store.Store works: the engine
-// reads a store.Diff, decides, and hands one store.MergePlan to Store.ApplyMerge.
+// The engine depends on the store package only. It needs three methods of a store
+// (Store: Get, Diff, ApplyMerge), so any store.Store works: the engine reads a
+// store.Diff, decides, and hands one store.MergePlan to Store.ApplyMerge.
 //
 // # Strategies
 //

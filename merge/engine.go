@@ -73,6 +73,18 @@ type Result struct {
 	Applied bool
 }
 
+// Store is what the merge engine needs of a store: to read a record, to diff two
+// branches and to apply a plan. Every store.Store is one; a store that also lists lean
+// diffs (store.LeanDiffer) is used that way.
+type Store interface {
+	// Get returns one record as the view sees it, or store.ErrNotFound.
+	Get(ctx context.Context, v store.View, ref store.Ref) (store.Record, error)
+	// Diff lists the changes of source and target since their merge base.
+	Diff(ctx context.Context, source, target string) (*store.Diff, error)
+	// ApplyMerge applies a plan atomically and records it.
+	ApplyMerge(ctx context.Context, plan store.MergePlan) (store.MergeRecord, error)
+}
+
 // Engine merges branches of one store. Its zero value is not usable: Store is required.
 // An Engine keeps no state between merges beyond which targets it is merging into,
 // so that merges into one target through it queue instead of racing; it must not be
@@ -80,7 +92,7 @@ type Result struct {
 // Gate, NewID and Now are.
 type Engine struct {
 	// Store is the store that holds both branches. Required.
-	Store store.Store
+	Store Store
 	// Resolver decides the conflicts of Auto merges. Nil means DefaultResolver().
 	Resolver Resolver
 	// Gate checks every plan before it is applied. Nil means no gate. Request.Gate

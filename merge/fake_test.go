@@ -28,7 +28,7 @@ type fakeStore struct {
 	applied    []store.MergePlan // the plans it accepted
 }
 
-var _ store.Store = (*fakeStore)(nil)
+var _ Store = (*fakeStore)(nil)
 
 func newFake(diffs ...*store.Diff) *fakeStore {
 	return &fakeStore{diffs: diffs, records: map[string]map[store.Ref]store.Record{}}
@@ -94,80 +94,4 @@ func (s *fakeStore) ApplyMerge(ctx context.Context, plan store.MergePlan) (store
 	}
 	s.applied = append(s.applied, plan)
 	return plan.Record, nil
-}
-
-func (s *fakeStore) Put(context.Context, string, []store.Record, store.PutOptions) ([]store.PutResult, error) {
-	return nil, store.ErrNotSupported
-}
-
-func (s *fakeStore) Delete(context.Context, string, []store.Ref) error {
-	return store.ErrNotSupported
-}
-
-func (s *fakeStore) List(context.Context, store.View, store.ListQuery) ([]store.Record, error) {
-	return nil, store.ErrNotSupported
-}
-
-func (s *fakeStore) Search(context.Context, store.View, store.SearchQuery) ([]store.Hit, error) {
-	return nil, store.ErrNotSupported
-}
-
-func (s *fakeStore) CreateBranch(context.Context, store.BranchSpec) (store.Branch, error) {
-	return store.Branch{}, store.ErrNotSupported
-}
-
-func (s *fakeStore) GetBranch(context.Context, string) (store.Branch, error) {
-	return store.Branch{}, store.ErrNotSupported
-}
-
-func (s *fakeStore) ListBranches(context.Context, store.BranchFilter) ([]store.Branch, error) {
-	return nil, store.ErrNotSupported
-}
-
-func (s *fakeStore) SetBranchStatus(context.Context, string, store.BranchStatus) (store.Branch, error) {
-	return store.Branch{}, store.ErrNotSupported
-}
-
-func (s *fakeStore) DeleteBranch(context.Context, string) error { return store.ErrNotSupported }
-
-func (s *fakeStore) ListMerges(context.Context, store.MergeFilter) ([]store.MergeRecord, error) {
-	return nil, store.ErrNotSupported
-}
-
-func (s *fakeStore) CreateSnapshot(context.Context, string, string, string) (store.Snapshot, error) {
-	return store.Snapshot{}, store.ErrNotSupported
-}
-
-func (s *fakeStore) GetSnapshot(context.Context, string) (store.Snapshot, error) {
-	return store.Snapshot{}, store.ErrNotSupported
-}
-
-func (s *fakeStore) ListSnapshots(context.Context, string) ([]store.Snapshot, error) {
-	return nil, store.ErrNotSupported
-}
-
-func (s *fakeStore) DeleteSnapshot(context.Context, string) error { return store.ErrNotSupported }
-
-func (s *fakeStore) PutSession(context.Context, store.Session) (store.Session, error) {
-	return store.Session{}, store.ErrNotSupported
-}
-
-func (s *fakeStore) GetSession(context.Context, string) (store.Session, error) {
-	return store.Session{}, store.ErrNotSupported
-}
-
-func (s *fakeStore) ListSessions(context.Context, store.SessionFilter) ([]store.Session, error) {
-	return nil, store.ErrNotSupported
-}
-
-func (s *fakeStore) Close() error { return nil }
-
-func (s *fakeStore) WriteDocs(context.Context, []store.DocWrite) ([]store.Doc, error) {
-	return nil, store.ErrNotSupported
-}
-func (s *fakeStore) GetDoc(context.Context, string, string) (store.Doc, error) {
-	return store.Doc{}, store.ErrNotSupported
-}
-func (s *fakeStore) ListDocs(context.Context, store.DocQuery) ([]store.Doc, error) {
-	return nil, store.ErrNotSupported
 }

@@ -104,3 +104,15 @@ type Store interface {
 type LeanDiffer interface {
 	DiffLean(ctx context.Context, source, target string) (*Diff, error)
 }
+
+// Durabler is the optional capability of a store that says whether what it
+// acknowledges survives a restart of the process (Client.Capabilities reports it).
+type Durabler interface {
+	Durable() bool
+}
+
+// Namer is the optional capability of a store that names itself, such as "memstore"
+// or "matrixone" (Client.Capabilities reports it).
+type Namer interface {
+	Name() string
+}
