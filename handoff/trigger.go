@@ -127,7 +127,7 @@ func (t Trigger) Validate() error {
 	}
 	switch t.Kind {
 	case TriggerCondition:
-		if t.Condition == nil || t.Condition.root == nil {
+		if t.Condition.IsZero() {
 			return store.Invalid("Trigger.Condition", "is required for a condition trigger; build it with Compile", nil)
 		}
 	case TriggerEvent:

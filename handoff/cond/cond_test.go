@@ -1,4 +1,4 @@
-package handoff
+package cond
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package handoff
+package cond
 
 import (
 	"encoding/json"
@@ -127,6 +127,10 @@ func Compile(src string) (*Expr, error) {
 	}
 	return &Expr{src: src, root: root}, nil
 }
+
+// IsZero reports whether e holds no condition: nil, or the zero Expr that Compile
+// never returns.
+func (e *Expr) IsZero() bool { return e == nil || e.root == nil }
 
 // String returns the source the Expr was compiled from; "" for a nil or zero Expr.
 func (e *Expr) String() string {
