@@ -326,4 +326,3 @@ func prompt(req llm.Request) string {
 	}
 	return strings.Join(parts, "\n")
 }
-

@@ -386,4 +386,3 @@ func (v view) visibleDoc(ix *kindIndex, ord int32, m *docMeta) bool {
 
 // head returns the sequence number the view reads at.
 func (v view) head() uint64 { return v.chain[0].cut }
-
