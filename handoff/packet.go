@@ -321,13 +321,57 @@ func truncText(s string, n int, cut *int) string {
 
 // buildPacket freezes the context of a task (filled with objectives and members).
 func (e *Engine) buildPacket(ctx context.Context, t Task, s packetSpec) (Packet, error) {
-	l := s.limits.WithDefaults()
-	now := e.now()
-	p := Packet{
+	g, err := e.gather(ctx, t)
+	if err != nil {
+		return Packet{}, err
+	}
+	b := &packetBuilder{e: e, s: s, l: s.limits.WithDefaults(), now: e.now(), cuts: map[string]Truncation{}}
+	b.state(t)
+	b.facts(g)
+	b.relations(g)
+	b.conversations(g)
+	if s.scope.FailedAttempts {
+		b.recentErrors(g)
+	}
+	e.summarize(ctx, &b.p)
+	if err := fitPacket(&b.p, b.l.Bytes, b.cuts); err != nil {
+		return Packet{}, err
+	}
+	return b.p, nil
+}
+
+// packetBuilder assembles a packet one section at a time, noting what each section
+// had to leave out.
+type packetBuilder struct {
+	e    *Engine
+	s    packetSpec
+	l    Limits
+	now  time.Time
+	p    Packet
+	done map[int]bool // the objectives done
+	cuts map[string]Truncation
+}
+
+// keep returns how many of total items a section of the given limit keeps, and notes
+// a cut.
+func (b *packetBuilder) keep(field string, total, limit int) int {
+	if total > limit {
+		b.cuts[field] = Truncation{Field: field, Kept: limit, Total: total}
+		return limit
+	}
+	return total
+}
+
+// state fills the handoff's fields and the task's state: progress, active agents,
+// pending objectives and blockers.
+func (b *packetBuilder) state(t Task) {
+	s := b.s
+	b.p = Packet{
 		Format: PacketFormat, Handoff: s.handoff, Type: s.typ, Scope: s.scope, FromAgent: s.from,
 		Task: t, IncludesUnverified: s.includeUnverified, Instructions: s.instructions,
-		PriorityObjectives: s.priority, Branch: t.Branch, ParentBranch: t.Parent, CreatedAt: now,
+		PriorityObjectives: s.priority, Branch: t.Branch, ParentBranch: t.Parent, CreatedAt: b.now,
 	}
+	p := &b.p
 	if s.from != "" {
 		p.SourceBranch = AgentBranch(t.Name, s.from)
 	}
@@ -338,10 +382,10 @@ func (e *Engine) buildPacket(ctx context.Context, t Task, s packetSpec) (Packet,
 		}
 	}
 	sort.Strings(p.ActiveAgents)
-	done := map[int]bool{}
+	b.done = map[int]bool{}
 	for _, o := range t.Objectives {
 		if o.Status == ObjectiveDone {
-			done[o.ID] = true
+			b.done[o.ID] = true
 		} else {
 			p.PendingObjectives = append(p.PendingObjectives, o)
 		}
@@ -356,174 +400,171 @@ func (e *Engine) buildPacket(ctx context.Context, t Task, s packetSpec) (Packet,
 			p.Blockers = append(p.Blockers, line)
 		}
 	}
+}
 
-	g, err := e.gather(ctx, t)
-	if err != nil {
-		return Packet{}, err
-	}
-	cuts := map[string]Truncation{}
-	keep := func(field string, total, limit int) int {
-		if total > limit {
-			cuts[field] = Truncation{Field: field, Kept: limit, Total: total}
-			return limit
-		}
-		return total
-	}
-
-	// Facts.
+// facts keeps the live facts the scope allows, verified and confident ones first.
+func (b *packetBuilder) facts(g *gathered) {
 	var facts []store.Fact
 	for _, f := range g.facts {
 		if !f.Status.Live() || f.Verify.Status == store.Invalidated {
 			continue
 		}
-		if !s.includeUnverified && !f.IsVerified() {
+		if !b.s.includeUnverified && !f.IsVerified() {
 			continue
 		}
-		if s.scope.CompletedObjectivesOnly {
-			if n, err := strconv.Atoi(f.Metadata[MetaObjective]); err == nil && !done[n] {
+		if b.s.scope.CompletedObjectivesOnly {
+			if n, err := strconv.Atoi(f.Metadata[MetaObjective]); err == nil && !b.done[n] {
 				continue
 			}
 		}
 		facts = append(facts, f)
 	}
 	sort.Slice(facts, func(i, j int) bool {
-		a, b := facts[i], facts[j]
-		if va, vb := a.IsVerified(), b.IsVerified(); va != vb {
+		a, c := facts[i], facts[j]
+		if va, vc := a.IsVerified(), c.IsVerified(); va != vc {
 			return va
 		}
-		if a.Confidence != b.Confidence {
-			return a.Confidence > b.Confidence
+		if a.Confidence != c.Confidence {
+			return a.Confidence > c.Confidence
 		}
-		if !a.CreatedAt.Equal(b.CreatedAt) {
-			return a.CreatedAt.After(b.CreatedAt)
+		if !a.CreatedAt.Equal(c.CreatedAt) {
+			return a.CreatedAt.After(c.CreatedAt)
 		}
-		return a.ID < b.ID
+		return a.ID < c.ID
 	})
-	facts = facts[:keep("facts", len(facts), l.Facts)]
+	facts = facts[:b.keep("facts", len(facts), b.l.Facts)]
 	for i := range facts {
 		facts[i].Embedding = nil
-		facts[i].Text = truncText(facts[i].Text, l.TextBytes, &p.TruncatedTexts)
+		facts[i].Text = truncText(facts[i].Text, b.l.TextBytes, &b.p.TruncatedTexts)
 	}
-	p.Facts = facts
+	b.p.Facts = facts
+}
 
-	// Relations.
+// relations keeps the relations still valid, confident ones first.
+func (b *packetBuilder) relations(g *gathered) {
 	var rels []store.Relation
 	for _, r := range g.rels {
-		if r.ValidTo.IsZero() || r.ValidTo.After(now) {
+		if r.ValidTo.IsZero() || r.ValidTo.After(b.now) {
 			rels = append(rels, r)
 		}
 	}
 	sort.Slice(rels, func(i, j int) bool {
-		a, b := rels[i], rels[j]
-		if a.Confidence != b.Confidence {
-			return a.Confidence > b.Confidence
+		a, c := rels[i], rels[j]
+		if a.Confidence != c.Confidence {
+			return a.Confidence > c.Confidence
 		}
-		if !a.CreatedAt.Equal(b.CreatedAt) {
-			return a.CreatedAt.After(b.CreatedAt)
+		if !a.CreatedAt.Equal(c.CreatedAt) {
+			return a.CreatedAt.After(c.CreatedAt)
 		}
-		return a.ID < b.ID
+		return a.ID < c.ID
 	})
-	p.Relations = rels[:keep("relations", len(rels), l.Relations)]
+	b.p.Relations = rels[:b.keep("relations", len(rels), b.l.Relations)]
+}
 
-	// Conversations.
+// conversationCandidate is a conversation the packet may carry, with what ranks it.
+type conversationCandidate struct {
+	c         ConversationContext
+	decisions int
+	at        time.Time
+}
+
+// conversations keeps the key conversations (verified, cherry-picked or with decision
+// points; all for scopes with AllConversations), each with its key messages.
+func (b *packetBuilder) conversations(g *gathered) {
 	byConv := map[string][]store.Message{}
 	for _, m := range g.msgs {
 		byConv[m.ConversationID] = append(byConv[m.ConversationID], m)
 	}
-	type candidate struct {
-		c         ConversationContext
-		decisions int
-		at        time.Time
-	}
-	var cands []candidate
+	var cands []conversationCandidate
 	for id, c := range g.convs {
-		msgs := byConv[id]
-		sort.Slice(msgs, func(i, j int) bool {
-			if msgs[i].Seq != msgs[j].Seq {
-				return msgs[i].Seq < msgs[j].Seq
-			}
-			return msgs[i].ID < msgs[j].ID
-		})
-		var decided map[string]bool
-		if e.Decisions != nil && len(msgs) > 0 {
-			decided = map[string]bool{}
-			for _, id := range e.Decisions(slices.Clone(msgs)) {
-				decided[id] = true
-			}
+		if cd, ok := b.candidate(g, c, byConv[id]); ok {
+			cands = append(cands, cd)
 		}
-		cc := ConversationContext{
-			ID: c.ID, Branch: g.branch[store.RefOf(c)], Title: c.Title, AgentID: c.AgentID,
-			Verification: c.Verify, Picked: anyPicked(msgs), MessageCount: len(msgs), CreatedAt: c.CreatedAt,
-		}
-		key := c.Verify.Status == store.Verified || cc.Picked || len(decided) > 0
-		if !s.scope.AllConversations && (!key || c.Verify.Status == store.Invalidated) {
-			continue
-		}
-		km := make([]KeyMessage, len(msgs))
-		for i, m := range msgs {
-			km[i] = KeyMessage{ID: m.ID, Seq: m.Seq, Role: m.Role, Content: m.Content, Tool: m.Tool, AgentID: m.AgentID,
-				Decision: decided[m.ID], Picked: m.Picked()}
-		}
-		cc.Messages = km
-		at := c.UpdatedAt
-		if at.IsZero() {
-			at = c.CreatedAt
-		}
-		cands = append(cands, candidate{c: cc, decisions: len(decided), at: at})
 	}
 	sort.Slice(cands, func(i, j int) bool {
-		a, b := cands[i], cands[j]
-		if va, vb := a.c.Verification.Status == store.Verified, b.c.Verification.Status == store.Verified; va != vb {
+		a, c := cands[i], cands[j]
+		if va, vc := a.c.Verification.Status == store.Verified, c.c.Verification.Status == store.Verified; va != vc {
 			return va
 		}
-		if a.c.Picked != b.c.Picked {
+		if a.c.Picked != c.c.Picked {
 			return a.c.Picked
 		}
-		if (a.decisions > 0) != (b.decisions > 0) {
+		if (a.decisions > 0) != (c.decisions > 0) {
 			return a.decisions > 0
 		}
-		if !a.at.Equal(b.at) {
-			return a.at.After(b.at)
+		if !a.at.Equal(c.at) {
+			return a.at.After(c.at)
 		}
-		return a.c.ID < b.c.ID
+		return a.c.ID < c.c.ID
 	})
-	cands = cands[:keep("conversations", len(cands), l.Conversations)]
+	cands = cands[:b.keep("conversations", len(cands), b.l.Conversations)]
 	for _, cd := range cands {
 		cc := cd.c
-		cc.Messages = keyMessages(cc.Messages, keep("conversations/"+cc.ID+"/messages", len(cc.Messages), l.Messages))
+		cc.Messages = keyMessages(cc.Messages, b.keep("conversations/"+cc.ID+"/messages", len(cc.Messages), b.l.Messages))
 		for i := range cc.Messages {
-			cc.Messages[i].Content = truncText(cc.Messages[i].Content, l.TextBytes, &p.TruncatedTexts)
+			cc.Messages[i].Content = truncText(cc.Messages[i].Content, b.l.TextBytes, &b.p.TruncatedTexts)
 		}
-		p.Conversations = append(p.Conversations, cc)
+		b.p.Conversations = append(b.p.Conversations, cc)
 	}
+}
 
-	// Recent errors.
-	if s.scope.FailedAttempts {
-		var errs []store.Observation
-		for _, o := range g.obs {
-			if o.Type == store.ObsError {
-				errs = append(errs, o)
-			}
+// candidate describes one conversation and its messages for the packet, or reports
+// false when the scope leaves it out.
+func (b *packetBuilder) candidate(g *gathered, c store.Conversation, msgs []store.Message) (conversationCandidate, bool) {
+	sort.Slice(msgs, func(i, j int) bool {
+		if msgs[i].Seq != msgs[j].Seq {
+			return msgs[i].Seq < msgs[j].Seq
 		}
-		sort.Slice(errs, func(i, j int) bool {
-			if !errs[i].CreatedAt.Equal(errs[j].CreatedAt) {
-				return errs[i].CreatedAt.After(errs[j].CreatedAt)
-			}
-			return errs[i].ID < errs[j].ID
-		})
-		errs = errs[:keep("recent_errors", len(errs), l.Errors)]
-		for i := range errs {
-			errs[i].Embedding, errs[i].RawInput, errs[i].RawOutput = nil, "", ""
-			errs[i].Summary = truncText(errs[i].Summary, l.TextBytes, &p.TruncatedTexts)
+		return msgs[i].ID < msgs[j].ID
+	})
+	var decided map[string]bool
+	if b.e.Decisions != nil && len(msgs) > 0 {
+		decided = map[string]bool{}
+		for _, id := range b.e.Decisions(slices.Clone(msgs)) {
+			decided[id] = true
 		}
-		p.RecentErrors = errs
 	}
+	cc := ConversationContext{
+		ID: c.ID, Branch: g.branch[store.RefOf(c)], Title: c.Title, AgentID: c.AgentID,
+		Verification: c.Verify, Picked: anyPicked(msgs), MessageCount: len(msgs), CreatedAt: c.CreatedAt,
+	}
+	key := c.Verify.Status == store.Verified || cc.Picked || len(decided) > 0
+	if !b.s.scope.AllConversations && (!key || c.Verify.Status == store.Invalidated) {
+		return conversationCandidate{}, false
+	}
+	cc.Messages = make([]KeyMessage, len(msgs))
+	for i, m := range msgs {
+		cc.Messages[i] = KeyMessage{ID: m.ID, Seq: m.Seq, Role: m.Role, Content: m.Content, Tool: m.Tool, AgentID: m.AgentID,
+			Decision: decided[m.ID], Picked: m.Picked()}
+	}
+	at := c.UpdatedAt
+	if at.IsZero() {
+		at = c.CreatedAt
+	}
+	return conversationCandidate{c: cc, decisions: len(decided), at: at}, true
+}
 
-	e.summarize(ctx, &p)
-	if err := fitPacket(&p, l.Bytes, cuts); err != nil {
-		return Packet{}, err
+// recentErrors keeps the newest error observations, without their raw input and
+// output.
+func (b *packetBuilder) recentErrors(g *gathered) {
+	var errs []store.Observation
+	for _, o := range g.obs {
+		if o.Type == store.ObsError {
+			errs = append(errs, o)
+		}
 	}
-	return p, nil
+	sort.Slice(errs, func(i, j int) bool {
+		if !errs[i].CreatedAt.Equal(errs[j].CreatedAt) {
+			return errs[i].CreatedAt.After(errs[j].CreatedAt)
+		}
+		return errs[i].ID < errs[j].ID
+	})
+	errs = errs[:b.keep("recent_errors", len(errs), b.l.Errors)]
+	for i := range errs {
+		errs[i].Embedding, errs[i].RawInput, errs[i].RawOutput = nil, "", ""
+		errs[i].Summary = truncText(errs[i].Summary, b.l.TextBytes, &b.p.TruncatedTexts)
+	}
+	b.p.RecentErrors = errs
 }
 
 // keyMessages keeps n of msgs (in Seq order): decision points first, then the latest
