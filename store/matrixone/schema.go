@@ -57,13 +57,11 @@ func (k *kindSpec) allCols() []string {
 	return out
 }
 
-// selectCols is the column list reads scan: id, rev, deleted and the data columns.
+// selectCols is the column list reads scan: id, rev, deleted and the data columns
+// (selected).
 func (k *kindSpec) selectCols() string {
 	out := []string{"`id`", "`rev`", "`deleted`"}
-	for _, c := range k.cols {
-		if c == "tokens" || c == "norm_key" || c == "dup_code" {
-			continue
-		}
+	for _, c := range k.selected() {
 		out = append(out, "`"+c+"`")
 	}
 	return strings.Join(out, ", ")
@@ -247,106 +245,211 @@ func values(k store.Kind, r store.Record, dup *dupCoder) []any {
 // scanner is *sql.Rows or *sql.Row.
 type scanner interface{ Scan(dest ...any) error }
 
+// selected returns the data columns reads scan, in selectCols order.
+func (k *kindSpec) selected() []string {
+	var out []string
+	for _, c := range k.cols {
+		if c != "tokens" && c != "norm_key" && c != "dup_code" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // scanRow reads one row in selectCols order. extra receives trailing columns the query
-// added (a score, say).
+// added after them.
 func scanRow(k store.Kind, sc scanner, extra ...any) (row, error) {
-	var (
-		r                                       row
-		del                                     int
-		s1, s2, s3, s4, s5, s6, s7, s8, s9, s10 string
-		s11                                     string
-		emb                                     sql.NullString
-		f1                                      float64
-		n1                                      int
-		t1, t2, t3                              sql.NullTime
-	)
-	var dest []any
-	switch k {
-	case store.KindFact:
-		// txt, doc_len, embedding, category, confidence, status, source_type, source_id,
-		// parent_id, session_id, task_id, agent_id, metadata, verification, created_at, updated_at
-		dest = []any{&s1, &n1, &emb, &s2, &f1, &s3, &s4, &s5, &s6, &s7, &s8, &s9, &s10, &s11, &t1, &t2}
-	case store.KindObservation:
-		// session_id, task_id, agent_id, obs_type, tool, summary, doc_len, embedding,
-		// raw_input, raw_output, metadata, created_at
-		dest = []any{&s1, &s2, &s3, &s4, &s5, &s6, &n1, &emb, &s7, &s8, &s9, &t1}
-	case store.KindRelation:
-		// src, dst, rel_type, properties, confidence, valid_from, valid_to, session_id,
-		// task_id, agent_id, created_at
-		dest = []any{&s1, &s2, &s3, &s4, &f1, &t1, &t2, &s5, &s6, &s7, &t3}
-	case store.KindConversation:
-		// session_id, agent_id, task_id, title, verification, metadata, created_at, updated_at
-		dest = []any{&s1, &s2, &s3, &s4, &s5, &s6, &t1, &t2}
-	case store.KindMessage:
-		// conversation_id, seq, msg_role, content, tool, picked_to, session_id, task_id,
-		// agent_id, metadata, created_at
-		dest = []any{&s1, &n1, &s2, &s3, &s4, &s5, &s6, &s7, &s8, &s9, &t1}
+	return scanners[k](sc, extra)
+}
+
+// scanners read a row of each kind, each column into a destination named for it.
+var scanners = map[store.Kind]func(scanner, []any) (row, error){
+	store.KindFact:         scanFact,
+	store.KindObservation:  scanObservation,
+	store.KindRelation:     scanRelation,
+	store.KindConversation: scanConversation,
+	store.KindMessage:      scanMessage,
+}
+
+// rowScan is one row being scanned: the columns every kind has, and helpers that
+// decode column values, keeping the first decoding error.
+type rowScan struct {
+	r   row
+	del int
+	err error
+}
+
+// scan scans sc into the kind's columns, each bound by name in dest, then extra.
+// A selected column without a destination is an error, not a silent misplacement.
+func (rs *rowScan) scan(k store.Kind, sc scanner, dest map[string]any, extra []any) error {
+	cols := specs[k].selected()
+	all := make([]any, 0, 3+len(cols)+len(extra))
+	all = append(all, &rs.r.id, &rs.r.rev, &rs.del)
+	for _, c := range cols {
+		d, ok := dest[c]
+		if !ok {
+			return fmt.Errorf("day1: matrixone: column %s of %s tables has no destination in its scan", c, k)
+		}
+		all = append(all, d)
 	}
-	all := append([]any{&r.id, &r.rev, &del}, dest...)
+	if len(dest) != len(cols) {
+		return fmt.Errorf("day1: matrixone: the scan of %s rows names %d columns; the table has %d", k, len(dest), len(cols))
+	}
 	if err := sc.Scan(append(all, extra...)...); err != nil {
-		return r, err
+		return err
 	}
-	r.deleted = del != 0
-	if r.deleted {
-		return r, nil
+	rs.r.deleted = rs.del != 0
+	return nil
+}
+
+// done returns the row, or the first error decoding its values.
+func (rs *rowScan) done(k store.Kind) (row, error) {
+	if rs.err != nil {
+		return rs.r, fmt.Errorf("decoding %s %q: %w", k, rs.r.id, rs.err)
 	}
-	tm := func(t sql.NullTime) time.Time {
-		if !t.Valid {
-			return time.Time{}
-		}
-		return t.Time.UTC()
+	return rs.r, nil
+}
+
+func (rs *rowScan) time(t sql.NullTime) time.Time {
+	if !t.Valid {
+		return time.Time{}
 	}
-	var err error
-	vec := func() []float32 {
-		if !emb.Valid || err != nil {
-			return nil
-		}
-		var v []float32
-		v, err = parseVec(emb.String)
-		return v
+	return t.Time.UTC()
+}
+
+func (rs *rowScan) vec(emb sql.NullString) []float32 {
+	if !emb.Valid || rs.err != nil {
+		return nil
 	}
-	meta := func(s string) map[string]string {
-		if err != nil {
-			return nil
-		}
-		var m map[string]string
-		m, err = decodeMeta(s)
-		return m
+	var v []float32
+	v, rs.err = parseVec(emb.String)
+	return v
+}
+
+func (rs *rowScan) meta(s string) map[string]string {
+	if rs.err != nil {
+		return nil
 	}
-	verify := func(s string) store.Verification {
-		if err != nil {
-			return store.Verification{}
-		}
-		var v store.Verification
-		v, err = decodeVerify(s)
-		return v
+	var m map[string]string
+	m, rs.err = decodeMeta(s)
+	return m
+}
+
+func (rs *rowScan) verify(s string) store.Verification {
+	if rs.err != nil {
+		return store.Verification{}
 	}
-	switch k {
-	case store.KindFact:
-		r.docLen = n1
-		r.rec = store.Fact{ID: r.id, Text: s1, Embedding: vec(), Category: s2, Confidence: f1, Status: store.FactStatus(s3),
-			SourceType: s4, SourceID: s5, ParentID: s6, SessionID: s7, TaskID: s8, AgentID: s9, Metadata: meta(s10),
-			Verify: verify(s11), CreatedAt: tm(t1), UpdatedAt: tm(t2)}
-	case store.KindObservation:
-		r.docLen = n1
-		r.rec = store.Observation{ID: r.id, SessionID: s1, TaskID: s2, AgentID: s3, Type: store.ObservationType(s4), Tool: s5,
-			Summary: s6, Embedding: vec(), RawInput: s7, RawOutput: s8, Metadata: meta(s9), CreatedAt: tm(t1)}
-	case store.KindRelation:
-		r.rec = store.Relation{ID: r.id, Source: s1, Target: s2, Type: s3, Properties: meta(s4), Confidence: f1,
-			ValidFrom: tm(t1), ValidTo: tm(t2), SessionID: s5, TaskID: s6, AgentID: s7, CreatedAt: tm(t3)}
-	case store.KindConversation:
-		r.rec = store.Conversation{ID: r.id, SessionID: s1, AgentID: s2, TaskID: s3, Title: s4, Verify: verify(s5),
-			Metadata: meta(s6), CreatedAt: tm(t1), UpdatedAt: tm(t2)}
-	case store.KindMessage:
-		var picked []string
-		if s5 != "" {
-			err = json.Unmarshal([]byte(s5), &picked)
-		}
-		r.rec = store.Message{ID: r.id, ConversationID: s1, Seq: n1, Role: store.Role(s2), Content: s3, Tool: s4,
-			PickedTo: picked, SessionID: s6, TaskID: s7, AgentID: s8, Metadata: meta(s9), CreatedAt: tm(t1)}
+	var v store.Verification
+	v, rs.err = decodeVerify(s)
+	return v
+}
+
+func scanFact(sc scanner, extra []any) (row, error) {
+	var (
+		rs                                         rowScan
+		text, category, status, srcType, srcID     string
+		parent, session, task, agent, meta, verify string
+		confidence                                 float64
+		emb                                        sql.NullString
+		created, updated                           sql.NullTime
+	)
+	err := rs.scan(store.KindFact, sc, map[string]any{
+		"txt": &text, "doc_len": &rs.r.docLen, "embedding": &emb, "category": &category, "confidence": &confidence,
+		"status": &status, "source_type": &srcType, "source_id": &srcID, "parent_id": &parent, "session_id": &session,
+		"task_id": &task, "agent_id": &agent, "metadata": &meta, "verification": &verify,
+		"created_at": &created, "updated_at": &updated,
+	}, extra)
+	if err != nil || rs.r.deleted {
+		return rs.r, err
 	}
-	if err != nil {
-		return r, fmt.Errorf("decoding %s %q: %w", k, r.id, err)
+	rs.r.rec = store.Fact{ID: rs.r.id, Text: text, Embedding: rs.vec(emb), Category: category, Confidence: confidence,
+		Status: store.FactStatus(status), SourceType: srcType, SourceID: srcID, ParentID: parent, SessionID: session,
+		TaskID: task, AgentID: agent, Metadata: rs.meta(meta), Verify: rs.verify(verify),
+		CreatedAt: rs.time(created), UpdatedAt: rs.time(updated)}
+	return rs.done(store.KindFact)
+}
+
+func scanObservation(sc scanner, extra []any) (row, error) {
+	var (
+		rs                                    rowScan
+		session, task, agent, typ, tool, summ string
+		rawIn, rawOut, meta                   string
+		emb                                   sql.NullString
+		created                               sql.NullTime
+	)
+	err := rs.scan(store.KindObservation, sc, map[string]any{
+		"session_id": &session, "task_id": &task, "agent_id": &agent, "obs_type": &typ, "tool": &tool, "summary": &summ,
+		"doc_len": &rs.r.docLen, "embedding": &emb, "raw_input": &rawIn, "raw_output": &rawOut, "metadata": &meta,
+		"created_at": &created,
+	}, extra)
+	if err != nil || rs.r.deleted {
+		return rs.r, err
 	}
-	return r, nil
+	rs.r.rec = store.Observation{ID: rs.r.id, SessionID: session, TaskID: task, AgentID: agent, Type: store.ObservationType(typ),
+		Tool: tool, Summary: summ, Embedding: rs.vec(emb), RawInput: rawIn, RawOutput: rawOut, Metadata: rs.meta(meta),
+		CreatedAt: rs.time(created)}
+	return rs.done(store.KindObservation)
+}
+
+func scanRelation(sc scanner, extra []any) (row, error) {
+	var (
+		rs                                         rowScan
+		src, dst, typ, props, session, task, agent string
+		confidence                                 float64
+		from, to, created                          sql.NullTime
+	)
+	err := rs.scan(store.KindRelation, sc, map[string]any{
+		"src": &src, "dst": &dst, "rel_type": &typ, "properties": &props, "confidence": &confidence,
+		"valid_from": &from, "valid_to": &to, "session_id": &session, "task_id": &task, "agent_id": &agent,
+		"created_at": &created,
+	}, extra)
+	if err != nil || rs.r.deleted {
+		return rs.r, err
+	}
+	rs.r.rec = store.Relation{ID: rs.r.id, Source: src, Target: dst, Type: typ, Properties: rs.meta(props), Confidence: confidence,
+		ValidFrom: rs.time(from), ValidTo: rs.time(to), SessionID: session, TaskID: task, AgentID: agent, CreatedAt: rs.time(created)}
+	return rs.done(store.KindRelation)
+}
+
+func scanConversation(sc scanner, extra []any) (row, error) {
+	var (
+		rs                                        rowScan
+		session, agent, task, title, verify, meta string
+		created, updated                          sql.NullTime
+	)
+	err := rs.scan(store.KindConversation, sc, map[string]any{
+		"session_id": &session, "agent_id": &agent, "task_id": &task, "title": &title, "verification": &verify,
+		"metadata": &meta, "created_at": &created, "updated_at": &updated,
+	}, extra)
+	if err != nil || rs.r.deleted {
+		return rs.r, err
+	}
+	rs.r.rec = store.Conversation{ID: rs.r.id, SessionID: session, AgentID: agent, TaskID: task, Title: title,
+		Verify: rs.verify(verify), Metadata: rs.meta(meta), CreatedAt: rs.time(created), UpdatedAt: rs.time(updated)}
+	return rs.done(store.KindConversation)
+}
+
+func scanMessage(sc scanner, extra []any) (row, error) {
+	var (
+		rs                                rowScan
+		conv, role, content, tool, picked string
+		session, task, agent, meta        string
+		seq                               int
+		created                           sql.NullTime
+	)
+	err := rs.scan(store.KindMessage, sc, map[string]any{
+		"conversation_id": &conv, "seq": &seq, "msg_role": &role, "content": &content, "tool": &tool,
+		"picked_to": &picked, "session_id": &session, "task_id": &task, "agent_id": &agent, "metadata": &meta,
+		"created_at": &created,
+	}, extra)
+	if err != nil || rs.r.deleted {
+		return rs.r, err
+	}
+	var pickedTo []string
+	if picked != "" {
+		rs.err = json.Unmarshal([]byte(picked), &pickedTo)
+	}
+	rs.r.rec = store.Message{ID: rs.r.id, ConversationID: conv, Seq: seq, Role: store.Role(role), Content: content, Tool: tool,
+		PickedTo: pickedTo, SessionID: session, TaskID: task, AgentID: agent, Metadata: rs.meta(meta), CreatedAt: rs.time(created)}
+	return rs.done(store.KindMessage)
 }
