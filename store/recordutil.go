@@ -341,3 +341,17 @@ func (f Filter) IsZero() bool {
 		f.Entity == "" && f.RelationType == "" && f.Since.IsZero() && f.Until.IsZero() &&
 		len(f.Metadata) == 0 && len(f.IDs) == 0
 }
+
+// Supersede returns a near-duplicate fact old marked superseded by f, and f naming
+// old as its parent (unless it names one already). f keeps the higher confidence of
+// the two: the knowledge it restates was already held that firmly. Stores write both
+// when a new fact supersedes a near-duplicate.
+func Supersede(old, f Fact) (Fact, Fact) {
+	old.Status = FactSuperseded
+	old.UpdatedAt = f.UpdatedAt
+	if f.ParentID == "" {
+		f.ParentID = old.ID
+	}
+	f.Confidence = max(f.Confidence, old.Confidence)
+	return old, f
+}

@@ -230,12 +230,7 @@ func (s *Store) decide(bw *batchWrite, dc *dupCandidates, i int, r store.Record,
 	case store.NormText(dup.Text) == store.NormText(f.Text):
 		return store.PutResult{Record: *dup, Outcome: store.Deduplicated, Replaced: dup.ID, Similarity: sim}, nil
 	}
-	old := *dup
-	old.Status = store.FactSuperseded
-	old.UpdatedAt = f.UpdatedAt
-	if f.ParentID == "" {
-		f.ParentID = old.ID
-	}
+	old, f := store.Supersede(*dup, f)
 	return store.PutResult{Record: f, Outcome: store.Superseded, Replaced: old.ID, Similarity: sim}, []store.Record{old, f}
 }
 

@@ -163,12 +163,7 @@ func (s *Store) decide(head view, r, in, cur store.Record, threshold float64, no
 	case sameText:
 		return store.PutResult{Record: store.Clone(*dup), Outcome: store.Deduplicated, Replaced: dup.ID, Similarity: sim}, nil, nil
 	}
-	old := *dup
-	old.Status = store.FactSuperseded
-	old.UpdatedAt = f.UpdatedAt
-	if f.ParentID == "" {
-		f.ParentID = old.ID
-	}
+	old, f := store.Supersede(*dup, f)
 	return store.PutResult{Record: result(f, in), Outcome: store.Superseded, Replaced: old.ID, Similarity: sim},
 		[]store.Record{old, f}, code
 }

@@ -192,8 +192,8 @@ func testWrite(t *testing.T, h Harness) {
 		subtest(t, h, area, "near-duplicate fact ("+c.name+")", func(e *env) {
 			opts := store.PutOptions{DedupeThreshold: c.threshold}
 			// The texts share no word: near-duplicates are found by embedding alone.
-			e.put(store.DefaultBranch, opts, store.Fact{ID: "old", Text: "Tokens expire after one hour", Embedding: c.old})
-			res := e.put(store.DefaultBranch, opts, store.Fact{ID: "new", Text: "Login sessions last sixty minutes", Embedding: c.new})[0]
+			e.put(store.DefaultBranch, opts, store.Fact{ID: "old", Text: "Tokens expire after one hour", Embedding: c.old, Confidence: 0.9})
+			res := e.put(store.DefaultBranch, opts, store.Fact{ID: "new", Text: "Login sessions last sixty minutes", Embedding: c.new, Confidence: 0.6})[0]
 			if res.Outcome != c.want {
 				e.t.Fatalf("Put: Outcome = %q; want %q", res.Outcome, c.want)
 			}
@@ -208,6 +208,10 @@ func testWrite(t *testing.T, h Harness) {
 				}
 				if of.Status != store.FactSuperseded {
 					e.t.Errorf("old fact Status = %q; want %q", of.Status, store.FactSuperseded)
+				}
+				// The restated knowledge keeps the firmer confidence of the two.
+				if nf.Confidence != 0.9 || res.Record.(store.Fact).Confidence != 0.9 {
+					e.t.Errorf("new fact Confidence = %v (PutResult %v); want the old fact's 0.9", nf.Confidence, res.Record.(store.Fact).Confidence)
 				}
 				same(e.t, "live facts", []string{"new"}, e.listIDs(main, store.ListQuery{Kind: store.KindFact,
 					Filter: store.Filter{Statuses: []store.FactStatus{store.FactActive, store.FactVerified, store.FactPromoted}}}))
