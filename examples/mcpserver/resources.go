@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/day1ai/day1"
+)
+
+// Resource addresses.
+const (
+	branchesURI       = "day1://branches"
+	timelinePrefix    = "day1://timeline/"
+	timelineTemplate  = timelinePrefix + "{+branch}"
+	replayPrefix      = "day1://replay/"
+	replayURITemplate = replayPrefix + "{task}"
+)
+
+func (m *memServer) addResources(s *mcp.Server) {
+	s.AddResource(&mcp.Resource{
+		URI: branchesURI, Name: "branches", MIMEType: "application/json",
+		Description: "Every branch of memory, with its parent and status.",
+	}, m.readBranches)
+	s.AddResourceTemplate(&mcp.ResourceTemplate{
+		URITemplate: timelineTemplate, Name: "branch timeline", MIMEType: "application/json",
+		Description: "What was recorded on a branch, in time order (the first 1000 events at most).",
+	}, m.readTimeline)
+	s.AddResourceTemplate(&mcp.ResourceTemplate{
+		URITemplate: replayURITemplate, Name: "task replay", MIMEType: "application/json",
+		Description: "A task's run rebuilt from memory: its steps, agents, verified facts and outcome.",
+	}, m.readReplay)
+}
+
+// jsonResource returns v as the JSON content of the resource uri.
+func jsonResource(uri string, v any) (*mcp.ReadResourceResult, error) {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(data)}}}, nil
+}
+
+func (m *memServer) readBranches(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	bs, err := m.c.Branches(ctx, day1.BranchFilter{})
+	if err != nil {
+		return nil, err
+	}
+	views := make([]branchView, len(bs))
+	for i, b := range bs {
+		views[i] = viewBranch(b)
+	}
+	return jsonResource(req.Params.URI, views)
+}
+
+func (m *memServer) readTimeline(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	uri := req.Params.URI
+	branch, ok := strings.CutPrefix(uri, timelinePrefix)
+	if !ok || branch == "" {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	evs, err := m.c.Timeline(ctx, day1.TimelineQuery{Branch: branch})
+	if err != nil {
+		return nil, err
+	}
+	return jsonResource(uri, timelineOut{Branch: branch, Events: viewEvents(evs)})
+}
+
+func (m *memServer) readReplay(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	uri := req.Params.URI
+	task, ok := strings.CutPrefix(uri, replayPrefix)
+	if !ok || task == "" {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	tr, err := m.c.TaskReplay(ctx, task, day1.ReplayOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return jsonResource(uri, viewReplay(tr))
+}

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/day1ai/day1/examples/internal/localmem"
+)
+
+// options are the command line's choices.
+type options struct {
+	path, dsn   string
+	memory      bool
+	http        string
+	allowRemote bool
+	token       string
+}
+
+// mcpPath is where the HTTP servers answer MCP requests.
+const mcpPath = "/mcp"
+
+// sessionTimeout closes HTTP sessions idle this long.
+const sessionTimeout = time.Hour
+
+// check refuses an HTTP address other than loopback unless remote access is allowed,
+// and remote access without a token.
+func (o options) check() error {
+	if o.allowRemote && o.token == "" {
+		return errors.New("-allow-remote requires -token")
+	}
+	if o.http == "" || o.allowRemote {
+		return nil
+	}
+	host, _, err := net.SplitHostPort(o.http)
+	if err != nil {
+		return fmt.Errorf("-http %q: %v", o.http, err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return fmt.Errorf("-http %q is not a loopback address; use 127.0.0.1, or -allow-remote with -token", o.http)
+	}
+	return nil
+}
+
+// run opens the memory and serves it until ctx ends or, over stdio, the client closes
+// its input.
+func run(ctx context.Context, o options) error {
+	if err := o.check(); err != nil {
+		return err
+	}
+	c, folder, err := localmem.Open(ctx, localmem.Options{Path: o.path, DSN: o.dsn, InMemory: o.memory})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	srv := newServer(c)
+
+	if folder != "" {
+		stopEndpoint, err := serveEndpoint(srv, folder)
+		if err != nil {
+			return err
+		}
+		defer stopEndpoint()
+	}
+	if o.http != "" {
+		return serveHTTP(ctx, srv, o)
+	}
+	err = srv.Run(ctx, &mcp.StdioTransport{})
+	if ctx.Err() != nil {
+		return nil // a signal: a normal stop
+	}
+	return err
+}
+
+// httpHandler returns the streamable-HTTP handler of srv at mcpPath, which requires
+// token when it is not empty.
+func httpHandler(srv *mcp.Server, token string) http.Handler {
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{SessionTimeout: sessionTimeout})
+	mux := http.NewServeMux()
+	mux.Handle(mcpPath, requireToken(token, h))
+	return mux
+}
+
+// requireToken answers 401 to a request without "Authorization: Bearer <token>".
+func requireToken(token string, next http.Handler) http.Handler {
+	if token == "" {
+		return next
+	}
+	want := []byte("Bearer " + token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got := []byte(r.Header.Get("Authorization"))
+		if subtle.ConstantTimeCompare(got, want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="day1"`)
+			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// serveEndpoint serves srv on a random loopback port with a new bearer token and
+// writes the endpoint file to folder. The returned function removes the file and
+// stops serving.
+func serveEndpoint(srv *mcp.Server, folder string) (stop func(), err error) {
+	token, err := localmem.NewToken()
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	hs := &http.Server{Handler: httpHandler(srv, token), ReadHeaderTimeout: 10 * time.Second}
+	go hs.Serve(ln)
+	url := "http://" + ln.Addr().String() + mcpPath
+	remove, err := localmem.WriteEndpoint(folder, localmem.Endpoint{URL: url, Token: token, PID: os.Getpid()})
+	if err != nil {
+		hs.Close()
+		return nil, err
+	}
+	fmt.Fprintf(os.Stderr, "mcpserver: memory at %s; other processes reach it at %s (see %s)\n", folder, url, localmem.EndpointFile)
+	return func() {
+		remove()
+		shutdown(hs)
+	}, nil
+}
+
+// serveHTTP serves srv at o.http until ctx ends.
+func serveHTTP(ctx context.Context, srv *mcp.Server, o options) error {
+	ln, err := net.Listen("tcp", o.http)
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{Handler: httpHandler(srv, o.token), ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	fmt.Fprintf(os.Stderr, "mcpserver: serving MCP over streamable HTTP at http://%s%s\n", hostPort(ln.Addr()), mcpPath)
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		shutdown(hs)
+		return nil
+	}
+}
+
+// hostPort returns a listener's address as a client dials it.
+func hostPort(a net.Addr) string {
+	s := a.String()
+	if strings.HasPrefix(s, "[::]:") || strings.HasPrefix(s, "0.0.0.0:") {
+		_, port, _ := net.SplitHostPort(s)
+		return net.JoinHostPort("127.0.0.1", port)
+	}
+	return s
+}
+
+// shutdown stops an HTTP server, giving requests under way a moment to finish; open
+// event streams are cut after it.
+func shutdown(hs *http.Server) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(ctx); err != nil {
+		hs.Close()
+	}
+}

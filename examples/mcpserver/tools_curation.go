@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/day1ai/day1"
+)
+
+// defaultFactThreshold is the score that verifies a fact when memory_verify_branch
+// names no fact_threshold: the stricter threshold of the design.
+var defaultFactThreshold = day1.StrictPolicy().VerifyAt
+
+type verifyBranchIn struct {
+	BranchName    string   `json:"branch_name" jsonschema:"the branch whose facts and conversations to judge"`
+	FactThreshold *float64 `json:"fact_threshold,omitempty" jsonschema:"the score, 0 to 1, at or above which a record is verified (default 0.7)"`
+}
+
+type verifyBranchOut struct {
+	Branch      string        `json:"branch"`
+	Threshold   float64       `json:"fact_threshold"`
+	Total       int           `json:"total" jsonschema:"records judged"`
+	Verified    int           `json:"verified"`
+	Invalidated int           `json:"invalidated"`
+	Pending     int           `json:"pending" jsonschema:"judged, between the thresholds: left for review"`
+	Verdicts    []verdictView `json:"verdicts"`
+}
+
+type verifyFactIn struct {
+	FactID string `json:"fact_id" jsonschema:"the fact to judge"`
+	Branch string `json:"branch,omitempty" jsonschema:"the fact's branch (default: this session's current branch, else main)"`
+}
+
+type verifyFactOut struct {
+	Verdict verdictView `json:"verdict"`
+	Fact    factView    `json:"fact" jsonschema:"the fact as stored with its verdict"`
+}
+
+func (m *memServer) addCurationTools(s *mcp.Server) {
+	addTool(s, "memory_verify_branch",
+		"Judge every fact and conversation of a branch not judged yet (accuracy, relevance, specificity) before merging it, marking each verified, invalidated or pending.",
+		m.verifyBranch)
+	addTool(s, "memory_verify_fact",
+		"Judge one fact and store the verdict with it.",
+		m.verifyFact)
+}
+
+// verificationPolicy maps a fact threshold onto a policy: verified at the threshold,
+// invalidated under the stricter policy's floor, or under the threshold when lower.
+func verificationPolicy(threshold float64) day1.Policy {
+	return day1.Policy{VerifyAt: threshold, InvalidateBelow: min(day1.StrictPolicy().InvalidateBelow, threshold)}
+}
+
+func (m *memServer) verifyBranch(ctx context.Context, _ *mcp.ServerSession, in verifyBranchIn) (verifyBranchOut, string, error) {
+	threshold := orDefault(in.FactThreshold, defaultFactThreshold)
+	res, err := m.c.VerifyBranch(ctx, day1.VerifyBranchRequest{Branch: in.BranchName, Policy: verificationPolicy(threshold)})
+	if err != nil {
+		return verifyBranchOut{}, "", err
+	}
+	out := verifyBranchOut{
+		Branch: branchName(res.Branch), Threshold: threshold, Total: res.Total,
+		Verified: res.Verified, Invalidated: res.Invalidated, Pending: res.Pending,
+		Verdicts: make([]verdictView, len(res.Verdicts)),
+	}
+	for i, v := range res.Verdicts {
+		out.Verdicts[i] = viewVerdict(v)
+	}
+	return out, fmt.Sprintf("%d judged on %s: %d verified, %d invalidated, %d pending",
+		out.Total, out.Branch, out.Verified, out.Invalidated, out.Pending), nil
+}
+
+func (m *memServer) verifyFact(ctx context.Context, ss *mcp.ServerSession, in verifyFactIn) (verifyFactOut, string, error) {
+	v, err := m.c.VerifyFact(ctx, m.branch(ss, in.Branch), in.FactID)
+	if err != nil {
+		return verifyFactOut{}, "", err
+	}
+	out := verifyFactOut{Verdict: viewVerdict(v.Verdict), Fact: viewFact(v.Fact)}
+	return out, fmt.Sprintf("fact %s is %s (score %.2f)", v.Fact.ID, v.Status, v.Score), nil
+}

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/day1ai/day1"
+)
+
+type handoffCreateIn struct {
+	TaskID             string   `json:"task_id" jsonschema:"the task's name"`
+	FromAgentID        string   `json:"from_agent_id" jsonschema:"the agent handing over, an active member of the task"`
+	ToAgentID          string   `json:"to_agent_id,omitempty" jsonschema:"the receiver; empty lets any agent accept"`
+	HandoffType        string   `json:"handoff_type" jsonschema:"full (everything), partial (the rest of the work), escalation (stuck: full context with blockers and failed attempts), checkpoint (save progress, no receiver), or task_continuation, agent_switch, session_handoff"`
+	Instructions       string   `json:"instructions,omitempty" jsonschema:"guidance for the receiver"`
+	PriorityObjectives []int    `json:"priority_objectives,omitempty" jsonschema:"numbers of the objectives to tackle first"`
+	Blockers           []string `json:"blockers,omitempty" jsonschema:"known obstacles"`
+}
+
+type packetView struct {
+	Summary            string          `json:"summary"`
+	Branch             string          `json:"branch" jsonschema:"the task branch to continue from"`
+	Done               int             `json:"objectives_done"`
+	Total              int             `json:"objectives_total"`
+	Facts              []factView      `json:"facts"`
+	PendingObjectives  []objectiveView `json:"pending_objectives"`
+	Blockers           []string        `json:"blockers"`
+	RecentErrors       []string        `json:"recent_errors"`
+	Conversations      []string        `json:"conversations" jsonschema:"ids of the key conversations"`
+	Instructions       string          `json:"instructions,omitempty"`
+	PriorityObjectives []int           `json:"priority_objectives,omitempty"`
+}
+
+type handoffView struct {
+	HandoffID      string    `json:"handoff_id"`
+	TaskID         string    `json:"task_id"`
+	Type           string    `json:"handoff_type"`
+	Status         string    `json:"status"`
+	Priority       string    `json:"priority,omitempty"`
+	FromAgent      string    `json:"from_agent_id,omitempty"`
+	ToAgent        string    `json:"to_agent_id,omitempty"`
+	Instructions   string    `json:"instructions,omitempty"`
+	ReceiverBranch string    `json:"receiver_branch,omitempty"`
+	CreatedAt      time.Time `json:"created_at"`
+}
+
+type handoffCreateOut struct {
+	Handoff handoffView `json:"handoff"`
+	Packet  packetView  `json:"packet"`
+}
+
+type handoffAcceptIn struct {
+	HandoffID string `json:"handoff_id" jsonschema:"the handoff to accept"`
+	AgentID   string `json:"agent_id" jsonschema:"the accepting agent"`
+}
+
+type handoffAcceptOut struct {
+	Handoff       handoffView `json:"handoff"`
+	Branch        string      `json:"branch" jsonschema:"the receiver's branch, where to work now"`
+	BranchCreated bool        `json:"branch_created"`
+	Packet        packetView  `json:"packet"`
+}
+
+type handoffListIn struct {
+	TaskID string `json:"task_id,omitempty" jsonschema:"keep the handoffs of this task"`
+	Status string `json:"status,omitempty" jsonschema:"keep handoffs with this status, e.g. pending, accepted, rejected, expired"`
+}
+
+type handoffListOut struct {
+	Handoffs []handoffView `json:"handoffs"`
+}
+
+func (m *memServer) addHandoffTools(s *mcp.Server) {
+	addTool(s, "memory_handoff_create",
+		"Hand a task's work to another agent with its context (verified facts, key conversations, pending objectives, blockers, recent errors) frozen in a packet; handoff_type checkpoint saves your progress instead.",
+		m.handoffCreate)
+	addTool(s, "memory_handoff_accept",
+		"Accept a pending handoff: you join the task on a branch of your own and receive the context packet.",
+		m.handoffAccept)
+	addTool(s, "memory_handoff_list",
+		"List handoffs, of a task or with a status (pending ones to find work to accept).",
+		m.handoffList)
+}
+
+func viewHandoff(h day1.HandoffRecord) handoffView {
+	return handoffView{
+		HandoffID: h.ID, TaskID: h.Task, Type: string(h.Type), Status: string(h.Status), Priority: h.Priority.String(),
+		FromAgent: h.FromAgent, ToAgent: h.ToAgent, Instructions: h.Instructions,
+		ReceiverBranch: h.ReceiverBranch, CreatedAt: h.CreatedAt,
+	}
+}
+
+func viewPacket(p day1.ContextPacket) packetView {
+	v := packetView{
+		Summary: p.Summary, Branch: p.Branch, Done: p.Done, Total: p.Total, Facts: viewFacts(p.Facts),
+		PendingObjectives: make([]objectiveView, len(p.PendingObjectives)),
+		Blockers:          append([]string{}, p.Blockers...), RecentErrors: []string{}, Conversations: []string{},
+		Instructions: p.Instructions, PriorityObjectives: p.PriorityObjectives,
+	}
+	for i, o := range p.PendingObjectives {
+		v.PendingObjectives[i] = viewObjective(o)
+	}
+	for _, o := range p.RecentErrors {
+		v.RecentErrors = append(v.RecentErrors, o.Summary)
+	}
+	for _, c := range p.Conversations {
+		v.Conversations = append(v.Conversations, c.ID)
+	}
+	return v
+}
+
+func (m *memServer) handoffCreate(ctx context.Context, _ *mcp.ServerSession, in handoffCreateIn) (handoffCreateOut, string, error) {
+	if day1.HandoffType(in.HandoffType) == day1.HandoffCheckpoint {
+		cp, err := m.c.Checkpoint(ctx, day1.CheckpointRequest{Task: in.TaskID, Agent: in.FromAgentID, Note: in.Instructions, Blockers: in.Blockers})
+		if err != nil {
+			return handoffCreateOut{}, "", err
+		}
+		out := handoffCreateOut{
+			Handoff: handoffView{HandoffID: cp.ID, TaskID: cp.Task, Type: string(day1.HandoffCheckpoint), Status: "saved", FromAgent: cp.Agent, Instructions: cp.Note, ReceiverBranch: cp.Branch, CreatedAt: cp.CreatedAt},
+			Packet:  viewPacket(cp.Packet),
+		}
+		return out, fmt.Sprintf("checkpoint %s of %s saved for %s", cp.ID, cp.Task, cp.Agent), nil
+	}
+	h, err := m.c.Handoff(ctx, day1.HandoffRequest{
+		Task: in.TaskID, Type: day1.HandoffType(in.HandoffType), FromAgent: in.FromAgentID, ToAgent: in.ToAgentID,
+		Instructions: in.Instructions, PriorityObjectives: in.PriorityObjectives, Blockers: in.Blockers,
+	})
+	if err != nil {
+		return handoffCreateOut{}, "", err
+	}
+	to := h.ToAgent
+	if to == "" {
+		to = "any agent"
+	}
+	return handoffCreateOut{Handoff: viewHandoff(h), Packet: viewPacket(h.Packet)},
+		fmt.Sprintf("handoff %s (%s) of %s offered to %s", h.ID, h.Type, h.Task, to), nil
+}
+
+func (m *memServer) handoffAccept(ctx context.Context, _ *mcp.ServerSession, in handoffAcceptIn) (handoffAcceptOut, string, error) {
+	a, err := m.c.AcceptHandoff(ctx, day1.AcceptRequest{Handoff: in.HandoffID, Agent: in.AgentID})
+	if err != nil {
+		return handoffAcceptOut{}, "", err
+	}
+	out := handoffAcceptOut{Handoff: viewHandoff(a.Handoff), Branch: a.Branch, BranchCreated: a.BranchCreated, Packet: viewPacket(a.Packet)}
+	return out, fmt.Sprintf("handoff %s accepted by %s; work on branch %s", a.Handoff.ID, in.AgentID, a.Branch), nil
+}
+
+func (m *memServer) handoffList(ctx context.Context, _ *mcp.ServerSession, in handoffListIn) (handoffListOut, string, error) {
+	hs, err := m.c.Handoffs(ctx, day1.HandoffFilter{Task: in.TaskID, Status: day1.HandoffStatus(in.Status)})
+	if err != nil {
+		return handoffListOut{}, "", err
+	}
+	out := handoffListOut{Handoffs: make([]handoffView, len(hs))}
+	for i, h := range hs {
+		out.Handoffs[i] = viewHandoff(h)
+	}
+	return out, fmt.Sprintf("%d handoffs", len(hs)), nil
+}

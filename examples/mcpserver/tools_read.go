@@ -1,0 +1,211 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/day1ai/day1"
+)
+
+// defaultSearchLimit is the most hits a search returns when it names no limit.
+const defaultSearchLimit = 10
+
+type timeRange struct {
+	After  string `json:"after,omitempty" jsonschema:"keep records created at or after this RFC 3339 time"`
+	Before string `json:"before,omitempty" jsonschema:"keep records created before this RFC 3339 time"`
+}
+
+type searchIn struct {
+	Query      string     `json:"query" jsonschema:"what to look for, in natural language or keywords"`
+	SearchType string     `json:"search_type,omitempty" jsonschema:"hybrid (default: keyword and semantic ranking fused), vector (semantic only) or keyword (BM25 only)"`
+	Branch     string     `json:"branch,omitempty" jsonschema:"branch to search (default: this session's current branch, else main)"`
+	Category   string     `json:"category,omitempty" jsonschema:"keep facts of this category only"`
+	Limit      int        `json:"limit,omitempty" jsonschema:"most hits to return (default 10)"`
+	TimeRange  *timeRange `json:"time_range,omitempty" jsonschema:"keep records created in this time range"`
+}
+
+type hitView struct {
+	Kind     string   `json:"kind" jsonschema:"fact or observation"`
+	ID       string   `json:"id"`
+	Score    float64  `json:"score"`
+	FoundBy  []string `json:"found_by" jsonschema:"the retrievers that found it: keyword, vector"`
+	Text     string   `json:"text" jsonschema:"the fact's text or the observation's summary"`
+	Category string   `json:"category,omitempty"`
+	Status   string   `json:"status,omitempty" jsonschema:"a fact's status"`
+	Type     string   `json:"observation_type,omitempty"`
+	Branch   string   `json:"branch"`
+	Created  string   `json:"created_at"`
+}
+
+type searchOut struct {
+	Branch string    `json:"branch"`
+	Hits   []hitView `json:"hits"`
+}
+
+type graphIn struct {
+	Entity       string `json:"entity" jsonschema:"the entity to start from, as written in relations, e.g. AuthService"`
+	RelationType string `json:"relation_type,omitempty" jsonschema:"follow relations of this type only"`
+	Depth        int    `json:"depth,omitempty" jsonschema:"how many relations away to walk, 1 to 5 (default 1)"`
+	Branch       string `json:"branch,omitempty" jsonschema:"branch to read (default: this session's current branch, else main)"`
+}
+
+type graphNode struct {
+	Entity string `json:"entity"`
+	Depth  int    `json:"depth"`
+}
+
+type graphOut struct {
+	Root      string         `json:"root"`
+	Nodes     []graphNode    `json:"nodes"`
+	Edges     []relationView `json:"edges"`
+	Truncated bool           `json:"truncated,omitempty"`
+}
+
+type timelineIn struct {
+	SessionID string `json:"session_id,omitempty" jsonschema:"keep the records of this session"`
+	Branch    string `json:"branch,omitempty" jsonschema:"branch to read (default: this session's current branch, else main)"`
+	After     string `json:"after,omitempty" jsonschema:"keep records created at or after this RFC 3339 time"`
+	Before    string `json:"before,omitempty" jsonschema:"keep records created before this RFC 3339 time"`
+	Limit     int    `json:"limit,omitempty" jsonschema:"most events to return, earliest first (default 1000)"`
+}
+
+type timelineOut struct {
+	Branch string      `json:"branch"`
+	Events []eventView `json:"events"`
+}
+
+func (m *memServer) addReadTools(s *mcp.Server) {
+	addTool(s, "memory_search",
+		"Search memory (facts and observations) for what is relevant to a question before working on it. Hybrid search fuses keyword and semantic ranking.",
+		m.search)
+	addTool(s, "memory_graph_query",
+		"Walk the knowledge graph around an entity: the relations that touch it and, with depth, their neighbours.",
+		m.graph)
+	addTool(s, "memory_timeline",
+		"List what was recorded on a branch in time order (facts, observations, relations, conversations, messages), e.g. everything a session did.",
+		m.timeline)
+}
+
+func (m *memServer) search(ctx context.Context, ss *mcp.ServerSession, in searchIn) (searchOut, string, error) {
+	q, err := m.searchQuery(ss, in)
+	if err != nil {
+		return searchOut{}, "", err
+	}
+	hits, err := m.c.Search(ctx, q)
+	if err != nil {
+		return searchOut{}, "", err
+	}
+	out := searchOut{Branch: branchName(q.Branch), Hits: viewHits(hits)}
+	return out, fmt.Sprintf("%d hits on %s", len(out.Hits), out.Branch), nil
+}
+
+// searchQuery turns search arguments into a query.
+func (m *memServer) searchQuery(ss *mcp.ServerSession, in searchIn) (day1.SearchQuery, error) {
+	q := day1.SearchQuery{
+		Branch: m.branch(ss, in.Branch), Text: in.Query, Mode: day1.SearchMode(in.SearchType),
+		Limit: in.Limit, Filter: day1.Filter{Category: in.Category},
+	}
+	if q.Limit == 0 {
+		q.Limit = defaultSearchLimit
+	}
+	if in.TimeRange != nil {
+		var err error
+		if q.Filter.Since, err = parseTime("time_range.after", in.TimeRange.After); err != nil {
+			return q, err
+		}
+		if q.Filter.Until, err = parseTime("time_range.before", in.TimeRange.Before); err != nil {
+			return q, err
+		}
+	}
+	return q, nil
+}
+
+func viewHits(hits []day1.Hit) []hitView {
+	out := make([]hitView, 0, len(hits))
+	for _, h := range hits {
+		v := hitView{Kind: string(h.Record.RecordKind()), ID: h.Record.RecordID(), Score: h.Score, Branch: h.Record.RecordBranch()}
+		for _, r := range h.FoundBy {
+			v.FoundBy = append(v.FoundBy, string(r))
+		}
+		switch r := h.Record.(type) {
+		case day1.Fact:
+			v.Text, v.Category, v.Status = r.Text, r.Category, string(r.Status)
+		case day1.Observation:
+			v.Text, v.Type = r.Summary, string(r.Type)
+		}
+		v.Created = h.Record.RecordTime().Format("2006-01-02T15:04:05.999999999Z07:00")
+		out = append(out, v)
+	}
+	return out
+}
+
+// branchName returns b, or the default branch for "".
+func branchName(b string) string {
+	if b == "" {
+		return day1.DefaultBranch
+	}
+	return b
+}
+
+func (m *memServer) graph(ctx context.Context, ss *mcp.ServerSession, in graphIn) (graphOut, string, error) {
+	q := day1.GraphQuery{Branch: m.branch(ss, in.Branch), Entity: in.Entity, Depth: in.Depth}
+	if in.RelationType != "" {
+		q.Types = []string{in.RelationType}
+	}
+	g, err := m.c.Graph(ctx, q)
+	if err != nil {
+		return graphOut{}, "", err
+	}
+	out := graphOut{Root: g.Root, Truncated: g.Truncated, Nodes: []graphNode{}, Edges: []relationView{}}
+	for _, n := range g.Nodes {
+		out.Nodes = append(out.Nodes, graphNode{Entity: n.Entity, Depth: n.Depth})
+	}
+	for _, e := range g.Edges {
+		out.Edges = append(out.Edges, viewRelation(e))
+	}
+	return out, fmt.Sprintf("%d entities and %d relations around %s", len(out.Nodes), len(out.Edges), g.Root), nil
+}
+
+func (m *memServer) timeline(ctx context.Context, ss *mcp.ServerSession, in timelineIn) (timelineOut, string, error) {
+	q := day1.TimelineQuery{Branch: m.branch(ss, in.Branch), SessionID: in.SessionID, Limit: in.Limit}
+	var err error
+	if q.Since, err = parseTime("after", in.After); err != nil {
+		return timelineOut{}, "", err
+	}
+	if q.Until, err = parseTime("before", in.Before); err != nil {
+		return timelineOut{}, "", err
+	}
+	evs, err := m.c.Timeline(ctx, q)
+	if err != nil {
+		return timelineOut{}, "", err
+	}
+	out := timelineOut{Branch: branchName(q.Branch), Events: viewEvents(evs)}
+	return out, fmt.Sprintf("%d events on %s", len(out.Events), out.Branch), nil
+}
+
+func viewEvents(evs []day1.Event) []eventView {
+	out := make([]eventView, len(evs))
+	for i, e := range evs {
+		out[i] = eventView{At: e.At, Kind: string(e.Ref.Kind), ID: e.Ref.ID, Branch: e.Record.RecordBranch(), Agent: agentOf(e.Record), Summary: e.Summary}
+	}
+	return out
+}
+
+// agentOf returns the agent a record names.
+func agentOf(r day1.Record) string {
+	switch r := r.(type) {
+	case day1.Fact:
+		return r.AgentID
+	case day1.Observation:
+		return r.AgentID
+	case day1.Relation:
+		return r.AgentID
+	case day1.Conversation:
+		return r.AgentID
+	case day1.Message:
+		return r.AgentID
+	}
+	return ""
+}

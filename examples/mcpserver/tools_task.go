@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/day1ai/day1"
+)
+
+type taskCreateIn struct {
+	Name        string   `json:"name" jsonschema:"the task's id, 1 to 40 letters, digits and . _ -; it gets the branch task/<name>"`
+	Objectives  []string `json:"objectives" jsonschema:"the task's goals, numbered from 1 in this order"`
+	Description string   `json:"description,omitempty" jsonschema:"what the task is about"`
+	Type        string   `json:"type,omitempty" jsonschema:"a classification such as bug_fix or feature"`
+}
+
+type objectiveView struct {
+	ID          int      `json:"id"`
+	Description string   `json:"description"`
+	Status      string   `json:"status" jsonschema:"pending, in_progress, blocked or done"`
+	Assignees   []string `json:"assignees,omitempty"`
+}
+
+type memberView struct {
+	Agent      string `json:"agent_id"`
+	Role       string `json:"role,omitempty"`
+	Branch     string `json:"branch"`
+	Status     string `json:"status"`
+	Objectives []int  `json:"objectives,omitempty"`
+}
+
+type taskView struct {
+	TaskID        string          `json:"task_id"`
+	Description   string          `json:"description,omitempty"`
+	Type          string          `json:"type,omitempty"`
+	Status        string          `json:"status"`
+	Branch        string          `json:"branch"`
+	Parent        string          `json:"parent_branch"`
+	Owner         string          `json:"owner,omitempty"`
+	ResultSummary string          `json:"result_summary,omitempty"`
+	Objectives    []objectiveView `json:"objectives"`
+	Members       []memberView    `json:"members"`
+	CreatedAt     time.Time       `json:"created_at"`
+}
+
+type taskJoinIn struct {
+	TaskID     string `json:"task_id" jsonschema:"the task's name"`
+	AgentID    string `json:"agent_id" jsonschema:"the joining agent's id; its branch is task/<task>/<agent>"`
+	Role       string `json:"role,omitempty" jsonschema:"what the agent does, e.g. investigator"`
+	Objectives []int  `json:"objectives,omitempty" jsonschema:"the numbers of the objectives assigned to the agent"`
+}
+
+type objectiveUpdateIn struct {
+	TaskID    string `json:"task_id" jsonschema:"the task's name"`
+	Objective int    `json:"objective" jsonschema:"the objective's number, from 1"`
+	Status    string `json:"status" jsonschema:"pending, in_progress, blocked or done"`
+	Note      string `json:"note,omitempty" jsonschema:"why, e.g. what blocks it"`
+	AgentID   string `json:"agent_id,omitempty" jsonschema:"who made the change"`
+}
+
+type taskCompleteIn struct {
+	TaskID        string `json:"task_id" jsonschema:"the task's name"`
+	ResultSummary string `json:"result_summary" jsonschema:"what the task achieved"`
+	Merge         *bool  `json:"merge,omitempty" jsonschema:"promote the task's verified facts and conversations to its parent branch (default true)"`
+	AgentID       string `json:"agent_id,omitempty" jsonschema:"who completed it"`
+}
+
+type taskCompleteOut struct {
+	Task     taskView `json:"task"`
+	MergeID  string   `json:"merge_id,omitempty"`
+	Promoted []string `json:"promoted" jsonschema:"records merged into the parent branch, as kind/id"`
+	Kept     []string `json:"kept" jsonschema:"records left on the task branch (not verified), as kind/id"`
+}
+
+func (m *memServer) addTaskTools(s *mcp.Server) {
+	addTool(s, "memory_task_create",
+		"Create a task with numbered objectives that several agents share, on its own branch task/<name>.",
+		m.taskCreate)
+	addTool(s, "memory_task_join",
+		"Join a task as an agent, with a role and assigned objectives; the agent works on its own branch task/<task>/<agent>.",
+		m.taskJoin)
+	addTool(s, "memory_task_objective_update",
+		"Change the status of a task's objective (pending, in_progress, blocked, done), recording who and why.",
+		m.objectiveUpdate)
+	addTool(s, "memory_task_complete",
+		"Complete a task with a result summary and, by default, promote its verified knowledge to the parent branch.",
+		m.taskComplete)
+}
+
+func viewTask(t day1.Task) taskView {
+	v := taskView{
+		TaskID: t.Name, Description: t.Description, Type: t.Type, Status: string(t.Status),
+		Branch: t.Branch, Parent: t.Parent, Owner: t.Owner, ResultSummary: t.ResultSummary,
+		Objectives: make([]objectiveView, len(t.Objectives)), Members: make([]memberView, len(t.Members)),
+		CreatedAt: t.CreatedAt,
+	}
+	for i, o := range t.Objectives {
+		v.Objectives[i] = viewObjective(o)
+	}
+	for i, mb := range t.Members {
+		v.Members[i] = viewMember(mb)
+	}
+	return v
+}
+
+func viewObjective(o day1.Objective) objectiveView {
+	return objectiveView{ID: o.ID, Description: o.Description, Status: string(o.Status), Assignees: o.Assignees}
+}
+
+func viewMember(mb day1.TaskMember) memberView {
+	return memberView{Agent: mb.Agent, Role: mb.Role, Branch: mb.Branch, Status: string(mb.Status), Objectives: mb.Objectives}
+}
+
+func (m *memServer) taskCreate(ctx context.Context, _ *mcp.ServerSession, in taskCreateIn) (taskView, string, error) {
+	t, err := m.c.CreateTask(ctx, day1.TaskSpec{Name: in.Name, Objectives: in.Objectives, Description: in.Description, Type: in.Type})
+	if err != nil {
+		return taskView{}, "", err
+	}
+	return viewTask(t), fmt.Sprintf("task %s created on %s with %d objectives", t.Name, t.Branch, len(t.Objectives)), nil
+}
+
+func (m *memServer) taskJoin(ctx context.Context, _ *mcp.ServerSession, in taskJoinIn) (memberView, string, error) {
+	mb, err := m.c.JoinTask(ctx, day1.JoinRequest{Task: in.TaskID, Agent: in.AgentID, Role: in.Role, Objectives: in.Objectives})
+	if err != nil {
+		return memberView{}, "", err
+	}
+	return viewMember(mb), fmt.Sprintf("%s joined %s; work on branch %s", mb.Agent, mb.Task, mb.Branch), nil
+}
+
+func (m *memServer) objectiveUpdate(ctx context.Context, _ *mcp.ServerSession, in objectiveUpdateIn) (objectiveView, string, error) {
+	o, err := m.c.UpdateObjective(ctx, day1.ObjectiveUpdate{
+		Task: in.TaskID, Objective: in.Objective, Status: day1.ObjectiveStatus(in.Status), By: in.AgentID, Note: in.Note,
+	})
+	if err != nil {
+		return objectiveView{}, "", err
+	}
+	return viewObjective(o), fmt.Sprintf("objective %d of %s is %s", o.ID, in.TaskID, o.Status), nil
+}
+
+func (m *memServer) taskComplete(ctx context.Context, _ *mcp.ServerSession, in taskCompleteIn) (taskCompleteOut, string, error) {
+	done, err := m.c.CompleteTask(ctx, day1.CompleteRequest{
+		Task: in.TaskID, ResultSummary: in.ResultSummary, Merge: orDefault(in.Merge, true), By: in.AgentID,
+	})
+	if err != nil {
+		return taskCompleteOut{}, "", err
+	}
+	out := taskCompleteOut{Task: viewTask(done.Task), Promoted: refStrings(done.Promoted), Kept: refStrings(done.Kept)}
+	if done.Merge != nil {
+		out.MergeID = done.Merge.Record.ID
+	}
+	return out, fmt.Sprintf("task %s completed; %d records promoted to %s, %d kept on %s",
+		done.Task.Name, len(out.Promoted), done.Task.Parent, len(out.Kept), done.Task.Branch), nil
+}

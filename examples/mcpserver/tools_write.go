@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/day1ai/day1"
+)
+
+// defaultConfidence is the confidence of a fact written without one.
+const defaultConfidence = 0.8
+
+type writeFactIn struct {
+	FactText   string   `json:"fact_text" jsonschema:"the fact, one self-contained statement in natural language, e.g. 'The auth service signs JWTs with RS256'"`
+	Category   string   `json:"category,omitempty" jsonschema:"a category such as architecture, bug_fix, preference, convention"`
+	Confidence *float64 `json:"confidence,omitempty" jsonschema:"how sure you are, 0 to 1 (default 0.8)"`
+	Branch     string   `json:"branch,omitempty" jsonschema:"branch to write to (default: this session's current branch, else main)"`
+	SessionID  string   `json:"session_id,omitempty" jsonschema:"the session that learned it"`
+	TaskID     string   `json:"task_id,omitempty" jsonschema:"the task it belongs to"`
+	AgentID    string   `json:"agent_id,omitempty" jsonschema:"the agent that wrote it"`
+}
+
+type writeFactOut struct {
+	Outcome    string   `json:"outcome" jsonschema:"created, deduplicated (the same fact was there), updated or superseded (it replaced a near-duplicate)"`
+	FactID     string   `json:"fact_id"`
+	Replaced   string   `json:"replaced,omitempty" jsonschema:"the fact a superseding or deduplicated write matched"`
+	Similarity float64  `json:"similarity,omitempty"`
+	Fact       factView `json:"fact"`
+	EmbedError string   `json:"embed_error,omitempty" jsonschema:"why the fact was stored without an embedding (it stays keyword-searchable)"`
+}
+
+type writeObservationIn struct {
+	ObservationType string `json:"observation_type" jsonschema:"tool_use, discovery, decision, error or insight"`
+	Summary         string `json:"summary" jsonschema:"what happened, in one or two sentences"`
+	ToolName        string `json:"tool_name,omitempty" jsonschema:"the tool used, e.g. Bash"`
+	RawInput        string `json:"raw_input,omitempty" jsonschema:"the tool's input, if useful"`
+	RawOutput       string `json:"raw_output,omitempty" jsonschema:"the tool's output, if useful"`
+	Branch          string `json:"branch,omitempty" jsonschema:"branch to write to (default: this session's current branch, else main)"`
+	SessionID       string `json:"session_id,omitempty"`
+	TaskID          string `json:"task_id,omitempty"`
+	AgentID         string `json:"agent_id,omitempty"`
+}
+
+type writeObservationOut struct {
+	Outcome       string          `json:"outcome"`
+	ObservationID string          `json:"observation_id"`
+	Observation   observationView `json:"observation"`
+}
+
+type writeRelationIn struct {
+	SourceEntity string            `json:"source_entity" jsonschema:"the entity the relation starts from, e.g. AuthService"`
+	TargetEntity string            `json:"target_entity" jsonschema:"the entity it points to, e.g. UserModel"`
+	RelationType string            `json:"relation_type" jsonschema:"the kind of relation, e.g. depends_on, calls, owns"`
+	Properties   map[string]string `json:"properties,omitempty" jsonschema:"extra string properties of the relation"`
+	Branch       string            `json:"branch,omitempty" jsonschema:"branch to write to (default: this session's current branch, else main)"`
+	SessionID    string            `json:"session_id,omitempty"`
+}
+
+type writeRelationOut struct {
+	Outcome    string       `json:"outcome"`
+	RelationID string       `json:"relation_id"`
+	Relation   relationView `json:"relation"`
+}
+
+func (m *memServer) addWriteTools(s *mcp.Server) {
+	addTool(s, "memory_write_fact",
+		"Store one fact learned while working (a decision, a convention, a cause, a preference) so later sessions and other agents can find it. Repeats are deduplicated and near-duplicates superseded.",
+		m.writeFact)
+	addTool(s, "memory_write_observation",
+		"Record something that happened: a tool use, a discovery, a decision, an error or an insight. Observations are raw material; memory_session_end consolidates them into candidate facts.",
+		m.writeObservation)
+	addTool(s, "memory_write_relation",
+		"Record a typed, directed relation between two entities (source -relation_type-> target) in the knowledge graph; read it back with memory_graph_query.",
+		m.writeRelation)
+}
+
+func (m *memServer) writeFact(ctx context.Context, ss *mcp.ServerSession, in writeFactIn) (writeFactOut, string, error) {
+	w, err := m.c.WriteFact(ctx, day1.Fact{
+		Branch: m.branch(ss, in.Branch), Text: in.FactText, Category: in.Category,
+		Confidence: orDefault(in.Confidence, defaultConfidence),
+		SessionID:  in.SessionID, TaskID: in.TaskID, AgentID: in.AgentID,
+	})
+	if err != nil {
+		return writeFactOut{}, "", err
+	}
+	out := writeFactOut{
+		Outcome: string(w.Outcome), FactID: w.Record.ID, Replaced: w.Replaced,
+		Similarity: w.Similarity, Fact: viewFact(w.Record),
+	}
+	if w.EmbedErr != nil {
+		out.EmbedError = w.EmbedErr.Error()
+	}
+	return out, fmt.Sprintf("fact %s %s on %s", out.FactID, out.Outcome, w.Record.Branch), nil
+}
+
+func (m *memServer) writeObservation(ctx context.Context, ss *mcp.ServerSession, in writeObservationIn) (writeObservationOut, string, error) {
+	w, err := m.c.WriteObservation(ctx, day1.Observation{
+		Branch: m.branch(ss, in.Branch), Type: day1.ObservationType(in.ObservationType),
+		Summary: in.Summary, Tool: in.ToolName, RawInput: in.RawInput, RawOutput: in.RawOutput,
+		SessionID: in.SessionID, TaskID: in.TaskID, AgentID: in.AgentID,
+	})
+	if err != nil {
+		return writeObservationOut{}, "", err
+	}
+	out := writeObservationOut{Outcome: string(w.Outcome), ObservationID: w.Record.ID, Observation: viewObservation(w.Record)}
+	return out, fmt.Sprintf("observation %s %s on %s", out.ObservationID, out.Outcome, w.Record.Branch), nil
+}
+
+func (m *memServer) writeRelation(ctx context.Context, ss *mcp.ServerSession, in writeRelationIn) (writeRelationOut, string, error) {
+	w, err := m.c.WriteRelation(ctx, day1.Relation{
+		Branch: m.branch(ss, in.Branch), Source: in.SourceEntity, Target: in.TargetEntity,
+		Type: in.RelationType, Properties: in.Properties, SessionID: in.SessionID, Confidence: 1,
+	})
+	if err != nil {
+		return writeRelationOut{}, "", err
+	}
+	out := writeRelationOut{Outcome: string(w.Outcome), RelationID: w.Record.ID, Relation: viewRelation(w.Record)}
+	return out, fmt.Sprintf("relation %s %s on %s: %s", out.RelationID, out.Outcome, w.Record.Branch, summarize(w.Record)), nil
+}
