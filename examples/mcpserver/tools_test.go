@@ -1,0 +1,369 @@
+package main
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/day1ai/day1"
+)
+
+// contractTools are the tools other programs rely on, by name.
+var contractTools = []string{
+	"memory_write_fact", "memory_write_observation", "memory_write_relation",
+	"memory_search", "memory_graph_query", "memory_timeline",
+	"memory_branch_create", "memory_branch_list", "memory_branch_switch", "memory_branch_diff", "memory_branch_merge",
+	"memory_snapshot", "memory_snapshot_list", "memory_time_travel",
+	"memory_handoff_create", "memory_handoff_accept", "memory_handoff_list",
+	"memory_cherry_pick_conversation", "memory_cherry_pick_decisions",
+	"memory_verify_branch", "memory_verify_fact",
+	"memory_bundle_create", "memory_bundle_import",
+	"memory_task_replay", "memory_compare_tasks",
+	"memory_task_create", "memory_task_join", "memory_task_objective_update", "memory_task_complete",
+	"memory_conversation_create", "memory_message_append",
+	"memory_session_start", "memory_session_end", "memory_session_list",
+}
+
+func TestListTools(t *testing.T) {
+	t.Parallel()
+	cs := connectStdio(t, "-memory")
+	ctx := context.Background()
+	var names []string
+	for tool, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, tool.Name)
+		if tool.Description == "" {
+			t.Errorf("%s has no description", tool.Name)
+		}
+		if tool.OutputSchema == nil {
+			t.Errorf("%s has no output schema", tool.Name)
+		}
+	}
+	for _, want := range contractTools {
+		if !slices.Contains(names, want) {
+			t.Errorf("tool %s missing", want)
+		}
+	}
+	if len(names) != len(contractTools) {
+		t.Errorf("got %d tools, want %d: %v", len(names), len(contractTools), names)
+	}
+
+	// The hooks' arguments are named as the contract says.
+	for tool, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tool.Name != "memory_session_end" {
+			continue
+		}
+		props := tool.InputSchema.(map[string]any)["properties"].(map[string]any)
+		for _, arg := range []string{"session_id", "summary", "status", "consolidate"} {
+			if _, ok := props[arg]; !ok {
+				t.Errorf("memory_session_end has no argument %s", arg)
+			}
+		}
+	}
+}
+
+func TestMemoryTools(t *testing.T) {
+	t.Parallel()
+	cs := connectStdio(t, "-memory")
+
+	// Writes and reads.
+	f := call[writeFactOut](t, cs, "memory_write_fact", map[string]any{
+		"fact_text": "The auth service signs JWTs with RS256", "category": "architecture", "confidence": 0.9,
+	})
+	if f.Outcome != "created" || f.FactID == "" || f.Fact.Branch != "main" || f.Fact.Confidence != 0.9 {
+		t.Fatalf("write_fact = %+v", f)
+	}
+	again := call[writeFactOut](t, cs, "memory_write_fact", map[string]any{"fact_text": "The auth service signs JWTs with RS256"})
+	if again.Outcome != "deduplicated" || again.FactID != f.FactID {
+		t.Errorf("repeated write_fact = %+v, want deduplicated %s", again, f.FactID)
+	}
+	o := call[writeObservationOut](t, cs, "memory_write_observation", map[string]any{
+		"observation_type": "error", "summary": "pytest reported three failing token tests", "tool_name": "Bash",
+	})
+	if o.Outcome != "created" || o.Observation.Type != "error" || o.Observation.Tool != "Bash" {
+		t.Errorf("write_observation = %+v", o)
+	}
+	r := call[writeRelationOut](t, cs, "memory_write_relation", map[string]any{
+		"source_entity": "AuthService", "target_entity": "UserModel", "relation_type": "depends_on",
+		"properties": map[string]any{"via": "orm"},
+	})
+	if r.Relation.Properties["via"] != "orm" || r.Relation.Source != "AuthService" {
+		t.Errorf("write_relation = %+v", r)
+	}
+	s := call[searchOut](t, cs, "memory_search", map[string]any{"query": "JWTs RS256", "search_type": "keyword"})
+	if len(s.Hits) == 0 || s.Hits[0].ID != f.FactID || s.Hits[0].Kind != "fact" {
+		t.Errorf("search = %+v, want %s first", s, f.FactID)
+	}
+	future := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	s = call[searchOut](t, cs, "memory_search", map[string]any{"query": "JWTs RS256", "time_range": map[string]any{"after": future}})
+	if len(s.Hits) != 0 {
+		t.Errorf("search after %s = %+v, want none", future, s.Hits)
+	}
+	g := call[graphOut](t, cs, "memory_graph_query", map[string]any{"entity": "AuthService"})
+	if len(g.Edges) != 1 || len(g.Nodes) != 2 || g.Nodes[1].Entity != "UserModel" {
+		t.Errorf("graph_query = %+v", g)
+	}
+	tl := call[timelineOut](t, cs, "memory_timeline", map[string]any{})
+	if len(tl.Events) != 3 {
+		t.Errorf("timeline has %d events, want 3: %+v", len(tl.Events), tl.Events)
+	}
+
+	// Branches: switch, write, diff, merge.
+	b := call[branchView](t, cs, "memory_branch_create", map[string]any{"branch_name": "experiment", "description": "try HS256"})
+	if b.Name != "experiment" || b.Parent != "main" || b.Status != "active" {
+		t.Errorf("branch_create = %+v", b)
+	}
+	sw := call[branchSwitchOut](t, cs, "memory_branch_switch", map[string]any{"branch_name": "experiment"})
+	if sw.Current != "experiment" || sw.Previous != "main" {
+		t.Errorf("branch_switch = %+v", sw)
+	}
+	onBranch := call[writeFactOut](t, cs, "memory_write_fact", map[string]any{"fact_text": "Token refresh happens in the gateway", "category": "architecture"})
+	if onBranch.Fact.Branch != "experiment" {
+		t.Errorf("a write after the switch landed on %s, want experiment", onBranch.Fact.Branch)
+	}
+	bl := call[branchListOut](t, cs, "memory_branch_list", map[string]any{"status": "active"})
+	if bl.Current != "experiment" || len(bl.Branches) != 2 {
+		t.Errorf("branch_list = %+v", bl)
+	}
+	d := call[branchDiffOut](t, cs, "memory_branch_diff", map[string]any{"source_branch": "experiment", "target_branch": "main"})
+	if len(d.SourceChanges) != 1 || d.SourceChanges[0].Ref != "fact/"+onBranch.FactID || d.SourceChanges[0].Op != "added" {
+		t.Errorf("branch_diff = %+v", d)
+	}
+	d = call[branchDiffOut](t, cs, "memory_branch_diff", map[string]any{"source_branch": "experiment", "target_branch": "main", "category": "bug_fix"})
+	if len(d.SourceChanges) != 0 {
+		t.Errorf("branch_diff of bug_fix = %+v, want nothing", d)
+	}
+	dry := call[branchMergeOut](t, cs, "memory_branch_merge", map[string]any{"source_branch": "experiment", "strategy": "cherry_pick", "items": []string{onBranch.FactID}, "dry_run": true})
+	if dry.Applied || len(dry.Merged) != 1 {
+		t.Errorf("dry-run merge = %+v", dry)
+	}
+	mg := call[branchMergeOut](t, cs, "memory_branch_merge", map[string]any{"source_branch": "experiment", "strategy": "native"})
+	if !mg.Applied || mg.Target != "main" || len(mg.Merged) != 1 || mg.MergeID == "" {
+		t.Errorf("merge = %+v", mg)
+	}
+	s = call[searchOut](t, cs, "memory_search", map[string]any{"query": "token refresh gateway", "branch": "main"})
+	if len(s.Hits) == 0 || s.Hits[0].ID != onBranch.FactID {
+		t.Errorf("after the merge main's search = %+v", s)
+	}
+	call[branchSwitchOut](t, cs, "memory_branch_switch", map[string]any{"branch_name": "main"})
+
+	// Snapshots and time travel.
+	snap := call[snapshotView](t, cs, "memory_snapshot", map[string]any{"label": "before-refactor"})
+	if snap.Branch != "main" || snap.Label != "before-refactor" {
+		t.Errorf("snapshot = %+v", snap)
+	}
+	late := call[writeFactOut](t, cs, "memory_write_fact", map[string]any{"fact_text": "Sessions expire after thirty minutes of inactivity"})
+	sl := call[snapshotListOut](t, cs, "memory_snapshot_list", map[string]any{})
+	if len(sl.Snapshots) != 1 || sl.Snapshots[0].Label != "before-refactor" {
+		t.Errorf("snapshot_list = %+v", sl)
+	}
+	tt := call[timeTravelOut](t, cs, "memory_time_travel", map[string]any{"snapshot": "before-refactor", "query": "sessions expire inactivity"})
+	for _, h := range tt.Hits {
+		if h.ID == late.FactID {
+			t.Errorf("time travel to the snapshot found %s, written after it", late.FactID)
+		}
+	}
+	tt = call[timeTravelOut](t, cs, "memory_time_travel", map[string]any{"timestamp": time.Now().UTC().Format(time.RFC3339Nano), "query": "sessions expire inactivity"})
+	if len(tt.Hits) == 0 || tt.Hits[0].ID != late.FactID {
+		t.Errorf("time travel to now = %+v, want %s", tt, late.FactID)
+	}
+
+	// Tasks, conversations, cherry-picks, verification, handoffs.
+	task := call[taskView](t, cs, "memory_task_create", map[string]any{"name": "fix-auth", "objectives": []string{"find the cause", "fix it"}, "type": "bug_fix"})
+	if task.Branch != "task/fix-auth" || len(task.Objectives) != 2 {
+		t.Errorf("task_create = %+v", task)
+	}
+	mb := call[memberView](t, cs, "memory_task_join", map[string]any{"task_id": "fix-auth", "agent_id": "agent-a", "role": "investigator", "objectives": []int{1}})
+	if mb.Branch != "task/fix-auth/agent-a" {
+		t.Errorf("task_join = %+v", mb)
+	}
+	call[memberView](t, cs, "memory_task_join", map[string]any{"task_id": "fix-auth", "agent_id": "agent-b"})
+	obj := call[objectiveView](t, cs, "memory_task_objective_update", map[string]any{"task_id": "fix-auth", "objective": 1, "status": "done", "agent_id": "agent-a", "note": "found it"})
+	if obj.Status != "done" {
+		t.Errorf("objective_update = %+v", obj)
+	}
+	agentBranch := "task/fix-auth/agent-a"
+	conv := call[conversationCreateOut](t, cs, "memory_conversation_create", map[string]any{"title": "debugging the token check", "branch": agentBranch, "task_id": "fix-auth", "agent_id": "agent-a"})
+	for _, m := range []map[string]any{
+		{"role": "user", "content": "Why do the token tests fail?"},
+		{"role": "assistant", "content": "I'll check the signing algorithm the validator expects."},
+		{"role": "tool_call", "content": "grep -r alg auth/", "tool": "Bash"},
+	} {
+		m["conversation_id"], m["branch"] = conv.ConversationID, agentBranch
+		call[messageAppendOut](t, cs, "memory_message_append", m)
+	}
+	last := call[messageAppendOut](t, cs, "memory_message_append", map[string]any{"conversation_id": conv.ConversationID, "branch": agentBranch, "role": "tool_result", "content": "auth/jwt.go: alg RS256", "tool": "Bash"})
+	if last.Seq != 4 {
+		t.Errorf("fourth message has seq %d", last.Seq)
+	}
+	pick := call[pickOut](t, cs, "memory_cherry_pick_conversation", map[string]any{"conversation_id": conv.ConversationID, "source_branch": agentBranch, "target_branch": "task/fix-auth"})
+	if pick.ConversationID != conv.ConversationID || len(pick.Picked) != 4 {
+		t.Errorf("cherry_pick_conversation = %+v", pick)
+	}
+	rng := call[pickOut](t, cs, "memory_cherry_pick_conversation", map[string]any{"conversation_id": conv.ConversationID, "source_branch": agentBranch, "target_branch": "experiment", "from_sequence": 1, "to_sequence": 2})
+	if rng.Messages != 2 || rng.ConversationID == conv.ConversationID {
+		t.Errorf("cherry_pick of a range = %+v", rng)
+	}
+	dec := call[pickOut](t, cs, "memory_cherry_pick_decisions", map[string]any{"conversation_id": conv.ConversationID, "source_branch": agentBranch, "target_branch": "experiment"})
+	if len(dec.Decisions) == 0 || dec.By != "heuristic" {
+		t.Errorf("cherry_pick_decisions = %+v", dec)
+	}
+	cause := call[writeFactOut](t, cs, "memory_write_fact", map[string]any{
+		"fact_text": "The token validator rejected RS256 tokens because its configuration still listed HS256 as the only accepted algorithm after the key rotation",
+		"category":  "bug_fix", "confidence": 0.95, "branch": "task/fix-auth", "task_id": "fix-auth", "agent_id": "agent-a",
+	})
+	vf := call[verifyFactOut](t, cs, "memory_verify_fact", map[string]any{"fact_id": cause.FactID, "branch": "task/fix-auth"})
+	if vf.Verdict.Status != "verified" || vf.Fact.Verification != "verified" || vf.Verdict.By != "heuristic" {
+		t.Errorf("verify_fact = %+v", vf)
+	}
+	call[writeFactOut](t, cs, "memory_write_fact", map[string]any{"fact_text": "maybe cache", "confidence": 0.2, "branch": "task/fix-auth", "task_id": "fix-auth"})
+	vb := call[verifyBranchOut](t, cs, "memory_verify_branch", map[string]any{"branch_name": "task/fix-auth"})
+	if vb.Threshold != 0.7 || vb.Invalidated != 1 || vb.Total != vb.Verified+vb.Invalidated+vb.Pending {
+		t.Errorf("verify_branch = %+v", vb)
+	}
+	h := call[handoffCreateOut](t, cs, "memory_handoff_create", map[string]any{
+		"task_id": "fix-auth", "from_agent_id": "agent-a", "to_agent_id": "agent-c", "handoff_type": "escalation",
+		"instructions": "finish the fix", "priority_objectives": []int{2}, "blockers": []string{"no staging keys"},
+	})
+	if h.Handoff.Status != "pending" || h.Packet.Branch != "task/fix-auth" || len(h.Packet.Facts) != 1 || !slices.Contains(h.Packet.Blockers, "no staging keys") {
+		t.Errorf("handoff_create = %+v", h)
+	}
+	cp := call[handoffCreateOut](t, cs, "memory_handoff_create", map[string]any{"task_id": "fix-auth", "from_agent_id": "agent-b", "handoff_type": "checkpoint", "instructions": "halfway"})
+	if cp.Handoff.Type != "checkpoint" || cp.Handoff.HandoffID == "" {
+		t.Errorf("checkpoint = %+v", cp)
+	}
+	hl := call[handoffListOut](t, cs, "memory_handoff_list", map[string]any{"task_id": "fix-auth", "status": "pending"})
+	if len(hl.Handoffs) != 1 || hl.Handoffs[0].HandoffID != h.Handoff.HandoffID {
+		t.Errorf("handoff_list = %+v", hl)
+	}
+	acc := call[handoffAcceptOut](t, cs, "memory_handoff_accept", map[string]any{"handoff_id": h.Handoff.HandoffID, "agent_id": "agent-c"})
+	if acc.Branch != "task/fix-auth/agent-c" || acc.Handoff.Status != "accepted" || acc.Packet.Instructions != "finish the fix" {
+		t.Errorf("handoff_accept = %+v", acc)
+	}
+
+	// Completion, bundles, replay.
+	done := call[taskCompleteOut](t, cs, "memory_task_complete", map[string]any{"task_id": "fix-auth", "result_summary": "validator accepts RS256", "agent_id": "agent-c"})
+	if done.Task.Status != "completed" || !slices.Contains(done.Promoted, "fact/"+cause.FactID) || done.MergeID == "" {
+		t.Errorf("task_complete = %+v", done)
+	}
+	bun := call[bundleView](t, cs, "memory_bundle_create", map[string]any{"task_id": "fix-auth", "name": "auth fix", "visibility": "team"})
+	if bun.ShareToken == "" || bun.Counts["facts"] != 1 || bun.Type != "task_export" {
+		t.Errorf("bundle_create = %+v", bun)
+	}
+	imp := call[bundleImportOut](t, cs, "memory_bundle_import", map[string]any{"share_token": bun.ShareToken, "target_branch": "imported", "create_branch": true})
+	if imp.BundleID != bun.BundleID || !imp.BranchCreated || imp.Created+imp.Deduplicated+imp.Updated == 0 {
+		t.Errorf("bundle_import = %+v", imp)
+	}
+	rp := call[taskReplayOut](t, cs, "memory_task_replay", map[string]any{"task_id": "fix-auth"})
+	if rp.Outcome.Status != "completed" || len(rp.Timeline) == 0 || len(rp.KeyFacts) != 1 || len(rp.Agents) < 2 {
+		t.Errorf("task_replay = %+v", rp)
+	}
+	call[taskView](t, cs, "memory_task_create", map[string]any{"name": "fix-auth-2", "objectives": []string{"fix it again"}})
+	cmp := call[compareTasksOut](t, cs, "memory_compare_tasks", map[string]any{"task_id_a": "fix-auth", "task_id_b": "fix-auth-2"})
+	if cmp.A.TaskID != "fix-auth" || cmp.B.TaskID != "fix-auth-2" || len(cmp.OnlyA) == 0 {
+		t.Errorf("compare_tasks = %+v", cmp)
+	}
+
+	// Resources.
+	ctx := context.Background()
+	for _, uri := range []string{"day1://branches", "day1://timeline/task/fix-auth/agent-a", "day1://replay/fix-auth"} {
+		res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+		if err != nil {
+			t.Errorf("reading %s: %v", uri, err)
+			continue
+		}
+		if len(res.Contents) != 1 || !strings.Contains(res.Contents[0].Text, "fix-auth") && uri != "day1://branches" {
+			t.Errorf("%s = %+v", uri, res.Contents)
+		}
+	}
+}
+
+func TestSessionTools(t *testing.T) {
+	t.Parallel()
+	cs := connectStdio(t, "-memory")
+	for _, id := range []string{"s-old", "s-new"} {
+		st := call[sessionView](t, cs, "memory_session_start", map[string]any{"session_id": id, "agent_id": "claude"})
+		if st.Status != "active" || st.Branch != "main" {
+			t.Fatalf("session_start = %+v", st)
+		}
+		time.Sleep(5 * time.Millisecond) // distinct start times
+	}
+	call[writeObservationOut](t, cs, "memory_write_observation", map[string]any{
+		"observation_type": "discovery", "summary": "The build uses Bazel, not Make", "session_id": "s-new",
+	})
+	end := call[sessionEndOut](t, cs, "memory_session_end", map[string]any{"session_id": "s-new", "summary": "learned the build"})
+	if end.Session.Status != "completed" || end.Session.EndedAt.IsZero() || end.Consolidated == nil ||
+		end.Consolidated.Observations != 1 || len(end.Consolidated.Facts) != 1 {
+		t.Fatalf("session_end = %+v", end)
+	}
+	noCons := call[sessionEndOut](t, cs, "memory_session_end", map[string]any{"session_id": "s-old", "status": "abandoned", "consolidate": false})
+	if noCons.Consolidated != nil || noCons.Session.Status != "abandoned" {
+		t.Errorf("session_end without consolidation = %+v", noCons)
+	}
+	list := call[sessionListOut](t, cs, "memory_session_list", map[string]any{"agent_id": "claude"})
+	if len(list.Sessions) != 2 || list.Sessions[0].ID != "s-new" || list.Sessions[0].Summary != "learned the build" {
+		t.Errorf("session_list = %+v", list)
+	}
+	one := call[sessionListOut](t, cs, "memory_session_list", map[string]any{"limit": 1})
+	if len(one.Sessions) != 1 || one.Sessions[0].ID != "s-new" {
+		t.Errorf("session_list limit 1 = %+v", one)
+	}
+}
+
+// TestToolErrors checks that bad input comes back as a tool error carrying the
+// library's message, and that the server goes on serving.
+func TestToolErrors(t *testing.T) {
+	t.Parallel()
+	cs := connectStdio(t, "-memory")
+	lib, err := day1.Open(context.Background(), day1.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib.Close()
+	ctx := context.Background()
+	libErr := func(err error) string {
+		t.Helper()
+		if err == nil {
+			t.Fatal("the library accepted what the test calls bad input")
+		}
+		return err.Error()
+	}
+
+	_, err = lib.Branch(ctx, "bad name!", day1.BranchOptions{})
+	if got, want := callError(t, cs, "memory_branch_create", map[string]any{"branch_name": "bad name!"}), libErr(err); got != want {
+		t.Errorf("branch_create error = %q, want %q", got, want)
+	}
+	_, err = lib.Merge(ctx, day1.MergeRequest{Source: "nope", Target: "main"})
+	if got, want := callError(t, cs, "memory_branch_merge", map[string]any{"source_branch": "nope", "strategy": "native"}), libErr(err); got != want {
+		t.Errorf("branch_merge error = %q, want %q", got, want)
+	}
+	_, err = lib.WriteObservation(ctx, day1.Observation{Type: "bogus", Summary: "x"})
+	if got, want := callError(t, cs, "memory_write_observation", map[string]any{"observation_type": "bogus", "summary": "x"}), libErr(err); got != want {
+		t.Errorf("write_observation error = %q, want %q", got, want)
+	}
+	_, err = lib.GetBranch(ctx, "nowhere")
+	if got, want := callError(t, cs, "memory_branch_switch", map[string]any{"branch_name": "nowhere"}), libErr(err); got != want {
+		t.Errorf("branch_switch error = %q, want %q", got, want)
+	}
+	if got := callError(t, cs, "memory_time_travel", map[string]any{"timestamp": "yesterday", "query": "x"}); !strings.Contains(got, "RFC 3339") {
+		t.Errorf("time_travel with a bad timestamp: %q", got)
+	}
+	if got := callError(t, cs, "memory_write_fact", map[string]any{"category": "x"}); !strings.Contains(got, "fact_text") {
+		t.Errorf("write_fact without fact_text: %q", got)
+	}
+
+	// Still serving, and the failed switch left the current branch alone.
+	w := call[writeFactOut](t, cs, "memory_write_fact", map[string]any{"fact_text": "still here"})
+	if w.Fact.Branch != "main" {
+		t.Errorf("after the errors a write landed on %s", w.Fact.Branch)
+	}
+}
