@@ -1,0 +1,206 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/day1ai/day1/examples/internal/localmem"
+)
+
+// TestHTTPSessions checks that over HTTP each MCP session keeps its own current
+// branch.
+func TestHTTPSessions(t *testing.T) {
+	t.Parallel()
+	url, _ := startHTTP(t, "-memory", "-http", "127.0.0.1:0")
+	a, b := connectHTTP(t, url), connectHTTP(t, url)
+	for _, name := range []string{"agent-a", "agent-b"} {
+		call[branchView](t, a, "memory_branch_create", map[string]any{"branch_name": name})
+	}
+	call[branchSwitchOut](t, a, "memory_branch_switch", map[string]any{"branch_name": "agent-a"})
+	call[branchSwitchOut](t, b, "memory_branch_switch", map[string]any{"branch_name": "agent-b"})
+
+	wa := call[writeFactOut](t, a, "memory_write_fact", map[string]any{"fact_text": "Agent A prefers table-driven tests"})
+	wb := call[writeFactOut](t, b, "memory_write_fact", map[string]any{"fact_text": "Agent B found the flaky test in the cache layer"})
+	if wa.Fact.Branch != "agent-a" || wb.Fact.Branch != "agent-b" {
+		t.Fatalf("writes landed on %s and %s, want agent-a and agent-b", wa.Fact.Branch, wb.Fact.Branch)
+	}
+	if la := call[branchListOut](t, a, "memory_branch_list", nil); la.Current != "agent-a" {
+		t.Errorf("session A's current branch is %s", la.Current)
+	}
+	// Each session's reads default to its own branch, and main saw neither write.
+	sa := call[searchOut](t, a, "memory_search", map[string]any{"query": "flaky cache layer", "search_type": "keyword"})
+	sb := call[searchOut](t, b, "memory_search", map[string]any{"query": "flaky cache layer", "search_type": "keyword"})
+	if len(sa.Hits) != 0 || len(sb.Hits) != 1 || sb.Hits[0].ID != wb.FactID {
+		t.Errorf("search for B's fact: from A %+v, from B %+v", sa.Hits, sb.Hits)
+	}
+	c := connectHTTP(t, url)
+	if tl := call[timelineOut](t, c, "memory_timeline", nil); tl.Branch != "main" || len(tl.Events) != 0 {
+		t.Errorf("a new session reads %s with %d events, want an empty main", tl.Branch, len(tl.Events))
+	}
+}
+
+func TestHTTPRefusesRemote(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"-memory", "-http", "0.0.0.0:0"},
+		{"-memory", "-http", ":0"},
+		{"-memory", "-http", "0.0.0.0:0", "-allow-remote"},
+	} {
+		cmd := exec.Command(serverBin, args...)
+		cmd.Env = serverEnv(t)
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || !strings.Contains(string(out), "-") {
+			t.Errorf("%v: err %v, output %q; want a refusal", args, err, out)
+		}
+		if !strings.Contains(string(out), "loopback") && !strings.Contains(string(out), "-token") {
+			t.Errorf("%v: output %q does not say why", args, out)
+		}
+	}
+}
+
+func TestHTTPToken(t *testing.T) {
+	t.Parallel()
+	url, _ := startHTTP(t, "-memory", "-http", "127.0.0.1:0", "-token", "s3cret")
+	if code := postStatus(t, url, ""); code != http.StatusUnauthorized {
+		t.Errorf("without the token: status %d, want 401", code)
+	}
+	cs := connectWithToken(t, url, "s3cret")
+	call[writeFactOut](t, cs, "memory_write_fact", map[string]any{"fact_text": "tokens work"})
+}
+
+// TestEndpointFile checks that a server holding a durable store announces an
+// authenticated HTTP endpoint in the store's folder and removes it when it stops.
+func TestEndpointFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cs := connectStdio(t, "-path", dir)
+	ep := waitEndpoint(t, dir)
+	if !strings.HasPrefix(ep.URL, "http://127.0.0.1:") || !strings.HasSuffix(ep.URL, "/mcp") || ep.Token == "" || ep.PID == 0 {
+		t.Fatalf("endpoint = %+v", ep)
+	}
+	if code := postStatus(t, ep.URL, ""); code != http.StatusUnauthorized {
+		t.Errorf("without the token: status %d, want 401", code)
+	}
+	if code := postStatus(t, ep.URL, "wrong"); code != http.StatusUnauthorized {
+		t.Errorf("with a wrong token: status %d, want 401", code)
+	}
+	other := connectWithToken(t, ep.URL, ep.Token)
+	o := call[writeObservationOut](t, other, "memory_write_observation", map[string]any{
+		"observation_type": "tool_use", "summary": "ran go test ./...", "tool_name": "Bash", "session_id": "hook-1",
+	})
+	// The stdio client sees what the other process wrote: one memory.
+	tl := call[timelineOut](t, cs, "memory_timeline", map[string]any{"session_id": "hook-1"})
+	if len(tl.Events) != 1 || tl.Events[0].ID != o.ObservationID {
+		t.Errorf("the stdio session's timeline = %+v, want %s", tl.Events, o.ObservationID)
+	}
+
+	other.Close()
+	if err := cs.Close(); err != nil { // closes stdin: the server stops
+		t.Logf("closing: %v", err)
+	}
+	if _, err := localmem.ReadEndpoint(dir); !errors.Is(err, localmem.ErrNoEndpoint) {
+		t.Errorf("after the server stopped the endpoint file remains: %v", err)
+	}
+}
+
+// TestEndpointFileSignal checks that a signal also removes the endpoint file.
+func TestEndpointFileSignal(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGINT for another process on Windows")
+	}
+	t.Parallel()
+	dir := t.TempDir()
+	_, cmd := startHTTP(t, "-path", dir, "-http", "127.0.0.1:0")
+	waitEndpoint(t, dir)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("the server exited with %v after SIGINT", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("the server did not stop on SIGINT")
+	}
+	if _, err := os.Stat(filepath.Join(dir, localmem.EndpointFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("after SIGINT the endpoint file remains: %v", err)
+	}
+}
+
+// waitEndpoint waits for the endpoint file of dir.
+func waitEndpoint(t *testing.T, dir string) localmem.Endpoint {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		ep, err := localmem.ReadEndpoint(dir)
+		if err == nil {
+			return ep
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no endpoint file in %s: %v", dir, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// postStatus posts an MCP initialize request with an optional bearer token and
+// returns the status code.
+func postStatus(t *testing.T, url, token string) int {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// connectWithToken connects over streamable HTTP with a bearer token.
+func connectWithToken(t *testing.T, url, token string) *mcp.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	hc := &http.Client{Transport: bearer{token: token, next: http.DefaultTransport}}
+	cs, err := newClient().Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, nil)
+	if err != nil {
+		t.Fatalf("connecting to %s: %v", url, err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// bearer adds a bearer token to every request.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}
