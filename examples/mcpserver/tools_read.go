@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -27,16 +28,16 @@ type searchIn struct {
 }
 
 type hitView struct {
-	Kind     string   `json:"kind" jsonschema:"fact or observation"`
-	ID       string   `json:"id"`
-	Score    float64  `json:"score"`
-	FoundBy  []string `json:"found_by" jsonschema:"the retrievers that found it: keyword, vector"`
-	Text     string   `json:"text" jsonschema:"the fact's text or the observation's summary"`
-	Category string   `json:"category,omitempty"`
-	Status   string   `json:"status,omitempty" jsonschema:"a fact's status"`
-	Type     string   `json:"observation_type,omitempty"`
-	Branch   string   `json:"branch"`
-	Created  string   `json:"created_at"`
+	Kind     string    `json:"kind" jsonschema:"fact or observation"`
+	ID       string    `json:"id"`
+	Score    float64   `json:"score"`
+	FoundBy  []string  `json:"found_by" jsonschema:"the retrievers that found it: keyword, vector"`
+	Text     string    `json:"text" jsonschema:"the fact's text or the observation's summary"`
+	Category string    `json:"category,omitempty"`
+	Status   string    `json:"status,omitempty" jsonschema:"a fact's status"`
+	Type     string    `json:"observation_type,omitempty"`
+	Branch   string    `json:"branch"`
+	Created  time.Time `json:"created_at"`
 }
 
 type searchOut struct {
@@ -125,7 +126,7 @@ func (m *memServer) searchQuery(ss *mcp.ServerSession, in searchIn) (day1.Search
 func viewHits(hits []day1.Hit) []hitView {
 	out := make([]hitView, 0, len(hits))
 	for _, h := range hits {
-		v := hitView{Kind: string(h.Record.RecordKind()), ID: h.Record.RecordID(), Score: h.Score, Branch: h.Record.RecordBranch()}
+		v := hitView{Kind: string(h.Record.RecordKind()), ID: h.Record.RecordID(), Score: h.Score, Branch: h.Record.RecordBranch(), Created: h.Record.RecordTime(), FoundBy: []string{}}
 		for _, r := range h.FoundBy {
 			v.FoundBy = append(v.FoundBy, string(r))
 		}
@@ -135,7 +136,6 @@ func viewHits(hits []day1.Hit) []hitView {
 		case day1.Observation:
 			v.Text, v.Type = r.Summary, string(r.Type)
 		}
-		v.Created = h.Record.RecordTime().Format("2006-01-02T15:04:05.999999999Z07:00")
 		out = append(out, v)
 	}
 	return out
