@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/day1ai/day1"
+)
+
+// direct is the memory opened in this process, through a day1.Client.
+type direct struct {
+	c      *day1.Client
+	branch string
+}
+
+var _ memory = (*direct)(nil)
+
+// liveFacts are the statuses of facts worth showing.
+var liveFacts = []day1.FactStatus{day1.FactActive, day1.FactVerified, day1.FactPromoted}
+
+func (d *direct) StartSession(ctx context.Context, s sessionStart) error {
+	_, err := d.c.StartSession(ctx, day1.Session{ID: s.ID, AgentID: s.AgentID, Branch: d.branch})
+	return err
+}
+
+func (d *direct) EndSession(ctx context.Context, s sessionEnd) (int, error) {
+	_, err := d.c.EndSession(ctx, s.ID, day1.SessionStatus(s.Status), s.Summary)
+	if errors.Is(err, day1.ErrNotFound) {
+		// The plugin was enabled in the middle of the session: start it now.
+		if err = d.StartSession(ctx, sessionStart{ID: s.ID, AgentID: agentID}); err == nil {
+			_, err = d.c.EndSession(ctx, s.ID, day1.SessionStatus(s.Status), s.Summary)
+		}
+	}
+	if err != nil {
+		return 0, err
+	}
+	res, err := d.c.Consolidate(ctx, day1.ConsolidateRequest{Branch: d.branch, SessionID: s.ID})
+	if err != nil {
+		return 0, err
+	}
+	return len(res.Facts), nil
+}
+
+func (d *direct) RecentSessions(ctx context.Context, limit int) ([]sessionInfo, error) {
+	ss, err := d.c.Sessions(ctx, day1.SessionFilter{Branch: d.branchName()})
+	if err != nil {
+		return nil, err
+	}
+	// Sessions lists oldest first.
+	slices.Reverse(ss)
+	var out []sessionInfo
+	for _, s := range ss[:min(limit, len(ss))] {
+		out = append(out, sessionInfo{ID: s.ID, Summary: s.Summary, Status: string(s.Status),
+			StartedAt: s.StartedAt.UTC().Format("2006-01-02 15:04")})
+	}
+	return out, nil
+}
+
+func (d *direct) Facts(ctx context.Context, query string, limit int) ([]hit, error) {
+	var out []hit
+	seen := map[string]bool{}
+	add := func(f day1.Fact) {
+		if !seen[f.ID] && len(out) < limit {
+			seen[f.ID] = true
+			out = append(out, hit{ID: f.ID, Text: f.Text, Category: f.Category})
+		}
+	}
+	if strings.TrimSpace(query) != "" {
+		// Keyword only: no query embedding, so a session starts fast.
+		hits, err := d.c.Search(ctx, day1.SearchQuery{Branch: d.branch, Text: query, Mode: day1.Keyword,
+			Kinds: []day1.Kind{day1.KindFact}, Filter: day1.Filter{Statuses: liveFacts}, Limit: limit})
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range hits {
+			if f, ok := h.Fact(); ok {
+				add(f)
+			}
+		}
+	}
+	if len(out) < limit {
+		recent, err := d.c.ListFacts(ctx, day1.ListOptions{Branch: d.branch,
+			Filter: day1.Filter{Statuses: liveFacts}, Desc: true, Limit: limit})
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range recent {
+			add(f)
+		}
+	}
+	return out, nil
+}
+
+func (d *direct) Branches(ctx context.Context) ([]branchInfo, error) {
+	bs, err := d.c.Branches(ctx, day1.BranchFilter{Status: day1.BranchActive})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]branchInfo, 0, len(bs))
+	for _, b := range bs {
+		out = append(out, branchInfo{Name: b.Name, Description: b.Description})
+	}
+	return out, nil
+}
+
+func (d *direct) WriteObservation(ctx context.Context, o observation) (string, error) {
+	w, err := d.c.WriteObservation(ctx, day1.Observation{Branch: d.branch, SessionID: o.SessionID,
+		AgentID: agentID, Type: day1.ObservationType(o.Type), Tool: o.Tool, Summary: o.Summary,
+		RawInput: o.RawInput, RawOutput: o.RawOutput})
+	return w.Record.ID, err
+}
+
+func (d *direct) WriteFact(ctx context.Context, f fact) (written, error) {
+	w, err := d.c.WriteFact(ctx, day1.Fact{Branch: d.branch, SessionID: f.SessionID, AgentID: agentID,
+		Text: f.Text, Category: f.Category, Confidence: f.Confidence, SourceType: "extraction"})
+	if err != nil {
+		return written{}, err
+	}
+	return written{ID: w.Record.ID, Deduplicated: w.Outcome == day1.Deduplicated}, nil
+}
+
+func (d *direct) WriteRelation(ctx context.Context, r relation) (string, error) {
+	w, err := d.c.WriteRelation(ctx, day1.Relation{Branch: d.branch, SessionID: r.SessionID,
+		AgentID: agentID, Source: r.Source, Target: r.Target, Type: r.Type})
+	return w.Record.ID, err
+}
+
+func (d *direct) Close() error { return d.c.Close() }
+
+func (d *direct) branchName() string {
+	if d.branch == "" {
+		return day1.DefaultBranch
+	}
+	return d.branch
+}
