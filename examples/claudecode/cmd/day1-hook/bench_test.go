@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/day1ai/day1"
+)
+
+// BenchmarkPostToolUse runs the built hook on a PostToolUse input, process start to
+// exit, against a durable store: reached through a server that holds it open
+// (endpoint) and opened by the hook itself (direct). It reports the 95th
+// percentile in milliseconds; the target is under 50 ms. Run it with
+// -benchtime=100x for a stable percentile.
+func BenchmarkPostToolUse(b *testing.B) {
+	in := payload(b, "post_tool_use.json")
+	hookBinary(b)
+	b.Run("direct", func(b *testing.B) {
+		dir := b.TempDir()
+		output(b, runHook(b, dir, in)) // creates the store
+		benchHook(b, dir, in)
+	})
+	b.Run("direct-5k", func(b *testing.B) {
+		// The direct path replays the store's log at every start: a store that
+		// holds 5,000 observations already.
+		dir := b.TempDir()
+		fill(b, dir, 5000)
+		benchHook(b, dir, in)
+	})
+	b.Run("endpoint", func(b *testing.B) {
+		dir := b.TempDir()
+		c, err := day1.Open(context.Background(), day1.Config{Path: dir})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer c.Close()
+		standIn(b, c, dir)
+		benchHook(b, dir, in)
+	})
+}
+
+// fill writes n observations to the durable store in dir.
+func fill(b *testing.B, dir string, n int) {
+	ctx := context.Background()
+	c, err := day1.Open(ctx, day1.Config{Path: dir, NoSync: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	obs := make([]day1.Observation, n)
+	for i := range obs {
+		obs[i] = day1.Observation{SessionID: "earlier", Type: "tool_use", Tool: "Bash",
+			Summary: fmt.Sprintf("Bash: go test ./pkg%d/... → ok", i), RawInput: strings.Repeat("i", 500), RawOutput: strings.Repeat("o", 1500)}
+	}
+	if _, err := c.WriteObservations(ctx, obs); err != nil {
+		b.Fatal(err)
+	}
+}
+
+func benchHook(b *testing.B, dir string, in []byte) {
+	took := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for range b.N {
+		r := runHook(b, dir, in)
+		if r.exit != 0 || r.stderr != "" {
+			b.Fatalf("exit %d, stderr %q", r.exit, r.stderr)
+		}
+		took = append(took, r.took)
+	}
+	b.StopTimer()
+	slices.Sort(took)
+	p := func(q float64) float64 {
+		return float64(took[min(len(took)-1, int(q*float64(len(took))))].Microseconds()) / 1000
+	}
+	b.ReportMetric(p(0.5), "p50-ms")
+	b.ReportMetric(p(0.95), "p95-ms")
+}
