@@ -41,7 +41,7 @@ func clip(s string, n int) string {
 
 // salientKeys are the tool input fields that say what a call did, most telling
 // first: Bash's command, the file of Read/Edit/Write, a search's pattern, a URL.
-var salientKeys = []string{"command", "file_path", "notebook_path", "path", "pattern", "url", "query", "description", "prompt"}
+var salientKeys = []string{"command", "file_path", "notebook_path", "pattern", "path", "url", "query", "description", "prompt"}
 
 // rawText is a raw tool input or response as text: a JSON string's value, any
 // other JSON as it came.
