@@ -113,3 +113,38 @@ func TestTranscriptTurns(t *testing.T) {
 		t.Errorf("last turn from the tail = %q, want %q", got, want)
 	}
 }
+
+// The plugin wires each event to this program, under its own name.
+func TestPluginHooks(t *testing.T) {
+	data, err := os.ReadFile("../../plugin/hooks/hooks.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		Hooks map[string][]struct {
+			Hooks []struct {
+				Type    string `json:"type"`
+				Command string `json:"command"`
+				Timeout int    `json:"timeout"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal(data, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Hooks) != len(handlers) {
+		t.Errorf("hooks.json wires %d events, the program handles %d", len(cfg.Hooks), len(handlers))
+	}
+	for event, groups := range cfg.Hooks {
+		if _, ok := handlers[event]; !ok {
+			t.Errorf("hooks.json wires %s, which the program does not handle", event)
+		}
+		for _, g := range groups {
+			for _, h := range g.Hooks {
+				if h.Type != "command" || h.Command != "day1-hook "+event || h.Timeout <= 0 {
+					t.Errorf("%s runs %+v", event, h)
+				}
+			}
+		}
+	}
+}
