@@ -254,6 +254,20 @@ func TestSessionThroughServer(t *testing.T) {
 	refused := standIn(t, c, dir)
 	runSession(t, dir)
 	checkSession(t, c)
+
+	// The next session starts with what the first one left, read through the server.
+	var next map[string]any
+	if err := json.Unmarshal(payload(t, "session_start.json"), &next); err != nil {
+		t.Fatal(err)
+	}
+	next["session_id"] = "next-session"
+	data, _ := json.Marshal(next)
+	text := output(t, runHook(t, dir, data)).HookSpecificOutput.AdditionalContext
+	for _, want := range []string{"## Key facts", "- The cause is that PostRefund subtracts the fee twice", "## Recent sessions", "Asked: Refunds leave a negative balance"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the next session's context lacks %q:\n%s", want, text)
+		}
+	}
 	if n := refused(); n != 0 {
 		t.Errorf("the server refused %d requests for their token", n)
 	}

@@ -124,13 +124,15 @@ func (r *remote) Facts(ctx context.Context, query string, limit int) ([]hit, err
 		query = "project"
 	}
 	// Hybrid: the vector side ranks every fact, so a query that names no fact still
-	// brings the closest ones.
+	// brings the closest ones. Observations share the ranking and are dropped here,
+	// so ask for more hits than facts wanted.
 	out, err := r.call(ctx, "memory_search", map[string]any{
-		"query": query, "search_type": "hybrid", "branch": r.branch, "limit": limit})
+		"query": query, "search_type": "hybrid", "branch": r.branch, "limit": 3 * limit})
 	if err != nil {
 		return nil, err
 	}
-	return parseHits(out), nil
+	hits := parseHits(out)
+	return hits[:min(limit, len(hits))], nil
 }
 
 func (r *remote) Branches(ctx context.Context) ([]branchInfo, error) {
