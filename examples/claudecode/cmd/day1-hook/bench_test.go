@@ -32,13 +32,9 @@ func BenchmarkPostToolUse(b *testing.B) {
 		benchHook(b, dir, in)
 	})
 	b.Run("endpoint", func(b *testing.B) {
+		// The MCP server holds the durable store; the hook goes through it.
 		dir := b.TempDir()
-		c, err := day1.Open(context.Background(), day1.Config{Path: dir})
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer c.Close()
-		standIn(b, c, dir)
+		startServer(b, dir)
 		benchHook(b, dir, in)
 	})
 }
