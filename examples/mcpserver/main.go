@@ -8,7 +8,7 @@
 //
 // While it holds a durable embedded store, the server also serves streamable HTTP on
 // a random loopback port, with a bearer token, and writes both to the store folder's
-// endpoint file (see examples/internal/localmem) so that other processes, such as
+// endpoint file (see internal/localmem) so that other processes, such as
 // the Claude Code hooks, can reach the memory it holds open.
 package main
 
@@ -20,7 +20,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/day1ai/day1/examples/internal/localmem"
+	"github.com/day1ai/day1/internal/localmem"
 )
 
 func main() {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/day1ai/day1/examples/internal/localmem"
+	"github.com/day1ai/day1/internal/localmem"
 )
 
 // options are the command line's choices.

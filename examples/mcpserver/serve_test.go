@@ -14,7 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/day1ai/day1/examples/internal/localmem"
+	"github.com/day1ai/day1/internal/localmem"
 )
 
 // TestHTTPSessions checks that over HTTP each MCP session keeps its own current

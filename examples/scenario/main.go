@@ -24,7 +24,7 @@ import (
 	"strings"
 
 	"github.com/day1ai/day1"
-	"github.com/day1ai/day1/examples/internal/localmem"
+	"github.com/day1ai/day1/internal/localmem"
 	"github.com/day1ai/day1/llm"
 	"github.com/day1ai/day1/llm/llmfake"
 )

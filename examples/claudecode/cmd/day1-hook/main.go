@@ -34,7 +34,7 @@ import (
 	"time"
 
 	"github.com/day1ai/day1"
-	"github.com/day1ai/day1/examples/internal/localmem"
+	"github.com/day1ai/day1/internal/localmem"
 	"github.com/day1ai/day1/llm"
 )
 

@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/day1ai/day1/examples/internal/localmem"
+	"github.com/day1ai/day1/internal/localmem"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/day1ai/day1/examples/internal/localmem"
+	"github.com/day1ai/day1/internal/localmem"
 )
 
 var (
