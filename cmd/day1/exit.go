@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/day1ai/day1"
+)
+
+// Exit codes, as the package documentation lists them.
+const (
+	exitOK           = 0
+	exitError        = 1
+	exitUsage        = 2
+	exitNotFound     = 3
+	exitConflict     = 4
+	exitLocked       = 5
+	exitNotSupported = 6
+)
+
+// usageError is a mistake in the command line itself.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error {
+	return &usageError{fmt.Errorf(format, args...)}
+}
+
+// classify returns the exit code of err and a short name of its class.
+func classify(err error) (int, string) {
+	var ue *usageError
+	switch {
+	case errors.As(err, &ue):
+		return exitUsage, "usage"
+	case errors.Is(err, day1.ErrInvalidArgument):
+		return exitUsage, "invalid_argument"
+	case errors.Is(err, day1.ErrNotFound):
+		return exitNotFound, "not_found"
+	case errors.Is(err, day1.ErrMergeBlocked):
+		return exitConflict, "merge_blocked"
+	case errors.Is(err, day1.ErrConflict):
+		return exitConflict, "conflict"
+	case errors.Is(err, day1.ErrExists):
+		return exitConflict, "exists"
+	case errors.Is(err, day1.ErrStale):
+		return exitConflict, "stale"
+	case errors.Is(err, day1.ErrBranchArchived):
+		return exitConflict, "archived"
+	case errors.Is(err, day1.ErrLocked):
+		return exitLocked, "locked"
+	case errors.Is(err, day1.ErrNotSupported):
+		return exitNotSupported, "not_supported"
+	case errors.Is(err, context.Canceled):
+		return exitError, "canceled"
+	}
+	return exitError, "error"
+}
+
+// hint says what to do about an error of class code.
+func hint(code string) string {
+	switch code {
+	case "usage", "invalid_argument":
+		return "run day1 help <command> for its arguments and flags"
+	case "not_found":
+		return "day1 branch lists the branches, day1 snapshot list the snapshots, day1 log <branch> the records"
+	case "conflict":
+		return "day1 diff <source> <target> shows the conflicts; merge with --policy skip|accept or --strategy auto"
+	case "merge_blocked":
+		return "day1 verify <source> judges the records the gate refused"
+	case "exists":
+		return "choose another name, or delete the old one first"
+	case "stale":
+		return "the target changed while the merge was planned; run it again"
+	case "archived":
+		return "reactivate the branch with day1 branch reactivate <name>"
+	}
+	return ""
+}
+
+// report writes err to w for people, or as JSON for scripts, and returns the exit
+// code.
+func report(w io.Writer, err error, asJSON bool) int {
+	code, class := classify(err)
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "day1: ") {
+		msg = "day1: " + msg
+	}
+	h := hint(class)
+	if asJSON {
+		json.NewEncoder(w).Encode(struct {
+			Error string `json:"error"`
+			Code  string `json:"code"`
+			Exit  int    `json:"exit"`
+			Hint  string `json:"hint,omitempty"`
+		}{msg, class, code, h})
+		return code
+	}
+	fmt.Fprintln(w, msg)
+	if h != "" {
+		fmt.Fprintln(w, "hint: "+h)
+	}
+	return code
+}

@@ -1,0 +1,169 @@
+package api
+
+import (
+	"context"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+)
+
+// chromium finds a Chromium or Chrome binary: $DAY1_CHROMIUM, or one on PATH.
+func chromium() string {
+	if p := os.Getenv("DAY1_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "headless-shell"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// browser opens a headless browser on the inspector of a seeded memory.
+func browser(t *testing.T) (ctx context.Context, ts *httptest.Server, shot func(name string)) {
+	t.Helper()
+	bin := chromium()
+	if bin == "" {
+		t.Skip("no Chromium found (apt-get install chromium, or set DAY1_CHROMIUM); the inspector's browser tests need one")
+	}
+	ts, _ = newServer(t, Options{Poll: 100 * time.Millisecond})
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.WindowSize(1280, 860))
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancel)
+	ctx, cancel = chromedp.NewContext(actx)
+	t.Cleanup(cancel)
+	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(cancel)
+	// The browser lives as long as the context of the first call; later calls run
+	// under shorter timeouts.
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("starting %s: %v", bin, err)
+	}
+	dir := os.Getenv("DAY1_ARTIFACTS")
+	if dir == "" {
+		dir = t.TempDir()
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	shot = func(name string) {
+		t.Helper()
+		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+		if err != nil {
+			t.Fatalf("screenshot %s: %v", name, err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if name == "diff" && os.Getenv("DAY1_README_SHOT") != "" {
+			if err := os.WriteFile(os.Getenv("DAY1_README_SHOT"), png, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	t.Logf("screenshots in %s", dir)
+	return ctx, ts, shot
+}
+
+// TestInspector drives the inspector as a person would: the tree of the seeded
+// memory, a diff with a conflict, a merge previewed and run, a trip back in time,
+// and a write by another client appearing live.
+func TestInspector(t *testing.T) {
+	ctx, ts, shot := browser(t)
+	run := func(what string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		defer cancel()
+		if err := chromedp.Do(sctx, actions...); err != nil {
+			shot("failed")
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	count := func(sel string) int {
+		t.Helper()
+		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll(`+quote(sel)+`).length`))
+		if err != nil {
+			t.Fatalf("count %s: %v", sel, err)
+		}
+		return n
+	}
+	waitFor := func(what, js string) {
+		t.Helper()
+		run(what, chromedp.Poll[chromedp.Void](js, chromedp.WithPollingTimeout(15*time.Second)))
+	}
+
+	// The tree: every branch, the earlier merge and the snapshot.
+	run("open", chromedp.Navigate(ts.URL), chromedp.WaitVisible(chromedp.CSS(`text[data-branch="agent-a"]`)))
+	waitFor("live", `document.getElementById("live").textContent === "live"`)
+	for _, b := range []string{"main", "agent-a", "agent-b", "agent-c", "task/fix-auth", "task/fix-auth/investigator"} {
+		if count(`text[data-branch="`+b+`"]`) != 1 {
+			t.Errorf("branch %s is not in the tree", b)
+		}
+	}
+	if count(`path[data-merge]`) != 1 || count(`path[data-snapshot="before-agents"]`) != 1 {
+		t.Errorf("the tree lacks the merge or the snapshot")
+	}
+	shot("tree")
+
+	// A diff of the two agents shows their conflict.
+	run("diff", chromedp.Click(chromedp.CSS(`#tab-diff`)),
+		chromedp.SetValue(chromedp.CSS(`#diff-source`), "agent-b"), chromedp.SetValue(chromedp.CSS(`#diff-target`), "agent-a"),
+		chromedp.Click(chromedp.CSS(`#diff-go`)), chromedp.WaitVisible(chromedp.CSS(`.conflict[data-conflict="fact/f-retry"]`)))
+	// Merging them without a policy is refused, and says why.
+	run("refused merge", chromedp.Click(chromedp.CSS(`#merge-run`)), chromedp.WaitVisible(chromedp.CSS(`#merge-out .error`)))
+
+	// agent-a into main: previewed, then run.
+	run("diff into main", chromedp.SetValue(chromedp.CSS(`#diff-source`), "agent-a"), chromedp.SetValue(chromedp.CSS(`#diff-target`), "main"),
+		chromedp.Click(chromedp.CSS(`#diff-go`)))
+	waitFor("diff shown", `document.getElementById("diff-out").textContent.includes("Changes on agent-a (2)")`)
+	run("preview", chromedp.Focus(chromedp.CSS(`#merge-preview`)), chromedp.KeyEvent(kb.Enter), chromedp.WaitVisible(chromedp.CSS(`.plan[data-applied="false"]`)))
+	shot("diff")
+	if count(`path[data-merge]`) != 1 {
+		t.Fatal("a preview merged")
+	}
+	run("merge", chromedp.Focus(chromedp.CSS(`#merge-run`)), chromedp.KeyEvent(kb.Enter), chromedp.WaitVisible(chromedp.CSS(`.plan[data-applied="true"]`)))
+	waitFor("merge in the tree", `document.querySelectorAll("path[data-merge]").length === 2`)
+	shot("merged")
+
+	// Time travel: the slider's first point shows main before most of its facts.
+	run("travel", chromedp.Click(chromedp.CSS(`#tab-travel`)))
+	waitFor("head", `document.getElementById("travel-at").textContent === "main now"`)
+	head := count(`#travel-rows tr`)
+	run("back", chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById("travel-slider"); s.value = 0; s.dispatchEvent(new Event("input")); })()`))
+	waitFor("past", `document.getElementById("travel-at").textContent.includes("as it was at 2025-03-01 09:00")`)
+	waitFor("fewer facts", `document.querySelectorAll("#travel-rows tr").length === 1`)
+	if head <= 1 {
+		t.Errorf("main has %d facts at its head", head)
+	}
+	shot("time-travel")
+
+	// A write by another client appears on the open timeline, live. The branch is
+	// opened from the tree with the keyboard.
+	run("open agent-b", chromedp.Click(chromedp.CSS(`#tab-timeline`)), chromedp.Focus(chromedp.CSS(`text[data-branch="agent-b"]`)),
+		chromedp.KeyEvent(kb.Enter))
+	waitFor("agent-b timeline", `document.getElementById("tl-caption").textContent.includes("on agent-b")`)
+	res, body := do(t, ts, "POST", "/api/v1/facts", `{"branch":"agent-b","agent_id":"agent-b","text":"A write from another client shows up live"}`)
+	if res.StatusCode != 201 {
+		t.Fatalf("write: %d %s", res.StatusCode, body)
+	}
+	waitFor("live write", `[...document.querySelectorAll("#tl-rows tr.fresh")].some(r => r.textContent.includes("shows up live"))`)
+	waitFor("feed", `document.getElementById("feed").textContent.includes("agent-b: changed")`)
+	shot("live")
+
+	// Search shows each retriever's score; tasks show their objectives and handoffs.
+	run("search", chromedp.Click(chromedp.CSS(`#tab-search`)), chromedp.SendKeys(chromedp.CSS(`#search-q`), "token refresh\n"))
+	waitFor("hits", `document.querySelectorAll("#search-rows tr").length > 1 && document.getElementById("search-rows").textContent.includes("#1")`)
+	run("tasks", chromedp.Click(chromedp.CSS(`#tab-tasks`)), chromedp.Click(chromedp.CSS(`#task-rows button`)))
+	waitFor("task", `document.getElementById("task-out").textContent.includes("escalation from investigator to expert")`)
+	shot("tasks")
+}
+
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `\'`) + "'" }

@@ -1,0 +1,181 @@
+package api
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/day1ai/day1"
+	"github.com/day1ai/day1/internal/memview"
+)
+
+// Info is what GET /api/v1/info returns.
+type Info struct {
+	Capabilities day1.Capabilities `json:"capabilities"`
+	// DefaultBranch is the branch reads use when none is named.
+	DefaultBranch string `json:"default_branch"`
+}
+
+func (s *Server) info(w http.ResponseWriter, r *http.Request) (any, error) {
+	return Info{Capabilities: s.c.Capabilities(), DefaultBranch: day1.DefaultBranch}, nil
+}
+
+// Written is the result of a write.
+type Written struct {
+	Outcome    day1.Outcome    `json:"outcome"`
+	Record     *memview.Record `json:"record"`
+	Replaced   string          `json:"replaced,omitempty"`
+	Similarity float64         `json:"similarity,omitempty"`
+	EmbedError string          `json:"embed_error,omitempty"`
+}
+
+func written[T day1.Record](w day1.Written[T]) any {
+	out := Written{Outcome: w.Outcome, Record: memview.View(w.Record), Replaced: w.Replaced, Similarity: w.Similarity}
+	if w.EmbedErr != nil {
+		out.EmbedError = w.EmbedErr.Error()
+	}
+	if w.Outcome == day1.Created || w.Outcome == day1.Superseded {
+		return created{out}
+	}
+	return out
+}
+
+// listOptions reads the options of a list.
+func listOptions(q *query) day1.ListOptions {
+	return day1.ListOptions{
+		Branch: q.str("branch"), Filter: q.filter(), Desc: q.bool("desc"),
+		Limit: q.int("limit"), Offset: q.int("offset"),
+	}
+}
+
+// list runs a Reader's list method and returns the views of its records.
+func list[T day1.Record](s *Server, r *http.Request, fn func(day1.Reader, context.Context, day1.ListOptions) ([]T, error)) (any, error) {
+	qq := q(r)
+	o := listOptions(qq)
+	if qq.err != nil {
+		return nil, qq.err
+	}
+	recs, err := fn(s.reader(qq), r.Context(), o)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*memview.Record, len(recs))
+	for i, rec := range recs {
+		out[i] = memview.View(rec)
+	}
+	return out, nil
+}
+
+// get runs a Reader's get method and returns the view of the record.
+func get[T day1.Record](s *Server, r *http.Request, fn func(day1.Reader, context.Context, string, string) (T, error)) (any, error) {
+	qq := q(r)
+	rec, err := fn(s.reader(qq), r.Context(), qq.str("branch"), r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	return memview.View(rec), nil
+}
+
+func (s *Server) listFacts(w http.ResponseWriter, r *http.Request) (any, error) {
+	return list(s, r, day1.Reader.ListFacts)
+}
+
+func (s *Server) getFact(w http.ResponseWriter, r *http.Request) (any, error) {
+	return get(s, r, day1.Reader.GetFact)
+}
+
+func (s *Server) writeFact(w http.ResponseWriter, r *http.Request) (any, error) {
+	var f day1.Fact
+	if err := decode(r, &f); err != nil {
+		return nil, err
+	}
+	res, err := s.c.WriteFact(r.Context(), f)
+	if err != nil {
+		return nil, err
+	}
+	return written(res), nil
+}
+
+func (s *Server) listObservations(w http.ResponseWriter, r *http.Request) (any, error) {
+	return list(s, r, day1.Reader.ListObservations)
+}
+
+func (s *Server) getObservation(w http.ResponseWriter, r *http.Request) (any, error) {
+	return get(s, r, day1.Reader.GetObservation)
+}
+
+func (s *Server) writeObservation(w http.ResponseWriter, r *http.Request) (any, error) {
+	var o day1.Observation
+	if err := decode(r, &o); err != nil {
+		return nil, err
+	}
+	res, err := s.c.WriteObservation(r.Context(), o)
+	if err != nil {
+		return nil, err
+	}
+	return written(res), nil
+}
+
+func (s *Server) listRelations(w http.ResponseWriter, r *http.Request) (any, error) {
+	return list(s, r, day1.Reader.ListRelations)
+}
+
+func (s *Server) getRelation(w http.ResponseWriter, r *http.Request) (any, error) {
+	return get(s, r, day1.Reader.GetRelation)
+}
+
+func (s *Server) writeRelation(w http.ResponseWriter, r *http.Request) (any, error) {
+	var rel day1.Relation
+	if err := decode(r, &rel); err != nil {
+		return nil, err
+	}
+	res, err := s.c.WriteRelation(r.Context(), rel)
+	if err != nil {
+		return nil, err
+	}
+	return written(res), nil
+}
+
+func (s *Server) graph(w http.ResponseWriter, r *http.Request) (any, error) {
+	qq := q(r)
+	gq := day1.GraphQuery{
+		Branch: qq.str("branch"), Entity: qq.str("entity"), Depth: qq.int("depth"),
+		Limit: qq.int("limit"), IncludeExpired: qq.bool("include_expired"),
+	}
+	if qq.err != nil {
+		return nil, qq.err
+	}
+	return s.reader(qq).Graph(r.Context(), gq)
+}
+
+func (s *Server) search(w http.ResponseWriter, r *http.Request) (any, error) {
+	qq := q(r)
+	sq := day1.SearchQuery{
+		Branch: qq.str("branch"), Text: qq.str("q"), Mode: day1.SearchMode(qq.str("mode")),
+		Kinds: qq.kinds("kind"), Filter: qq.filter(), Limit: qq.int("limit"),
+	}
+	if qq.err != nil {
+		return nil, qq.err
+	}
+	hits, err := s.reader(qq).Search(r.Context(), sq)
+	if err != nil {
+		return nil, err
+	}
+	return memview.Hits(hits), nil
+}
+
+func (s *Server) timeline(w http.ResponseWriter, r *http.Request) (any, error) {
+	qq := q(r)
+	tq := day1.TimelineQuery{
+		Branch: qq.str("branch"), SessionID: qq.str("session"), TaskID: qq.str("task"),
+		AgentID: qq.str("agent"), Since: qq.time("since"), Until: qq.time("until"),
+		Kinds: qq.kinds("kind"), Limit: qq.int("limit"),
+	}
+	if qq.err != nil {
+		return nil, qq.err
+	}
+	evs, err := s.reader(qq).Timeline(r.Context(), tq)
+	if err != nil {
+		return nil, err
+	}
+	return memview.Events(evs), nil
+}

@@ -1,0 +1,323 @@
+// The day1 inspector: plain JavaScript on the REST API and the /events stream.
+"use strict";
+
+const token = new URLSearchParams(location.hash.slice(1)).get("token") || "";
+const $ = (id) => document.getElementById(id);
+const SVG = "http://www.w3.org/2000/svg";
+
+// el builds an element: el("td", {class: "x"}, "text", child...).
+function el(tag, attrs, ...kids) {
+  const n = tag.startsWith("svg:") ? document.createElementNS(SVG, tag.slice(4)) : document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k.startsWith("on")) n.addEventListener(k.slice(2), v);
+    else if (v !== undefined && v !== null && v !== false) n.setAttribute(k, v);
+  }
+  for (const k of kids.flat()) if (k !== undefined && k !== null) n.append(k.nodeType ? k : String(k));
+  return n;
+}
+
+async function api(path, opts = {}) {
+  const headers = { ...(opts.body ? { "Content-Type": "application/json" } : {}), ...(token ? { Authorization: "Bearer " + token } : {}) };
+  const res = await fetch("/api/v1" + path, { ...opts, headers });
+  const data = await res.json().catch(() => null);
+  if (!res.ok) {
+    const e = new Error((data && data.detail) || res.statusText);
+    e.problem = data;
+    throw e;
+  }
+  return data;
+}
+
+const q = (params) => "?" + new URLSearchParams(Object.entries(params).filter(([, v]) => v !== "" && v !== undefined)).toString();
+const esc = encodeURIComponent;
+const fmt = (t) => (t ? t.replace("T", " ").replace(/(\.\d+)?Z$/, "") : "-");
+const state = { branches: [], merges: [], snapshots: [], selected: "main" };
+
+function showError(where, err) {
+  where.replaceChildren(el("p", { class: "error", role: "alert" }, err.message));
+}
+
+// ---- tabs ----
+const tabs = [...document.querySelectorAll("[role=tab]")];
+function selectTab(tab) {
+  for (const t of tabs) {
+    const on = t === tab;
+    t.setAttribute("aria-selected", on);
+    t.tabIndex = on ? 0 : -1;
+    $(t.getAttribute("aria-controls")).hidden = !on;
+  }
+  tab.focus();
+  if (tab.id === "tab-tasks") loadTasks();
+  if (tab.id === "tab-travel") loadTravel();
+}
+tabs.forEach((t, i) => {
+  t.addEventListener("click", () => selectTab(t));
+  t.addEventListener("keydown", (e) => {
+    const d = { ArrowRight: 1, ArrowLeft: -1 }[e.key];
+    if (d) selectTab(tabs[(i + d + tabs.length) % tabs.length]);
+    if (e.key === "Home") selectTab(tabs[0]);
+    if (e.key === "End") selectTab(tabs[tabs.length - 1]);
+  });
+});
+
+// ---- the branch tree ----
+async function loadTree() {
+  const [branches, merges, snapshots] = await Promise.all([api("/branches"), api("/merges"), api("/snapshots")]);
+  state.branches = branches;
+  state.merges = merges || [];
+  state.snapshots = snapshots || [];
+  fillBranchSelects();
+  drawGraph();
+}
+
+function fillBranchSelects() {
+  const names = state.branches.map((b) => b.name);
+  for (const s of document.querySelectorAll("select.branches")) {
+    const cur = s.value || (s.id === "diff-source" ? names.find((n) => n !== "main") : "main");
+    s.replaceChildren(...names.map((n) => el("option", { value: n }, n)));
+    if (names.includes(cur)) s.value = cur;
+  }
+  const tgt = $("diff-target");
+  if (!tgt.dataset.touched) tgt.value = "main";
+}
+
+// Lanes: a branch's children follow it, depth-first, so forks stay close to their parent.
+function lanes() {
+  const kids = {};
+  for (const b of state.branches) (kids[b.parent || ""] ||= []).push(b);
+  for (const k of Object.values(kids)) k.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.name.localeCompare(b.name));
+  const out = [];
+  const walk = (p) => (kids[p] || []).forEach((b) => { out.push(b); walk(b.name); });
+  walk("");
+  for (const b of state.branches) if (!out.includes(b)) out.push(b); // orphans
+  return out;
+}
+
+function drawGraph() {
+  const order = lanes();
+  const times = [];
+  for (const b of order) times.push(Date.parse(b.forked_at), Date.parse(b.created_at));
+  for (const m of state.merges) times.push(Date.parse(m.created_at));
+  for (const s of state.snapshots) times.push(Date.parse(s.at));
+  const t0 = Math.min(...times), t1 = Math.max(...times, t0 + 1);
+  const labelW = Math.max(...order.map((b) => b.name.length)) * 7.2 + 16, rowH = 30;
+  const W = Math.max($("graph").clientWidth - 2, labelW + 240);
+  const H = order.length * rowH + 20;
+  const x = (t) => labelW + 10 + ((Date.parse(t) - t0) / (t1 - t0)) * (W - labelW - 30);
+  const y = {};
+  order.forEach((b, i) => (y[b.name] = 20 + i * rowH));
+  const svg = el("svg:svg", { width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: "group", "aria-label": "Branch tree" });
+  svg.append(el("svg:defs", {}, el("svg:marker", { id: "arrow", viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 6, markerHeight: 6, orient: "auto-start-reverse" },
+    el("svg:path", { d: "M0 0L10 5L0 10z", fill: "#116329" }))));
+  for (const b of order) {
+    const start = b.parent ? x(b.forked_at) : labelW + 10;
+    const end = b.status === "merged" && b.merged_at ? x(b.merged_at) : W - 10;
+    if (b.parent && y[b.parent] !== undefined) {
+      svg.append(el("svg:path", { class: "fork", d: `M${start} ${y[b.parent]} C${start + 8} ${y[b.parent]} ${start} ${y[b.name]} ${start + 10} ${y[b.name]}` }));
+    }
+    svg.append(el("svg:line", { class: "lane " + b.status, x1: start + (b.parent ? 10 : 0), y1: y[b.name], x2: Math.max(end, start + 12), y2: y[b.name] },
+      el("svg:title", {}, `${b.name}: ${b.status}${b.description ? " — " + b.description : ""}`)));
+    const label = el("svg:text", { class: "name" + (b.name === state.selected ? " sel" : ""), x: 6, y: y[b.name] + 4, tabindex: 0, role: "button",
+      "data-branch": b.name, "aria-label": `Branch ${b.name}, ${b.status}; open its timeline`,
+      onclick: () => openBranch(b.name), onkeydown: (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); openBranch(b.name); } } }, b.name);
+    svg.append(label);
+  }
+  for (const m of state.merges) {
+    if (y[m.source] === undefined || y[m.target] === undefined) continue;
+    const mx = x(m.created_at);
+    svg.append(el("svg:path", { class: "merge", "data-merge": m.id, "marker-end": "url(#arrow)", d: `M${mx - 10} ${y[m.source]} C${mx} ${y[m.source]} ${mx - 10} ${y[m.target]} ${mx} ${y[m.target] + (y[m.target] < y[m.source] ? 4 : -4)}` },
+      el("svg:title", {}, `merge ${m.source} → ${m.target} (${m.strategy}, ${(m.merged || []).length} records)`)));
+  }
+  for (const s of state.snapshots) {
+    if (y[s.branch] === undefined) continue;
+    const sx = x(s.at), sy = y[s.branch];
+    svg.append(el("svg:path", { class: "snap", "data-snapshot": s.name, d: `M${sx} ${sy - 6}L${sx + 6} ${sy}L${sx} ${sy + 6}L${sx - 6} ${sy}z` },
+      el("svg:title", {}, `snapshot ${s.name} of ${s.branch} at ${fmt(s.at)}`)));
+  }
+  $("graph").replaceChildren(svg);
+}
+
+function openBranch(name) {
+  state.selected = name;
+  $("tl-branch").value = name;
+  drawGraph();
+  selectTab($("tab-timeline"));
+  loadTimeline();
+}
+
+// ---- timeline ----
+let lastTimeline = new Set();
+async function loadTimeline(highlight) {
+  const branch = $("tl-branch").value || "main";
+  state.selected = branch;
+  try {
+    const evs = await api("/timeline" + q({ branch, agent: $("tl-agent").value, kind: $("tl-kind").value, session: $("tl-session").value }));
+    const agents = new Set([...$("tl-agent").options].map((o) => o.value));
+    for (const e of evs) if (e.agent && !agents.has(e.agent)) { $("tl-agent").append(el("option", {}, e.agent)); agents.add(e.agent); }
+    const seen = new Set();
+    $("tl-rows").replaceChildren(...evs.map((e) => {
+      const key = e.kind + "/" + e.id + "@" + e.at;
+      seen.add(key);
+      return el("tr", { class: highlight && !lastTimeline.has(key) ? "fresh" : null },
+        el("td", {}, fmt(e.at)), el("td", {}, el("button", { class: "link", type: "button", onclick: () => showRecord(e.kind, e.id, branch) }, e.kind + "/" + e.id)),
+        el("td", {}, e.agent || "-"), el("td", {}, e.summary));
+    }));
+    lastTimeline = seen;
+    $("tl-caption").textContent = `${evs.length} records on ${branch}, oldest first`;
+  } catch (err) { showError($("tl-rows"), err); }
+}
+for (const id of ["tl-branch", "tl-agent", "tl-kind"]) $(id).addEventListener("change", () => loadTimeline());
+$("tl-session").addEventListener("change", () => loadTimeline());
+$("tl-form").addEventListener("submit", (e) => { e.preventDefault(); loadTimeline(); });
+
+async function showRecord(kind, id, branch) {
+  const box = $("record");
+  box.hidden = false;
+  const plural = { fact: "facts", observation: "observations", relation: "relations" }[kind];
+  if (!plural) { box.replaceChildren(el("p", {}, `${kind}/${id}: use day1 show ${kind}/${id} --branch ${branch}`)); return; }
+  try {
+    const r = await api(`/${plural}/${esc(id)}` + q({ branch }));
+    box.replaceChildren(el("h3", {}, `${kind}/${id} on ${branch}`),
+      el("dl", {}, Object.entries(r.record).flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, typeof v === "object" ? JSON.stringify(v) : String(v))])));
+  } catch (err) { showError(box, err); }
+}
+
+// ---- diff and merge ----
+function changeList(title, changes) {
+  return el("div", {}, el("h3", {}, `${title} (${changes.length})`),
+    el("ul", {}, changes.map((c) => el("li", { class: "op-" + c.op }, `${{ added: "+", updated: "~", deleted: "−" }[c.op]} ${c.ref} `,
+      el("span", {}, (c.after || c.before).summary)))));
+}
+async function showDiff() {
+  const source = $("diff-source").value, target = $("diff-target").value;
+  const out = $("diff-out");
+  try {
+    const d = await api("/diff" + q({ source, target }));
+    out.replaceChildren(el("p", { class: "muted" }, `Since ${d.base} at ${fmt(d.base_at)}`),
+      changeList("Changes on " + source, d.source_changes), changeList("Changes on " + target, d.target_changes),
+      el("h3", {}, `Conflicts (${d.conflicts.length})`),
+      ...d.conflicts.map((c) => el("div", { class: "conflict", "data-conflict": c.ref }, el("h4", {}, `${c.ref}: ${c.reason.replace("_", " ")}`),
+        el("dl", {}, el("dt", {}, source), el("dd", {}, c.source.after ? c.source.after.summary : "(deleted)"),
+          el("dt", {}, target), el("dd", {}, c.target.after ? c.target.after.summary : "(deleted)")))));
+  } catch (err) { showError(out, err); }
+}
+$("diff-form").addEventListener("submit", (e) => { e.preventDefault(); showDiff(); });
+$("diff-target").addEventListener("change", (e) => (e.target.dataset.touched = "1"));
+
+async function merge(dryRun) {
+  const out = $("merge-out");
+  const body = { source: $("diff-source").value, target: $("diff-target").value, strategy: $("merge-strategy").value, policy: $("merge-policy").value, dry_run: dryRun, merged_by: "inspector" };
+  try {
+    const m = await api("/merges", { method: "POST", body: JSON.stringify(body) });
+    const r = m.record;
+    out.replaceChildren(el("div", { class: "plan", "data-applied": String(m.applied) },
+      el("p", {}, el("strong", {}, m.applied ? "Merged" : "Preview (nothing changed)"), `: ${r.source} into ${r.target}, ${r.strategy}; ${(r.merged || []).length} merged, ${(r.rejected || []).length} rejected, ${(r.resolutions || []).length} resolved`),
+      el("ul", {}, [...(r.merged || []).map((i) => el("li", { class: "op-added" }, `${i.action} ${i.ref.kind}/${i.ref.id}`)),
+        ...(r.rejected || []).map((i) => el("li", { class: "op-deleted" }, `${i.action} ${i.ref.kind}/${i.ref.id} ${i.reason || ""}`)),
+        ...(r.resolutions || []).map((i) => el("li", { class: "op-updated" }, `${i.action} ${i.ref.kind}/${i.ref.id} by ${i.by}`))])));
+    if (m.applied) { await loadTree(); showDiff(); }
+  } catch (err) {
+    showError(out, err);
+    if (err.problem && err.problem.conflicts) out.append(el("p", {}, `Conflicting: ${err.problem.conflicts.map((c) => c.ref).join(", ")}. Choose how to settle conflicts above.`));
+  }
+}
+$("merge-preview").addEventListener("click", () => merge(true));
+$("merge-run").addEventListener("click", () => merge(false));
+
+// ---- search ----
+$("search-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const rows = $("search-rows");
+  try {
+    const hits = await api("/search" + q({ q: $("search-q").value, branch: $("search-branch").value, mode: $("search-mode").value }));
+    const rs = (rank, score) => (rank ? `#${rank}  ${score.toFixed(3)}` : "—");
+    rows.replaceChildren(...hits.map((h, i) => el("tr", {}, el("td", {}, i + 1), el("td", {}, h.score.toFixed(4)),
+      el("td", {}, rs(h.keyword_rank, h.keyword_score)), el("td", {}, rs(h.vector_rank, h.vector_score)),
+      el("td", {}, `${h.record.kind}/${h.record.id}`), el("td", {}, h.record.summary))));
+    if (!hits.length) rows.replaceChildren(el("tr", {}, el("td", { colspan: 6 }, "No hits.")));
+  } catch (err) { showError(rows, err); }
+});
+
+// ---- time travel ----
+let travelPoints = [];
+async function loadTravel() {
+  const branch = $("travel-branch").value || "main";
+  const evs = await api("/timeline" + q({ branch }));
+  // Position i shows memory just before event i+1 was written; the last one is the head.
+  travelPoints = evs.map((e, i) => (i + 1 < evs.length ? { at: new Date(Date.parse(evs[i + 1].at) - 1).toISOString(), after: e } : { at: "", after: e }));
+  const s = $("travel-slider");
+  s.max = Math.max(travelPoints.length - 1, 0);
+  s.value = s.max;
+  s.setAttribute("aria-valuetext", "now");
+  showTravel();
+}
+async function showTravel() {
+  const branch = $("travel-branch").value || "main";
+  const p = travelPoints[+$("travel-slider").value];
+  if (!p) return;
+  const label = p.at ? `${branch} as it was at ${fmt(p.at)}, after ${p.after.kind}/${p.after.id}` : `${branch} now`;
+  $("travel-at").textContent = label;
+  $("travel-slider").setAttribute("aria-valuetext", label);
+  try {
+    const facts = await api("/facts" + q({ branch, at: p.at }));
+    $("travel-rows").replaceChildren(...facts.map((f) => el("tr", {}, el("td", {}, f.id), el("td", {}, f.agent || "-"), el("td", {}, f.summary))));
+  } catch (err) { showError($("travel-rows"), err); }
+}
+$("travel-slider").addEventListener("input", showTravel);
+$("travel-branch").addEventListener("change", loadTravel);
+
+// ---- tasks and handoffs ----
+async function loadTasks() {
+  try {
+    const tasks = await api("/tasks");
+    $("task-rows").replaceChildren(...tasks.map((t) => el("tr", {},
+      el("td", {}, el("button", { class: "link", type: "button", onclick: () => showTask(t.name) }, t.name)),
+      el("td", {}, t.status), el("td", {}, t.owner || "-"), el("td", {}, t.objective_count), el("td", {}, t.description || ""))));
+  } catch (err) { showError($("task-rows"), err); }
+}
+async function showTask(name) {
+  const out = $("task-out");
+  try {
+    const [t, hs, rp] = await Promise.all([api("/tasks/" + esc(name)), api("/handoffs" + q({ task: name })), api(`/tasks/${esc(name)}/replay`)]);
+    out.replaceChildren(el("div", { class: "task" },
+      el("h3", {}, `Task ${t.name} (${t.status}) on ${t.branch}`),
+      el("h4", {}, "Objectives"), el("ol", {}, (t.objectives || []).map((o) => el("li", {}, `${o.description} — ${o.status}${o.assignees ? " (" + o.assignees.join(", ") + ")" : ""}`))),
+      el("h4", {}, "Agents"), el("ul", {}, (t.members || []).map((m) => el("li", {}, `${m.agent} as ${m.role || "member"}, ${m.status}, on ${m.branch}`))),
+      el("h4", {}, "Handoffs"), el("ul", {}, hs.map((h) => el("li", {}, `${h.type} from ${h.from_agent || "-"} to ${h.to_agent || "anyone"}: ${h.status}. `,
+        el("span", { class: "muted" }, `Packet: ${(h.packet.facts || []).length} facts, ${(h.packet.pending_objectives || []).length} pending objectives. ${h.instructions || ""}`)))),
+      el("h4", {}, "Replay"), el("table", { class: "rows" }, el("tbody", {}, rp.timeline.map((s) => el("tr", {}, el("td", {}, fmt(s.at)), el("td", {}, s.kind), el("td", {}, s.agent || "-"), el("td", {}, s.summary)))))));
+  } catch (err) { showError(out, err); }
+}
+
+// ---- live updates ----
+let redraw;
+function connect() {
+  const es = new EventSource("/events" + (token ? "?access_token=" + esc(token) : ""));
+  es.addEventListener("ready", () => { $("live").textContent = "live"; $("live").className = "live on"; });
+  es.onerror = () => { $("live").textContent = "reconnecting…"; $("live").className = "live off"; };
+  const feed = (text) => {
+    $("feed").prepend(el("li", {}, `${new Date().toLocaleTimeString()} ${text}`));
+    while ($("feed").children.length > 50) $("feed").lastChild.remove();
+  };
+  const refresh = () => { clearTimeout(redraw); redraw = setTimeout(() => loadTree().catch(() => {}), 150); };
+  es.addEventListener("branch", (e) => {
+    const { branch } = JSON.parse(e.data);
+    feed(`${branch.name}: ${branch.status === "active" ? "changed" : branch.status}`);
+    refresh();
+    if (branch.name === $("tl-branch").value) loadTimeline(true);
+  });
+  es.addEventListener("branch_deleted", (e) => { feed(`${JSON.parse(e.data).name}: deleted`); refresh(); });
+  es.addEventListener("merge", (e) => { const m = JSON.parse(e.data).merge; feed(`merged ${m.source} into ${m.target}`); refresh(); });
+  es.addEventListener("snapshot", (e) => { const s = JSON.parse(e.data).snapshot; feed(`snapshot ${s.name} of ${s.branch}`); refresh(); });
+}
+
+(async function start() {
+  try {
+    const info = await api("/info");
+    const c = info.capabilities;
+    $("store").textContent = `${c.Store}${c.Durable ? ", durable" : ""}; embedder ${c.Embedder || "none"}`;
+    await loadTree();
+    await loadTimeline();
+  } catch (err) { showError($("graph"), err); }
+  connect();
+})();

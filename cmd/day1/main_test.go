@@ -1,0 +1,243 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/day1ai/day1"
+	"github.com/day1ai/day1/cmd/day1/internal/demo"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// binary is the day1 command, built once for the tests.
+var binary string
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	dir, err := os.MkdirTemp("", "day1-cli")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "day1")
+	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building day1: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// seeded returns the folder of a durable memory holding the demo.
+func seeded(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	c, err := day1.Open(context.Background(), demo.Config(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := demo.Seed(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// day1Run runs the binary on the memory in dir.
+func day1Run(t *testing.T, dir, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"--path", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "NO_COLOR=", "DAY1_DSN=", "DAY1_MODEL=", "DAY1_EMBED_MODEL=")
+	cmd.Stdin = strings.NewReader(stdin)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return o.String(), e.String(), code
+}
+
+var (
+	// Times the seed did not fix, and ids and tokens the command made.
+	rfcTime   = regexp.MustCompile(`\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)?`)
+	ulid      = regexp.MustCompile(`\b[0-9A-HJKMNP-TV-Z]{26}\b`)
+	shareTok  = regexp.MustCompile(`kb_[A-Za-z0-9_-]+`)
+	spaceRuns = regexp.MustCompile(` +\n`)
+)
+
+// normalize replaces what changes from run to run.
+func normalize(s, dir string) string {
+	s = strings.ReplaceAll(s, dir, "<dir>")
+	s = rfcTime.ReplaceAllStringFunc(s, func(t string) string {
+		if strings.HasPrefix(t, "2025-03-01") {
+			return t
+		}
+		return "<time>"
+	})
+	s = ulid.ReplaceAllString(s, "<id>")
+	s = shareTok.ReplaceAllString(s, "<token>")
+	return spaceRuns.ReplaceAllString(s, "\n")
+}
+
+// TestGolden runs the commands in order on one seeded memory (later ones see what
+// earlier ones changed) and compares what they print and their exit codes with
+// testdata/<name>.golden. go test -update rewrites the files.
+func TestGolden(t *testing.T) {
+	dir := seeded(t)
+	cases := []struct {
+		name string
+		args string
+	}{
+		{"branch", "branch"},
+		{"branch_json", "branch --json"},
+		{"log", "log agent-a"},
+		{"log_filtered", "log agent-a --agent agent-a --kind fact"},
+		{"show", "show fact/f-retry --branch agent-a"},
+		{"show_json", "show --json fact/f-jwt"},
+		{"search", "search token refresh --limit 3"},
+		{"search_json", "search --json --mode keyword --limit 2 token"},
+		{"diff", "diff agent-a agent-b"},
+		{"diff_json", "diff --json agent-c"},
+		{"merge_conflict", "merge agent-b agent-a"},
+		{"merge_conflict_json", "merge agent-b agent-a --json"},
+		{"merge_dry_run", "merge agent-a --dry-run"},
+		{"at_snapshot_log", "at before-agents log main"},
+		{"at_snapshot_show", "at before-agents show fact/f-retry"},
+		{"at_instant_search", "--json at 2025-03-01T09:00:03.5Z search --mode keyword postgres"},
+		{"snapshot_list", "snapshot list"},
+		{"snapshot_exists", "snapshot main before-agents"},
+		{"tasks", "tasks"},
+		{"task", "tasks fix-auth"},
+		{"handoffs", "handoffs"},
+		{"replay", "replay fix-auth"},
+		{"verify", "verify agent-b"},
+		{"verify_summary", "verify agent-b --summary"},
+		{"branch_create", "branch create exp --from main --at before-agents --description retry"},
+		{"branch_archive", "branch archive exp"},
+		{"branch_delete", "branch delete exp"},
+		{"merge", "merge agent-a --mark-merged --message fixes"},
+		{"branch_after_merge", "branch --status merged"},
+		{"bundle_create", "bundle create notes --branch agent-b --include-unverified --visibility team"},
+		{"err_not_found", "show fact/nope"},
+		{"err_branch_not_found", "log nope"},
+		{"err_not_found_json", "log nope --json"},
+		{"err_unknown_command", "frob"},
+		{"err_bad_flag", "branch --frob"},
+		{"err_bad_strategy", "merge agent-b --strategy sideways"},
+		{"err_at_verb", "at before-agents branch"},
+		{"err_at_missing", "at before-agents"},
+		{"err_serve_public", "serve --addr 0.0.0.0:0"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, code := day1Run(t, dir, "", strings.Fields(tc.args)...)
+			got := normalize(fmt.Sprintf("$ day1 %s\nexit %d\n--- stdout\n%s--- stderr\n%s", tc.args, code, stdout, stderr), dir)
+			compareGolden(t, tc.name, got)
+		})
+	}
+}
+
+func compareGolden(t *testing.T, name, got string) {
+	t.Helper()
+	file := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to write it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from %s:\n--- got\n%s\n--- want\n%s", name, file, got, want)
+	}
+}
+
+// TestLocked: a memory another process holds is refused with exit code 5.
+func TestLocked(t *testing.T) {
+	dir := seeded(t)
+	c, err := day1.Open(context.Background(), day1.Config{Path: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	stdout, stderr, code := day1Run(t, dir, "", "branch")
+	compareGolden(t, "err_locked", normalize(fmt.Sprintf("exit %d\n--- stdout\n%s--- stderr\n%s", code, stdout, stderr), dir))
+}
+
+// TestBundleRoundTrip exports a bundle to a file and imports it into a new branch.
+func TestBundleRoundTrip(t *testing.T) {
+	dir := seeded(t)
+	stdout, stderr, code := day1Run(t, dir, "", "bundle", "create", "notes", "--branch", "agent-a", "--include-unverified", "--json")
+	var b day1.Bundle
+	if code != 0 || json.Unmarshal([]byte(stdout), &b) != nil {
+		t.Fatalf("create: exit %d %s %s", code, stdout, stderr)
+	}
+	file := filepath.Join(t.TempDir(), "notes.day1bundle.gz")
+	if _, stderr, code := day1Run(t, dir, "", "bundle", "export", b.ID, "-o", file); code != 0 {
+		t.Fatalf("export: exit %d %s", code, stderr)
+	}
+	stdout, stderr, code = day1Run(t, dir, "", "bundle", "import", file, "--branch", "imported", "--create-branch")
+	if code != 0 || !strings.Contains(stdout, `imported "notes" into imported`) {
+		t.Fatalf("import: exit %d %s %s", code, stdout, stderr)
+	}
+	if stdout, _, code := day1Run(t, dir, "", "show", "fact/f-a1", "--branch", "imported"); code != 0 || !strings.Contains(stdout, "line 142") {
+		t.Fatalf("imported fact: exit %d %s", code, stdout)
+	}
+	if _, stderr, code := day1Run(t, dir, "", "bundle", "import", "--bundle", b.ID, file); code != exitUsage {
+		t.Fatalf("a file and --bundle: exit %d %s", code, stderr)
+	}
+	stdout, _, code = day1Run(t, dir, "", "bundle", "share", b.ID, "--visibility", "public")
+	if code != 0 || !strings.Contains(stdout, "share token: kb_") {
+		t.Fatalf("share: exit %d %s", code, stdout)
+	}
+}
+
+// TestCompletion: the shell completion scripts and branch-name completion work.
+func TestCompletion(t *testing.T) {
+	dir := seeded(t)
+	for _, sh := range []string{"bash", "zsh", "fish", "powershell"} {
+		if stdout, stderr, code := day1Run(t, dir, "", "completion", sh); code != 0 || len(stdout) < 100 {
+			t.Errorf("completion %s: exit %d %s", sh, code, stderr)
+		}
+	}
+	stdout, _, _ := day1Run(t, dir, "", "__complete", "diff", "agent-")
+	if !strings.Contains(stdout, "agent-a\nagent-b\nagent-c\n") {
+		t.Errorf("branch completion: %q", stdout)
+	}
+}
+
+func TestRewriteAt(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"at snap show f", "show f --at snap"},
+		{"--path p at snap log main", "--path p log main --at snap"},
+		{"--json at 2025-01-01T00:00:00Z search x y", "--json search x y --at 2025-01-01T00:00:00Z"},
+		{"log main", "log main"},
+	} {
+		got, err := rewriteAt(strings.Fields(tc.in))
+		if err != nil || strings.Join(got, " ") != tc.want {
+			t.Errorf("rewriteAt(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/day1ai/day1"
+	"github.com/day1ai/day1/internal/memview"
+)
+
+func newLogCmd(a *app) *cobra.Command {
+	var q day1.TimelineQuery
+	var kinds []string
+	cmd := &cobra.Command{
+		Use:               "log [branch]",
+		Short:             "List what happened on a branch, oldest first",
+		Example:           "  day1 log agent-a --agent agent-a --kind fact\n  day1 at before-agents log main",
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: completeBranches(a),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				q.Branch = args[0]
+			}
+			for _, k := range kinds {
+				kind, err := memview.ParseKind("--kind", k)
+				if err != nil {
+					return err
+				}
+				q.Kinds = append(q.Kinds, kind)
+			}
+			r, err := a.reader(cmd.Context())
+			if err != nil {
+				return err
+			}
+			evs, err := r.Timeline(cmd.Context(), q)
+			if err != nil {
+				return err
+			}
+			views := memview.Events(evs)
+			return a.out.emit(views, func() {
+				rows := make([][]string, len(views))
+				for i, e := range views {
+					rows[i] = []string{a.out.style(dim, when(e.At)), string(e.Kind) + "/" + e.ID, or(e.Agent, "-"), memview.Shorten(e.Summary, 80)}
+				}
+				a.out.table([]string{"TIME", "RECORD", "AGENT", "SUMMARY"}, rows)
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&q.AgentID, "agent", "", "only this agent's records")
+	f.StringVar(&q.SessionID, "session", "", "only this session's records")
+	f.StringVar(&q.TaskID, "task", "", "only this task's records")
+	f.StringSliceVar(&kinds, "kind", nil, "only these kinds: fact, observation, relation, conversation, message")
+	f.IntVar(&q.Limit, "limit", 0, "the most records (default 1000)")
+	addAt(a, cmd)
+	return cmd
+}
+
+func newShowCmd(a *app) *cobra.Command {
+	var branch string
+	cmd := &cobra.Command{
+		Use:     "show <kind/id>",
+		Short:   "Show one record (a bare id means a fact)",
+		Example: "  day1 show fact/f-jwt\n  day1 show observation/o-grep --branch agent-a",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ref, err := memview.ParseRef("record", args[0])
+			if err != nil {
+				return err
+			}
+			r, err := a.reader(cmd.Context())
+			if err != nil {
+				return err
+			}
+			rec, err := getRecord(cmd, r, branch, ref)
+			if err != nil {
+				return err
+			}
+			v := memview.View(rec)
+			return a.out.emit(v, func() { showRecord(a.out, v) })
+		},
+	}
+	cmd.Flags().StringVar(&branch, "branch", "", "the branch to read (default main)")
+	addAt(a, cmd)
+	return cmd
+}
+
+func getRecord(cmd *cobra.Command, r day1.Reader, branch string, ref day1.Ref) (day1.Record, error) {
+	ctx := cmd.Context()
+	switch ref.Kind {
+	case day1.KindFact:
+		return r.GetFact(ctx, branch, ref.ID)
+	case day1.KindObservation:
+		return r.GetObservation(ctx, branch, ref.ID)
+	case day1.KindRelation:
+		return r.GetRelation(ctx, branch, ref.ID)
+	case day1.KindConversation:
+		return r.GetConversation(ctx, branch, ref.ID)
+	default:
+		return r.GetMessage(ctx, branch, ref.ID)
+	}
+}
+
+// showRecord prints a record's fields, one per line, in a stable order.
+func showRecord(p *printer, v *memview.Record) {
+	p.line("%s %s", p.style(bold, string(v.Kind)+"/"+v.ID), p.style(dim, "on "+v.Branch))
+	data, _ := json.Marshal(v.Record)
+	var fields map[string]any
+	json.Unmarshal(data, &fields)
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		if k != "id" && k != "branch" {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	rows := make([][]string, 0, len(keys))
+	for _, k := range keys {
+		rows = append(rows, []string{k + ":", fieldText(fields[k])})
+	}
+	p.table(nil, rows)
+}
+
+func fieldText(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case float64:
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	data, _ := json.Marshal(v)
+	return string(data)
+}
+
+func newSearchCmd(a *app) *cobra.Command {
+	var q day1.SearchQuery
+	var mode string
+	var kinds []string
+	cmd := &cobra.Command{
+		Use:   "search <query>",
+		Short: "Search facts and observations; show each retriever's score",
+		Example: `  day1 search "token refresh"
+  day1 search retries --branch agent-a --mode keyword --kind fact`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			q.Text = strings.Join(args, " ")
+			q.Mode = day1.SearchMode(mode)
+			for _, k := range kinds {
+				kind, err := memview.ParseKind("--kind", k)
+				if err != nil {
+					return err
+				}
+				q.Kinds = append(q.Kinds, kind)
+			}
+			r, err := a.reader(cmd.Context())
+			if err != nil {
+				return err
+			}
+			hits, err := r.Search(cmd.Context(), q)
+			if err != nil {
+				return err
+			}
+			views := memview.Hits(hits)
+			return a.out.emit(views, func() {
+				rows := make([][]string, len(views))
+				for i, h := range views {
+					rows[i] = []string{
+						strconv.Itoa(i + 1), fmt.Sprintf("%.4f", h.Score), rankScore(h.KeywordRank, h.KeywordScore),
+						rankScore(h.VectorRank, h.VectorScore), string(h.Record.Kind) + "/" + h.Record.ID, memview.Shorten(h.Record.Summary, 70),
+					}
+				}
+				a.out.table([]string{"#", "SCORE", "KEYWORD", "VECTOR", "RECORD", "SUMMARY"}, rows)
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&q.Branch, "branch", "", "the branch to search (default main)")
+	f.StringVar(&mode, "mode", "", "hybrid (default), keyword or vector")
+	f.StringSliceVar(&kinds, "kind", nil, "fact, observation (default both)")
+	f.IntVar(&q.Limit, "limit", 0, "the most hits (default 10)")
+	f.StringVar(&q.Filter.AgentID, "agent", "", "only this agent's records")
+	f.StringVar(&q.Filter.Category, "category", "", "only facts of this category")
+	addAt(a, cmd)
+	return cmd
+}
+
+// rankScore formats one retriever's rank and score, "-" when it did not find the hit.
+func rankScore(rank int, score float64) string {
+	if rank == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("#%d %.3f", rank, score)
+}

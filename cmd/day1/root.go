@@ -1,0 +1,215 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+
+	"github.com/spf13/cobra"
+
+	"github.com/day1ai/day1"
+	"github.com/day1ai/day1/internal/localmem"
+	"github.com/day1ai/day1/internal/memview"
+)
+
+// app is the state the commands share: the chosen memory, opened on first use, and
+// how to print.
+type app struct {
+	path, dsn string
+	inMemory  bool
+	asJSON    bool
+	noColor   bool
+	at        string // set by "day1 at <point> ..."
+
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	out            *printer
+
+	c *day1.Client
+}
+
+// client opens the memory the flags and the environment choose.
+func (a *app) client(ctx context.Context) (*day1.Client, error) {
+	if a.c != nil {
+		return a.c, nil
+	}
+	c, path, err := localmem.Open(ctx, localmem.Options{Path: a.path, DSN: a.dsn, InMemory: a.inMemory})
+	if errors.Is(err, day1.ErrLocked) {
+		return nil, lockedError(path, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	a.c = c
+	return c, nil
+}
+
+// lockedError explains who holds a durable store and what to do.
+func lockedError(path string, err error) error {
+	if ep, eerr := localmem.ReadEndpoint(path); eerr == nil {
+		return fmt.Errorf("%w\nthe day1 MCP server (process %d, %s) holds this memory; stop it to use the command line here, or run the command on a copy of the folder", err, ep.PID, ep.URL)
+	}
+	return fmt.Errorf("%w\nanother process (a day1 serve or an MCP server) holds this memory; stop it, or point --path at another folder", err)
+}
+
+// reader returns the client, or a view of the past when the command runs under
+// "day1 at".
+func (a *app) reader(ctx context.Context) (day1.Reader, error) {
+	c, err := a.client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if a.at != "" {
+		return c.TimeTravel(memview.ParseAt(a.at)), nil
+	}
+	return c, nil
+}
+
+func (a *app) close() {
+	if a.c != nil {
+		a.c.Close()
+	}
+}
+
+// atVerbs are the commands "day1 at" can run in the past.
+var atVerbs = []string{"show", "search", "log", "replay"}
+
+// rewriteAt turns "day1 [flags] at <point> <verb> ..." into the verb with --at
+// <point>, so that every reading command takes the point the same way.
+func rewriteAt(args []string) ([]string, error) {
+	i := 0
+	for i < len(args) {
+		a := args[i]
+		if a == "--" || len(a) == 0 || a[0] != '-' {
+			break
+		}
+		if slices.Contains([]string{"--path", "--dsn"}, a) {
+			i++
+		}
+		i++
+	}
+	if i >= len(args) || args[i] != "at" {
+		return args, nil
+	}
+	if len(args) < i+3 {
+		return nil, usagef("at needs a point and a command, such as: day1 at before-refactor search token")
+	}
+	point, verb := args[i+1], args[i+2]
+	if !slices.Contains(atVerbs, verb) {
+		return nil, usagef("at cannot run %q in the past; it runs %v", verb, atVerbs)
+	}
+	out := slices.Concat(args[:i], args[i+2:], []string{"--at", point})
+	return out, nil
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	defer a.close()
+	asJSON := slices.Contains(args, "--json")
+	args, err := rewriteAt(args)
+	if err != nil {
+		return report(stderr, err, asJSON)
+	}
+	root := newRoot(a)
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	running := false
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		running = true
+		a.out = newPrinter(stdout, a.asJSON, a.noColor)
+		return nil
+	}
+	if err := root.ExecuteContext(ctx); err != nil {
+		if !running {
+			err = &usageError{err}
+		}
+		return report(stderr, err, a.asJSON || asJSON)
+	}
+	return exitOK
+}
+
+func newRoot(a *app) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "day1",
+		Short: "Git-like memory for AI agents: branches, diff, merge, snapshots, time travel",
+		Long: `day1 looks at and steers the memory of AI agents the way git does a repository.
+
+The memory is the durable store at --path (default $DAY1_PATH, or day1 in the user's
+data folder), the MatrixOne database at --dsn (or $DAY1_DSN), or an empty memory in
+this process with --memory. Add --json to any command for output that scripts read.
+
+Exit codes: 0 success, 1 error, 2 usage, 3 not found, 4 conflict (merge conflict,
+merge gate, name exists, stale or archived branch), 5 locked (another process holds
+the memory), 6 not supported.`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.path, "path", "", "folder of the durable embedded store (default $DAY1_PATH or the user data folder)")
+	pf.StringVar(&a.dsn, "dsn", "", "MatrixOne DSN, such as root:111@tcp(127.0.0.1:6001)/day1 (default $DAY1_DSN)")
+	pf.BoolVar(&a.inMemory, "memory", false, "use an empty memory in this process only")
+	pf.BoolVar(&a.asJSON, "json", false, "print JSON for scripts")
+	pf.BoolVar(&a.noColor, "no-color", false, "never colour the output (NO_COLOR does the same)")
+	root.MarkFlagsMutuallyExclusive("path", "dsn", "memory")
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return &usageError{err} })
+
+	root.AddGroup(&cobra.Group{ID: "read", Title: "Reading memory:"}, &cobra.Group{ID: "write", Title: "Changing memory:"},
+		&cobra.Group{ID: "work", Title: "Tasks and knowledge:"})
+	add := func(group string, cmds ...*cobra.Command) {
+		for _, c := range cmds {
+			c.GroupID = group
+			root.AddCommand(c)
+		}
+	}
+	add("read", newLogCmd(a), newShowCmd(a), newSearchCmd(a), newDiffCmd(a), newAtCmd(a))
+	add("write", newBranchCmd(a), newMergeCmd(a), newSnapshotCmd(a))
+	add("work", newTasksCmd(a), newHandoffsCmd(a), newReplayCmd(a), newVerifyCmd(a), newBundleCmd(a), newServeCmd(a))
+	return root
+}
+
+// newAtCmd documents "day1 at"; run rewrites the command line before cobra sees it,
+// so this only runs when the arguments are missing.
+func newAtCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "at <snapshot|RFC3339> <command> [args]",
+		Short: "Run a reading command (show, search, log, replay) on memory as it was",
+		Example: `  day1 at before-refactor search "token signing"
+  day1 at 2025-03-01T09:00:10Z log main`,
+		Args: cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return usagef("at cannot run %q in the past; it runs %v", args[1], atVerbs)
+		},
+	}
+}
+
+// addAt adds the --at flag to a reading command.
+func addAt(a *app, cmd *cobra.Command) {
+	cmd.Flags().StringVar(&a.at, "at", "", "read memory as it was at a snapshot or an RFC 3339 instant")
+}
+
+// completeBranches completes branch names.
+func completeBranches(a *app) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		c, err := a.client(cmd.Context())
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		bs, err := c.Branches(cmd.Context(), day1.BranchFilter{Prefix: toComplete})
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		var out []cobra.Completion
+		for _, b := range bs {
+			out = append(out, b.Name)
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+}

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/day1ai/day1/cmd/day1/internal/api"
+)
+
+func newServeCmd(a *app) *cobra.Command {
+	var addr string
+	var o api.Options
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the REST API and the live inspector (on loopback unless told otherwise)",
+		Long: `serve serves the memory as JSON over HTTP (described at /openapi.json), its changes as
+server-sent events at /events, and the inspector, a web page, at /.
+
+It listens on loopback. A non-loopback --addr needs --token: every API request must
+then carry Authorization: Bearer <token>, and the inspector is opened as
+http://host:port/#token=<token>.`,
+		Example: "  day1 serve\n  day1 serve --addr 0.0.0.0:7077 --token $(openssl rand -hex 16)",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkAddr(addr, o.Token); err != nil {
+				return err
+			}
+			c, err := a.client(cmd.Context())
+			if err != nil {
+				return err
+			}
+			ln, err := net.Listen("tcp", addr)
+			if err != nil {
+				return err
+			}
+			srv := &http.Server{
+				Handler:           api.New(c, o),
+				ReadHeaderTimeout: 10 * time.Second,
+				ReadTimeout:       5 * time.Minute,
+				WriteTimeout:      5 * time.Minute,
+				IdleTimeout:       2 * time.Minute,
+				MaxHeaderBytes:    64 << 10,
+			}
+			url := "http://" + ln.Addr().String() + "/"
+			if o.Token != "" {
+				url += "#token=" + o.Token
+			}
+			fmt.Fprintf(a.stderr, "day1: serving the inspector at %s (API at /api/v1, OpenAPI at /openapi.json); Ctrl-C stops\n", url)
+			errc := make(chan error, 1)
+			go func() { errc <- srv.Serve(ln) }()
+			select {
+			case err := <-errc:
+				return err
+			case <-cmd.Context().Done():
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := srv.Shutdown(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+				return err
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:7077", "address to listen on; a non-loopback one needs --token")
+	cmd.Flags().StringVar(&o.Token, "token", "", "bearer token the API requires")
+	cmd.Flags().Int64Var(&o.MaxBody, "max-body", api.DefaultMaxBody, "largest JSON request body, in bytes")
+	cmd.Flags().Int64Var(&o.MaxImport, "max-import", api.DefaultMaxImport, "largest imported bundle, in bytes")
+	return cmd
+}
+
+// checkAddr refuses to serve beyond loopback without a token.
+func checkAddr(addr, token string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return usagef("--addr %q: %v; use host:port such as 127.0.0.1:7077", addr, err)
+	}
+	if token != "" {
+		return nil
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return usagef("--addr %s is reachable beyond this machine: pass --token <secret> too, or listen on 127.0.0.1", addr)
+}
