@@ -135,7 +135,7 @@ func TestInspector(t *testing.T) {
 
 	// Time travel: the slider's first point shows main before most of its facts.
 	run("travel", chromedp.Click(chromedp.CSS(`#tab-travel`)))
-	waitFor("head", `document.getElementById("travel-at").textContent === "main now"`)
+	waitFor("head", `document.getElementById("travel-at").textContent === "main now" && document.querySelectorAll("#travel-rows tr").length > 1`)
 	head := count(`#travel-rows tr`)
 	run("back", chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById("travel-slider"); s.value = 0; s.dispatchEvent(new Event("input")); })()`))
 	waitFor("past", `document.getElementById("travel-at").textContent.includes("as it was at 2025-03-01 09:00")`)
