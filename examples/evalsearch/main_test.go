@@ -1,0 +1,94 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/day1ai/day1/internal/evaldata"
+)
+
+// smallSet is the built-in data set the floors below hold for: 3 dialogues of 6
+// sessions of 24 turns, 96 questions.
+var smallSet = []string{"-dialogues", "3", "-sessions", "6", "-turns", "24", "-seed", "2"}
+
+// floors are the least quality each variant must keep on smallSet. The data set and
+// the search are deterministic, so a drop below a floor is a regression, not noise.
+// Raise a floor when the search gets better; lower one only with a reason.
+var floors = map[string]struct{ recall1, recall5, recall10, mrr, ndcg float64 }{
+	"keyword": {0.33, 0.46, 0.47, 0.43, 0.42},
+	"vector":  {0.29, 0.49, 0.53, 0.43, 0.43},
+	"hybrid":  {0.32, 0.49, 0.53, 0.45, 0.44},
+}
+
+func TestQualityFloors(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), append(smallSet, "-json"), &out, &errb); code != 0 {
+		t.Fatalf("run = %d, stderr: %s", code, errb.String())
+	}
+	var rep Report
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Questions != 96 || rep.Turns < 3*6*24 {
+		t.Fatalf("data set: %d questions, %d turns; want 96 and at least %d", rep.Questions, rep.Turns, 3*6*24)
+	}
+	if rep.LostTurns != 0 {
+		t.Errorf("%d answer turns were not stored as facts of their own", rep.LostTurns)
+	}
+	seen := map[string]bool{}
+	for _, r := range rep.Results {
+		f, ok := floors[r.Variant]
+		if !ok {
+			continue
+		}
+		seen[r.Variant] = true
+		m := r.All
+		for _, c := range []struct {
+			name      string
+			got, want float64
+		}{
+			{"recall@1", m.Recall1, f.recall1}, {"recall@5", m.Recall5, f.recall5},
+			{"recall@10", m.Recall10, f.recall10}, {"MRR", m.MRR, f.mrr}, {"nDCG@10", m.NDCG10, f.ndcg},
+		} {
+			if c.got < c.want {
+				t.Errorf("%s %s = %.3f, below its floor %.2f", r.Variant, c.name, c.got, c.want)
+			}
+		}
+		for _, cat := range evaldata.Categories {
+			if r.ByCategory[cat].Questions == 0 {
+				t.Errorf("%s: no %s questions", r.Variant, cat)
+			}
+		}
+	}
+	if len(seen) != len(floors) {
+		t.Errorf("evaluated %v, want every variant of %v", seen, floors)
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	a := evaldata.Generate(evaldata.Options{Dialogues: 2, Sessions: 4, TurnsPerSession: 20, Seed: 9})
+	b := evaldata.Generate(evaldata.Options{Dialogues: 2, Sessions: 4, TurnsPerSession: 20, Seed: 9})
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if !bytes.Equal(ja, jb) {
+		t.Fatal("the same options gave two data sets")
+	}
+}
+
+func TestTextReport(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"-dialogues", "1", "-sessions", "3", "-turns", "10", "-all"}, &out, &errb); code != 0 {
+		t.Fatalf("run = %d, stderr: %s", code, errb.String())
+	}
+	for _, want := range []string{"recall@10", "keyword", "vector", "hybrid weighted 0.2", "paraphrase"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+	if code := run(context.Background(), []string{"-nope"}, &out, &errb); code != 2 {
+		t.Errorf("an unknown flag: run = %d, want 2", code)
+	}
+}
