@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/day1ai/day1/llm"
 	"github.com/day1ai/day1/store"
 )
 
@@ -32,18 +33,50 @@ type SearchQuery struct {
 	Filter Filter
 	// Limit is the most hits returned, 1 to store.MaxLimit. Default 10.
 	Limit int
-	// Fusion combines the rankings of a Hybrid search: RRF (the default) or Weighted.
+	// Fusion combines the rankings of a Hybrid search: RRF (the default, weighted by
+	// VectorWeight) or Weighted (by Alpha).
 	Fusion Fusion
 	// RRFK is the rank constant of RRF fusion. Default 60.
 	RRFK float64
 	// Alpha weighs the vector score in Weighted fusion, 0 to 1. Default 0.5.
 	Alpha float64
+	// VectorWeight weighs the vector ranking against the keyword ranking (weight 1) in
+	// RRF fusion, 0 to 1. 0 means the weight the embedder earns: LexicalVectorWeight
+	// for an embedder whose llm.QualityOf is llm.QualityLexical (the local embedder),
+	// 1 for any other (see Search).
+	VectorWeight float64
 	// MinScore drops hits whose final score is below it. Default 0: keep every hit.
 	MinScore float64
 }
 
+// LexicalVectorWeight is the weight of the vector ranking in the RRF fusion of a
+// Hybrid search whose embedder reports llm.QualityLexical, the keyword ranking's being
+// 1. At that weight a vector rank can lift a keyword hit past hits whose keyword
+// ranks are close (a vector's first lifts keyword rank 10 to 3 at most, with the
+// default RRFK), and the hits keyword search did not find come after those it did. A lexical embedder sees
+// the same words BM25 sees, without their rarity, so it cannot be trusted to overrule
+// BM25; on the labelled dialogues of examples/evalsearch, equal weights made hybrid
+// search rank worse than keyword search alone at recall@1 (see the commit that made
+// this the default).
+const LexicalVectorWeight = 0.1
+
 // Search ranks facts and observations by keyword (BM25), vector (cosine) or both
-// (fused). Hits carry their final score, the score and rank of each retriever that
+// (fused).
+//
+// # Fusion
+//
+// A Hybrid search with RRF fusion (the default) scores a hit
+// 1/(RRFK + keyword rank) + VectorWeight/(RRFK + vector rank), counting only the
+// retrievers that found it. The vector ranking is weighed by the quality the
+// embedder reports (llm.QualityOf): an embedder that captures meaning
+// (llm.QualitySemantic, an OpenAI-compatible endpoint, or any embedder that reports
+// nothing) votes as much as keyword search, since it finds paraphrases keyword search
+// cannot; a lexical one (llm.QualityLexical, the local embedder) gets
+// LexicalVectorWeight, so that it breaks near-ties between keyword hits and fills the
+// results keyword search leaves empty, but never pushes a clear keyword match down.
+// SearchQuery.VectorWeight overrides the rule; Weighted fusion uses Alpha instead.
+//
+// Hits carry their final score, the score and rank of each retriever that
 // found them, and the retrievers' names. Errors: *ValidationError for a bad query (an
 // empty Text, a Limit out of range, ...), ErrBranchNotFound, ErrClosed, ctx's error,
 // and for a Vector search the embedder's error.
@@ -58,9 +91,13 @@ func (r reader) Search(ctx context.Context, q SearchQuery) ([]Hit, error) {
 	sq := store.SearchQuery{
 		Kinds: q.Kinds, Text: q.Text, Vector: q.Vector, Mode: q.Mode, Filter: q.Filter,
 		Limit: q.Limit, Fusion: q.Fusion, RRFK: q.RRFK, Alpha: q.Alpha, MinScore: q.MinScore,
+		VectorWeight: q.VectorWeight,
 	}
 	if sq.Mode == "" {
 		sq.Mode = Hybrid
+	}
+	if sq.VectorWeight == 0 && r.c.emb != nil && llm.QualityOf(r.c.emb) == llm.QualityLexical {
+		sq.VectorWeight = LexicalVectorWeight
 	}
 	if sq.Mode != Keyword && len(sq.Vector) == 0 && strings.TrimSpace(sq.Text) != "" {
 		vec, err := r.c.embedQuery(ctx, sq.Text)

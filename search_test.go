@@ -48,6 +48,9 @@ func rankOf(hits []Hit, id string) int {
 	return i + 1
 }
 
+// TestHybridBeatsKeywordOnParaphrase: with equal RRF weights the vector ranking lifts
+// paraphrased answers above keyword matches; with the default weight of a lexical
+// embedder the answer is never ranked below keyword search's rank.
 func TestHybridBeatsKeywordOnParaphrase(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -75,9 +78,19 @@ func TestHybridBeatsKeywordOnParaphrase(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			hy, err := c.Search(ctx, SearchQuery{Text: tt.query, Mode: Hybrid, Limit: 20})
+			// Equal weights, what an embedder that reports semantic quality gets: the
+			// vector ranking may overrule keyword ranking.
+			hy, err := c.Search(ctx, SearchQuery{Text: tt.query, Mode: Hybrid, Limit: 20, VectorWeight: 1})
 			if err != nil {
 				t.Fatal(err)
+			}
+			// The default for the local embedder, a lexical one: never below keyword.
+			def, err := c.Search(ctx, SearchQuery{Text: tt.query, Limit: 20})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d, k := rankOf(def, ws[tt.relevant].Record.ID), rankOf(kw, ws[tt.relevant].Record.ID); d == 0 || k != 0 && d > k {
+				t.Errorf("default hybrid rank %d, keyword rank %d; want no worse than keyword", d, k)
 			}
 			if len(kw) == 0 {
 				t.Fatal("keyword search found nothing; the corpus should share words with the query")

@@ -107,6 +107,9 @@ func (c *CachedEmbedder) Name() string {
 	return c.inner.Name()
 }
 
+// Quality returns the inner embedder's quality (see QualityOf).
+func (c *CachedEmbedder) Quality() Quality { return QualityOf(c.inner) }
+
 // Stats returns the hit and miss counts and the current size of the cache.
 func (c *CachedEmbedder) Stats() CacheStats {
 	c.mu.Lock()

@@ -75,7 +75,10 @@ type LocalEmbedder struct {
 	name string
 }
 
-var _ Embedder = (*LocalEmbedder)(nil)
+var (
+	_ Embedder        = (*LocalEmbedder)(nil)
+	_ QualityReporter = (*LocalEmbedder)(nil)
+)
 
 // NewLocalEmbedder returns a LocalEmbedder producing vectors of dims components; dims
 // <= 0 means DefaultDimensions (384).
@@ -85,6 +88,10 @@ func NewLocalEmbedder(dims int) *LocalEmbedder {
 	}
 	return &LocalEmbedder{dims: dims, name: fmt.Sprintf("local-hash-%d", dims)}
 }
+
+// Quality returns QualityLexical: the vectors capture words and word forms, not
+// meaning.
+func (e *LocalEmbedder) Quality() Quality { return QualityLexical }
 
 // Dimensions returns the length of every vector the embedder returns.
 func (e *LocalEmbedder) Dimensions() int { return e.dims }

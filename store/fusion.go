@@ -80,7 +80,7 @@ func Fuse(q SearchQuery, keyword, vector []Ranked) []Hit {
 				h.Score += 1 / (q.RRFK + float64(h.KeywordRank))
 			}
 			if h.VectorRank > 0 {
-				h.Score += 1 / (q.RRFK + float64(h.VectorRank))
+				h.Score += q.VectorWeight / (q.RRFK + float64(h.VectorRank))
 			}
 		}
 		if q.MinScore == 0 || h.Score >= q.MinScore {

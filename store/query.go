@@ -110,6 +110,10 @@ type SearchQuery struct {
 	Fusion Fusion
 	RRFK   float64 // 0 means DefaultRRFK
 	Alpha  float64 // Weighted only; 0 means DefaultAlpha
+	// VectorWeight weighs the vector ranking against the keyword ranking, whose weight
+	// is 1, in RRF fusion: score = 1/(RRFK + keyword rank) + VectorWeight/(RRFK +
+	// vector rank). 0 to 1; 0 means 1, equal weights.
+	VectorWeight float64
 	// MinScore drops hits whose final score is below it; 0 keeps every hit.
 	MinScore float64
 }

@@ -353,6 +353,12 @@ func NormalizeSearch(q SearchQuery, dims int) (SearchQuery, error) {
 	if err := validateUnit("SearchQuery.Alpha", q.Alpha); err != nil {
 		return q, err
 	}
+	if q.VectorWeight == 0 {
+		q.VectorWeight = 1
+	}
+	if err := validateUnit("SearchQuery.VectorWeight", q.VectorWeight); err != nil {
+		return q, err
+	}
 	if !finite(q.MinScore) {
 		return q, Invalid("SearchQuery.MinScore", "must be a finite number (0 keeps every hit)", q.MinScore)
 	}

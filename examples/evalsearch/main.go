@@ -65,7 +65,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.data.Topics, "topics", 16, "facts about the user per dialogue")
 	fs.Uint64Var(&o.data.Seed, "seed", 1, "seed of the data set")
 	fs.BoolVar(&o.json, "json", false, "print the report as JSON")
-	fs.BoolVar(&o.all, "all", false, "also evaluate hybrid with RRF and with Weighted fusion")
+	fs.BoolVar(&o.all, "all", false, "also evaluate hybrid with other RRF weights and with Weighted fusion")
 	fs.StringVar(&o.embedder, "embedder", "", "embedder: empty for the Config default, or hash")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -133,8 +133,10 @@ func evaluate(ctx context.Context, o options) (Report, error) {
 	variants := searcheval.DefaultVariants
 	if o.all {
 		variants = append(variants,
-			searcheval.Variant{Name: "hybrid rrf", Mode: day1.Hybrid, Fusion: day1.RRF},
+			searcheval.Variant{Name: "hybrid rrf w=1", Mode: day1.Hybrid, Fusion: day1.RRF, VectorWeight: 1},
 			searcheval.Variant{Name: "hybrid weighted 0.5", Mode: day1.Hybrid, Fusion: day1.Weighted, Alpha: 0.5},
+			searcheval.Variant{Name: "hybrid rrf w=0.5", Mode: day1.Hybrid, VectorWeight: 0.5},
+			searcheval.Variant{Name: "hybrid rrf w=0.3", Mode: day1.Hybrid, VectorWeight: 0.3},
 			searcheval.Variant{Name: "hybrid weighted 0.2", Mode: day1.Hybrid, Fusion: day1.Weighted, Alpha: 0.2},
 		)
 	}

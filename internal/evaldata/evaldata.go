@@ -117,7 +117,7 @@ func dialogue(r *rand.Rand, id string, opts Options) Dialogue {
 		v := r.IntN(len(t.values))
 		first := r.IntN(opts.Sessions - 1)
 		key := fmt.Sprintf("%d-a", n)
-		sessions[first] = append(sessions[first], slot{"user", fill(pick(r, t.say), t.values[v]), key})
+		sessions[first] = append(sessions[first], slot{"user", chat(r, fill(pick(r, t.say), t.values[v])), key})
 		sessions[first] = append(sessions[first], slot{"assistant", fill(pick(r, t.reply), t.values[v]), ""})
 		// A fact changes later in about half of the dialogues' topics.
 		if len(t.change) > 0 && r.IntN(2) == 0 {
@@ -125,7 +125,7 @@ func dialogue(r *rand.Rand, id string, opts Options) Dialogue {
 			later := first + 1 + r.IntN(opts.Sessions-first-1)
 			key2 := fmt.Sprintf("%d-b", n)
 			vals := append(append([]string{}, t.values[w]...), t.values[v]...)
-			sessions[later] = append(sessions[later], slot{"user", fill(pick(r, t.change), vals), key2})
+			sessions[later] = append(sessions[later], slot{"user", chat(r, fill(pick(r, t.change), vals)), key2})
 			sessions[later] = append(sessions[later], slot{"assistant", fill(pick(r, t.reply), t.values[w]), ""})
 			qs = append(qs,
 				pending{fill(pick(r, t.before), t.values[w]), Temporal, []string{key, key2}},
@@ -139,7 +139,7 @@ func dialogue(r *rand.Rand, id string, opts Options) Dialogue {
 		for range 2 + r.IntN(3) {
 			o := (v + 1 + r.IntN(len(t.values)-1)) % len(t.values)
 			s := r.IntN(opts.Sessions)
-			sessions[s] = append(sessions[s], slot{"user", fill(pick(r, t.other), append([]string{pick(r, people)}, t.values[o]...)), ""})
+			sessions[s] = append(sessions[s], slot{"user", chat(r, fill(pick(r, t.other), append([]string{pick(r, people)}, t.values[o]...))), ""})
 			sessions[s] = append(sessions[s], slot{"assistant", fill(pick(r, t.reply), t.values[o]), ""})
 		}
 	}
@@ -147,7 +147,7 @@ func dialogue(r *rand.Rand, id string, opts Options) Dialogue {
 	ids := map[string]string{}
 	for s, sl := range sessions {
 		for len(sl) < opts.TurnsPerSession {
-			sl = append(sl, slot{"user", pick(r, smallTalk), ""}, slot{"assistant", pick(r, replies), ""})
+			sl = append(sl, slot{"user", chat(r, pick(r, smallTalk)), ""}, slot{"assistant", chat(r, pick(r, replies)), ""})
 		}
 		// Keep each user turn with the reply after it; shuffle the pairs.
 		pairs := len(sl) / 2
@@ -176,6 +176,21 @@ type pending struct {
 	text string
 	cat  Category
 	keys []string
+}
+
+// chat wraps a statement in the words people add around what they mean: an opening,
+// a closing, or both, drawn from the same small set for every speaker. They make turns
+// long and their common words frequent, as in real conversations.
+func chat(r *rand.Rand, s string) string {
+	switch r.IntN(4) {
+	case 0:
+		return s
+	case 1:
+		return pick(r, openings) + " " + s
+	case 2:
+		return s + " " + pick(r, closings)
+	}
+	return pick(r, openings) + " " + s + " " + pick(r, closings)
 }
 
 func pick(r *rand.Rand, xs []string) string { return xs[r.IntN(len(xs))] }

@@ -400,3 +400,30 @@ var replies = []string{
 	"I'd suggest making a short list first.",
 	"Sounds like a fun plan!",
 }
+
+// openings and closings are the chatter around a statement.
+var openings = []string{
+	"Oh wow, honestly,",
+	"So anyway, I was thinking about it the other day and",
+	"You know what, it's been a really crazy week, but",
+	"Okay so quick thing, I really wanted to tell you that",
+	"Haha yeah, well,",
+	"I don't know if I mentioned it, but",
+	"Honestly, things have been going pretty well lately, and",
+	"Right, so, funny story,",
+	"Hmm, let me think, I guess",
+	"By the way, I really feel like I should say",
+}
+
+var closings = []string{
+	"Anyway, what do you think?",
+	"It's been a lot to think about, honestly.",
+	"I'm really happy about it, I think.",
+	"Life has been so busy lately, you know?",
+	"Does that make sense?",
+	"I feel like things are finally going well.",
+	"Just wanted to share that with you today.",
+	"Kind of crazy how time flies, right?",
+	"I think it's really going to be good.",
+	"Let me know what you think about it.",
+}

@@ -80,6 +80,9 @@ func (e *Embedder) Texts() []string {
 // Dimensions returns the length of the vectors.
 func (e *Embedder) Dimensions() int { return e.local().Dimensions() }
 
+// Quality returns llm.QualityLexical, the quality of llm.LocalEmbedder's vectors.
+func (e *Embedder) Quality() llm.Quality { return llm.QualityLexical }
+
 // Name returns the name of the wrapped llm.LocalEmbedder, such as "local-hash-384":
 // the vectors are the same, so they may be compared with each other.
 func (e *Embedder) Name() string { return e.local().Name() }

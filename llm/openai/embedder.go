@@ -48,6 +48,9 @@ func NewEmbedder(cfg Config) (*Embedder, error) {
 // Dimensions returns Config.Dimensions, the length of every vector Embed returns.
 func (e *Embedder) Dimensions() int { return e.dims }
 
+// Quality returns llm.QualitySemantic: the vectors come from a trained model.
+func (e *Embedder) Quality() llm.Quality { return llm.QualitySemantic }
+
 // Name returns "openai-" followed by the model and the dimensions, such as
 // "openai-text-embedding-3-small-1536".
 func (e *Embedder) Name() string { return e.name }

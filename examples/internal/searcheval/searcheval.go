@@ -23,6 +23,8 @@ type Variant struct {
 	Mode   day1.SearchMode
 	Fusion day1.Fusion
 	Alpha  float64
+	// VectorWeight is the vector ranking's weight in RRF fusion; 0 is the default.
+	VectorWeight float64
 }
 
 // DefaultVariants are keyword, vector and the default hybrid search.
@@ -127,7 +129,7 @@ func Evaluate(ctx context.Context, c *day1.Client, l *Loaded, v Variant) (Result
 		for _, q := range d.Questions {
 			start := time.Now()
 			hits, err := c.Search(ctx, day1.SearchQuery{
-				Branch: Branch(d), Text: q.Text, Mode: v.Mode, Fusion: v.Fusion, Alpha: v.Alpha,
+				Branch: Branch(d), Text: q.Text, Mode: v.Mode, Fusion: v.Fusion, Alpha: v.Alpha, VectorWeight: v.VectorWeight,
 				Kinds: []day1.Kind{day1.KindFact}, Limit: 10,
 			})
 			lat = append(lat, time.Since(start))
