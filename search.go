@@ -47,6 +47,10 @@ type SearchQuery struct {
 	VectorWeight float64
 	// MinScore drops hits whose final score is below it. Default 0: keep every hit.
 	MinScore float64
+	// IncludeHistory also returns superseded and invalidated facts, which a search
+	// leaves out by default: they are history, not what is known now. Setting
+	// Filter.Status or Filter.Statuses searches exactly those statuses instead.
+	IncludeHistory bool
 }
 
 // LexicalVectorWeight is the weight of the vector ranking in the RRF fusion of a
@@ -91,7 +95,7 @@ func (r reader) Search(ctx context.Context, q SearchQuery) ([]Hit, error) {
 	sq := store.SearchQuery{
 		Kinds: q.Kinds, Text: q.Text, Vector: q.Vector, Mode: q.Mode, Filter: q.Filter,
 		Limit: q.Limit, Fusion: q.Fusion, RRFK: q.RRFK, Alpha: q.Alpha, MinScore: q.MinScore,
-		VectorWeight: q.VectorWeight,
+		VectorWeight: q.VectorWeight, IncludeHistory: q.IncludeHistory,
 	}
 	if sq.Mode == "" {
 		sq.Mode = Hybrid

@@ -203,3 +203,38 @@ func TestNoEmbeddings(t *testing.T) {
 		t.Errorf("vector search without embeddings: err = %v, want ErrNotSupported", err)
 	}
 }
+
+func TestSearchLeavesHistoryOut(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c, _ := open(t, nil)
+	if _, err := c.WriteFact(ctx, Fact{ID: "old", Text: "The deploy window is Tuesday at 10:00"}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := c.WriteFact(ctx, Fact{ID: "new", Text: "the deploy window is Tuesday, at 10:00!"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Outcome != Superseded {
+		t.Fatalf("second write: %s; want superseded (the test needs a superseded fact)", w.Outcome)
+	}
+	for _, tt := range []struct {
+		q    SearchQuery
+		want []string
+	}{
+		{SearchQuery{Text: "deploy window"}, []string{"new"}},
+		{SearchQuery{Text: "deploy window", Mode: Keyword}, []string{"new"}},
+		{SearchQuery{Text: "deploy window", IncludeHistory: true}, []string{"new", "old"}},
+		{SearchQuery{Text: "deploy window", Filter: Filter{Status: FactSuperseded}}, []string{"old"}},
+	} {
+		hits, err := c.Search(ctx, tt.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := hitIDs(hits)
+		slices.Sort(got)
+		if d := cmp.Diff(tt.want, got); d != "" {
+			t.Errorf("%+v: hits (-want +got):\n%s", tt.q, d)
+		}
+	}
+}

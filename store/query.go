@@ -21,20 +21,23 @@ type View struct {
 // Filter narrows reads. Zero fields match everything. A field that does not apply to a
 // record kind (Category on a message, say) excludes records of that kind when set.
 type Filter struct {
-	Category       string       // facts
-	Status         FactStatus   // facts
-	Statuses       []FactStatus // facts: any of these
-	SessionID      string       // every kind but relation-less ones
-	TaskID         string
-	AgentID        string
-	ConversationID string            // messages
-	ObsType        ObservationType   // observations
-	Entity         string            // relations: Source or Target equals it
-	RelationType   string            // relations
-	Since          time.Time         // CreatedAt >= Since
-	Until          time.Time         // CreatedAt < Until
-	Metadata       map[string]string // every pair equal (Properties for relations)
-	IDs            []string          // id is one of these
+	Category string       // facts
+	Status   FactStatus   // facts
+	Statuses []FactStatus // facts: any of these
+	// ExcludeStatuses drops the facts whose status is one of these. Unlike the other
+	// fact fields it keeps records of other kinds.
+	ExcludeStatuses []FactStatus
+	SessionID       string // every kind but relation-less ones
+	TaskID          string
+	AgentID         string
+	ConversationID  string            // messages
+	ObsType         ObservationType   // observations
+	Entity          string            // relations: Source or Target equals it
+	RelationType    string            // relations
+	Since           time.Time         // CreatedAt >= Since
+	Until           time.Time         // CreatedAt < Until
+	Metadata        map[string]string // every pair equal (Properties for relations)
+	IDs             []string          // id is one of these
 }
 
 // Order is the order of List results.
@@ -116,7 +119,15 @@ type SearchQuery struct {
 	VectorWeight float64
 	// MinScore drops hits whose final score is below it; 0 keeps every hit.
 	MinScore float64
+	// IncludeHistory also searches superseded and invalidated facts. By default a
+	// search leaves them out (NormalizeSearch adds them to Filter.ExcludeStatuses),
+	// unless Filter.Status or Filter.Statuses names the statuses wanted.
+	IncludeHistory bool
 }
+
+// HistoryStatuses are the statuses of facts that are history, not current
+// knowledge: a search leaves them out unless SearchQuery.IncludeHistory is set.
+var HistoryStatuses = []FactStatus{FactSuperseded, FactInvalidated}
 
 // Retriever names the retriever that found a hit.
 type Retriever string

@@ -38,6 +38,7 @@ func (f Filter) Match(r Record) bool {
 	if f.Category != "" && category != f.Category ||
 		f.Status != "" && status != f.Status ||
 		len(f.Statuses) > 0 && !slices.Contains(f.Statuses, status) ||
+		status != "" && slices.Contains(f.ExcludeStatuses, status) ||
 		f.SessionID != "" && session != f.SessionID ||
 		f.TaskID != "" && task != f.TaskID ||
 		f.AgentID != "" && agent != f.AgentID ||
@@ -336,7 +337,7 @@ func StampLike(in, cur Record) Record {
 
 // IsZero reports whether the filter matches everything.
 func (f Filter) IsZero() bool {
-	return f.Category == "" && f.Status == "" && len(f.Statuses) == 0 && f.SessionID == "" &&
+	return f.Category == "" && f.Status == "" && len(f.Statuses) == 0 && len(f.ExcludeStatuses) == 0 && f.SessionID == "" &&
 		f.TaskID == "" && f.AgentID == "" && f.ConversationID == "" && f.ObsType == "" &&
 		f.Entity == "" && f.RelationType == "" && f.Since.IsZero() && f.Until.IsZero() &&
 		len(f.Metadata) == 0 && len(f.IDs) == 0

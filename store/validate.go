@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -352,6 +353,9 @@ func NormalizeSearch(q SearchQuery, dims int) (SearchQuery, error) {
 	}
 	if err := validateUnit("SearchQuery.Alpha", q.Alpha); err != nil {
 		return q, err
+	}
+	if !q.IncludeHistory && q.Filter.Status == "" && len(q.Filter.Statuses) == 0 {
+		q.Filter.ExcludeStatuses = append(slices.Clip(q.Filter.ExcludeStatuses), HistoryStatuses...)
 	}
 	if q.VectorWeight == 0 {
 		q.VectorWeight = 1

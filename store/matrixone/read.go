@@ -71,6 +71,13 @@ func filterSQL(k store.Kind, f store.Filter) (conds sq.And, possible, pushed boo
 		}
 		conds = append(conds, sq.Eq{"status": ss})
 	}
+	if len(f.ExcludeStatuses) > 0 && k == store.KindFact {
+		ss := make([]string, len(f.ExcludeStatuses))
+		for i, st := range f.ExcludeStatuses {
+			ss[i] = string(st)
+		}
+		conds = append(conds, sq.NotEq{"status": ss})
+	}
 	eq("session_id", f.SessionID)
 	eq("task_id", f.TaskID)
 	eq("agent_id", f.AgentID)

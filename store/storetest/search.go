@@ -50,21 +50,23 @@ func (e *env) writeSearchFixture() {
 var factsOnly = []store.Kind{store.KindFact}
 
 // testSearch checks keyword (BM25), vector (cosine) and hybrid (RRF and weighted)
-// search, their filters, kinds, limits, minimum scores and query validation.
+// search, their filters, kinds, limits, minimum scores and query validation. Most
+// subtests search with IncludeHistory, so that the fixture's invalidated fact fD
+// counts; "history is left out by default" checks the default.
 func testSearch(t *testing.T, h Harness) {
 	const area = "search"
 	main := head(store.DefaultBranch)
 
 	subtest(t, h, area, "keyword finds only documents with a query term", func(e *env) {
 		e.writeSearchFixture()
-		hits := e.search(main, store.SearchQuery{Text: "database", Mode: store.Keyword})
+		hits := e.search(main, store.SearchQuery{IncludeHistory: true, Text: "database", Mode: store.Keyword})
 		same(e.t, "hits", []string{"fC", "fD"}, sorted(hitIDs(hits)))
 		checkKeywordHits(e.t, hits)
 	})
 
 	subtest(t, h, area, "keyword ranks more matching terms higher", func(e *env) {
 		e.writeSearchFixture()
-		hits := e.search(main, store.SearchQuery{Text: "kerberos ticket", Mode: store.Keyword, Kinds: factsOnly})
+		hits := e.search(main, store.SearchQuery{IncludeHistory: true, Text: "kerberos ticket", Mode: store.Keyword, Kinds: factsOnly})
 		same(e.t, "hits", []string{"fA", "fB"}, hitIDs(hits))
 		checkKeywordHits(e.t, hits)
 		if len(hits) == 2 && !(hits[0].KeywordScore > hits[1].KeywordScore) {
@@ -75,7 +77,7 @@ func testSearch(t *testing.T, h Harness) {
 	subtest(t, h, area, "keyword ranks a rarer term higher", func(e *env) {
 		e.writeSearchFixture()
 		// "restart" is in one fact, "database" in two; the documents are equally long.
-		hits := e.search(main, store.SearchQuery{Text: "restart database", Mode: store.Keyword, Kinds: factsOnly})
+		hits := e.search(main, store.SearchQuery{IncludeHistory: true, Text: "restart database", Mode: store.Keyword, Kinds: factsOnly})
 		if ids := hitIDs(hits); len(ids) != 3 || ids[0] != "fB" || !slices.Equal(sorted(ids[1:]), []string{"fC", "fD"}) {
 			e.t.Errorf("hits = %v; want fB first, then fC and fD", ids)
 		}
@@ -84,7 +86,7 @@ func testSearch(t *testing.T, h Harness) {
 
 	subtest(t, h, area, "vector ranks by cosine", func(e *env) {
 		e.writeSearchFixture()
-		hits := e.search(main, store.SearchQuery{Vector: searchQuery, Mode: store.Vector})
+		hits := e.search(main, store.SearchQuery{IncludeHistory: true, Vector: searchQuery, Mode: store.Vector})
 		same(e.t, "hits", []string{"fA", "oA", "fF", "fB", "fC", "fD", "oB"}, hitIDs(hits))
 		checkVectorHits(e.t, hits)
 		for _, hit := range hits {
@@ -95,7 +97,7 @@ func testSearch(t *testing.T, h Harness) {
 	subtest(t, h, area, "hybrid ranks a document found by both first", func(e *env) {
 		e.writeSearchFixture()
 		// Keyword finds only fB; vector ranks fA, fF, fB, fC, fD. RRF: fB = 1/61 + 1/63.
-		hits := e.search(main, store.SearchQuery{Text: "restart", Vector: searchQuery, Mode: store.Hybrid, Kinds: factsOnly})
+		hits := e.search(main, store.SearchQuery{IncludeHistory: true, Text: "restart", Vector: searchQuery, Mode: store.Hybrid, Kinds: factsOnly})
 		same(e.t, "hits", []string{"fB", "fA", "fF", "fC", "fD"}, hitIDs(hits))
 		checkRRF(e.t, hits, store.DefaultRRFK)
 		if len(hits) > 0 {
@@ -112,7 +114,7 @@ func testSearch(t *testing.T, h Harness) {
 
 	subtest(t, h, area, "hybrid RRF with a custom k", func(e *env) {
 		e.writeSearchFixture()
-		hits := e.search(main, store.SearchQuery{Text: "kerberos ticket", Vector: searchQuery, Mode: store.Hybrid, Fusion: store.RRF, RRFK: 10, Limit: 100})
+		hits := e.search(main, store.SearchQuery{IncludeHistory: true, Text: "kerberos ticket", Vector: searchQuery, Mode: store.Hybrid, Fusion: store.RRF, RRFK: 10, Limit: 100})
 		// Keyword: fA and oA (both terms), fB; vector: fA, oA, fF, fB, fC, fD, oB.
 		if ids := hitIDs(hits); len(ids) != 7 || !slices.Equal(sorted(ids[:2]), []string{"fA", "oA"}) || ids[2] != "fB" {
 			e.t.Errorf("hits = %v; want fA and oA, then fB, then the vector-only hits", ids)
@@ -135,7 +137,7 @@ func testSearch(t *testing.T, h Harness) {
 			// fE tops the keyword ranking and has no embedding: 0.1*0 + 0.9*1.
 			{"frontend bundle", 0.1, "fE", 0.9},
 		} {
-			hits := e.search(main, store.SearchQuery{Text: c.text, Vector: searchQuery, Mode: store.Hybrid,
+			hits := e.search(main, store.SearchQuery{IncludeHistory: true, Text: c.text, Vector: searchQuery, Mode: store.Hybrid,
 				Fusion: store.Weighted, Alpha: c.alpha, Kinds: factsOnly})
 			if len(hits) == 0 || hits[0].Record.RecordID() != c.top || !near(hits[0].Score, c.score, 1e-6) {
 				e.t.Errorf("%q alpha %v: hits %v (top score %v); want %s first with score %v", c.text, c.alpha, hitIDs(hits), topScore(hits), c.top, c.score)
@@ -196,7 +198,7 @@ func testSearch(t *testing.T, h Harness) {
 						}
 						want = append(want, r.RecordID())
 					}
-					q := store.SearchQuery{Text: "service", Vector: searchQuery, Mode: mode, Kinds: c.kinds, Filter: c.f, Limit: 100}
+					q := store.SearchQuery{IncludeHistory: true, Text: "service", Vector: searchQuery, Mode: mode, Kinds: c.kinds, Filter: c.f, Limit: 100}
 					if mode == store.Keyword {
 						q.Vector = nil
 					}
@@ -217,12 +219,12 @@ func testSearch(t *testing.T, h Harness) {
 
 	subtest(t, h, area, "limit", func(e *env) {
 		e.writeSearchFixture()
-		same(e.t, "vector, limit 2", []string{"fA", "oA"}, hitIDs(e.search(main, store.SearchQuery{Vector: searchQuery, Mode: store.Vector, Limit: 2})))
-		if n := len(e.search(main, store.SearchQuery{Text: "service", Mode: store.Keyword, Limit: 3})); n != 3 {
+		same(e.t, "vector, limit 2", []string{"fA", "oA"}, hitIDs(e.search(main, store.SearchQuery{IncludeHistory: true, Vector: searchQuery, Mode: store.Vector, Limit: 2})))
+		if n := len(e.search(main, store.SearchQuery{IncludeHistory: true, Text: "service", Mode: store.Keyword, Limit: 3})); n != 3 {
 			e.t.Errorf("keyword, limit 3: %d hits", n)
 		}
-		same(e.t, "hybrid, limit 1", []string{"fB"}, hitIDs(e.search(main, store.SearchQuery{Text: "restart", Vector: searchQuery, Mode: store.Hybrid, Kinds: factsOnly, Limit: 1})))
-		if n := len(e.search(main, store.SearchQuery{Vector: searchQuery, Mode: store.Vector})); n != 7 {
+		same(e.t, "hybrid, limit 1", []string{"fB"}, hitIDs(e.search(main, store.SearchQuery{IncludeHistory: true, Text: "restart", Vector: searchQuery, Mode: store.Hybrid, Kinds: factsOnly, Limit: 1})))
+		if n := len(e.search(main, store.SearchQuery{IncludeHistory: true, Vector: searchQuery, Mode: store.Vector})); n != 7 {
 			e.t.Errorf("vector, default limit: %d hits; want all 7 (the default is %d)", n, store.DefaultSearchLimit)
 		}
 	})
@@ -230,17 +232,51 @@ func testSearch(t *testing.T, h Harness) {
 	subtest(t, h, area, "min score", func(e *env) {
 		e.writeSearchFixture()
 		same(e.t, "vector, min 0.7", []string{"fA", "fF", "fB"}, hitIDs(e.search(main,
-			store.SearchQuery{Vector: searchQuery, Mode: store.Vector, Kinds: factsOnly, MinScore: 0.7})))
+			store.SearchQuery{IncludeHistory: true, Vector: searchQuery, Mode: store.Vector, Kinds: factsOnly, MinScore: 0.7})))
 		// fB = 1/61 + 1/63 ≈ 0.0323; fA = 1/61 ≈ 0.0164.
 		same(e.t, "hybrid, min 0.02", []string{"fB"}, hitIDs(e.search(main,
-			store.SearchQuery{Text: "restart", Vector: searchQuery, Mode: store.Hybrid, Kinds: factsOnly, MinScore: 0.02})))
-		kw := e.search(main, store.SearchQuery{Text: "kerberos ticket", Mode: store.Keyword, Kinds: factsOnly})
+			store.SearchQuery{IncludeHistory: true, Text: "restart", Vector: searchQuery, Mode: store.Hybrid, Kinds: factsOnly, MinScore: 0.02})))
+		kw := e.search(main, store.SearchQuery{IncludeHistory: true, Text: "kerberos ticket", Mode: store.Keyword, Kinds: factsOnly})
 		if len(kw) == 2 {
 			cut := (kw[0].Score + kw[1].Score) / 2
 			same(e.t, "keyword, min between the two scores", []string{"fA"}, hitIDs(e.search(main,
-				store.SearchQuery{Text: "kerberos ticket", Mode: store.Keyword, Kinds: factsOnly, MinScore: cut})))
+				store.SearchQuery{IncludeHistory: true, Text: "kerberos ticket", Mode: store.Keyword, Kinds: factsOnly, MinScore: cut})))
 		}
 	})
+
+	for _, mode := range modes {
+		subtest(t, h, area, fmt.Sprintf("history is left out by default (%s)", mode), func(e *env) {
+			e.writeSearchFixture()
+			// fG supersedes nothing; fH is a superseded version of it.
+			e.put1(store.DefaultBranch, store.Fact{ID: "fH", Text: "database schema old service", Embedding: vec(2, 1),
+				Category: "db", Status: store.FactSuperseded, CreatedAt: micro(7)})
+			e.put1(store.DefaultBranch, store.Fact{ID: "fG", Text: "database schema new service", Embedding: vec(2, 1), ParentID: "fH",
+				Category: "db", Status: store.FactActive, CreatedAt: micro(8)})
+			q := func(f store.Filter, history bool) store.SearchQuery {
+				q := store.SearchQuery{Text: "database service", Vector: searchQuery, Mode: mode, Filter: f, Limit: 100, IncludeHistory: history}
+				if mode == store.Keyword {
+					q.Vector = nil
+				}
+				return q
+			}
+			ids := func(q store.SearchQuery) []string { return sorted(hitIDs(e.search(main, q))) }
+			// Every fixture record has "service"; vector search skips fE, which has no embedding.
+			current := []string{"fA", "fB", "fC", "fE", "fF", "fG", "oA", "oB"}
+			everything := []string{"fA", "fB", "fC", "fD", "fE", "fF", "fG", "fH", "oA", "oB"}
+			if mode == store.Vector {
+				current = slices.DeleteFunc(current, func(id string) bool { return id == "fE" })
+				everything = slices.DeleteFunc(everything, func(id string) bool { return id == "fE" })
+			}
+			same(e.t, "default", current, ids(q(store.Filter{}, false)))
+			same(e.t, "IncludeHistory", everything, ids(q(store.Filter{}, true)))
+			same(e.t, "Status invalidated", []string{"fD"}, ids(q(store.Filter{Status: store.FactInvalidated}, false)))
+			same(e.t, "Statuses superseded, active, with session", []string{"fC"}, ids(q(store.Filter{SessionID: "s1",
+				Statuses: []store.FactStatus{store.FactSuperseded, store.FactActive}, Category: "db"}, false)))
+			same(e.t, "Statuses superseded", []string{"fH"}, ids(q(store.Filter{Statuses: []store.FactStatus{store.FactSuperseded}}, false)))
+			same(e.t, "ExcludeStatuses verified with history", slices.DeleteFunc(slices.Clone(everything), func(id string) bool { return id == "fB" }),
+				ids(q(store.Filter{ExcludeStatuses: []store.FactStatus{store.FactVerified}}, true)))
+		})
+	}
 
 	subtest(t, h, area, "invalid queries", func(e *env) {
 		e.writeSearchFixture()
@@ -266,6 +302,7 @@ func testSearch(t *testing.T, h Harness) {
 			{"alpha above 1", store.SearchQuery{Text: "service", Vector: searchQuery, Mode: store.Hybrid, Fusion: store.Weighted, Alpha: 1.5}, "SearchQuery.Alpha"},
 			{"NaN min score", store.SearchQuery{Text: "service", Mode: store.Keyword, MinScore: math.NaN()}, "SearchQuery.MinScore"},
 			{"infinite min score", store.SearchQuery{Text: "service", Mode: store.Keyword, MinScore: math.Inf(-1)}, "SearchQuery.MinScore"},
+			{"vector weight above 1", store.SearchQuery{Text: "service", Mode: store.Hybrid, VectorWeight: 2}, "SearchQuery.VectorWeight"},
 			{"NaN alpha", store.SearchQuery{Text: "service", Vector: searchQuery, Mode: store.Hybrid, Fusion: store.Weighted, Alpha: math.NaN()}, "SearchQuery.Alpha"},
 			{"infinite RRF k", store.SearchQuery{Text: "service", Mode: store.Hybrid, RRFK: math.Inf(1)}, "SearchQuery.RRFK"},
 			{"NaN RRF k", store.SearchQuery{Text: "service", Mode: store.Hybrid, RRFK: math.NaN()}, "SearchQuery.RRFK"},
