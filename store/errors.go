@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/day1ai/day1/llm"
 )
 
 // Sentinel errors. Stores wrap them; test with errors.Is.
@@ -26,7 +28,7 @@ var (
 	// ErrBranchArchived: the branch is archived and refuses writes; reactivate it first.
 	ErrBranchArchived = errors.New("day1: branch is archived")
 	// ErrInvalidArgument: the input is not acceptable. *ValidationError matches it.
-	ErrInvalidArgument = errors.New("day1: invalid argument")
+	ErrInvalidArgument = llm.ErrInvalidArgument
 	// ErrConflict: a merge met conflicts its policy does not settle. *MergeConflictError
 	// matches it.
 	ErrConflict = errors.New("day1: merge conflict")
@@ -64,38 +66,13 @@ func (e *sentinel) Error() string { return e.msg }
 func (e *sentinel) Unwrap() error { return e.general }
 
 // ValidationError says which input field is wrong and what is allowed. It matches
-// ErrInvalidArgument.
-type ValidationError struct {
-	Field  string // e.g. "Fact.Text", "SearchQuery.Limit"
-	Reason string // what is allowed
-	Value  string // the offending value, shortened; may be empty
-}
-
-func (e *ValidationError) Error() string {
-	var b strings.Builder
-	b.WriteString("day1: invalid ")
-	b.WriteString(e.Field)
-	if e.Value != "" {
-		fmt.Fprintf(&b, " %q", e.Value)
-	}
-	b.WriteString(": ")
-	b.WriteString(e.Reason)
-	return b.String()
-}
-
-// Is makes errors.Is(err, ErrInvalidArgument) true.
-func (e *ValidationError) Is(target error) bool { return target == ErrInvalidArgument }
+// ErrInvalidArgument. It is llm.ValidationError, so that the llm packages report bad
+// input with the same type without depending on storage.
+type ValidationError = llm.ValidationError
 
 // Invalid returns a *ValidationError for field.
 func Invalid(field, reason string, value any) *ValidationError {
-	v := ""
-	if value != nil {
-		v = fmt.Sprint(value)
-		if len(v) > 80 {
-			v = v[:77] + "..."
-		}
-	}
-	return &ValidationError{Field: field, Reason: reason, Value: v}
+	return llm.Invalid(field, reason, value)
 }
 
 // MergeConflictError lists the conflicts that stopped a merge. Nothing was changed.

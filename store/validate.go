@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/day1ai/day1/llm"
 )
 
 // Limits on input. They keep every backend's identifiers and rows within bounds.
@@ -17,7 +19,7 @@ const (
 	MaxTextLen       = 1 << 20 // bytes of Fact.Text, Observation.Summary, Message.Content
 	MaxRawLen        = 64 << 10
 	MaxMetadataPairs = 64
-	MaxEmbeddingDims = 8192
+	MaxEmbeddingDims = llm.MaxDimensions
 	MaxBatch         = 10000
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/day1ai/day1/store"
+	"github.com/day1ai/day1/llm"
 )
 
 // Defaults of Config.
@@ -202,19 +202,19 @@ func (c Config) withDefaults() Config {
 func (c Config) validate() error {
 	u, err := url.Parse(c.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return store.Invalid("Config.BaseURL", "must be an absolute http or https URL such as "+DefaultBaseURL+" or http://localhost:11434/v1", c.BaseURL)
+		return llm.Invalid("Config.BaseURL", "must be an absolute http or https URL such as "+DefaultBaseURL+" or http://localhost:11434/v1", c.BaseURL)
 	}
 	if c.APIKey == "" && strings.EqualFold(u.Hostname(), openAIHost) {
-		return store.Invalid("Config.APIKey", fmt.Sprintf("is required for %s; set Config.APIKey or the %s environment variable", c.BaseURL, EnvAPIKey), nil)
+		return llm.Invalid("Config.APIKey", fmt.Sprintf("is required for %s; set Config.APIKey or the %s environment variable", c.BaseURL, EnvAPIKey), nil)
 	}
 	if c.RetryDelay < 0 {
-		return store.Invalid("Config.RetryDelay", "must not be negative (0 means the default 500ms)", c.RetryDelay)
+		return llm.Invalid("Config.RetryDelay", "must not be negative (0 means the default 500ms)", c.RetryDelay)
 	}
 	if c.MaxRetryDelay < 0 {
-		return store.Invalid("Config.MaxRetryDelay", "must not be negative (0 means the default 30s)", c.MaxRetryDelay)
+		return llm.Invalid("Config.MaxRetryDelay", "must not be negative (0 means the default 30s)", c.MaxRetryDelay)
 	}
 	if c.RetryDelay > c.MaxRetryDelay {
-		return store.Invalid("Config.RetryDelay", fmt.Sprintf("must not exceed Config.MaxRetryDelay (%v)", c.MaxRetryDelay), c.RetryDelay)
+		return llm.Invalid("Config.RetryDelay", fmt.Sprintf("must not exceed Config.MaxRetryDelay (%v)", c.MaxRetryDelay), c.RetryDelay)
 	}
 	return nil
 }
@@ -225,16 +225,16 @@ func (c Config) validateEmbedder() error {
 		return err
 	}
 	if strings.TrimSpace(c.EmbeddingModel) != c.EmbeddingModel {
-		return store.Invalid("Config.EmbeddingModel", "must not start or end with white space", c.EmbeddingModel)
+		return llm.Invalid("Config.EmbeddingModel", "must not start or end with white space", c.EmbeddingModel)
 	}
 	if c.Dimensions == 0 {
-		return store.Invalid("Config.Dimensions", "is required for an embedding model other than OpenAI's (text-embedding-3-small, text-embedding-3-large, text-embedding-ada-002); set it to the model's vector length", c.EmbeddingModel)
+		return llm.Invalid("Config.Dimensions", "is required for an embedding model other than OpenAI's (text-embedding-3-small, text-embedding-3-large, text-embedding-ada-002); set it to the model's vector length", c.EmbeddingModel)
 	}
-	if c.Dimensions < 1 || c.Dimensions > store.MaxEmbeddingDims {
-		return store.Invalid("Config.Dimensions", fmt.Sprintf("must be 1 to %d", store.MaxEmbeddingDims), c.Dimensions)
+	if c.Dimensions < 1 || c.Dimensions > llm.MaxDimensions {
+		return llm.Invalid("Config.Dimensions", fmt.Sprintf("must be 1 to %d", llm.MaxDimensions), c.Dimensions)
 	}
 	if c.BatchSize < 1 || c.BatchSize > MaxBatchSize {
-		return store.Invalid("Config.BatchSize", fmt.Sprintf("must be 1 to %d (0 means the default %d)", MaxBatchSize, DefaultBatchSize), c.BatchSize)
+		return llm.Invalid("Config.BatchSize", fmt.Sprintf("must be 1 to %d (0 means the default %d)", MaxBatchSize, DefaultBatchSize), c.BatchSize)
 	}
 	return nil
 }
@@ -245,7 +245,7 @@ func (c Config) validateModel() error {
 		return err
 	}
 	if strings.TrimSpace(c.ChatModel) != c.ChatModel {
-		return store.Invalid("Config.ChatModel", "must not start or end with white space", c.ChatModel)
+		return llm.Invalid("Config.ChatModel", "must not start or end with white space", c.ChatModel)
 	}
 	return nil
 }

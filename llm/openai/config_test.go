@@ -8,8 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/day1ai/day1/llm"
 	"github.com/day1ai/day1/llm/openai"
-	"github.com/day1ai/day1/store"
 )
 
 func env(vars map[string]string) func(string) string {
@@ -129,9 +129,9 @@ func TestConfigValidation(t *testing.T) {
 				}
 				continue
 			}
-			var ve *store.ValidationError
-			if !errors.As(err, &ve) || ve.Field != tt.wantField || !errors.Is(err, store.ErrInvalidArgument) {
-				t.Errorf("%s: error %v, want a *store.ValidationError for %s", tt.name, err, tt.wantField)
+			var ve *llm.ValidationError
+			if !errors.As(err, &ve) || ve.Field != tt.wantField || !errors.Is(err, llm.ErrInvalidArgument) {
+				t.Errorf("%s: error %v, want a *llm.ValidationError for %s", tt.name, err, tt.wantField)
 			}
 		}
 	}

@@ -13,7 +13,7 @@
 //
 // One [Config] serves both constructors; every field documents its default, and
 // NewEmbedder and NewModel fill the defaults, then validate, failing with a
-// *store.ValidationError that names the field. The defaults talk to OpenAI:
+// *llm.ValidationError that names the field. The defaults talk to OpenAI:
 // base URL https://api.openai.com/v1, embedding model text-embedding-3-small with
 // 1536 dimensions, chat model gpt-4o-mini, 256 texts per embeddings request.
 //

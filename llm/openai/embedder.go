@@ -24,8 +24,8 @@ type Embedder struct {
 var _ llm.Embedder = (*Embedder)(nil)
 
 // NewEmbedder returns an Embedder configured by cfg; see Config for the defaults. It
-// sends no request. It fails with a *store.ValidationError (matching
-// store.ErrInvalidArgument) naming the Config field that is wrong: an invalid
+// sends no request. It fails with a *llm.ValidationError (matching
+// llm.ErrInvalidArgument) naming the Config field that is wrong: an invalid
 // BaseURL, no API key for api.openai.com, no Dimensions for a model other than
 // OpenAI's, a BatchSize or retry delay out of range.
 func NewEmbedder(cfg Config) (*Embedder, error) {

@@ -10,7 +10,6 @@ import (
 	goopenai "github.com/sashabaranov/go-openai"
 
 	"github.com/day1ai/day1/llm"
-	"github.com/day1ai/day1/store"
 )
 
 // jsonInstruction is added to the system prompt of a JSON request whose prompt does
@@ -35,8 +34,8 @@ type Model struct {
 var _ llm.Model = (*Model)(nil)
 
 // NewModel returns a Model configured by cfg; see Config for the defaults. It sends
-// no request. It fails with a *store.ValidationError (matching
-// store.ErrInvalidArgument) naming the Config field that is wrong: an invalid
+// no request. It fails with a *llm.ValidationError (matching
+// llm.ErrInvalidArgument) naming the Config field that is wrong: an invalid
 // BaseURL, no API key for api.openai.com, a retry delay out of range.
 func NewModel(cfg Config) (*Model, error) {
 	cfg = cfg.withDefaults()
@@ -59,7 +58,7 @@ func (m *Model) Name() string { return m.model }
 // default applies; MaxTokens is sent as max_tokens, or as max_completion_tokens for
 // reasoning models (names starting "o1", "o3", "gpt-5" and the like).
 //
-// Complete fails with a *store.ValidationError for a request with neither System
+// Complete fails with a *llm.ValidationError for a request with neither System
 // nor Messages, a message role other than system, user and assistant, a Temperature
 // outside 0 to 2, or a negative MaxTokens; with an *Error (matching ErrUnauthorized,
 // ErrRateLimited, ErrUnavailable or ErrBadRequest) when the request fails after its
@@ -102,13 +101,13 @@ func (m *Model) Complete(ctx context.Context, req llm.Request) (llm.Response, er
 func (m *Model) chatRequest(req llm.Request) (goopenai.ChatCompletionRequest, error) {
 	var zero goopenai.ChatCompletionRequest
 	if req.System == "" && len(req.Messages) == 0 {
-		return zero, store.Invalid("Request.Messages", "must hold at least one message when Request.System is empty", nil)
+		return zero, llm.Invalid("Request.Messages", "must hold at least one message when Request.System is empty", nil)
 	}
 	if math.IsNaN(req.Temperature) || req.Temperature < 0 || req.Temperature > maxTemperature {
-		return zero, store.Invalid("Request.Temperature", "must be 0 to 2 (0 means the endpoint's default)", req.Temperature)
+		return zero, llm.Invalid("Request.Temperature", "must be 0 to 2 (0 means the endpoint's default)", req.Temperature)
 	}
 	if req.MaxTokens < 0 {
-		return zero, store.Invalid("Request.MaxTokens", "must not be negative (0 means the endpoint's default)", req.MaxTokens)
+		return zero, llm.Invalid("Request.MaxTokens", "must not be negative (0 means the endpoint's default)", req.MaxTokens)
 	}
 	system := req.System
 	mentionsJSON := containsJSON(system)
@@ -117,7 +116,7 @@ func (m *Model) chatRequest(req llm.Request) (goopenai.ChatCompletionRequest, er
 		switch msg.Role {
 		case llm.RoleSystem, llm.RoleUser, llm.RoleAssistant:
 		default:
-			return zero, store.Invalid(fmt.Sprintf("Request.Messages[%d].Role", i), "must be system, user or assistant", msg.Role)
+			return zero, llm.Invalid(fmt.Sprintf("Request.Messages[%d].Role", i), "must be system, user or assistant", msg.Role)
 		}
 		mentionsJSON = mentionsJSON || containsJSON(msg.Content)
 		msgs = append(msgs, goopenai.ChatCompletionMessage{Role: msg.Role, Content: msg.Content})

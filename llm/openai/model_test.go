@@ -11,7 +11,6 @@ import (
 
 	"github.com/day1ai/day1/llm"
 	"github.com/day1ai/day1/llm/openai"
-	"github.com/day1ai/day1/store"
 )
 
 func userRequest(s string) llm.Request {
@@ -139,9 +138,9 @@ func TestCompleteInvalidRequest(t *testing.T) {
 	}
 	for _, tt := range tests {
 		_, err := m.Complete(context.Background(), tt.req)
-		var ve *store.ValidationError
-		if !errors.As(err, &ve) || ve.Field != tt.wantField || !errors.Is(err, store.ErrInvalidArgument) {
-			t.Errorf("Complete(%+v) = %v, want a *store.ValidationError for %s", tt.req, err, tt.wantField)
+		var ve *llm.ValidationError
+		if !errors.As(err, &ve) || ve.Field != tt.wantField || !errors.Is(err, llm.ErrInvalidArgument) {
+			t.Errorf("Complete(%+v) = %v, want a *llm.ValidationError for %s", tt.req, err, tt.wantField)
 		}
 	}
 	if n := len(f.Calls()); n != 0 {
