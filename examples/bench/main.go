@@ -53,7 +53,9 @@ import (
 	"time"
 
 	"github.com/day1ai/day1"
+	"github.com/day1ai/day1/examples/internal/searcheval"
 	"github.com/day1ai/day1/internal/benchdata"
+	"github.com/day1ai/day1/internal/evaldata"
 	"github.com/day1ai/day1/llm"
 )
 
@@ -358,6 +360,9 @@ func (b *bench) measure(ctx context.Context, n int) error {
 		fmt.Sprintf("≤ %.1fx head p50", timeTravelTarget), ok(ratio <= timeTravelTarget))
 	b.add("search quality: paraphrased fact in hybrid top-10", n,
 		fmt.Sprintf("%.1f%% of %d queries", 100*float64(found)/float64(len(qs)), len(qs)), "—", nil)
+	if err := b.searchQuality(ctx, n); err != nil {
+		return err
+	}
 
 	// Branch creation.
 	b.progress("%d facts: %d branches", n, b.o.branches)
@@ -519,6 +524,41 @@ func (b *bench) bundles(ctx context.Context, c *day1.Client, n int, loadMB float
 	b.add("bundle: import the file into a fresh store", n,
 		fmt.Sprintf("%s facts/s (%s; %d embedded again); peak heap +%.0f MB", thousands(imRate), round(im.wall[0]), res.Embedded, imPeak),
 		fmt.Sprintf("≥ %s facts/s", thousands(importTarget)), passIf(embedded, imRate >= importTarget))
+	return nil
+}
+
+// searchQuality adds a row of examples/evalsearch's measures: the labelled dialogues
+// of internal/evaldata, about n turns of them (300 per dialogue, 1 to 100 dialogues),
+// written to a fresh embedded store with the default Config and searched by keyword
+// and by the default hybrid search.
+func (b *bench) searchQuality(ctx context.Context, n int) error {
+	dialogues := min(max(n/300, 1), 100)
+	b.progress("%d facts: search quality on %d labelled dialogues", n, dialogues)
+	c, err := day1.Open(ctx, day1.Config{})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	l, err := searcheval.Load(ctx, c, evaldata.Generate(evaldata.Options{Dialogues: dialogues, Seed: b.o.seed}))
+	if err != nil {
+		return err
+	}
+	var parts []string
+	var ms []searcheval.Metrics
+	questions := 0
+	for _, v := range []searcheval.Variant{{Name: "keyword", Mode: day1.Keyword}, {Name: "hybrid", Mode: day1.Hybrid}} {
+		r, err := searcheval.Evaluate(ctx, c, l, v)
+		if err != nil {
+			return err
+		}
+		questions = r.All.Questions
+		ms = append(ms, r.All)
+		parts = append(parts, fmt.Sprintf("%s R@1/5/10 %.1f/%.1f/%.1f%% MRR %.3f",
+			v.Name, 100*r.All.Recall1, 100*r.All.Recall5, 100*r.All.Recall10, r.All.MRR))
+	}
+	b.add(fmt.Sprintf("search quality: %d labelled questions over %d dialogue turns (evalsearch)", questions, l.Turns), n,
+		strings.Join(parts, "; "), "hybrid ≥ keyword at 1, 5, 10",
+		ok(ms[1].Recall1 >= ms[0].Recall1 && ms[1].Recall5 >= ms[0].Recall5 && ms[1].Recall10 >= ms[0].Recall10))
 	return nil
 }
 
