@@ -62,8 +62,10 @@ type Config struct {
 
 	// Verification holds the thresholds that turn a judge's score into a verdict.
 	// Default (the zero Policy): verified at 0.6 or more, invalidated under 0.3;
-	// StrictPolicy() uses 0.7 and 0.4. Both must lie in 0..1, InvalidateBelow at most
-	// VerifyAt.
+	// StrictPolicy() verifies facts at 0.7 and conversations at 0.6, invalidating both
+	// under 0.4. ConversationVerifyAt and ConversationInvalidateBelow, when set, judge
+	// conversations apart from facts. Every threshold must lie in 0..1, an invalidate
+	// threshold at most its verify threshold.
 	Verification Policy
 
 	// DedupeThreshold is the cosine similarity at or above which a new fact supersedes

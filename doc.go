@@ -78,7 +78,8 @@
 // judge a record with Config.Model (or, without one, documented heuristics) and write
 // the verdict, with its per-dimension Scores, as a new version; Config.Verification
 // holds the thresholds (DefaultPolicy verifies at 0.6 and invalidates under 0.3,
-// StrictPolicy uses 0.7 and 0.4). VerifyBranch judges every unverified record of a
+// StrictPolicy verifies facts at 0.7 and conversations at 0.6, invalidating under 0.4;
+// facts and conversations may have thresholds of their own). VerifyBranch judges every unverified record of a
 // branch, a few at a time, reporting progress; VerificationSummary counts the states.
 // VerificationGate{} as MergeRequest.Gate refuses a merge that would bring unverified
 // or invalidated facts, with a *MergeBlockedError. With Config.Model, auto merges ask

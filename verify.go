@@ -11,8 +11,9 @@ import (
 // Client and the engine without conversion.
 type (
 	// Policy turns a judge's overall score into a verdict: verified at VerifyAt or
-	// above, invalidated below InvalidateBelow, pending between. The zero Policy means
-	// DefaultPolicy().
+	// above, invalidated below InvalidateBelow, pending between; conversations have
+	// thresholds of their own when ConversationVerifyAt or ConversationInvalidateBelow
+	// is set. The zero Policy means DefaultPolicy().
 	Policy = curation.Policy
 	// Scores are a judge's per-dimension scores, 0 to 1 each, kept in
 	// Verification.Scores.
@@ -49,8 +50,8 @@ type (
 // invalidated under 0.3.
 func DefaultPolicy() Policy { return curation.DefaultPolicy() }
 
-// StrictPolicy returns the stricter verification thresholds: verified at 0.7 or more,
-// invalidated under 0.4.
+// StrictPolicy returns the stricter verification thresholds of the design: facts
+// verified at 0.7 or more, conversations at 0.6 or more, both invalidated under 0.4.
 func StrictPolicy() Policy { return curation.StrictPolicy() }
 
 // curator returns the curation engine over the Client's store, model and embedder.
@@ -104,6 +105,9 @@ func (c *Client) VerifyConversation(ctx context.Context, branch, id string) (Con
 // set, hears about each record as it finishes. The first error stops the batch; the
 // verdicts already written stay, the partial result comes back with the error, and
 // running it again picks up what is left.
+//
+// Facts and conversations are judged by the thresholds of their kind (see Policy);
+// req.FactThreshold moves the facts' verified threshold for this batch alone.
 //
 // Errors: *ValidationError for a bad branch, kind or policy (thresholds outside 0..1
 // or inverted); ErrBranchNotFound; the first record's error; ErrClosed; ctx's error.

@@ -3,6 +3,7 @@ package curation
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 
@@ -20,6 +21,11 @@ type BatchRequest struct {
 	// Policy overrides the Engine's thresholds for this batch. The zero Policy means
 	// the Engine's.
 	Policy Policy
+	// FactThreshold, when above zero, is the score at or above which a fact of this
+	// batch is verified, as the design's fact_threshold (0.7 there): the batch's policy
+	// (Policy, or the Engine's) with Policy.WithFactThreshold applied. Conversations
+	// keep that policy's thresholds. Default 0: the policy's fact threshold.
+	FactThreshold float64
 	// Rejudge also judges records left pending by an earlier verdict. Default false:
 	// only records never judged.
 	Rejudge bool
@@ -76,9 +82,15 @@ func (e *Engine) VerifyBranch(ctx context.Context, req BatchRequest) (BatchResul
 	if err := req.Policy.Validate("BatchRequest.Policy"); err != nil {
 		return BatchResult{}, err
 	}
+	if math.IsNaN(req.FactThreshold) || req.FactThreshold < 0 || req.FactThreshold > 1 {
+		return BatchResult{}, store.Invalid("BatchRequest.FactThreshold", "must be between 0 and 1 (0 means the policy's)", req.FactThreshold)
+	}
 	policy := req.Policy
 	if policy.IsZero() {
 		policy = e.Policy
+	}
+	if req.FactThreshold > 0 {
+		policy = policy.WithFactThreshold(req.FactThreshold)
 	}
 	kinds := req.Kinds
 	if len(kinds) == 0 {

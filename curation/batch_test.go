@@ -222,3 +222,49 @@ func TestVerifyBranchCancelled(t *testing.T) {
 		t.Errorf("after cancellation: %d verified, %d model calls; want at most 2", res.Verified, m.CallCount())
 	}
 }
+
+// Facts and conversations are judged by thresholds of their own: the strict policy
+// verifies conversations at 0.6 and facts at 0.7, and a batch's FactThreshold moves the
+// facts' alone.
+func TestVerifyBranchThresholdsPerKind(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	all := `{"accuracy": 0.65, "relevance": 0.65, "specificity": 0.65, "tools": 0.65, "reasoning": 0.65, "outcome": 0.65, "errors": 0.65}`
+	for _, tc := range []struct {
+		name           string
+		req            curation.BatchRequest
+		fact, converse store.VerificationStatus
+	}{
+		{"strict", curation.BatchRequest{Policy: curation.StrictPolicy()}, store.Pending, store.Verified},
+		{"fact threshold 0.7", curation.BatchRequest{FactThreshold: 0.7}, store.Pending, store.Verified},
+		{"fact threshold 0.6 on strict", curation.BatchRequest{Policy: curation.StrictPolicy(), FactThreshold: 0.6}, store.Verified, store.Verified},
+		{"conversations apart", curation.BatchRequest{Policy: curation.Policy{VerifyAt: 0.6, InvalidateBelow: 0.3, ConversationVerifyAt: 0.8, ConversationInvalidateBelow: 0.3}}, store.Verified, store.Pending},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e, st := newEngine(t, llmfake.NewModel().Default(all))
+			put(t, st, "main",
+				store.Fact{ID: "f", Text: "the refresh handler retries once", Confidence: 0.9},
+				store.Conversation{ID: "c", Title: "debugging"},
+				store.Message{ID: "m1", ConversationID: "c", Seq: 1, Role: store.RoleUser, Content: "fix it"})
+			if _, err := e.VerifyBranch(ctx, tc.req); err != nil {
+				t.Fatal(err)
+			}
+			if got := getFact(t, st, "main", "f").Verify.Status; got != tc.fact {
+				t.Errorf("fact = %q; want %q", got, tc.fact)
+			}
+			if got := getConv(t, st, "main", "c").Verify.Status; got != tc.converse {
+				t.Errorf("conversation = %q; want %q", got, tc.converse)
+			}
+		})
+	}
+	e, _ := newEngine(t, nil)
+	var ve *store.ValidationError
+	if _, err := e.VerifyBranch(ctx, curation.BatchRequest{FactThreshold: 1.5}); !errors.As(err, &ve) || ve.Field != "BatchRequest.FactThreshold" {
+		t.Errorf("FactThreshold 1.5: %v; want a *ValidationError on BatchRequest.FactThreshold", err)
+	}
+	bad := curation.Policy{VerifyAt: 0.6, ConversationVerifyAt: 0.3, ConversationInvalidateBelow: 0.5}
+	if err := bad.Validate(""); !errors.As(err, &ve) || ve.Field != "Policy.ConversationInvalidateBelow" {
+		t.Errorf("inverted conversation thresholds: %v", err)
+	}
+}

@@ -14,7 +14,9 @@
 // conflicts) in the judge's prompt; [Engine.VerifyConversation] scores a conversation
 // on its tools, reasoning, outcome and errors. A [Policy] turns the mean score into a
 // status: verified at 0.6 or more, invalidated under 0.3 and pending between, by
-// default; [StrictPolicy] uses 0.7 and 0.4. The verdict is written as a new version of
+// default; [StrictPolicy] verifies facts at 0.7, conversations at 0.6, and
+// invalidates both under 0.4. Facts and conversations have thresholds of their own
+// (Policy.ConversationVerifyAt); a batch may name its fact threshold. The verdict is written as a new version of
 // the record: store.Verification with per-dimension store.Scores, and for a fact its
 // Status. [Engine.VerifyBranch] judges every unverified record of a branch with
 // bounded concurrency and reports progress through a callback.

@@ -433,7 +433,7 @@ func (e *Engine) judgeConversation(ctx context.Context, conv store.Conversation,
 		v.KeyDecisions = knownSeqs(reply.KeyDecisions, msgs)
 	}
 	v.Score = mean(v.Scores.Tools, v.Scores.Reasoning, v.Scores.Outcome, v.Scores.Errors)
-	v.Status = p.OrDefault().Status(v.Score)
+	v.Status = p.StatusFor(store.KindConversation, v.Score)
 	return v, nil
 }
 

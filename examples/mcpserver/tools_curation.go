@@ -15,7 +15,7 @@ var defaultFactThreshold = day1.StrictPolicy().VerifyAt
 
 type verifyBranchIn struct {
 	BranchName    string   `json:"branch_name" jsonschema:"the branch whose facts and conversations to judge"`
-	FactThreshold *float64 `json:"fact_threshold,omitempty" jsonschema:"the score, 0 to 1, at or above which a record is verified (default 0.7)"`
+	FactThreshold *float64 `json:"fact_threshold,omitempty" jsonschema:"the score, 0 to 1, at or above which a fact is verified (default 0.7); conversations are verified at 0.6"`
 }
 
 type verifyBranchOut struct {
@@ -47,15 +47,13 @@ func (m *memServer) addCurationTools(s *mcp.Server) {
 		m.verifyFact)
 }
 
-// verificationPolicy maps a fact threshold onto a policy: verified at the threshold,
-// invalidated under the stricter policy's floor, or under the threshold when lower.
-func verificationPolicy(threshold float64) day1.Policy {
-	return day1.Policy{VerifyAt: threshold, InvalidateBelow: min(day1.StrictPolicy().InvalidateBelow, threshold)}
-}
-
 func (m *memServer) verifyBranch(ctx context.Context, _ *mcp.ServerSession, in verifyBranchIn) (verifyBranchOut, string, error) {
 	threshold := orDefault(in.FactThreshold, defaultFactThreshold)
-	res, err := m.c.VerifyBranch(ctx, day1.VerifyBranchRequest{Branch: in.BranchName, Policy: verificationPolicy(threshold)})
+	// The design's thresholds: facts at fact_threshold (invalidated under 0.4, or under
+	// the threshold when lower), conversations at 0.6.
+	res, err := m.c.VerifyBranch(ctx, day1.VerifyBranchRequest{
+		Branch: in.BranchName, Policy: day1.StrictPolicy(), FactThreshold: threshold,
+	})
 	if err != nil {
 		return verifyBranchOut{}, "", err
 	}
