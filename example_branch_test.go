@@ -252,3 +252,37 @@ func ExampleClient_Merge_repeated() {
 	// agent now reads: Retries back off exponentially, capped at one minute
 	// main finds: Health checks run every ten seconds as fact/health
 }
+
+// A diff narrowed to one category of facts, as the MCP tool memory_branch_diff asks.
+func ExampleDiff_Filter() {
+	ctx := context.Background()
+	c, err := day1.Open(ctx, exampleConfig())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+
+	const agent = "task/fix-auth/agent-a"
+	if _, err := c.Branch(ctx, agent, day1.BranchOptions{}); err != nil {
+		log.Fatal(err)
+	}
+	for _, f := range []day1.Fact{
+		{Branch: agent, Text: "The refresh handler must check the token expiry", Category: "bug_fix"},
+		{Branch: agent, Text: "Sessions live in Redis", Category: "architecture"},
+	} {
+		if _, err := c.WriteFact(ctx, f); err != nil {
+			log.Fatal(err)
+		}
+	}
+	d, err := c.Diff(ctx, agent, "main")
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, ch := range d.Filter(day1.Filter{Category: "bug_fix"}).SourceChanges {
+		fmt.Println(ch.Op, ch.After.(day1.Fact).Text)
+	}
+	fmt.Println(len(d.SourceChanges), "changes in all")
+	// Output:
+	// added The refresh handler must check the token expiry
+	// 2 changes in all
+}

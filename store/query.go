@@ -1,6 +1,9 @@
 package store
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Point is a point in a branch's history: a named snapshot, or an instant. The zero
 // Point is the branch's head.
@@ -261,6 +264,46 @@ type Diff struct {
 // Empty reports whether the diff holds no change at all.
 func (d *Diff) Empty() bool {
 	return len(d.SourceChanges) == 0 && len(d.TargetChanges) == 0 && len(d.Conflicts) == 0
+}
+
+// Filter returns a copy of d that keeps only what f matches (see Filter.Match): the
+// changes whose record matches as it is now or as it was at the merge base (a fact
+// moved out of a category, or deleted from it, still counts), and the conflicts with
+// a matching change on either side. Filter{Category: "bug_fix"} is the diff of one
+// category of facts. The zero Filter keeps everything. d is not changed.
+//
+// A filtered diff is for reading. A merge plans from the whole diff; to merge only
+// some records, cherry-pick them.
+func (d *Diff) Filter(f Filter) *Diff {
+	out := *d
+	if f.IsZero() {
+		out.SourceChanges = slices.Clone(d.SourceChanges)
+		out.TargetChanges = slices.Clone(d.TargetChanges)
+		out.Conflicts = slices.Clone(d.Conflicts)
+		return &out
+	}
+	keep := func(cs []Change) []Change {
+		var kept []Change
+		for _, c := range cs {
+			if c.matches(f) {
+				kept = append(kept, c)
+			}
+		}
+		return kept
+	}
+	out.SourceChanges, out.TargetChanges = keep(d.SourceChanges), keep(d.TargetChanges)
+	out.Conflicts = nil
+	for _, c := range d.Conflicts {
+		if c.Source.matches(f) || c.Target.matches(f) {
+			out.Conflicts = append(out.Conflicts, c)
+		}
+	}
+	return &out
+}
+
+// matches reports whether f matches the change's record now or at the merge base.
+func (c Change) matches(f Filter) bool {
+	return c.After != nil && f.Match(c.After) || c.Before != nil && f.Match(c.Before)
 }
 
 // MergePlan is a merge decided by the merge engine, for a store to apply atomically.

@@ -139,22 +139,14 @@ func (m *memServer) branchDiff(ctx context.Context, _ *mcp.ServerSession, in bra
 	if err != nil {
 		return branchDiffOut{}, "", err
 	}
-	keep := func(r day1.Record) bool {
-		if in.Category == "" {
-			return true
-		}
-		f, ok := r.(day1.Fact)
-		return ok && f.Category == in.Category
-	}
+	// The library keeps the facts of the category, as they are now or were before.
+	d = d.Filter(day1.Filter{Category: in.Category})
 	out := branchDiffOut{
 		Source: d.Source, Target: d.Target, Base: d.Base,
-		SourceChanges: viewChanges(d.SourceChanges, keep), TargetChanges: viewChanges(d.TargetChanges, keep),
+		SourceChanges: viewChanges(d.SourceChanges), TargetChanges: viewChanges(d.TargetChanges),
 		Conflicts: []conflictView{},
 	}
 	for _, c := range d.Conflicts {
-		if !keep(changeRecord(c.Source)) && !keep(changeRecord(c.Target)) {
-			continue
-		}
 		out.Conflicts = append(out.Conflicts, conflictView{
 			Ref: c.Ref.String(), Reason: string(c.Reason),
 			Source: summarize(changeRecord(c.Source)), Target: summarize(changeRecord(c.Target)),
@@ -172,11 +164,11 @@ func changeRecord(c day1.Change) day1.Record {
 	return c.Before
 }
 
-func viewChanges(cs []day1.Change, keep func(day1.Record) bool) []changeView {
+func viewChanges(cs []day1.Change) []changeView {
 	out := []changeView{}
 	for _, c := range cs {
 		r := changeRecord(c)
-		if r == nil || !keep(r) {
+		if r == nil {
 			continue
 		}
 		out = append(out, changeView{Ref: c.Ref.String(), Op: string(c.Op), Summary: summarize(r)})

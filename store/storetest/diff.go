@@ -171,6 +171,98 @@ func testDiff(t *testing.T, h Harness) {
 		}
 	})
 
+	subtest(t, h, area, "filtered by category", func(e *env) {
+		e.put(store.DefaultBranch, store.PutOptions{},
+			store.Fact{ID: "f1", Text: "base bug", Category: "bug_fix"},
+			store.Fact{ID: "f2", Text: "base design", Category: "architecture"},
+			store.Fact{ID: "f3", Text: "base moved", Category: "bug_fix"})
+		e.fork("b", store.DefaultBranch)
+		e.put("b", store.PutOptions{},
+			store.Fact{ID: "f4", Text: "new bug on b", Category: "bug_fix"},
+			store.Fact{ID: "f5", Text: "new design on b", Category: "architecture"},
+			store.Fact{ID: "f3", Text: "base moved", Category: "architecture"},
+			store.Observation{ID: "o1", Type: store.ObsDecision, Summary: "an observation has no category"})
+		e.put(store.DefaultBranch, store.PutOptions{},
+			store.Fact{ID: "f1", Text: "bug changed on main", Category: "bug_fix"},
+			store.Fact{ID: "f2", Text: "design changed on main", Category: "architecture"})
+		e.put1("b", store.Fact{ID: "f1", Text: "bug changed on b", Category: "bug_fix"})
+		d := e.diff("b", store.DefaultBranch)
+		refs := func(cs []store.Change) []string {
+			var out []string
+			for _, c := range cs {
+				out = append(out, c.Ref.String())
+			}
+			return out
+		}
+		bugs := d.Filter(store.Filter{Category: "bug_fix"})
+		if got, want := refs(bugs.SourceChanges), []string{"fact/f1", "fact/f3", "fact/f4"}; !slices.Equal(got, want) {
+			e.t.Errorf("bug_fix source changes = %v; want %v (f3 left the category)", got, want)
+		}
+		if got, want := refs(bugs.TargetChanges), []string{"fact/f1"}; !slices.Equal(got, want) {
+			e.t.Errorf("bug_fix target changes = %v; want %v", got, want)
+		}
+		if len(bugs.Conflicts) != 1 || bugs.Conflicts[0].Ref != factRef("f1") {
+			e.t.Errorf("bug_fix conflicts = %+v; want the one on f1", bugs.Conflicts)
+		}
+		design := d.Filter(store.Filter{Category: "architecture"})
+		if got, want := refs(design.SourceChanges), []string{"fact/f3", "fact/f5"}; !slices.Equal(got, want) {
+			e.t.Errorf("architecture source changes = %v; want %v", got, want)
+		}
+		if len(design.Conflicts) != 0 {
+			e.t.Errorf("architecture conflicts = %+v; want none", design.Conflicts)
+		}
+		if all := d.Filter(store.Filter{}); len(all.SourceChanges) != len(d.SourceChanges) || len(all.SourceChanges) != 5 {
+			e.t.Errorf("zero filter kept %d of %d source changes; want all 5", len(all.SourceChanges), len(d.SourceChanges))
+		}
+		if again := e.diff("b", store.DefaultBranch); len(again.SourceChanges) != len(d.SourceChanges) {
+			e.t.Errorf("Filter changed the diff it was called on")
+		}
+	})
+
+	subtest(t, h, area, "a merge that promotes facts leaves nothing to merge again", func(e *env) {
+		e.fork("b", store.DefaultBranch)
+		e.put("b", store.PutOptions{},
+			store.Fact{ID: "f1", Text: "verified on b", Status: store.FactVerified},
+			store.Fact{ID: "f2", Text: "active on b"})
+		d := e.diff("b", store.DefaultBranch)
+		plan := store.MergePlan{Source: "b", Target: store.DefaultBranch, ExpectHead: d.TargetHead, SourceRev: d.SourceRev,
+			Record: store.MergeRecord{ID: "merge-p", Source: "b", Target: store.DefaultBranch, Strategy: store.Native}}
+		for _, c := range d.SourceChanges {
+			f := c.After.(store.Fact)
+			if f.Status == store.FactVerified {
+				f.Status = store.FactPromoted
+			}
+			plan.Puts = append(plan.Puts, f)
+		}
+		if _, err := e.s.ApplyMerge(e.ctx, plan); err != nil {
+			e.t.Fatalf("ApplyMerge: %v", err)
+		}
+		if f := e.get(head(store.DefaultBranch), factRef("f1")).(store.Fact); f.Status != store.FactPromoted {
+			e.t.Errorf("f1 on main is %q; want promoted", f.Status)
+		}
+		if f := e.get(head("b"), factRef("f1")).(store.Fact); f.Status != store.FactVerified {
+			e.t.Errorf("f1 on b is %q; want verified, as the source wrote it", f.Status)
+		}
+		// Nothing is left to merge from b, and the promotion is main's own change: it
+		// conflicts with nothing, and a sync of main into b brings it.
+		if d := e.diff("b", store.DefaultBranch); len(d.SourceChanges) != 0 || len(d.Conflicts) != 0 {
+			e.t.Errorf("Diff(b, main) after the merge = %+v; want no source change and no conflict", d)
+		}
+		if d := e.diff(store.DefaultBranch, "b"); len(d.Conflicts) != 0 || len(d.TargetChanges) != 0 {
+			e.t.Errorf("Diff(main, b) after the merge = %+v; want no conflict and no change on b", d)
+		} else {
+			for _, c := range d.SourceChanges {
+				if f, ok := c.After.(store.Fact); !ok || f.ID != "f1" || f.Status != store.FactPromoted {
+					e.t.Errorf("Diff(main, b) source change %v; want only f1 promoted", c.Ref)
+				}
+			}
+		}
+		recs, err := e.s.List(e.ctx, head(store.DefaultBranch), store.ListQuery{Kind: store.KindFact, Filter: store.Filter{Status: store.FactPromoted}})
+		if err != nil || len(recs) != 1 || recs[0].RecordID() != "f1" {
+			e.t.Errorf("List status promoted = %v, %v; want f1", recs, err)
+		}
+	})
+
 	subtest(t, h, area, "unknown branch", func(e *env) {
 		_, err := e.s.Diff(e.ctx, "nope", store.DefaultBranch)
 		isErr(e.t, "unknown source", err, store.ErrBranchNotFound)
