@@ -14,8 +14,14 @@ import (
 
 // Limits on input. They keep every backend's identifiers and rows within bounds.
 const (
+	// MaxIDLen bounds every record, session and snapshot id, in bytes (ids are ASCII).
+	// The design's tables hold 36-character UUIDs; day1 ids are often chosen by the
+	// caller and longer ("claude-code:session:<uuid>"), so the bound is wider.
 	MaxIDLen         = 128
 	MaxBranchNameLen = 100
+	// MaxCategoryLen bounds a fact's category, in characters (not bytes), so that any
+	// category the design's 50-character column holds, in any script, fits here too.
+	MaxCategoryLen = 100
 	MaxTextLen       = 1 << 20 // bytes of Fact.Text, Observation.Summary, Message.Content
 	MaxRawLen        = 64 << 10
 	MaxMetadataPairs = 64
@@ -179,7 +185,7 @@ func ValidateRecord(r Record, dims int) error {
 			optionalID("Fact.ParentID", r.ParentID),
 			optionalID("Fact.SessionID", r.SessionID),
 			validateMeta("Fact.Metadata", r.Metadata),
-			validateText("Fact.Category", r.Category, 100, false),
+			validateCategory(r.Category),
 			validateUnit("Fact.Verify.Score", r.Verify.Score),
 			validateScores("Fact.Verify.Scores", r.Verify.Scores),
 		)
@@ -240,6 +246,18 @@ func ValidateRecord(r Record, dims int) error {
 		return Invalid("Record", "must not be nil", nil)
 	}
 	return Invalid("Record", "must be a Fact, Observation, Relation, Conversation or Message value", fmt.Sprintf("%T", r))
+}
+
+// validateCategory checks a fact's category: at most MaxCategoryLen characters of
+// UTF-8.
+func validateCategory(c string) error {
+	if !utf8.ValidString(c) {
+		return Invalid("Fact.Category", "must be valid UTF-8", nil)
+	}
+	if n := utf8.RuneCountInString(c); n > MaxCategoryLen {
+		return Invalid("Fact.Category", fmt.Sprintf("is %d characters; at most %d are allowed", n, MaxCategoryLen), nil)
+	}
+	return nil
 }
 
 func validStatus(s FactStatus) error {

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/day1ai/day1/store"
@@ -99,6 +100,29 @@ func testWrite(t *testing.T, h Harness) {
 		got.Embedding[0], got.Metadata["k"] = 9, "changed by the caller after Get"
 		again := e.get(main, factRef("f")).(store.Fact)
 		same(e.t, "after changing a read", []any{vec(1, 2), map[string]string{"k": "v"}}, []any{again.Embedding, again.Metadata})
+	})
+
+	subtest(t, h, area, "limits on ids and categories", func(e *env) {
+		// The design's limits: 36-character ids, 50-character categories. day1 keeps
+		// wider ones (store.MaxIDLen bytes, store.MaxCategoryLen characters) that hold
+		// all of the design's values.
+		uuid := "0b8e2f4c-5d6a-4e1f-9a3b-7c2d1e0f4a5b"
+		longID := strings.Repeat("i", store.MaxIDLen)
+		cjk50 := strings.Repeat("缺", 50)
+		cjkMax := strings.Repeat("類", store.MaxCategoryLen)
+		e.put(store.DefaultBranch, store.PutOptions{},
+			store.Fact{ID: uuid, Text: "a fact with a UUID", Category: cjk50},
+			store.Fact{ID: longID, Text: "a fact with the longest id", Category: cjkMax})
+		if f := e.get(main, factRef(uuid)).(store.Fact); f.Category != cjk50 {
+			e.t.Errorf("50-character category read back as %q", f.Category)
+		}
+		if f := e.get(main, factRef(longID)).(store.Fact); f.Category != cjkMax {
+			e.t.Errorf("%d-character category read back as %q", store.MaxCategoryLen, f.Category)
+		}
+		_, err := e.s.Put(e.ctx, store.DefaultBranch, []store.Record{store.Fact{ID: longID + "x", Text: "too long"}}, store.PutOptions{})
+		isInvalid(e.t, "Put with a 129-byte id", err, "Fact.ID")
+		_, err = e.s.Put(e.ctx, store.DefaultBranch, []store.Record{store.Fact{ID: "cat", Text: "too long", Category: cjkMax + "x"}}, store.PutOptions{})
+		isInvalid(e.t, "Put with a category over the limit", err, "Fact.Category")
 	})
 
 	subtest(t, h, area, "a batch with one invalid record writes nothing", func(e *env) {
