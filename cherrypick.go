@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/day1ai/day1/curation"
+	"github.com/day1ai/day1/store"
 )
 
 // Conversation cherry-pick types. They are the curation package's.
@@ -21,6 +22,14 @@ type (
 	PickResult = curation.PickResult
 	// DecisionPoint is a message that carries a decision, and why.
 	DecisionPoint = curation.DecisionPoint
+	// ToolSequencePick asks CherryPickToolSequences to copy a conversation's tool
+	// sequences, each as one unit.
+	ToolSequencePick = curation.ToolSequencePick
+	// ToolSequence is one run of tool work: the assistant message that introduces it,
+	// the tool calls and their results.
+	ToolSequence = curation.ToolSequence
+	// Pick is one cherry-pick of a message: branch, receiving conversation, time.
+	Pick = store.Pick
 	// FactPick asks CherryPickFacts to turn a conversation into facts.
 	FactPick = curation.FactPick
 	// FactPickResult is what CherryPickFacts wrote.
@@ -31,7 +40,8 @@ type (
 
 // CherryPickConversation copies a whole conversation (and unless WithoutMessages its
 // messages) from p.Source (empty means DefaultBranch) to p.Target, under the same ids.
-// The source messages' PickedTo gains the target branch, and the target receives
+// The source messages' PickedTo gains the target branch (and Picks the branch, the
+// conversation and the time), and the target receives
 // exactly these versions, so a later merge of the two branches has nothing to
 // reconcile. With p.Verify the conversation is judged first and carries the verdict
 // on both branches. The target is written in one atomic batch. Picking the same
@@ -75,6 +85,20 @@ func (c *Client) CherryPickDecisions(ctx context.Context, p DecisionPick) (PickR
 		return PickResult{}, err
 	}
 	return c.curator().CherryPickDecisions(ctx, p)
+}
+
+// CherryPickToolSequences copies the tool sequences of a conversation (each run of
+// tool_call and tool_result messages with the assistant message that introduces it;
+// see curation.FindToolSequences) into a conversation on p.Target, each sequence
+// whole, as CherryPickMessages copies a range. p.Tool keeps the sequences that call
+// one tool; p.FromSeq and p.ToSeq keep those within a range. The result's Sequences
+// lists what was picked; with none, nothing is written. Errors: as
+// CherryPickMessages.
+func (c *Client) CherryPickToolSequences(ctx context.Context, p ToolSequencePick) (PickResult, error) {
+	if err := c.use(ctx); err != nil {
+		return PickResult{}, err
+	}
+	return c.curator().CherryPickToolSequences(ctx, p)
 }
 
 // CherryPickFacts turns a conversation on p.Source into facts on p.Target, in one

@@ -207,3 +207,47 @@ func ExampleClient_Consolidate() {
 	// created The refresh handler skips the expiry check
 	// deduplicated Tokens expire after 15 minutes
 }
+
+// A tool sequence is picked as one unit: the assistant message that introduces it,
+// the tool calls and their results. The source messages record each pick: the branch,
+// the conversation that received them and when.
+func ExampleClient_CherryPickToolSequences() {
+	ctx := context.Background()
+	c, err := day1.Open(ctx, exampleConfig())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+
+	if _, err := c.Branch(ctx, "agent", day1.BranchOptions{}); err != nil {
+		log.Fatal(err)
+	}
+	conv := exampleDebugSession(ctx, c, "agent")
+	res, err := c.CherryPickToolSequences(ctx, day1.ToolSequencePick{Source: "agent", Target: "main", ConversationID: conv, Tool: "edit"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, s := range res.Sequences {
+		fmt.Println("sequence", s.FromSeq, "to", s.ToSeq, s.Tools)
+	}
+	for _, m := range res.Messages {
+		fmt.Println(m.Seq, m.Role, m.Content)
+	}
+	msgs, err := c.Messages(ctx, "agent", conv)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, m := range msgs {
+		for _, p := range m.Picks {
+			fmt.Println("message", m.Seq, "picked to", p.Branch, p.ConversationID == res.Conversation.ID, !p.At.IsZero())
+		}
+	}
+	// Output:
+	// sequence 5 to 7 [edit]
+	// 1 assistant The cause is that the refresh handler skips the expiry check. I will patch it.
+	// 2 tool_call edit auth/refresh.go
+	// 3 tool_result ok
+	// message 5 picked to main true true
+	// message 6 picked to main true true
+	// message 7 picked to main true true
+}

@@ -51,7 +51,9 @@
 // records. [Engine.CherryPickMessages] copies a range of messages, by sequence
 // number, into a new or an existing conversation; [Engine.CherryPickDecisions] copies
 // only the decision points, found by the model or by [FindDecisions]'s heuristics.
-// Picked source messages record the target branch in PickedTo. [Engine.CherryPickFacts]
+// [Engine.CherryPickToolSequences] picks tool sequences (see [FindToolSequences]), each
+// whole. Picked source messages record the target branch in PickedTo, and in Picks
+// the branch, the receiving conversation and the time. [Engine.CherryPickFacts]
 // turns a conversation into facts, which a model's extraction lands verified. Every
 // pick writes the target in one atomic batch and can judge what it picks.
 //

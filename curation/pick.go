@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/day1ai/day1/llm"
 	"github.com/day1ai/day1/store"
@@ -87,10 +88,13 @@ type PickResult struct {
 	// Messages are the messages written to the target, in sequence order.
 	Messages []store.Message
 	// Picked are the ids of the source messages that were picked; their PickedTo now
-	// names the target branch.
+	// names the target branch, and their Picks the branch, the conversation that
+	// received them and the time.
 	Picked []string
 	// Decisions are the decision points found (CherryPickDecisions only).
 	Decisions []DecisionPoint
+	// Sequences are the tool sequences picked (CherryPickToolSequences only).
+	Sequences []ToolSequence
 	// By says who chose or judged: "model:<name>" or "heuristic". Empty when nothing
 	// was chosen or judged.
 	By string
@@ -153,7 +157,7 @@ func (e *Engine) CherryPickConversation(ctx context.Context, p ConversationPick)
 		msgs = nil
 	}
 	// The copies carry the new PickedTo too, so both branches hold the same versions.
-	srcWrites = append(srcWrites, markPicked(msgs, p.Target)...)
+	srcWrites = append(srcWrites, markPicked(msgs, p.Target, conv.ID, e.now())...)
 	tgtWrites := []store.Record{conv}
 	for _, m := range msgs {
 		tgtWrites = append(tgtWrites, m)
@@ -426,21 +430,27 @@ func (e *Engine) pickInto(ctx context.Context, src, target string, conv store.Co
 	for _, m := range picked {
 		res.Picked = append(res.Picked, m.ID)
 	}
-	if err := e.putSource(ctx, src, target, markPicked(picked, target)); err != nil {
+	if err := e.putSource(ctx, src, target, markPicked(picked, target, dest.ID, now)); err != nil {
 		return PickResult{}, err
 	}
 	return res, nil
 }
 
-// markPicked adds target to the PickedTo of each message of msgs that lacks it, in
-// place, and returns those messages: the source versions a pick writes.
-func markPicked(msgs []store.Message, target string) []store.Record {
+// markPicked records a pick into conversation conv on target, at, on each message
+// of msgs that lacks it (PickedTo gains target, Picks the pick), in place, and
+// returns those messages: the source versions a pick writes.
+func markPicked(msgs []store.Message, target, conv string, at time.Time) []store.Record {
 	var changed []store.Record
 	for i, m := range msgs {
-		if !slices.Contains(m.PickedTo, target) {
-			msgs[i].PickedTo = append(slices.Clone(m.PickedTo), target)
-			changed = append(changed, msgs[i])
+		if m.PickedAt(target, conv) {
+			continue
 		}
+		m.Picks = append(slices.Clone(m.Picks), store.Pick{Branch: target, ConversationID: conv, At: at})
+		if !slices.Contains(m.PickedTo, target) {
+			m.PickedTo = append(slices.Clone(m.PickedTo), target)
+		}
+		msgs[i] = store.SyncPicks(m)
+		changed = append(changed, msgs[i])
 	}
 	return changed
 }

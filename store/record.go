@@ -1,6 +1,7 @@
 package store
 
 import (
+	"slices"
 	"time"
 )
 
@@ -229,19 +230,75 @@ type Conversation struct {
 
 // Message is one turn of a conversation, ordered by Seq.
 type Message struct {
-	ID             string            `json:"id"`
-	Branch         string            `json:"branch,omitempty"`
-	ConversationID string            `json:"conversation_id"`
-	Seq            int               `json:"seq"`
-	Role           Role              `json:"role"`
-	Content        string            `json:"content"`
-	Tool           string            `json:"tool,omitempty"`
-	PickedTo       []string          `json:"picked_to,omitempty"` // branches it was cherry-picked to
-	SessionID      string            `json:"session_id,omitempty"`
-	TaskID         string            `json:"task_id,omitempty"`
-	AgentID        string            `json:"agent_id,omitempty"`
-	Metadata       map[string]string `json:"metadata,omitempty"`
-	CreatedAt      time.Time         `json:"created_at"`
+	ID             string `json:"id"`
+	Branch         string `json:"branch,omitempty"`
+	ConversationID string `json:"conversation_id"`
+	Seq            int    `json:"seq"`
+	Role           Role   `json:"role"`
+	Content        string `json:"content"`
+	Tool           string `json:"tool,omitempty"`
+	// PickedTo lists the branches the message was cherry-picked to, each once. It is
+	// kept in step with Picks: stores add a Pick for a branch written here alone, and
+	// the branch of every Pick here.
+	PickedTo []string `json:"picked_to,omitempty"`
+	// Picks records each cherry-pick of the message: the branch, the conversation
+	// that received it and when, oldest first.
+	Picks     []Pick            `json:"picks,omitempty"`
+	SessionID string            `json:"session_id,omitempty"`
+	TaskID    string            `json:"task_id,omitempty"`
+	AgentID   string            `json:"agent_id,omitempty"`
+	Metadata  map[string]string `json:"metadata,omitempty"`
+	CreatedAt time.Time         `json:"created_at"`
+}
+
+// Pick is one cherry-pick of a message: where it went and when. A pick written
+// before picks were recorded this way, or through PickedTo alone, has only a Branch.
+type Pick struct {
+	// Branch is the branch the message was picked to.
+	Branch string `json:"branch_name"`
+	// ConversationID is the conversation on Branch that received the message (its
+	// copy); empty when unknown.
+	ConversationID string `json:"conversation_id,omitempty"`
+	// At is when it was picked; zero when unknown.
+	At time.Time `json:"picked_at,omitzero"`
+}
+
+// SyncPicks returns m with PickedTo and Picks in step: a Pick (with only its Branch)
+// for every branch of PickedTo that no Pick names, and every Pick's branch in
+// PickedTo, once, in the order first seen. Stores apply it to every message they
+// write or read.
+func SyncPicks(m Message) Message {
+	if len(m.PickedTo) == 0 && len(m.Picks) == 0 {
+		return m
+	}
+	var picks []Pick
+	var branches []string
+	for _, b := range m.PickedTo {
+		if !slices.Contains(branches, b) {
+			branches = append(branches, b)
+		}
+	}
+	for _, p := range m.Picks {
+		if !slices.Contains(branches, p.Branch) {
+			branches = append(branches, p.Branch)
+		}
+	}
+	picks = slices.Clone(m.Picks)
+	for _, b := range branches {
+		if !slices.ContainsFunc(picks, func(p Pick) bool { return p.Branch == b }) {
+			picks = append(picks, Pick{Branch: b})
+		}
+	}
+	if slices.Equal(branches, m.PickedTo) && len(picks) == len(m.Picks) {
+		return m
+	}
+	m.PickedTo, m.Picks = branches, picks
+	return m
+}
+
+// PickedAt reports whether the message was picked into conversation conv on branch.
+func (m Message) PickedAt(branch, conv string) bool {
+	return slices.ContainsFunc(m.Picks, func(p Pick) bool { return p.Branch == branch && p.ConversationID == conv })
 }
 
 func (Fact) isRecord()         {}

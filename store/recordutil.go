@@ -136,7 +136,7 @@ func WithDefaults(r Record, now time.Time) Record {
 		if r.CreatedAt.IsZero() {
 			r.CreatedAt = now
 		}
-		return r
+		return SyncPicks(r)
 	}
 	return r
 }
@@ -199,7 +199,7 @@ func sameContent(a, b Record, ignoreUpdated, ignoreEmbedding bool) bool {
 	case Message:
 		y, ok := b.(Message)
 		return ok && x.ID == y.ID && x.ConversationID == y.ConversationID && x.Seq == y.Seq &&
-			x.Role == y.Role && x.Content == y.Content && x.Tool == y.Tool && slices.Equal(x.PickedTo, y.PickedTo) &&
+			x.Role == y.Role && x.Content == y.Content && x.Tool == y.Tool && slices.Equal(x.PickedTo, y.PickedTo) && slices.EqualFunc(x.Picks, y.Picks, Pick.equal) &&
 			x.SessionID == y.SessionID && x.TaskID == y.TaskID && x.AgentID == y.AgentID &&
 			maps.Equal(x.Metadata, y.Metadata) && sameStamp(x.CreatedAt, y.CreatedAt)
 	}
@@ -209,6 +209,10 @@ func sameContent(a, b Record, ignoreUpdated, ignoreEmbedding bool) bool {
 // sameStamp compares a time the store stamps: equal instants, or either side zero.
 func sameStamp(a, b time.Time) bool {
 	return a.IsZero() || b.IsZero() || a.Equal(b)
+}
+
+func (p Pick) equal(o Pick) bool {
+	return p.Branch == o.Branch && p.ConversationID == o.ConversationID && p.At.Equal(o.At)
 }
 
 func (v Verification) equal(o Verification) bool {
@@ -279,6 +283,7 @@ func Clone(r Record) Record {
 		return r
 	case Message:
 		r.PickedTo = slices.Clone(r.PickedTo)
+		r.Picks = slices.Clone(r.Picks)
 		r.Metadata = maps.Clone(r.Metadata)
 		return r
 	}

@@ -21,7 +21,7 @@ const (
 	MaxBranchNameLen = 100
 	// MaxCategoryLen bounds a fact's category, in characters (not bytes), so that any
 	// category the design's 50-character column holds, in any script, fits here too.
-	MaxCategoryLen = 100
+	MaxCategoryLen   = 100
 	MaxTextLen       = 1 << 20 // bytes of Fact.Text, Observation.Summary, Message.Content
 	MaxRawLen        = 64 << 10
 	MaxMetadataPairs = 64

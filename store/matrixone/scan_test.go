@@ -76,7 +76,7 @@ func TestScanBindsColumnsByName(t *testing.T) {
 		store.KindConversation: store.Conversation{ID: "id", SessionID: "session_id", AgentID: "agent_id", TaskID: "task_id", Title: "title",
 			Verify: ver, Metadata: meta("metadata"), CreatedAt: ts("created_at"), UpdatedAt: ts("updated_at")},
 		store.KindMessage: store.Message{ID: "id", ConversationID: "conversation_id", Seq: len("seq"), Role: "msg_role", Content: "content",
-			Tool: "tool", PickedTo: []string{"picked_to"}, SessionID: "session_id", TaskID: "task_id", AgentID: "agent_id",
+			Tool: "tool", PickedTo: []string{"picked_to"}, Picks: []store.Pick{{Branch: "picked_to"}}, SessionID: "session_id", TaskID: "task_id", AgentID: "agent_id",
 			Metadata: meta("metadata"), CreatedAt: ts("created_at")},
 	}
 	for _, k := range store.Kinds {
@@ -88,5 +88,31 @@ func TestScanBindsColumnsByName(t *testing.T) {
 		if d := cmp.Diff(want[k], r.rec); d != "" {
 			t.Errorf("%s (-want +got):\n%s", k, d)
 		}
+	}
+}
+
+// The picked_to column holds picks as objects; rows written before picks were
+// recorded hold branch names, and read as picks with only a branch.
+func TestDecodePicksReadsBothForms(t *testing.T) {
+	at := time.Date(2026, 3, 1, 10, 30, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		col  string
+		want []store.Pick
+	}{
+		{``, nil},
+		{`["task/a","task/b"]`, []store.Pick{{Branch: "task/a"}, {Branch: "task/b"}}},
+		{`[{"branch_name":"task/a","conversation_id":"c9","picked_at":"2026-03-01T10:30:00Z"}]`, []store.Pick{{Branch: "task/a", ConversationID: "c9", At: at}}},
+	} {
+		got, err := decodePicks(tc.col)
+		if err != nil {
+			t.Fatalf("decodePicks(%s): %v", tc.col, err)
+		}
+		if d := cmp.Diff(tc.want, got); d != "" {
+			t.Errorf("decodePicks(%s) (-want +got):\n%s", tc.col, d)
+		}
+	}
+	m := store.SyncPicks(store.Message{Picks: []store.Pick{{Branch: "task/a", ConversationID: "c9", At: at}}, PickedTo: []string{"task/b"}})
+	if got, err := decodePicks(picksText(m)); err != nil || len(got) != 2 {
+		t.Errorf("picks round trip = %+v, %v", got, err)
 	}
 }

@@ -143,6 +143,39 @@ func jsonText(v any, empty bool) string {
 	return string(b)
 }
 
+// picksText encodes a message's picks for the picked_to column, as the design's
+// cherry_picked_to holds them: [{"branch_name", "conversation_id", "picked_at"}].
+// The message went through store.SyncPicks, so Picks names every branch of PickedTo.
+func picksText(m store.Message) string {
+	m = store.SyncPicks(m)
+	return jsonText(m.Picks, len(m.Picks) == 0)
+}
+
+// decodePicks reads the picked_to column: an array of picks, or, as rows written
+// before picks were recorded hold it, an array of branch names.
+func decodePicks(s string) ([]store.Pick, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal([]byte(s), &items); err != nil {
+		return nil, err
+	}
+	picks := make([]store.Pick, len(items))
+	for i, it := range items {
+		if len(it) > 0 && it[0] == '"' {
+			if err := json.Unmarshal(it, &picks[i].Branch); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err := json.Unmarshal(it, &picks[i]); err != nil {
+			return nil, err
+		}
+	}
+	return picks, nil
+}
+
 func metaText(m map[string]string) string { return jsonText(m, len(m) == 0) }
 
 func verifyText(v store.Verification) string { return jsonText(v, v == (store.Verification{})) }
@@ -236,7 +269,7 @@ func values(k store.Kind, r store.Record, dup *dupCoder) []any {
 			nullTime(c.CreatedAt), nullTime(c.UpdatedAt)}
 	case store.KindMessage:
 		m, _ := r.(store.Message)
-		return []any{m.ConversationID, m.Seq, string(m.Role), m.Content, m.Tool, jsonText(m.PickedTo, len(m.PickedTo) == 0),
+		return []any{m.ConversationID, m.Seq, string(m.Role), m.Content, m.Tool, picksText(m),
 			m.SessionID, m.TaskID, m.AgentID, metaText(m.Metadata), nullTime(m.CreatedAt)}
 	}
 	panic("matrixone: unknown kind " + string(k))
@@ -445,11 +478,11 @@ func scanMessage(sc scanner, extra []any) (row, error) {
 	if err != nil || rs.r.deleted {
 		return rs.r, err
 	}
-	var pickedTo []string
-	if picked != "" {
-		rs.err = json.Unmarshal([]byte(picked), &pickedTo)
+	picks, err := decodePicks(picked)
+	if err != nil {
+		rs.err = err
 	}
-	rs.r.rec = store.Message{ID: rs.r.id, ConversationID: conv, Seq: seq, Role: store.Role(role), Content: content, Tool: tool,
-		PickedTo: pickedTo, SessionID: session, TaskID: task, AgentID: agent, Metadata: rs.meta(meta), CreatedAt: rs.time(created)}
+	rs.r.rec = store.SyncPicks(store.Message{ID: rs.r.id, ConversationID: conv, Seq: seq, Role: store.Role(role), Content: content, Tool: tool,
+		Picks: picks, SessionID: session, TaskID: task, AgentID: agent, Metadata: rs.meta(meta), CreatedAt: rs.time(created)})
 	return rs.done(store.KindMessage)
 }

@@ -131,7 +131,8 @@ func (o op) record() (store.Record, error) {
 	case store.KindMessage:
 		var x store.Message
 		err = json.Unmarshal(o.Rec, &x)
-		return x, err
+		// A log written before picks were recorded holds PickedTo alone.
+		return store.SyncPicks(x), err
 	}
 	return nil, fmt.Errorf("unknown record kind %q", o.Kind)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/day1ai/day1/store"
 )
@@ -100,6 +101,38 @@ func testWrite(t *testing.T, h Harness) {
 		got.Embedding[0], got.Metadata["k"] = 9, "changed by the caller after Get"
 		again := e.get(main, factRef("f")).(store.Fact)
 		same(e.t, "after changing a read", []any{vec(1, 2), map[string]string{"k": "v"}}, []any{again.Embedding, again.Metadata})
+	})
+
+	subtest(t, h, area, "a message's picks: branch, conversation and time, beside PickedTo", func(e *env) {
+		at := time.Date(2026, 3, 1, 10, 30, 0, 123456000, time.UTC)
+		e.put(store.DefaultBranch, store.PutOptions{},
+			store.Conversation{ID: "c1"},
+			store.Message{ID: "m1", ConversationID: "c1", Seq: 1, Role: store.RoleToolCall, Content: "grep token",
+				Picks: []store.Pick{{Branch: "task/a", ConversationID: "c9", At: at}}},
+			store.Message{ID: "m2", ConversationID: "c1", Seq: 2, Role: store.RoleToolResult, Content: "parser.go:12",
+				PickedTo: []string{"task/b"}, Picks: []store.Pick{{Branch: "task/a", ConversationID: "c9", At: at}}})
+		m1 := e.get(main, msgRef("m1")).(store.Message)
+		same(e.t, "m1 picks", []any{[]string{"task/a"}, []store.Pick{{Branch: "task/a", ConversationID: "c9", At: at}}},
+			[]any{m1.PickedTo, m1.Picks})
+		m2 := e.get(main, msgRef("m2")).(store.Message)
+		same(e.t, "m2 picks", []any{[]string{"task/b", "task/a"}, []store.Pick{{Branch: "task/a", ConversationID: "c9", At: at}, {Branch: "task/b"}}},
+			[]any{m2.PickedTo, m2.Picks})
+		if !m1.PickedAt("task/a", "c9") || m1.PickedAt("task/a", "c1") {
+			e.t.Errorf("m1.PickedAt: want true for task/a c9 only")
+		}
+		// Writing the same picks again is deduplicated; a second pick is an update.
+		res := e.put1(store.DefaultBranch, m1)
+		if res.Outcome != store.Deduplicated {
+			e.t.Errorf("rewriting m1 as read: Outcome = %q; want deduplicated", res.Outcome)
+		}
+		m1.Picks = append(m1.Picks, store.Pick{Branch: "task/a", ConversationID: "c10", At: at.Add(time.Minute)})
+		if res := e.put1(store.DefaultBranch, m1); res.Outcome != store.Updated {
+			e.t.Errorf("a second pick to task/a: Outcome = %q; want updated", res.Outcome)
+		}
+		m1 = e.get(main, msgRef("m1")).(store.Message)
+		if len(m1.Picks) != 2 || len(m1.PickedTo) != 1 || !m1.PickedAt("task/a", "c10") {
+			e.t.Errorf("after the second pick: PickedTo %v, Picks %+v; want one branch, two picks", m1.PickedTo, m1.Picks)
+		}
 	})
 
 	subtest(t, h, area, "limits on ids and categories", func(e *env) {
@@ -440,6 +473,12 @@ func stampedLike(t *testing.T, in, got store.Record) store.Record {
 		return w
 	case store.Message:
 		w.Branch, w.CreatedAt = store.DefaultBranch, got.RecordTime()
+		// A branch written in PickedTo alone is recorded as a pick with no details.
+		if len(w.PickedTo) > 0 && len(w.Picks) == 0 {
+			for _, b := range w.PickedTo {
+				w.Picks = append(w.Picks, store.Pick{Branch: b})
+			}
+		}
 		return w
 	}
 	return in
