@@ -92,7 +92,8 @@ func TestGatePasses(t *testing.T) {
 	if _, err := eng.Merge(ctx, merge.Request{Source: agent, Target: "main"}); err != nil {
 		t.Fatalf("merge without offending facts = %v", err)
 	}
-	if got := getFact(t, st, "main", "ok").Status; got != store.FactVerified {
+	// A gated merge promotes the verified facts it brings.
+	if got := getFact(t, st, "main", "ok").Status; got != store.FactPromoted {
 		t.Errorf("merged fact status = %q", got)
 	}
 }

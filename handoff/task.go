@@ -945,7 +945,9 @@ func (e *Engine) LeaveTask(ctx context.Context, r LeaveRequest) (Member, error) 
 //
 // With r.Merge, the task's verified knowledge is promoted to its parent branch by a
 // cherry-pick merge (through Engine.Merger, so its gate applies) before the task is
-// marked completed; the merge marks the task branch merged into its parent. What the task branch added since it was forked is sorted:
+// marked completed; the merge marks the task branch merged into its parent, and the
+// facts it brings arrive with Status store.FactPromoted (merge.Request.Promote). What
+// the task branch added since it was forked is sorted:
 //
 //   - a fact is promoted when it is live (not superseded or invalidated) and verified:
 //     its Status is verified or promoted, or its Verification.Status is verified;
@@ -994,7 +996,7 @@ func (e *Engine) CompleteTask(ctx context.Context, r CompleteRequest) (Completio
 		res.Promoted, res.Kept = promoted, kept
 		if len(promoted) > 0 {
 			mr, err := e.merger().Merge(ctx, merge.Request{
-				Source: t.Branch, Target: t.Parent, Strategy: store.CherryPick, Pick: promoted,
+				Source: t.Branch, Target: t.Parent, Strategy: store.CherryPick, Pick: promoted, Promote: true,
 				MarkMerged: t.Branch != store.DefaultBranch, MergedBy: r.By, Message: fmt.Sprintf("complete task %s: promote verified knowledge", t.Name),
 			})
 			if err != nil {

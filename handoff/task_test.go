@@ -309,6 +309,12 @@ func TestCompleteTaskPromotesVerifiedOnly(t *testing.T) {
 			t.Errorf("%v not on main: %v", r, err)
 		}
 	}
+	if r, err := v.mem.Get(bg, store.View{Branch: "main"}, ref(store.KindFact, "f-ok")); err != nil || r.(store.Fact).Status != store.FactPromoted {
+		t.Errorf("f-ok on main = %+v, %v; want status promoted", r, err)
+	}
+	if got, err := v.mem.List(bg, store.View{Branch: "main"}, store.ListQuery{Kind: store.KindFact, Filter: store.Filter{Status: store.FactPromoted}}); err != nil || len(got) != 1 {
+		t.Errorf("promoted facts on main = %v, %v; want f-ok", got, err)
+	}
 	for _, r := range append(wantKept, ref(store.KindObservation, "o1")) {
 		if _, err := v.mem.Get(bg, store.View{Branch: "main"}, r); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("%v reached main: %v", r, err)

@@ -49,8 +49,14 @@ type Request struct {
 	MergedBy string
 	// Message is recorded in the merge history.
 	Message string
-	// Gate, when set, checks this merge instead of Engine.Gate.
+	// Gate, when set, checks this merge instead of Engine.Gate. A merge checked by a
+	// gate (this one or Engine.Gate) promotes, as Promote does.
 	Gate Gate
+	// Promote writes the verified facts the merge brings to the target (live, with
+	// Status verified or Verify.Status verified; see store.Fact.IsVerified) with Status
+	// store.FactPromoted: knowledge promoted to a shared branch. The source keeps its
+	// versions. Task completion and every gated merge promote. Default false.
+	Promote bool
 	// DryRun computes the plan and the record, runs the gate, and returns them without
 	// changing anything.
 	DryRun bool
@@ -165,7 +171,7 @@ func (e *Engine) Merge(ctx context.Context, req Request) (Result, error) {
 		if diff == nil {
 			return Result{}, fmt.Errorf("day1: merge %s into %s: the store returned no diff", req.Source, req.Target)
 		}
-		p := &planner{e: e, req: req, diff: diff, now: now, b: newBuilder(len(diff.SourceChanges))}
+		p := &planner{e: e, req: req, diff: diff, now: now, b: newBuilder(len(diff.SourceChanges)), promote: req.Promote || gate != nil}
 		plan, err := p.plan(ctx, id)
 		if err != nil {
 			return Result{}, err

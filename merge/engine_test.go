@@ -434,3 +434,37 @@ func TestKeepBothID(t *testing.T) {
 		t.Errorf("len(keepBothID(long)) = %d, want %d", len(got), store.MaxIDLen)
 	}
 }
+
+// A gated merge, or one asking to Promote, writes the verified facts it brings with
+// status promoted; unverified facts keep theirs, and an ungated merge changes none.
+func TestMergePromotes(t *testing.T) {
+	t.Parallel()
+	ok := fact("f1", "auth uses JWT")
+	ok.Status = store.FactVerified
+	judged := fact("f2", "tokens last an hour")
+	judged.Verify.Status = store.Verified
+	open := fact("f3", "maybe clock skew")
+	allow := GateFunc("allow", func(context.Context, *store.MergePlan) ([]store.Offense, error) { return nil, nil })
+	promoted := func(f store.Fact) store.Fact { f.Status = store.FactPromoted; return f }
+	for _, tc := range []struct {
+		name string
+		req  Request
+		want []store.Record
+	}{
+		{"ungated", Request{Source: src, Target: tgt}, []store.Record{ok, judged, open}},
+		{"gated", Request{Source: src, Target: tgt, Gate: allow}, []store.Record{promoted(ok), promoted(judged), open}},
+		{"promote", Request{Source: src, Target: tgt, Promote: true}, []store.Record{promoted(ok), promoted(judged), open}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			fs := newFake(diffOf([]store.Change{added(ok), added(judged), added(open)}, nil))
+			res, err := testEngine(fs).Merge(context.Background(), tc.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, res.Plan.Puts); diff != "" {
+				t.Errorf("puts (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -18,6 +18,8 @@ type planner struct {
 	now  time.Time
 	b    *builder
 	sq   *squash // Squash merges only
+	// promote writes the verified facts of the plan with status promoted.
+	promote bool
 }
 
 // plan decides every change of the diff and returns the plan, with its record id.
@@ -33,6 +35,9 @@ func (p *planner) plan(ctx context.Context, id string) (store.MergePlan, error) 
 	}
 	p.dedupeTexts()
 	puts, deletes := p.b.finish()
+	if p.promote {
+		promote(puts)
+	}
 	return store.MergePlan{
 		Source:     p.req.Source,
 		Target:     p.req.Target,
@@ -54,6 +59,16 @@ func (p *planner) plan(ctx context.Context, id string) (store.MergePlan, error) 
 			CreatedAt:   p.now,
 		},
 	}, nil
+}
+
+// promote sets the status of the verified facts of puts to promoted, in place.
+func promote(puts []store.Record) {
+	for i, r := range puts {
+		if f, ok := r.(store.Fact); ok && f.IsVerified() && f.Status != store.FactPromoted {
+			f.Status = store.FactPromoted
+			puts[i] = f
+		}
+	}
 }
 
 // mergeAll plans Native, Squash and Auto merges: every source change is adopted,

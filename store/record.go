@@ -263,36 +263,33 @@ type Pick struct {
 	At time.Time `json:"picked_at,omitzero"`
 }
 
-// SyncPicks returns m with PickedTo and Picks in step: a Pick (with only its Branch)
-// for every branch of PickedTo that no Pick names, and every Pick's branch in
-// PickedTo, once, in the order first seen. Stores apply it to every message they
-// write or read.
+// SyncPicks returns m with PickedTo and Picks in step: Picks gains a Pick (with only
+// its Branch) for every branch of PickedTo that no Pick names, and PickedTo becomes
+// the branches of Picks, each once, in the order of Picks. Stores apply it to every
+// message they write or read.
 func SyncPicks(m Message) Message {
 	if len(m.PickedTo) == 0 && len(m.Picks) == 0 {
 		return m
 	}
-	var picks []Pick
-	var branches []string
+	picks := m.Picks
 	for _, b := range m.PickedTo {
-		if !slices.Contains(branches, b) {
-			branches = append(branches, b)
+		if !slices.ContainsFunc(picks, func(p Pick) bool { return p.Branch == b }) {
+			if len(picks) == len(m.Picks) {
+				picks = slices.Clone(picks)
+			}
+			picks = append(picks, Pick{Branch: b})
 		}
 	}
-	for _, p := range m.Picks {
+	branches := make([]string, 0, len(picks))
+	for _, p := range picks {
 		if !slices.Contains(branches, p.Branch) {
 			branches = append(branches, p.Branch)
 		}
 	}
-	picks = slices.Clone(m.Picks)
-	for _, b := range branches {
-		if !slices.ContainsFunc(picks, func(p Pick) bool { return p.Branch == b }) {
-			picks = append(picks, Pick{Branch: b})
-		}
+	if !slices.Equal(branches, m.PickedTo) {
+		m.PickedTo = branches
 	}
-	if slices.Equal(branches, m.PickedTo) && len(picks) == len(m.Picks) {
-		return m
-	}
-	m.PickedTo, m.Picks = branches, picks
+	m.Picks = picks
 	return m
 }
 

@@ -158,7 +158,9 @@ func SameContentExceptEmbedding(a, b Record) bool {
 
 // Equivalent reports whether a and b hold the same content apart from Branch and
 // UpdatedAt. Diffs compare records with it: two sides that reached the same content at
-// different moments have made no change that needs merging.
+// different moments have made no change that needs merging. A fact promoted by a
+// merge (FactPromoted) is equivalent to its verified self (see Fact.IsVerified): the
+// promotion marks where the knowledge sits, not a change of it.
 func Equivalent(a, b Record) bool {
 	return sameContent(a, b, true, false)
 }
@@ -173,7 +175,8 @@ func sameContent(a, b Record, ignoreUpdated, ignoreEmbedding bool) bool {
 	case Fact:
 		y, ok := b.(Fact)
 		return ok && x.ID == y.ID && x.Text == y.Text && (ignoreEmbedding || slices.Equal(x.Embedding, y.Embedding)) &&
-			x.Category == y.Category && x.Confidence == y.Confidence && x.Status == y.Status &&
+			x.Category == y.Category && x.Confidence == y.Confidence &&
+			(x.Status == y.Status || ignoreUpdated && promotedFrom(x, y)) &&
 			x.SourceType == y.SourceType && x.SourceID == y.SourceID && x.ParentID == y.ParentID &&
 			x.SessionID == y.SessionID && x.TaskID == y.TaskID && x.AgentID == y.AgentID &&
 			maps.Equal(x.Metadata, y.Metadata) && x.Verify.equal(y.Verify) &&
@@ -204,6 +207,12 @@ func sameContent(a, b Record, ignoreUpdated, ignoreEmbedding bool) bool {
 			maps.Equal(x.Metadata, y.Metadata) && sameStamp(x.CreatedAt, y.CreatedAt)
 	}
 	return false
+}
+
+// promotedFrom reports whether one of two facts is promoted and the other verified:
+// the same knowledge before and after a promoting merge.
+func promotedFrom(x, y Fact) bool {
+	return x.Status == FactPromoted && y.IsVerified() || y.Status == FactPromoted && x.IsVerified()
 }
 
 // sameStamp compares a time the store stamps: equal instants, or either side zero.

@@ -115,7 +115,7 @@ func testWrite(t *testing.T, h Harness) {
 		same(e.t, "m1 picks", []any{[]string{"task/a"}, []store.Pick{{Branch: "task/a", ConversationID: "c9", At: at}}},
 			[]any{m1.PickedTo, m1.Picks})
 		m2 := e.get(main, msgRef("m2")).(store.Message)
-		same(e.t, "m2 picks", []any{[]string{"task/b", "task/a"}, []store.Pick{{Branch: "task/a", ConversationID: "c9", At: at}, {Branch: "task/b"}}},
+		same(e.t, "m2 picks", []any{[]string{"task/a", "task/b"}, []store.Pick{{Branch: "task/a", ConversationID: "c9", At: at}, {Branch: "task/b"}}},
 			[]any{m2.PickedTo, m2.Picks})
 		if !m1.PickedAt("task/a", "c9") || m1.PickedAt("task/a", "c1") {
 			e.t.Errorf("m1.PickedAt: want true for task/a c9 only")
