@@ -259,3 +259,44 @@ func ExampleClient_TransferTask() {
 	// condition "context.tokens_used > 100000" is true
 	// day1: condition syntax error at offset 21: unexpected '>'; expected an operand: a number, a string, true, false, null, an identifier or '('
 }
+
+// A packet that summarises: each key conversation carries a summary (the heuristic's
+// here, the model's with Config.Model), and Consolidate turns the source agent's
+// observations into candidate facts before the packet is frozen.
+func ExampleClient_Handoff_consolidate() {
+	ctx := context.Background()
+	c, err := day1.Open(ctx, exampleConfig())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+
+	const task, inv = "fix-refresh", "agent-investigator"
+	if _, err := c.CreateTask(ctx, day1.TaskSpec{Name: task, Objectives: []string{"Find the cause"}}); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := c.JoinTask(ctx, day1.JoinRequest{Task: task, Agent: inv}); err != nil {
+		log.Fatal(err)
+	}
+	branch := "task/" + task + "/" + inv
+	if _, err := c.WriteObservation(ctx, day1.Observation{Branch: branch, TaskID: task, AgentID: inv, Type: day1.ObsDiscovery,
+		Summary: "The refresh handler skips the token expiry check"}); err != nil {
+		log.Fatal(err)
+	}
+	exampleDebugSession(ctx, c, branch)
+
+	h, err := c.Handoff(ctx, day1.HandoffRequest{Task: task, FromAgent: inv, Type: day1.HandoffEscalation,
+		Consolidate: true, IncludeUnverified: true})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, f := range h.Packet.Facts {
+		fmt.Println("candidate fact:", f.Text)
+	}
+	for _, cv := range h.Packet.Conversations {
+		fmt.Println(cv.SummaryBy+":", cv.Summary)
+	}
+	// Output:
+	// candidate fact: The refresh handler skips the token expiry check
+	// heuristic: 9 messages; asked: Fix the token refresh bug.; tools: bash, edit; 2 decision points; last: Done: all auth tests pass.
+}

@@ -88,8 +88,12 @@ func (c *Client) handoffs() *handoff.Engine {
 		Model:     c.cfg.Model,
 		Merger:    c.engine,
 		Decisions: decisionIDs,
-		NewID:     c.cfg.Test.NewID,
-		Now:       c.cfg.Test.Now,
+		Consolidate: func(ctx context.Context, branch, task, agent string) (int, error) {
+			res, err := c.curator().Consolidate(ctx, curation.ConsolidateRequest{Branch: branch, TaskID: task, AgentID: agent})
+			return len(res.Facts), err
+		},
+		NewID: c.cfg.Test.NewID,
+		Now:   c.cfg.Test.Now,
 	}
 }
 

@@ -143,7 +143,8 @@ func TestTaskContext(t *testing.T) {
 func TestPacketSummaryByModel(t *testing.T) {
 	t.Parallel()
 	v := scenario(t)
-	model := llmfake.NewModel().On(`summarise the context`, "The investigator found the cause in token_service.py; an OAuth2 expert should fix it.")
+	model := llmfake.NewModel().On(`summarise the context`, "The investigator found the cause in token_service.py; an OAuth2 expert should fix it.").
+		On(`summarise one conversation`, "The investigator traced the failure to a missing expiry check.")
 	v.e.Model = model
 	h, err := v.e.CreateHandoff(bg, HandoffRequest{Task: "t1", Type: TypeEscalation, FromAgent: "inv"})
 	if err != nil {
@@ -153,17 +154,30 @@ func TestPacketSummaryByModel(t *testing.T) {
 		t.Errorf("summary = %q by %s", h.Packet.Summary, h.Packet.SummaryBy)
 	}
 	calls := model.Calls()
-	if len(calls) != 1 || !strings.Contains(llmfake.Prompt(calls[0]), "token_service.py:142") {
+	if len(calls) != len(h.Packet.Conversations)+1 || !strings.Contains(llmfake.Prompt(calls[len(calls)-1]), "token_service.py:142") {
 		t.Errorf("the model was not shown the packet: %d calls", len(calls))
 	}
-	// A failing model never fails the handoff: the heuristic summary stands in.
-	model.FailNext(1, nil)
+	if len(h.Packet.Conversations) == 0 {
+		t.Fatal("the packet has no conversation")
+	}
+	for _, c := range h.Packet.Conversations {
+		if c.SummaryBy != "model:llmfake" || c.Summary != "The investigator traced the failure to a missing expiry check." {
+			t.Errorf("conversation %s summary = %q by %s", c.ID, c.Summary, c.SummaryBy)
+		}
+	}
+	// A failing model never fails the handoff: the heuristic summaries stand in.
+	model.FailNext(len(calls), nil)
 	h, err = v.e.CreateHandoff(bg, HandoffRequest{Task: "t1", Type: TypeEscalation, FromAgent: "inv"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if h.Packet.SummaryBy != "heuristic" || h.Packet.SummaryError == "" || !strings.HasPrefix(h.Packet.Summary, "Task t1") {
 		t.Errorf("summary after a model failure = %q by %s (%q)", h.Packet.Summary, h.Packet.SummaryBy, h.Packet.SummaryError)
+	}
+	for _, c := range h.Packet.Conversations {
+		if c.SummaryBy != "heuristic" || !strings.Contains(c.Summary, "messages") {
+			t.Errorf("conversation %s summary after a model failure = %q by %s", c.ID, c.Summary, c.SummaryBy)
+		}
 	}
 }
 

@@ -67,6 +67,11 @@ type Engine struct {
 	// decision messages first when it must shorten a conversation. Default nil: no
 	// message is flagged.
 	Decisions func(msgs []store.Message) []string
+	// Consolidate turns an agent's observations on a branch into candidate facts
+	// there (unverified), and returns how many facts it wrote. A handoff asking for
+	// HandoffRequest.Consolidate calls it on the source agent's branch before the
+	// packet is frozen. Default nil: such a handoff is a *store.ValidationError.
+	Consolidate func(ctx context.Context, branch, task, agent string) (int, error)
 	// Dispatcher receives every collaboration message after it is stored, for the
 	// handlers registered on it. Default nil: messages are only stored.
 	Dispatcher *Dispatcher

@@ -174,7 +174,13 @@ type ConversationContext struct {
 	// holds the key ones, in sequence order.
 	MessageCount int          `json:"message_count"`
 	Messages     []KeyMessage `json:"messages,omitempty"`
-	CreatedAt    time.Time    `json:"created_at"`
+	// Summary is a short account of the conversation: written by Engine.Model when
+	// set, or from its messages (who asked what, the tools used, the decisions, the
+	// last answer). SummaryBy is "model:<name>" or "heuristic"; a failing model
+	// leaves the heuristic summary.
+	Summary   string    `json:"summary,omitempty"`
+	SummaryBy string    `json:"summary_by,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
 }
 
 // KeyMessage is one message of a conversation in a packet.
@@ -329,7 +335,7 @@ func (e *Engine) buildPacket(ctx context.Context, t Task, s packetSpec) (Packet,
 	b.state(t)
 	b.facts(g)
 	b.relations(g)
-	b.conversations(g)
+	b.conversations(ctx, g)
 	if s.scope.FailedAttempts {
 		b.recentErrors(g)
 	}
@@ -470,7 +476,7 @@ type conversationCandidate struct {
 
 // conversations keeps the key conversations (verified, cherry-picked or with decision
 // points; all for scopes with AllConversations), each with its key messages.
-func (b *packetBuilder) conversations(g *gathered) {
+func (b *packetBuilder) conversations(ctx context.Context, g *gathered) {
 	byConv := map[string][]store.Message{}
 	for _, m := range g.msgs {
 		byConv[m.ConversationID] = append(byConv[m.ConversationID], m)
@@ -500,6 +506,7 @@ func (b *packetBuilder) conversations(g *gathered) {
 	cands = cands[:b.keep("conversations", len(cands), b.l.Conversations)]
 	for _, cd := range cands {
 		cc := cd.c
+		cc.Summary, cc.SummaryBy = b.e.summarizeConversation(ctx, cc, byConv[cc.ID])
 		cc.Messages = keyMessages(cc.Messages, b.keep("conversations/"+cc.ID+"/messages", len(cc.Messages), b.l.Messages))
 		for i := range cc.Messages {
 			cc.Messages[i].Content = truncText(cc.Messages[i].Content, b.l.TextBytes, &b.p.TruncatedTexts)
@@ -713,6 +720,83 @@ func (e *Engine) summarize(ctx context.Context, p *Packet) {
 	}
 	var cut int
 	p.Summary, p.SummaryBy = truncText(s, 4000, &cut), "model:"+e.Model.Name()
+}
+
+// summarizeConversation writes the summary of one conversation of a packet, with
+// the model when there is one, and otherwise (or when it fails) from the messages.
+func (e *Engine) summarizeConversation(ctx context.Context, cc ConversationContext, msgs []store.Message) (string, string) {
+	h := heuristicConversationSummary(cc, msgs)
+	if e.Model == nil || len(msgs) == 0 {
+		return h, "heuristic"
+	}
+	var tr strings.Builder
+	for _, m := range msgs {
+		line := fmt.Sprintf("%d %s", m.Seq, m.Role)
+		if m.Tool != "" {
+			line += " (" + m.Tool + ")"
+		}
+		var cut int
+		fmt.Fprintf(&tr, "%s: %s\n", line, truncText(m.Content, 2000, &cut))
+		if tr.Len() > 32<<10 {
+			break
+		}
+	}
+	resp, err := e.Model.Complete(ctx, llm.Request{
+		System: "You summarise one conversation of an AI agent for another agent taking over its task. In at most " +
+			"three sentences say what was asked, what was decided or found, and how it ended. Answer with the summary only.",
+		Messages: []llm.Message{{Role: llm.RoleUser, Content: "Conversation " + strconv.Quote(cc.Title) + "\n\n" + tr.String()}},
+	})
+	if err != nil || strings.TrimSpace(resp.Content) == "" {
+		return h, "heuristic"
+	}
+	var cut int
+	return truncText(strings.TrimSpace(resp.Content), 1000, &cut), "model:" + e.Model.Name()
+}
+
+// heuristicConversationSummary describes a conversation from its messages: the first
+// request, the tools used, the decision points, and the last answer.
+func heuristicConversationSummary(cc ConversationContext, msgs []store.Message) string {
+	var cut int
+	short := func(s string) string {
+		s = strings.Join(strings.Fields(s), " ")
+		if t := truncText(s, 160, &cut); t != s {
+			return t + "..."
+		}
+		return s
+	}
+	var ask, last string
+	var tools []string
+	for _, m := range msgs {
+		switch {
+		case m.Role == store.RoleUser && ask == "":
+			ask = m.Content
+		case m.Role == store.RoleAssistant:
+			last = m.Content
+		}
+		if m.Tool != "" && !slices.Contains(tools, m.Tool) {
+			tools = append(tools, m.Tool)
+		}
+	}
+	decisions := 0
+	for _, k := range cc.Messages {
+		if k.Decision {
+			decisions++
+		}
+	}
+	parts := []string{fmt.Sprintf("%d messages", len(msgs))}
+	if ask != "" {
+		parts = append(parts, "asked: "+short(ask))
+	}
+	if len(tools) > 0 {
+		parts = append(parts, "tools: "+strings.Join(tools, ", "))
+	}
+	if decisions > 0 {
+		parts = append(parts, fmt.Sprintf("%d decision points", decisions))
+	}
+	if last != "" {
+		parts = append(parts, "last: "+short(last))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // heuristicSummary describes a packet in a few deterministic sentences.

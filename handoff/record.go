@@ -124,6 +124,11 @@ type HandoffRequest struct {
 	// IncludeUnverified adds unverified facts to the packet. Default false: only
 	// verified facts travel.
 	IncludeUnverified bool
+	// Consolidate turns the source agent's observations on its branch
+	// (task/<task>/<agent>) into candidate facts there before the packet is frozen,
+	// through Engine.Consolidate. The candidates are unverified: they travel when
+	// IncludeUnverified is set. Requires FromAgent. Default false.
+	Consolidate bool
 	// TTL is how long the handoff stays pending before it expires. Default 0: it
 	// never expires. Must not be negative.
 	TTL time.Duration
@@ -387,6 +392,11 @@ func (e *Engine) CreateHandoff(ctx context.Context, r HandoffRequest) (Handoff, 
 	if err != nil {
 		return Handoff{}, err
 	}
+	if r.Consolidate {
+		if err := e.consolidateSource(ctx, r.Task, r.FromAgent); err != nil {
+			return Handoff{}, err
+		}
+	}
 	if r.ToAgent == "" && len(r.Required) > 0 {
 		exclude := ""
 		if r.Type.Scope().Receiver == ReceiverOther {
@@ -446,6 +456,27 @@ func (e *Engine) CreateHandoff(ctx context.Context, r HandoffRequest) (Handoff, 
 		return Handoff{}, err
 	}
 	return h, nil
+}
+
+// consolidateSource turns the source agent's observations into candidate facts on
+// its branch, for a handoff that asks for it.
+func (e *Engine) consolidateSource(ctx context.Context, task, agent string) error {
+	if agent == "" {
+		return store.Invalid("HandoffRequest.Consolidate", "needs FromAgent, whose observations become candidate facts", nil)
+	}
+	if e.Consolidate == nil {
+		return store.Invalid("HandoffRequest.Consolidate", "needs Engine.Consolidate to be set", nil)
+	}
+	branch := AgentBranch(task, agent)
+	if _, err := e.Store.GetBranch(ctx, branch); errors.Is(err, store.ErrBranchNotFound) {
+		return nil // the agent never wrote on a branch of its own
+	} else if err != nil {
+		return err
+	}
+	if _, err := e.Consolidate(ctx, branch, task, agent); err != nil {
+		return fmt.Errorf("day1: consolidating the observations of %s before the handoff: %w", agent, err)
+	}
+	return nil
 }
 
 // GetHandoff returns a handoff record with its packet. Errors: an error matching
