@@ -56,9 +56,22 @@ type AgentProfile struct {
 	Name string `json:"name,omitempty"`
 	// Capabilities lists what the agent can do, each name once.
 	Capabilities []Capability `json:"capabilities,omitempty"`
+	// Availability says whether the agent can take work now. Default "" counts as
+	// AvailabilityAvailable, so profiles registered before the field existed keep
+	// receiving handoffs. A busy or offline agent is not offered handoffs nor chosen
+	// as a receiver; an offline one cannot accept a handoff either. See Eligible.
+	Availability Availability `json:"availability,omitempty"`
+	// AcceptTypes lists the handoff types the agent may receive. Default empty: every
+	// type.
+	AcceptTypes []Type `json:"accept_types,omitempty"`
+	// Permissions lists named permissions the agent holds, e.g. "deploy:prod",
+	// compared exactly. A handoff whose HandoffRequest.Permissions the agent does not
+	// all hold is neither offered to it nor accepted by it. Default none.
+	Permissions []string `json:"permissions,omitempty"`
 }
 
-// Validate checks the ID and every capability, and that no capability is listed twice
+// Validate checks the ID, every capability, the availability, the accepted types and
+// the permissions, and that no capability is listed twice
 // (names compare case-insensitively). It returns a *store.ValidationError whose field
 // is indexed, e.g. "AgentProfile.Capabilities[2].Capability.Proficiency".
 func (a AgentProfile) Validate() error {
@@ -76,7 +89,15 @@ func (a AgentProfile) Validate() error {
 		}
 		seen[k] = true
 	}
-	return nil
+	if !a.Availability.Valid() {
+		return store.Invalid("AgentProfile.Availability", oneOf(allAvailabilities)+" (empty means available)", string(a.Availability))
+	}
+	for i, t := range a.AcceptTypes {
+		if !t.Valid() {
+			return store.Invalid(fmt.Sprintf("AgentProfile.AcceptTypes[%d]", i), oneOf(allTypes), string(t))
+		}
+	}
+	return validPermissions("AgentProfile.Permissions", a.Permissions)
 }
 
 // Proficiency returns the agent's effective proficiency in the named capability and

@@ -39,6 +39,10 @@ var (
 	// ErrNoCandidate: no registered agent meets the required capabilities. It also
 	// matches store.ErrNotFound.
 	ErrNoCandidate = fmt.Errorf("day1: no registered agent meets the required capabilities: %w", store.ErrNotFound)
+	// ErrReceiverRefused: the agent may not receive the handoff: it is busy or
+	// offline, does not take the type, or lacks a required permission.
+	// *ReceiverError matches it. It also matches store.ErrConflict.
+	ErrReceiverRefused = store.NewSentinel("day1: the agent may not receive the handoff", store.ErrConflict)
 	// ErrNotReady: a conditional policy's trigger did not fire, so the handoff did
 	// not happen; it shows failed.
 	ErrNotReady = errors.New("day1: the handoff's condition was not met")

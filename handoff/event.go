@@ -25,7 +25,20 @@ const (
 	// initiated).
 	EventHandoffCreated EventKind = "handoff.created"
 	// EventHandoffStatus records a status change of a handoff: From and To.
-	EventHandoffStatus   EventKind = "handoff.status"
+	EventHandoffStatus EventKind = "handoff.status"
+	// EventHandoffRefused records an agent refused as a receiver, by its profile's
+	// availability, accepted types or permissions: Note says why (see
+	// ReceiverError). Handoff is empty when the refusal stopped the offer.
+	EventHandoffRefused EventKind = "handoff.refused"
+	// EventHandoffEscalated records a rejected, expired or rolled back handoff
+	// offered again to the next best agent: Handoff is the one that ended, Related
+	// the new one, From its final status.
+	EventHandoffEscalated EventKind = "handoff.escalated"
+	// EventHandoffEscalationEnded records an escalation chain that stops: the bound
+	// was reached or no agent qualifies. Note says why; the handoff keeps its final
+	// status.
+	EventHandoffEscalationEnded EventKind = "handoff.escalation_ended"
+
 	EventCheckpoint      EventKind = "checkpoint.created"
 	EventCheckpointUsed  EventKind = "checkpoint.resumed"
 	EventCollabOpened    EventKind = "collab.opened"
@@ -41,6 +54,9 @@ type Event struct {
 	Task string `json:"task,omitempty"`
 	// Handoff is the handoff's ID, for handoff events.
 	Handoff string `json:"handoff,omitempty"`
+	// Related is another handoff the event links to: the new handoff of an
+	// escalation.
+	Related string `json:"related,omitempty"`
 	// Actor is who made the change: an agent ID, or empty when unknown.
 	Actor string `json:"actor,omitempty"`
 	// Agents lists every agent the event concerns (the actor, the source and the
@@ -72,8 +88,14 @@ type EventFilter struct {
 // event builds the write of one audit event. agents are deduplicated and sorted; the
 // actor is added to them.
 func (e *Engine) event(kind EventKind, task, handoff, actor, from, to, note string, agents ...string) (store.DocWrite, error) {
-	ev := Event{ID: e.newID(), Kind: kind, Task: task, Handoff: handoff, Actor: actor, From: from, To: to, Note: note, At: e.now()}
-	for _, a := range append(agents, actor) {
+	return e.eventWith(Event{Kind: kind, Task: task, Handoff: handoff, Actor: actor, From: from, To: to, Note: note}, agents...)
+}
+
+// eventWith builds the write of ev, giving it an ID and a time; agents as for event.
+func (e *Engine) eventWith(ev Event, agents ...string) (store.DocWrite, error) {
+	ev.ID, ev.At = e.newID(), e.now()
+	kind, task, handoff := ev.Kind, ev.Task, ev.Handoff
+	for _, a := range append(agents, ev.Actor) {
 		if a != "" && !slices.Contains(ev.Agents, a) {
 			ev.Agents = append(ev.Agents, a)
 		}

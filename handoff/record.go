@@ -50,6 +50,30 @@ type Handoff struct {
 	ToSession string `json:"to_session,omitempty"`
 	// Required are the capabilities asked of the receiver.
 	Required []Requirement `json:"required,omitempty"`
+	// Permissions are the named permissions the receiver must hold, when it has a
+	// registered profile.
+	Permissions []string `json:"permissions,omitempty"`
+	// MinScore is the least match score of a chosen receiver; 0 means
+	// DefaultMinScore.
+	MinScore float64 `json:"min_score,omitempty"`
+	// Escalate says the handoff is offered to the next best agent when it is
+	// rejected, expires or is rolled back, up to MaxEscalations times along the
+	// chain. See HandoffRequest.Escalate.
+	Escalate       bool `json:"escalate,omitempty"`
+	MaxEscalations int  `json:"max_escalations,omitempty"`
+	// TTL is the time to live each handoff of the chain gets.
+	TTL time.Duration `json:"ttl,omitempty"`
+	// EscalatedFrom is the handoff this one escalates, the previous link of the
+	// chain; empty for the first. EscalatedTo is the handoff that escalated this
+	// one, once it has.
+	EscalatedFrom string `json:"escalated_from,omitempty"`
+	EscalatedTo   string `json:"escalated_to,omitempty"`
+	// Attempt counts the escalations before this handoff: 0 for the first of a
+	// chain.
+	Attempt int `json:"attempt,omitempty"`
+	// Tried lists the receivers offered the chain so far, this one's included,
+	// in order.
+	Tried []string `json:"tried,omitempty"`
 	// Policy governs a transfer; nil for a handoff offered with Handoff.
 	Policy             *Policy  `json:"policy,omitempty"`
 	Reason             string   `json:"reason,omitempty"`
@@ -111,6 +135,25 @@ type HandoffRequest struct {
 	// MinScore is the least match score of a chosen receiver. Default
 	// DefaultMinScore (0.5).
 	MinScore float64
+	// Permissions are named permissions the receiver must hold (see
+	// AgentProfile.Permissions). A registered receiver is also checked for its
+	// availability and accepted types: offering to a named receiver that fails a
+	// check, or accepting by one, is a *ReceiverError, recorded in the audit trail;
+	// a chosen receiver is picked among those that pass. An agent without a
+	// registered profile is not checked. At most MaxPermissions. Default none.
+	Permissions []string
+	// Escalate offers the handoff again, automatically, when it is rejected,
+	// expires or its accept fails and is rolled back: to the best agent meeting
+	// Required that is available, permitted and not yet tried (the source excluded
+	// when the type needs another agent), as a new pending handoff with the same
+	// packet, linked by EscalatedFrom and EscalatedTo, in the same atomic batch as
+	// the end of the previous one. Requires Required. Default false.
+	Escalate bool
+	// MaxEscalations bounds the chain: after that many escalations, or when no agent
+	// qualifies, the last handoff keeps its final status and an
+	// EventHandoffEscalationEnded event says why. Default DefaultMaxEscalations (2)
+	// when Escalate is set; at most MaxEscalationsLimit.
+	MaxEscalations int
 	// Instructions guide the receiver. At most MaxTextLen bytes.
 	Instructions string
 	// PriorityObjectives are the numbers of the objectives to tackle first.
@@ -230,6 +273,12 @@ func (r *HandoffRequest) validate() error {
 	if err := validRequired("HandoffRequest.Required", r.Required); err != nil {
 		return err
 	}
+	if err := validPermissions("HandoffRequest.Permissions", r.Permissions); err != nil {
+		return err
+	}
+	if err := r.validEscalation(); err != nil {
+		return err
+	}
 	if !unit(r.MinScore) {
 		return store.Invalid("HandoffRequest.MinScore", "must be between 0 and 1 (0 means the default, 0.5)", r.MinScore)
 	}
@@ -246,6 +295,20 @@ func (r *HandoffRequest) validate() error {
 		return store.Invalid("HandoffRequest.Metadata", fmt.Sprintf("holds %d pairs; at most %d are allowed", len(r.Metadata), store.MaxMetadataPairs), nil)
 	}
 	return r.Limits.Validate("HandoffRequest.Limits")
+}
+
+func (r *HandoffRequest) validEscalation() error {
+	switch {
+	case r.MaxEscalations < 0 || r.MaxEscalations > MaxEscalationsLimit:
+		return store.Invalid("HandoffRequest.MaxEscalations", fmt.Sprintf("must be from 0 (the default, %d) to %d", DefaultMaxEscalations, MaxEscalationsLimit), r.MaxEscalations)
+	case !r.Escalate && r.MaxEscalations > 0:
+		return store.Invalid("HandoffRequest.MaxEscalations", "bounds escalation; set Escalate too", r.MaxEscalations)
+	case r.Escalate && len(r.Required) == 0:
+		return store.Invalid("HandoffRequest.Escalate", "needs Required, the capabilities the next receiver is chosen by", nil)
+	case r.Escalate && r.MaxEscalations == 0:
+		r.MaxEscalations = DefaultMaxEscalations
+	}
+	return nil
 }
 
 func validRequired(field string, rs []Requirement) error {
@@ -334,17 +397,19 @@ func (e *Engine) statusEvent(h Handoff, by string) (store.DocWrite, error) {
 	return e.event(kind, h.Task, h.ID, by, string(c.From), string(c.To), c.Note, h.FromAgent, h.ToAgent)
 }
 
-// chooseReceiver ranks the registered agents against required and returns the best,
-// excluding exclude.
-func (e *Engine) chooseReceiver(ctx context.Context, required []Requirement, minScore float64, exclude string) (Candidate, error) {
+// chooseReceiver ranks the registered agents that may receive a handoff of type typ
+// requiring permissions (see AgentProfile.CanReceive) against required, and returns
+// the best, leaving out exclude.
+func (e *Engine) chooseReceiver(ctx context.Context, required []Requirement, minScore float64, exclude []string, typ Type, permissions []string) (Candidate, error) {
 	if minScore == 0 {
 		minScore = DefaultMinScore
 	}
-	opts := MatchOptions{MinScore: minScore, Limit: 1}
-	if exclude != "" {
-		opts.Exclude = []string{exclude}
+	agents, err := e.ListAgents(ctx)
+	if err != nil {
+		return Candidate{}, err
 	}
-	cs, err := e.FindAgents(ctx, required, opts)
+	agents = slices.DeleteFunc(agents, func(a AgentProfile) bool { return a.refusal(typ, permissions, false) != nil })
+	cs, err := Match(required, agents, MatchOptions{MinScore: minScore, Limit: 1, Exclude: exclude})
 	if err != nil {
 		return Candidate{}, err
 	}
@@ -353,7 +418,7 @@ func (e *Engine) chooseReceiver(ctx context.Context, required []Requirement, min
 		for i, r := range required {
 			names[i] = r.Name
 		}
-		return Candidate{}, fmt.Errorf("%w: none of the registered agents scores %.2f or more for %s; register one with RegisterAgent or lower MinScore",
+		return Candidate{}, fmt.Errorf("%w: none of the available, permitted agents not yet tried scores %.2f or more for %s; register one with RegisterAgent or lower MinScore",
 			ErrNoCandidate, minScore, strings.Join(names, ", "))
 	}
 	return cs[0], nil
@@ -392,17 +457,22 @@ func (e *Engine) CreateHandoff(ctx context.Context, r HandoffRequest) (Handoff, 
 	if err != nil {
 		return Handoff{}, err
 	}
+	if r.ToAgent != "" {
+		if err := e.checkReceiver(ctx, r.Task, "", r.FromAgent, r.ToAgent, r.Type, r.Permissions, "HandoffRequest.ToAgent", false); err != nil {
+			return Handoff{}, err
+		}
+	}
 	if r.Consolidate {
 		if err := e.consolidateSource(ctx, r.Task, r.FromAgent); err != nil {
 			return Handoff{}, err
 		}
 	}
 	if r.ToAgent == "" && len(r.Required) > 0 {
-		exclude := ""
-		if r.Type.Scope().Receiver == ReceiverOther {
-			exclude = r.FromAgent
+		var exclude []string
+		if r.Type.Scope().Receiver == ReceiverOther && r.FromAgent != "" {
+			exclude = []string{r.FromAgent}
 		}
-		c, err := e.chooseReceiver(ctx, r.Required, r.MinScore, exclude)
+		c, err := e.chooseReceiver(ctx, r.Required, r.MinScore, exclude, r.Type, r.Permissions)
 		if err != nil {
 			return Handoff{}, err
 		}
@@ -414,6 +484,11 @@ func (e *Engine) CreateHandoff(ctx context.Context, r HandoffRequest) (Handoff, 
 		FromAgent: r.FromAgent, FromSession: r.FromSession, ToAgent: r.ToAgent, ToSession: r.ToSession,
 		Required: r.Required, Reason: r.Reason, Instructions: r.Instructions, PriorityObjectives: prio,
 		Blockers: slices.Clone(r.Blockers), Metadata: maps.Clone(r.Metadata), CreatedAt: now, UpdatedAt: now,
+		Permissions: slices.Clone(r.Permissions), MinScore: r.MinScore,
+		Escalate: r.Escalate, MaxEscalations: r.MaxEscalations, TTL: r.TTL,
+	}
+	if r.ToAgent != "" {
+		h.Tried = []string{r.ToAgent}
 	}
 	if r.TTL > 0 {
 		h.ExpiresAt = now.Add(r.TTL)
@@ -506,9 +581,10 @@ func (e *Engine) expireIfDue(ctx context.Context, h *Handoff) (bool, error) {
 	default:
 		moveTo(h, StatusExpired, "", "not accepted before "+h.ExpiresAt.Format(time.RFC3339), now)
 	}
-	docs, err := e.commit(ctx, "", false,
+	more := e.escalate(ctx, h, "", "")
+	docs, err := e.commit(ctx, "", false, append([]func() (store.DocWrite, error){
 		func() (store.DocWrite, error) { return handoffWrite(*h, store.DocMatch) },
-		func() (store.DocWrite, error) { return e.statusEvent(*h, "") })
+		func() (store.DocWrite, error) { return e.statusEvent(*h, "") }}, more...)...)
 	if err != nil {
 		return false, err
 	}
@@ -574,6 +650,9 @@ func (e *Engine) AcceptHandoff(ctx context.Context, r AcceptRequest) (Acceptance
 			return prefixField(err, "AcceptRequest.")
 		}
 		if _, err := e.activeTask(ctx, h.Task); err != nil {
+			return err
+		}
+		if err := e.checkReceiver(ctx, h.Task, h.ID, r.Agent, r.Agent, h.Type, h.Permissions, "AcceptRequest.Agent", true); err != nil {
 			return err
 		}
 		moveTo(&h, StatusAccepting, r.Agent, "", e.now())
@@ -720,9 +799,10 @@ func (e *Engine) rollback(ctx context.Context, h *Handoff, agent, op string, cau
 	}
 	moveTo(&hv, StatusRolledBack, agent, msg, e.now())
 	hv.Error = msg
-	docs, err := e.commit(ctx, "", false,
+	more := e.escalate(ctx, &hv, agent, agent)
+	docs, err := e.commit(ctx, "", false, append([]func() (store.DocWrite, error){
 		func() (store.DocWrite, error) { return handoffWrite(hv, store.DocMatch) },
-		func() (store.DocWrite, error) { return e.statusEvent(hv, agent) })
+		func() (store.DocWrite, error) { return e.statusEvent(hv, agent) }}, more...)...)
 	if err != nil {
 		re.RollbackErr = fmt.Errorf("marking the handoff rolled back: %w", err)
 		return re
@@ -766,9 +846,10 @@ func (e *Engine) RejectHandoff(ctx context.Context, r RejectRequest) (Handoff, e
 		}
 		moveTo(&h, StatusRejected, r.Agent, r.Reason, e.now())
 		h.RejectReason = r.Reason
-		docs, err := e.commit(ctx, "", false,
+		more := e.escalate(ctx, &h, r.Agent, r.Agent)
+		docs, err := e.commit(ctx, "", false, append([]func() (store.DocWrite, error){
 			func() (store.DocWrite, error) { return handoffWrite(h, store.DocMatch) },
-			func() (store.DocWrite, error) { return e.statusEvent(h, r.Agent) })
+			func() (store.DocWrite, error) { return e.statusEvent(h, r.Agent) }}, more...)...)
 		if err != nil {
 			return err
 		}

@@ -167,11 +167,11 @@ func (e *Engine) Transfer(ctx context.Context, r TransferRequest) (Handoff, erro
 // policy. It returns why the transfer cannot go on.
 func (e *Engine) validateTransfer(ctx context.Context, h *Handoff, r *TransferRequest, pol Policy, src Member) error {
 	if h.ToAgent == "" {
-		exclude := ""
-		if h.Type.Scope().Receiver == ReceiverOther {
-			exclude = h.FromAgent
+		var exclude []string
+		if h.Type.Scope().Receiver == ReceiverOther && h.FromAgent != "" {
+			exclude = []string{h.FromAgent}
 		}
-		c, err := e.chooseReceiver(ctx, r.Required, r.MinScore, exclude)
+		c, err := e.chooseReceiver(ctx, r.Required, r.MinScore, exclude, h.Type, nil)
 		if err != nil {
 			return err
 		}
