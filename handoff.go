@@ -85,6 +85,40 @@ type (
 	// RollbackError reports an accept or transfer that failed midway; it matches
 	// ErrRolledBack when everything it did was undone.
 	RollbackError = handoff.RollbackError
+	// AgentAvailability says whether a registered agent takes work now: available
+	// (or empty), busy or offline.
+	AgentAvailability = handoff.Availability
+	// ReceiverError reports an agent that may not receive a handoff: busy or
+	// offline, not taking the type, or lacking a permission. It matches
+	// ErrReceiverRefused and ErrConflict.
+	ReceiverError = handoff.ReceiverError
+	// RefusalReason says why a ReceiverError refused an agent.
+	RefusalReason = handoff.RefusalReason
+)
+
+// Agent availabilities; the zero value counts as AgentAvailable.
+const (
+	AgentAvailable = handoff.AvailabilityAvailable
+	AgentBusy      = handoff.AvailabilityBusy
+	AgentOffline   = handoff.AvailabilityOffline
+)
+
+// Reasons a receiver is refused.
+const (
+	RefusedUnavailable = handoff.RefusedUnavailable
+	RefusedType        = handoff.RefusedType
+	RefusedPermission  = handoff.RefusedPermission
+)
+
+// Audit event kinds of handoff safeguards. The handoff package lists them all.
+const (
+	// HandoffEventRefused: an agent refused as a receiver; Note says why.
+	HandoffEventRefused = handoff.EventHandoffRefused
+	// HandoffEventEscalated: a rejected, expired or rolled back handoff offered to
+	// the next agent; Related is the new handoff.
+	HandoffEventEscalated = handoff.EventHandoffEscalated
+	// HandoffEventEscalationEnded: an escalation chain stopped; Note says why.
+	HandoffEventEscalationEnded = handoff.EventHandoffEscalationEnded
 )
 
 // Handoff types.
@@ -146,6 +180,9 @@ var (
 	// ErrNoCandidate: no registered agent meets the required capabilities. It also
 	// matches ErrNotFound.
 	ErrNoCandidate = handoff.ErrNoCandidate
+	// ErrReceiverRefused: the agent may not receive the handoff (see ReceiverError).
+	// It also matches ErrConflict.
+	ErrReceiverRefused = handoff.ErrReceiverRefused
 	// ErrNotReady: a conditional policy's trigger did not fire.
 	ErrNotReady = handoff.ErrNotReady
 	// ErrIdleTimeout: a graceful transfer's source stayed busy past the timeout.

@@ -47,6 +47,28 @@
 // transferring → completed, asking the Policy (immediate, graceful with WaitIdle,
 // conditional on a Trigger) and rolling back on failure.
 //
+// # Safeguards and escalation
+//
+// A registered agent's profile says whether it is available (AgentProfile.Availability:
+// available, busy, offline), which handoff types it takes (AcceptTypes) and which named
+// permissions it holds (Permissions); a handoff may require permissions
+// (HandoffRequest.Permissions). Offering to a named receiver that is busy, offline, not
+// taking the type or lacking a permission fails with a *ReceiverError
+// (ErrReceiverRefused) naming the reason and the profile's field; the accept checks
+// again, so an agent gone offline or stripped of a permission since cannot accept (a
+// busy one still may). A receiver chosen by capability is picked among the agents that
+// pass. An agent without a registered profile is not checked. Every refusal is an
+// EventHandoffRefused event.
+//
+// With HandoffRequest.Escalate, a handoff that is rejected, expires or is rolled back
+// after a failed accept is offered again, in the same atomic batch, to the best agent
+// meeting Required that is available, permitted and not yet tried: a new pending
+// handoff with the same packet, linked by EscalatedFrom and EscalatedTo, its Attempt
+// and the agents Tried recorded, and an EventHandoffEscalated event. After
+// MaxEscalations (default DefaultMaxEscalations, 2) or when no agent qualifies, the last
+// handoff keeps its status and an EventHandoffEscalationEnded event says why. The
+// version precondition on the ending handoff means two rejects at once escalate once.
+//
 // # Checkpoints and stalls
 //
 // Engine.Checkpoint freezes an agent's context without changing ownership;
@@ -131,6 +153,6 @@
 // store.ErrConflict); a Dispatcher without a handler returns *NoHandlerError. Unknown
 // tasks, handoffs, objectives and sessions match store.ErrNotFound; ErrTaskExists,
 // ErrTaskClosed, ErrNotMember, ErrHandoffExpired, ErrNoCandidate, ErrNotReady,
-// ErrCollabClosed and *RollbackError say the rest. Nothing in this package panics on
+// ErrCollabClosed, *ReceiverError and *RollbackError say the rest. Nothing in this package panics on
 // bad input.
 package handoff

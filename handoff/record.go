@@ -432,8 +432,11 @@ func (e *Engine) chooseReceiver(ctx context.Context, required []Requirement, min
 // Errors: a *store.ValidationError for bad input (a checkpoint type, a receiver the
 // type does not allow, an unknown priority objective, bad limits...); an error
 // matching store.ErrNotFound for an unknown task; ErrTaskClosed; ErrNotMember when
-// FromAgent is not an active member; ErrNoCandidate when no registered agent meets
-// Required; the store's and ctx's errors.
+// FromAgent is not an active member; a *ReceiverError (ErrReceiverRefused) when the
+// named receiver's registered profile refuses it (busy, offline, another type, a
+// missing permission), recorded as an EventHandoffRefused event; ErrNoCandidate when
+// no available, permitted registered agent meets Required; the store's and ctx's
+// errors.
 func (e *Engine) CreateHandoff(ctx context.Context, r HandoffRequest) (Handoff, error) {
 	if err := e.check(); err != nil {
 		return Handoff{}, err
@@ -612,7 +615,10 @@ func (e *Engine) expireIfDue(ctx context.Context, h *Handoff) (bool, error) {
 // store.ErrNotFound for an unknown handoff; a *TransitionError (store.ErrConflict)
 // when the handoff is not pending (accepted, rejected, claimed by another...);
 // ErrHandoffExpired when it expired (it then shows expired); ErrTaskClosed; a
-// *RollbackError; the store's and ctx's errors.
+// *ReceiverError when r.Agent's registered profile refuses it now (offline, another
+// type, a missing permission): the handoff stays pending; a *RollbackError; the
+// store's and ctx's errors. An expired or rolled back handoff with Escalate set is
+// offered to the next agent (see HandoffRequest.Escalate).
 func (e *Engine) AcceptHandoff(ctx context.Context, r AcceptRequest) (Acceptance, error) {
 	if err := e.check(); err != nil {
 		return Acceptance{}, err
@@ -813,7 +819,9 @@ func (e *Engine) rollback(ctx context.Context, h *Handoff, agent, op string, cau
 }
 
 // RejectHandoff declines a pending handoff: it moves to rejected, with the reason,
-// and nobody can accept it any more.
+// and nobody can accept it any more. With Escalate set, the same batch offers it to
+// the next agent (see HandoffRequest.Escalate); the returned record's EscalatedTo
+// names the new handoff, empty when the chain ended.
 //
 // Errors: a *store.ValidationError for bad input or an agent other than the named
 // receiver; an error matching store.ErrNotFound for an unknown handoff; a
@@ -988,7 +996,8 @@ func (e *Engine) PendingHandoffs(ctx context.Context, f PendingFilter) ([]Handof
 // ClaimTimeout to rolled_back, with an audit event each, and returns how many it
 // moved. A handoff accepted or rejected meanwhile is left alone. An abandoned claim's
 // receiver branch, if the accept created it, is left in place: it may also hold the
-// receiver's earlier work. Errors: the store's and ctx's errors.
+// receiver's earlier work. A handoff with Escalate set is offered to the next agent
+// in the same batch (see HandoffRequest.Escalate). Errors: the store's and ctx's errors.
 func (e *Engine) ExpireHandoffs(ctx context.Context) (int, error) {
 	if err := e.check(); err != nil {
 		return 0, err
