@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/day1ai/day1"
+	"github.com/day1ai/day1/internal/memview"
+	"github.com/day1ai/day1/store"
 )
 
 // defaultSearchLimit is the most hits a search returns when it names no limit.
@@ -23,6 +26,7 @@ type searchIn struct {
 	SearchType string     `json:"search_type,omitempty" jsonschema:"hybrid (default: keyword and semantic ranking fused), vector (semantic only) or keyword (BM25 only)"`
 	Branch     string     `json:"branch,omitempty" jsonschema:"branch to search (default: this session's current branch, else main)"`
 	Category   string     `json:"category,omitempty" jsonschema:"keep facts of this category only"`
+	AgentID    string     `json:"agent_id,omitempty" jsonschema:"keep the records of this agent only"`
 	Limit      int        `json:"limit,omitempty" jsonschema:"most hits to return (default 10)"`
 	TimeRange  *timeRange `json:"time_range,omitempty" jsonschema:"keep records created in this time range"`
 }
@@ -65,11 +69,14 @@ type graphOut struct {
 }
 
 type timelineIn struct {
-	SessionID string `json:"session_id,omitempty" jsonschema:"keep the records of this session"`
-	Branch    string `json:"branch,omitempty" jsonschema:"branch to read (default: this session's current branch, else main)"`
-	After     string `json:"after,omitempty" jsonschema:"keep records created at or after this RFC 3339 time"`
-	Before    string `json:"before,omitempty" jsonschema:"keep records created before this RFC 3339 time"`
-	Limit     int    `json:"limit,omitempty" jsonschema:"most events to return, earliest first (default 1000)"`
+	SessionID string   `json:"session_id,omitempty" jsonschema:"keep the records of this session"`
+	Branch    string   `json:"branch,omitempty" jsonschema:"branch to read (default: this session's current branch, else main)"`
+	After     string   `json:"after,omitempty" jsonschema:"keep records created at or after this RFC 3339 time"`
+	Before    string   `json:"before,omitempty" jsonschema:"keep records created before this RFC 3339 time"`
+	Limit     int      `json:"limit,omitempty" jsonschema:"most events to return, earliest first (default 1000)"`
+	AgentID   string   `json:"agent_id,omitempty" jsonschema:"keep the records of this agent"`
+	TaskID    string   `json:"task_id,omitempty" jsonschema:"keep the records of this task"`
+	Kinds     []string `json:"kinds,omitempty" jsonschema:"keep records of these kinds: fact, observation, relation, conversation, message"`
 }
 
 type timelineOut struct {
@@ -84,6 +91,9 @@ func (m *memServer) addReadTools(s *mcp.Server) {
 	addTool(s, "memory_graph_query",
 		"Walk the knowledge graph around an entity: the relations that touch it and, with depth, their neighbours.",
 		m.graph)
+	addTool(s, "memory_record_get",
+		"Read one record in full (a fact, observation, relation, conversation or message) by kind/id on a branch.",
+		m.recordGet)
 	addTool(s, "memory_timeline",
 		"List what was recorded on a branch in time order (facts, observations, relations, conversations, messages), e.g. everything a session did.",
 		m.timeline)
@@ -106,7 +116,7 @@ func (m *memServer) search(ctx context.Context, ss *mcp.ServerSession, in search
 func (m *memServer) searchQuery(ss *mcp.ServerSession, in searchIn) (day1.SearchQuery, error) {
 	q := day1.SearchQuery{
 		Branch: m.branch(ss, in.Branch), Text: in.Query, Mode: day1.SearchMode(in.SearchType),
-		Limit: in.Limit, Filter: day1.Filter{Category: in.Category},
+		Limit: in.Limit, Filter: day1.Filter{Category: in.Category, AgentID: in.AgentID},
 	}
 	if q.Limit == 0 {
 		q.Limit = defaultSearchLimit
@@ -169,7 +179,15 @@ func (m *memServer) graph(ctx context.Context, ss *mcp.ServerSession, in graphIn
 }
 
 func (m *memServer) timeline(ctx context.Context, ss *mcp.ServerSession, in timelineIn) (timelineOut, string, error) {
-	q := day1.TimelineQuery{Branch: m.branch(ss, in.Branch), SessionID: in.SessionID, Limit: in.Limit}
+	q := day1.TimelineQuery{Branch: m.branch(ss, in.Branch), SessionID: in.SessionID, Limit: in.Limit, AgentID: in.AgentID, TaskID: in.TaskID}
+	for _, k := range in.Kinds {
+		switch kind := day1.Kind(k); kind {
+		case day1.KindFact, day1.KindObservation, day1.KindRelation, day1.KindConversation, day1.KindMessage:
+			q.Kinds = append(q.Kinds, kind)
+		default:
+			return timelineOut{}, "", store.Invalid("kinds", "must be fact, observation, relation, conversation or message", k)
+		}
+	}
 	var err error
 	if q.Since, err = parseTime("after", in.After); err != nil {
 		return timelineOut{}, "", err
@@ -208,4 +226,53 @@ func agentOf(r day1.Record) string {
 		return r.AgentID
 	}
 	return ""
+}
+
+type recordGetIn struct {
+	Ref    string `json:"ref" jsonschema:"the record as kind/id, e.g. fact/f-jwt; a bare id means a fact"`
+	Branch string `json:"branch,omitempty" jsonschema:"branch to read (default: this session's current branch, else main)"`
+}
+
+type recordOut struct {
+	Kind      string         `json:"kind"`
+	ID        string         `json:"id"`
+	Branch    string         `json:"branch,omitempty"`
+	Agent     string         `json:"agent,omitempty"`
+	Summary   string         `json:"summary"`
+	CreatedAt time.Time      `json:"created_at"`
+	Record    map[string]any `json:"record" jsonschema:"the record's fields, without its embedding"`
+}
+
+func (m *memServer) recordGet(ctx context.Context, ss *mcp.ServerSession, in recordGetIn) (recordOut, string, error) {
+	ref, err := parseRef("ref", in.Ref)
+	if err != nil {
+		return recordOut{}, "", err
+	}
+	branch := m.branch(ss, in.Branch)
+	var rec day1.Record
+	switch ref.Kind {
+	case day1.KindFact:
+		rec, err = m.c.GetFact(ctx, branch, ref.ID)
+	case day1.KindObservation:
+		rec, err = m.c.GetObservation(ctx, branch, ref.ID)
+	case day1.KindRelation:
+		rec, err = m.c.GetRelation(ctx, branch, ref.ID)
+	case day1.KindConversation:
+		rec, err = m.c.GetConversation(ctx, branch, ref.ID)
+	default:
+		rec, err = m.c.GetMessage(ctx, branch, ref.ID)
+	}
+	if err != nil {
+		return recordOut{}, "", err
+	}
+	v := memview.View(rec)
+	out := recordOut{Kind: string(v.Kind), ID: v.ID, Branch: v.Branch, Agent: v.Agent, Summary: v.Summary, CreatedAt: v.CreatedAt}
+	data, err := json.Marshal(v.Record)
+	if err != nil {
+		return recordOut{}, "", err
+	}
+	if err := json.Unmarshal(data, &out.Record); err != nil {
+		return recordOut{}, "", err
+	}
+	return out, v.Summary, nil
 }

@@ -44,6 +44,19 @@ type taskView struct {
 	Objectives    []objectiveView `json:"objectives"`
 	Members       []memberView    `json:"members"`
 	CreatedAt     time.Time       `json:"created_at"`
+	// ObjectiveCount and LastActivity are what a list of tasks shows.
+	ObjectiveCount int       `json:"objective_count"`
+	LastActivity   time.Time `json:"last_activity,omitzero"`
+}
+
+type taskListIn struct {
+	TaskID  string `json:"task_id,omitempty" jsonschema:"return this task only, with its objectives and members"`
+	Status  string `json:"status,omitempty" jsonschema:"keep tasks in this status: active or completed"`
+	AgentID string `json:"agent_id,omitempty" jsonschema:"keep the tasks this agent joined"`
+}
+
+type taskListOut struct {
+	Tasks []taskView `json:"tasks"`
 }
 
 type taskJoinIn struct {
@@ -76,6 +89,9 @@ type taskCompleteOut struct {
 }
 
 func (m *memServer) addTaskTools(s *mcp.Server) {
+	addTool(s, "memory_task_list",
+		"List tasks with their status, owner and objective count, or read one task with its objectives and members.",
+		m.taskList)
 	addTool(s, "memory_task_create",
 		"Create a task with numbered objectives that several agents share, on its own branch task/<name>.",
 		m.taskCreate)
@@ -95,7 +111,7 @@ func viewTask(t day1.Task) taskView {
 		TaskID: t.Name, Description: t.Description, Type: t.Type, Status: string(t.Status),
 		Branch: t.Branch, Parent: t.Parent, Owner: t.Owner, ResultSummary: t.ResultSummary,
 		Objectives: make([]objectiveView, len(t.Objectives)), Members: make([]memberView, len(t.Members)),
-		CreatedAt: t.CreatedAt,
+		CreatedAt: t.CreatedAt, ObjectiveCount: t.ObjectiveCount, LastActivity: t.LastActivity,
 	}
 	for i, o := range t.Objectives {
 		v.Objectives[i] = viewObjective(o)
@@ -153,4 +169,23 @@ func (m *memServer) taskComplete(ctx context.Context, _ *mcp.ServerSession, in t
 	}
 	return out, fmt.Sprintf("task %s completed; %d records promoted to %s, %d kept on %s",
 		done.Task.Name, len(out.Promoted), done.Task.Parent, len(out.Kept), done.Task.Branch), nil
+}
+
+func (m *memServer) taskList(ctx context.Context, _ *mcp.ServerSession, in taskListIn) (taskListOut, string, error) {
+	if in.TaskID != "" {
+		t, err := m.c.GetTask(ctx, in.TaskID)
+		if err != nil {
+			return taskListOut{}, "", err
+		}
+		return taskListOut{Tasks: []taskView{viewTask(t)}}, fmt.Sprintf("task %s: %s", t.Name, t.Status), nil
+	}
+	ts, err := m.c.Tasks(ctx, day1.TaskFilter{Status: day1.TaskStatus(in.Status), Agent: in.AgentID})
+	if err != nil {
+		return taskListOut{}, "", err
+	}
+	out := taskListOut{Tasks: make([]taskView, len(ts))}
+	for i, t := range ts {
+		out.Tasks[i] = viewTask(t)
+	}
+	return out, fmt.Sprintf("%d tasks", len(ts)), nil
 }

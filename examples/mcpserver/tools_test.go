@@ -15,7 +15,7 @@ import (
 // contractTools are the tools other programs rely on, by name.
 var contractTools = []string{
 	"memory_write_fact", "memory_write_observation", "memory_write_relation",
-	"memory_search", "memory_graph_query", "memory_timeline",
+	"memory_search", "memory_graph_query", "memory_timeline", "memory_record_get", "memory_task_list",
 	"memory_branch_create", "memory_branch_list", "memory_branch_switch", "memory_branch_diff", "memory_branch_merge",
 	"memory_snapshot", "memory_snapshot_list", "memory_time_travel",
 	"memory_handoff_create", "memory_handoff_accept", "memory_handoff_list",
@@ -221,6 +221,18 @@ func TestMemoryTools(t *testing.T) {
 		"fact_text": "The token validator rejected RS256 tokens because its configuration still listed HS256 as the only accepted algorithm after the key rotation",
 		"category":  "bug_fix", "confidence": 0.95, "branch": "task/fix-auth", "task_id": "fix-auth", "agent_id": "agent-a",
 	})
+	rec := call[recordOut](t, cs, "memory_record_get", map[string]any{"ref": "fact/" + cause.FactID, "branch": "task/fix-auth"})
+	if rec.Kind != "fact" || rec.ID != cause.FactID || rec.Record["text"] == nil || rec.Record["embedding"] != nil {
+		t.Errorf("record_get = %+v", rec)
+	}
+	ftl := call[timelineOut](t, cs, "memory_timeline", map[string]any{"branch": "task/fix-auth", "kinds": []string{"fact"}})
+	if len(ftl.Events) == 0 || ftl.Events[len(ftl.Events)-1].ID != cause.FactID {
+		t.Errorf("timeline of facts = %+v", ftl)
+	}
+	tasks := call[taskListOut](t, cs, "memory_task_list", map[string]any{"task_id": "fix-auth"})
+	if len(tasks.Tasks) != 1 || tasks.Tasks[0].ObjectiveCount != 2 || len(tasks.Tasks[0].Objectives) != 2 {
+		t.Errorf("task_list = %+v", tasks)
+	}
 	vf := call[verifyFactOut](t, cs, "memory_verify_fact", map[string]any{"fact_id": cause.FactID, "branch": "task/fix-auth"})
 	if vf.Verdict.Status != "verified" || vf.Fact.Verification != "verified" || vf.Verdict.By != "heuristic" {
 		t.Errorf("verify_fact = %+v", vf)
