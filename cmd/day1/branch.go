@@ -18,12 +18,17 @@ func newBranchCmd(a *app) *cobra.Command {
   day1 branch create retry --from main --at before-agents`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := a.client(cmd.Context())
+			c, rem, err := a.open(cmd.Context())
 			if err != nil {
 				return err
 			}
 			f.Status = day1.BranchStatus(status)
-			bs, err := c.Branches(cmd.Context(), f)
+			var bs []day1.Branch
+			if rem != nil {
+				bs, err = rem.branches(cmd.Context(), f)
+			} else {
+				bs, err = c.Branches(cmd.Context(), f)
+			}
 			if err != nil {
 				return err
 			}

@@ -33,15 +33,10 @@ func newLogCmd(a *app) *cobra.Command {
 				}
 				q.Kinds = append(q.Kinds, kind)
 			}
-			r, err := a.reader(cmd.Context())
+			views, err := logViews(cmd, a, q)
 			if err != nil {
 				return err
 			}
-			evs, err := r.Timeline(cmd.Context(), q)
-			if err != nil {
-				return err
-			}
-			views := memview.Events(evs)
 			return a.out.emit(views, func() {
 				rows := make([][]string, len(views))
 				for i, e := range views {
@@ -61,6 +56,30 @@ func newLogCmd(a *app) *cobra.Command {
 	return cmd
 }
 
+// logViews reads the timeline q asks for, from the memory or through the MCP server
+// that holds it.
+func logViews(cmd *cobra.Command, a *app, q day1.TimelineQuery) ([]memview.Event, error) {
+	_, rem, err := a.open(cmd.Context())
+	if err != nil {
+		return nil, err
+	}
+	if rem != nil {
+		if err := a.remoteAt("log"); err != nil {
+			return nil, err
+		}
+		return rem.timeline(cmd.Context(), q)
+	}
+	r, err := a.reader(cmd.Context())
+	if err != nil {
+		return nil, err
+	}
+	evs, err := r.Timeline(cmd.Context(), q)
+	if err != nil {
+		return nil, err
+	}
+	return memview.Events(evs), nil
+}
+
 func newShowCmd(a *app) *cobra.Command {
 	var branch string
 	cmd := &cobra.Command{
@@ -72,6 +91,20 @@ func newShowCmd(a *app) *cobra.Command {
 			ref, err := memview.ParseRef("record", args[0])
 			if err != nil {
 				return err
+			}
+			_, rem, err := a.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if rem != nil {
+				if err := a.remoteAt("show"); err != nil {
+					return err
+				}
+				v, err := rem.record(cmd.Context(), branch, ref)
+				if err != nil {
+					return err
+				}
+				return a.out.emit(v, func() { showFields(a.out, v.Kind, v.ID, v.Branch, v.Record) })
 			}
 			r, err := a.reader(cmd.Context())
 			if err != nil {
@@ -108,10 +141,15 @@ func getRecord(cmd *cobra.Command, r day1.Reader, branch string, ref day1.Ref) (
 
 // showRecord prints a record's fields, one per line, in a stable order.
 func showRecord(p *printer, v *memview.Record) {
-	p.line("%s %s", p.style(bold, string(v.Kind)+"/"+v.ID), p.style(dim, "on "+v.Branch))
 	data, _ := json.Marshal(v.Record)
 	var fields map[string]any
 	json.Unmarshal(data, &fields)
+	showFields(p, v.Kind, v.ID, v.Branch, fields)
+}
+
+// showFields prints a record's fields, given as JSON values.
+func showFields(p *printer, kind day1.Kind, id, branch string, fields map[string]any) {
+	p.line("%s %s", p.style(bold, string(kind)+"/"+id), p.style(dim, "on "+branch))
 	keys := make([]string, 0, len(fields))
 	for k := range fields {
 		if k != "id" && k != "branch" {
@@ -157,15 +195,10 @@ func newSearchCmd(a *app) *cobra.Command {
 				}
 				q.Kinds = append(q.Kinds, kind)
 			}
-			r, err := a.reader(cmd.Context())
+			views, err := searchViews(cmd, a, q)
 			if err != nil {
 				return err
 			}
-			hits, err := r.Search(cmd.Context(), q)
-			if err != nil {
-				return err
-			}
-			views := memview.Hits(hits)
 			return a.out.emit(views, func() {
 				rows := make([][]string, len(views))
 				for i, h := range views {
@@ -187,6 +220,26 @@ func newSearchCmd(a *app) *cobra.Command {
 	f.StringVar(&q.Filter.Category, "category", "", "only facts of this category")
 	addAt(a, cmd)
 	return cmd
+}
+
+// searchViews runs q on the memory, or through the MCP server that holds it.
+func searchViews(cmd *cobra.Command, a *app, q day1.SearchQuery) ([]memview.Hit, error) {
+	_, rem, err := a.open(cmd.Context())
+	if err != nil {
+		return nil, err
+	}
+	if rem != nil {
+		return rem.search(cmd.Context(), q, memview.ParseAt(a.at))
+	}
+	r, err := a.reader(cmd.Context())
+	if err != nil {
+		return nil, err
+	}
+	hits, err := r.Search(cmd.Context(), q)
+	if err != nil {
+		return nil, err
+	}
+	return memview.Hits(hits), nil
 }
 
 // rankScore formats one retriever's rank and score, "-" when it did not find the hit.

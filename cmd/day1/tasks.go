@@ -21,9 +21,24 @@ func newTasksCmd(a *app) *cobra.Command {
 		Short: "List tasks, or show one with its objectives and members",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := a.client(cmd.Context())
+			c, rem, err := a.open(cmd.Context())
 			if err != nil {
 				return err
+			}
+			f.Status = day1.TaskStatus(status)
+			if rem != nil {
+				name := ""
+				if len(args) == 1 {
+					name = args[0]
+				}
+				ts, err := rem.tasks(cmd.Context(), f, name)
+				if err != nil {
+					return err
+				}
+				if name != "" && len(ts) == 1 {
+					return a.out.emit(ts[0], func() { printTask(a.out, ts[0]) })
+				}
+				return printTasks(a, ts)
 			}
 			if len(args) == 1 {
 				t, err := c.GetTask(cmd.Context(), args[0])
@@ -32,24 +47,27 @@ func newTasksCmd(a *app) *cobra.Command {
 				}
 				return a.out.emit(t, func() { printTask(a.out, t) })
 			}
-			f.Status = day1.TaskStatus(status)
 			ts, err := c.Tasks(cmd.Context(), f)
 			if err != nil {
 				return err
 			}
-			return a.out.emit(ts, func() {
-				rows := make([][]string, len(ts))
-				for i, t := range ts {
-					rows[i] = []string{a.out.style(bold, t.Name), string(t.Status), or(t.Owner, "-"),
-						strconv.Itoa(t.ObjectiveCount), t.Branch, when(t.LastActivity), t.Description}
-				}
-				a.out.table([]string{"TASK", "STATUS", "OWNER", "OBJECTIVES", "BRANCH", "LAST ACTIVITY", "DESCRIPTION"}, rows)
-			})
+			return printTasks(a, ts)
 		},
 	}
 	cmd.Flags().StringVar(&status, "status", "", "only tasks in this status: active, completed")
 	cmd.Flags().StringVar(&f.Agent, "agent", "", "only tasks this agent joined")
 	return cmd
+}
+
+func printTasks(a *app, ts []day1.Task) error {
+	return a.out.emit(ts, func() {
+		rows := make([][]string, len(ts))
+		for i, t := range ts {
+			rows[i] = []string{a.out.style(bold, t.Name), string(t.Status), or(t.Owner, "-"),
+				strconv.Itoa(t.ObjectiveCount), t.Branch, when(t.LastActivity), t.Description}
+		}
+		a.out.table([]string{"TASK", "STATUS", "OWNER", "OBJECTIVES", "BRANCH", "LAST ACTIVITY", "DESCRIPTION"}, rows)
+	})
 }
 
 func printTask(p *printer, t day1.Task) {
