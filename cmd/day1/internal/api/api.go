@@ -111,6 +111,7 @@ func (s *Server) register() {
 	api("GET", "/api/v1/graph", s.graph)
 	api("GET", "/api/v1/search", s.search)
 	api("GET", "/api/v1/timeline", s.timeline)
+	api("GET", "/api/v1/records/{kind}/{id}/versions", s.versions)
 
 	api("GET", "/api/v1/branches", s.listBranches)
 	api("POST", "/api/v1/branches", s.createBranch)
