@@ -133,6 +133,7 @@ func (s *Server) register() {
 	api("GET", "/api/v1/tasks/{name}/replay", s.replay)
 	api("GET", "/api/v1/handoffs", s.listHandoffs)
 	api("GET", "/api/v1/handoffs/{id}", s.getHandoff)
+	api("GET", "/api/v1/sessions", s.listSessions)
 
 	api("GET", "/api/v1/verification", s.verificationSummary)
 	api("POST", "/api/v1/verification", s.verifyBranch)

@@ -12,6 +12,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"github.com/day1ai/day1"
 )
 
 // chromium finds a Chromium or Chrome binary: $DAY1_CHROMIUM, or one on PATH.
@@ -28,13 +30,13 @@ func chromium() string {
 }
 
 // browser opens a headless browser on the inspector of a seeded memory.
-func browser(t *testing.T) (ctx context.Context, ts *httptest.Server, shot func(name string)) {
+func browser(t *testing.T) (ctx context.Context, ts *httptest.Server, c *day1.Client, shot func(name string)) {
 	t.Helper()
 	bin := chromium()
 	if bin == "" {
 		t.Skip("no Chromium found (apt-get install chromium, or set DAY1_CHROMIUM); the inspector's browser tests need one")
 	}
-	ts, _ = newServer(t, Options{Poll: 100 * time.Millisecond})
+	ts, c = newServer(t, Options{Poll: 100 * time.Millisecond})
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.WindowSize(1280, 860))
 	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
@@ -70,14 +72,23 @@ func browser(t *testing.T) (ctx context.Context, ts *httptest.Server, shot func(
 		}
 	}
 	t.Logf("screenshots in %s", dir)
-	return ctx, ts, shot
+	return ctx, ts, c, shot
 }
 
 // TestInspector drives the inspector as a person would: the tree of the seeded
 // memory, a diff with a conflict, a merge previewed and run, a trip back in time,
 // and a write by another client appearing live.
 func TestInspector(t *testing.T) {
-	ctx, ts, shot := browser(t)
+	ctx, ts, c, shot := browser(t)
+	// A session on agent-a, with one fact of its own, for the session filter (agent-a
+	// then has three changes).
+	sess, err := c.StartSession(context.Background(), day1.Session{Branch: "agent-a", AgentID: "agent-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, body := do(t, ts, "POST", "/api/v1/facts", `{"branch":"agent-a","agent_id":"agent-a","session_id":"`+sess.ID+`","text":"Written in the session under test"}`); res.StatusCode != 201 {
+		t.Fatalf("session write: %d %s", res.StatusCode, body)
+	}
 	run := func(what string, actions ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
 		sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
@@ -111,7 +122,28 @@ func TestInspector(t *testing.T) {
 	if count(`path[data-merge]`) != 1 || count(`path[data-snapshot="before-agents"]`) != 1 {
 		t.Errorf("the tree lacks the merge or the snapshot")
 	}
+	// Task and agent branches are marked.
+	if count(`text[data-branch="task/fix-auth"][data-role="task"]`) != 1 || count(`text[data-branch="task/fix-auth/investigator"][data-role="agent"]`) != 1 ||
+		count(`text[data-branch="agent-a"][data-role]`) != 0 || count(`rect.badge.task`) != 1 || count(`circle.badge.agent`) < 1 {
+		t.Errorf("task and agent branches are not marked")
+	}
 	shot("tree")
+
+	// A record opened from the timeline shows its versions: agent-a's f-retry has
+	// the one it inherited from main and its own.
+	run("open agent-a", chromedp.Click(chromedp.CSS(`text[data-branch="agent-a"]`)))
+	waitFor("agent-a timeline", `document.getElementById("tl-caption").textContent.includes("on agent-a")`)
+	run("open f-retry", chromedp.Evaluate[chromedp.Void](`[...document.querySelectorAll("#tl-rows button")].find(b => b.textContent === "fact/f-retry").click()`))
+	waitFor("versions", `document.querySelectorAll("#versions li").length === 2 && document.querySelector("#versions li").textContent.includes("(on main)")`)
+	shot("versions")
+
+	// The session filter lists agent-a's sessions and keeps that session's records.
+	waitFor("sessions listed", `[...document.getElementById("tl-session").options].some(o => o.value === `+quote(sess.ID)+`)`)
+	run("pick session", chromedp.SetValue(chromedp.CSS(`#tl-session`), sess.ID),
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("tl-session").dispatchEvent(new Event("change"))`))
+	waitFor("session rows", `document.querySelectorAll("#tl-rows tr").length === 1 && document.getElementById("tl-rows").textContent.includes("session under test")`)
+	run("any session", chromedp.SetValue(chromedp.CSS(`#tl-session`), ""),
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("tl-session").dispatchEvent(new Event("change"))`))
 
 	// A diff of the two agents shows their conflict.
 	run("diff", chromedp.Click(chromedp.CSS(`#tab-diff`)),
@@ -120,10 +152,21 @@ func TestInspector(t *testing.T) {
 	// Merging them without a policy is refused, and says why.
 	run("refused merge", chromedp.Click(chromedp.CSS(`#merge-run`)), chromedp.WaitVisible(chromedp.CSS(`#merge-out .error`)))
 
+	// A cherry-pick of one ticked record of agent-b into main, previewed.
+	run("diff agent-b", chromedp.SetValue(chromedp.CSS(`#diff-source`), "agent-b"), chromedp.SetValue(chromedp.CSS(`#diff-target`), "main"),
+		chromedp.Click(chromedp.CSS(`#diff-go`)))
+	waitFor("picks", `document.querySelectorAll("#diff-out input.pick").length > 1`)
+	run("cherry-pick", chromedp.SetValue(chromedp.CSS(`#merge-strategy`), "cherry_pick"),
+		chromedp.Click(chromedp.CSS(`#merge-preview`)), chromedp.WaitVisible(chromedp.CSS(`#merge-out .error`)),
+		chromedp.Click(chromedp.CSS(`#diff-out input.pick`)), chromedp.Click(chromedp.CSS(`#merge-preview`)))
+	waitFor("picked plan", `(() => { const p = document.querySelector(".plan[data-applied=false]"); return p && p.textContent.includes("cherry_pick; 1 merged"); })()`)
+	shot("cherry-pick")
+	run("native again", chromedp.SetValue(chromedp.CSS(`#merge-strategy`), "native"))
+
 	// agent-a into main: previewed, then run.
 	run("diff into main", chromedp.SetValue(chromedp.CSS(`#diff-source`), "agent-a"), chromedp.SetValue(chromedp.CSS(`#diff-target`), "main"),
 		chromedp.Click(chromedp.CSS(`#diff-go`)))
-	waitFor("diff shown", `document.getElementById("diff-out").textContent.includes("Changes on agent-a (2)")`)
+	waitFor("diff shown", `document.getElementById("diff-out").textContent.includes("Changes on agent-a (3)")`)
 	run("preview", chromedp.Focus(chromedp.CSS(`#merge-preview`)), chromedp.KeyEvent(kb.Enter), chromedp.WaitVisible(chromedp.CSS(`.plan[data-applied="false"]`)))
 	shot("diff")
 	if count(`path[data-merge]`) != 1 {

@@ -112,3 +112,9 @@ func (s *Server) verifyBranch(w http.ResponseWriter, r *http.Request) (any, erro
 	}
 	return s.c.VerifyBranch(r.Context(), day1.VerifyBranchRequest{Branch: vr.Branch, Rejudge: vr.Rejudge})
 }
+
+func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) (any, error) {
+	qq := q(r)
+	f := day1.SessionFilter{Branch: qq.str("branch"), AgentID: qq.str("agent"), TaskID: qq.str("task"), Status: day1.SessionStatus(qq.str("status"))}
+	return s.c.Sessions(r.Context(), f)
+}

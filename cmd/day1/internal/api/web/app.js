@@ -93,6 +93,14 @@ function lanes() {
   return out;
 }
 
+// branchRole tells task branches (task/<name>) and agent branches
+// (task/<name>/<agent>) from the others.
+function branchRole(name) {
+  const m = /^task\/([^/]+)(?:\/([^/]+))?$/.exec(name);
+  if (!m) return null;
+  return m[2] ? { role: "agent", task: m[1], agent: m[2], text: `agent ${m[2]}'s branch of task ${m[1]}` } : { role: "task", task: m[1], text: `branch of task ${m[1]}` };
+}
+
 function drawGraph() {
   const order = lanes();
   const times = [];
@@ -100,7 +108,7 @@ function drawGraph() {
   for (const m of state.merges) times.push(Date.parse(m.created_at));
   for (const s of state.snapshots) times.push(Date.parse(s.at));
   const t0 = Math.min(...times), t1 = Math.max(...times, t0 + 1);
-  const labelW = Math.max(...order.map((b) => b.name.length)) * 7.2 + 16, rowH = 30;
+  const labelW = Math.max(...order.map((b) => b.name.length)) * 7.2 + 30, rowH = 30;
   const W = Math.max($("graph").clientWidth - 2, labelW + 240);
   const H = order.length * rowH + 20;
   const x = (t) => labelW + 10 + ((Date.parse(t) - t0) / (t1 - t0)) * (W - labelW - 30);
@@ -117,8 +125,15 @@ function drawGraph() {
     }
     svg.append(el("svg:line", { class: "lane " + b.status, x1: start + (b.parent ? 10 : 0), y1: y[b.name], x2: Math.max(end, start + 12), y2: y[b.name] },
       el("svg:title", {}, `${b.name}: ${b.status}${b.description ? " — " + b.description : ""}`)));
-    const label = el("svg:text", { class: "name" + (b.name === state.selected ? " sel" : ""), x: 6, y: y[b.name] + 4, tabindex: 0, role: "button",
-      "data-branch": b.name, "aria-label": `Branch ${b.name}, ${b.status}; open its timeline`,
+    const role = branchRole(b.name);
+    if (role) {
+      const by = y[b.name];
+      svg.append(role.role === "task"
+        ? el("svg:rect", { class: "badge task", x: 4, y: by - 5, width: 10, height: 10 }, el("svg:title", {}, role.text))
+        : el("svg:circle", { class: "badge agent", cx: 9, cy: by, r: 5 }, el("svg:title", {}, role.text)));
+    }
+    const label = el("svg:text", { class: "name" + (role ? " " + role.role : "") + (b.name === state.selected ? " sel" : ""), x: 20, y: y[b.name] + 4, tabindex: 0, role: "button",
+      "data-branch": b.name, "data-role": role ? role.role : null, "aria-label": `Branch ${b.name}${role ? " (" + role.text + ")" : ""}, ${b.status}; open its timeline`,
       onclick: () => openBranch(b.name), onkeydown: (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); openBranch(b.name); } } }, b.name);
     svg.append(label);
   }
@@ -140,12 +155,25 @@ function drawGraph() {
 function openBranch(name) {
   state.selected = name;
   $("tl-branch").value = name;
+  $("tl-session").value = "";
+  loadSessions(name);
   drawGraph();
   selectTab($("tab-timeline"));
   loadTimeline();
 }
 
 // ---- timeline ----
+// loadSessions fills the session filter with the sessions of the branch.
+async function loadSessions(branch) {
+  const sel = $("tl-session"), cur = sel.value;
+  try {
+    const ss = await api("/sessions" + q({ branch }));
+    sel.replaceChildren(el("option", { value: "" }, "any"),
+      ...ss.map((x) => el("option", { value: x.id }, `${x.id} — ${x.agent_id || "no agent"}, ${x.status}, ${fmt(x.started_at)}`)));
+    if ([...sel.options].some((o) => o.value === cur)) sel.value = cur;
+  } catch (err) { sel.replaceChildren(el("option", { value: "" }, "any")); }
+}
+
 let lastTimeline = new Set();
 async function loadTimeline(highlight) {
   const branch = $("tl-branch").value || "main";
@@ -166,26 +194,32 @@ async function loadTimeline(highlight) {
     $("tl-caption").textContent = `${evs.length} records on ${branch}, oldest first`;
   } catch (err) { showError($("tl-rows"), err); }
 }
-for (const id of ["tl-branch", "tl-agent", "tl-kind"]) $(id).addEventListener("change", () => loadTimeline());
-$("tl-session").addEventListener("change", () => loadTimeline());
+for (const id of ["tl-agent", "tl-kind", "tl-session"]) $(id).addEventListener("change", () => loadTimeline());
+$("tl-branch").addEventListener("change", () => { $("tl-session").value = ""; loadSessions($("tl-branch").value); loadTimeline(); });
 $("tl-form").addEventListener("submit", (e) => { e.preventDefault(); loadTimeline(); });
 
 async function showRecord(kind, id, branch) {
   const box = $("record");
   box.hidden = false;
-  const plural = { fact: "facts", observation: "observations", relation: "relations" }[kind];
-  if (!plural) { box.replaceChildren(el("p", {}, `${kind}/${id}: use day1 show ${kind}/${id} --branch ${branch}`)); return; }
   try {
-    const r = await api(`/${plural}/${esc(id)}` + q({ branch }));
+    const versions = await api(`/records/${esc(kind)}/${esc(id)}/versions` + q({ branch }));
+    const head = [...versions].reverse().find((v) => v.record);
     box.replaceChildren(el("h3", {}, `${kind}/${id} on ${branch}`),
-      el("dl", {}, Object.entries(r.record).flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, typeof v === "object" ? JSON.stringify(v) : String(v))])));
+      head ? el("dl", {}, Object.entries(head.record.record).flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, typeof v === "object" ? JSON.stringify(v) : String(v))])) : el("p", {}, "Deleted."),
+      el("div", { class: "versions" }, el("h4", {}, `Versions (${versions.length}), oldest first`),
+        el("ol", { id: "versions" }, versions.map((v) => el("li", { "data-source": v.source },
+          el("strong", {}, fmt(v.at)), ` ${v.source}: `, v.deleted ? "(deleted)" : `${v.record.summary}${v.record.branch && v.record.branch !== branch ? " (on " + v.record.branch + ")" : ""}`)))),
+      el("p", { class: "muted" }, "Versions are read by time travel at each timeline event of the record and each merge into the branch."));
   } catch (err) { showError(box, err); }
 }
 
 // ---- diff and merge ----
-function changeList(title, changes) {
+// changeList lists a side's changes; the source's can be ticked for a cherry-pick.
+function changeList(title, changes, pickable) {
   return el("div", {}, el("h3", {}, `${title} (${changes.length})`),
-    el("ul", {}, changes.map((c) => el("li", { class: "op-" + c.op }, `${{ added: "+", updated: "~", deleted: "−" }[c.op]} ${c.ref} `,
+    el("ul", {}, changes.map((c) => el("li", { class: "op-" + c.op },
+      pickable ? el("input", { type: "checkbox", class: "pick", "data-pick": c.ref, id: "pick-" + c.ref, "aria-label": `Pick ${c.ref} for a cherry-pick` }) : null,
+      `${{ added: "+", updated: "~", deleted: "−" }[c.op]} ${c.ref} `,
       el("span", {}, (c.after || c.before).summary)))));
 }
 async function showDiff() {
@@ -194,7 +228,7 @@ async function showDiff() {
   try {
     const d = await api("/diff" + q({ source, target }));
     out.replaceChildren(el("p", { class: "muted" }, `Since ${d.base} at ${fmt(d.base_at)}`),
-      changeList("Changes on " + source, d.source_changes), changeList("Changes on " + target, d.target_changes),
+      changeList("Changes on " + source, d.source_changes, true), changeList("Changes on " + target, d.target_changes),
       el("h3", {}, `Conflicts (${d.conflicts.length})`),
       ...d.conflicts.map((c) => el("div", { class: "conflict", "data-conflict": c.ref }, el("h4", {}, `${c.ref}: ${c.reason.replace("_", " ")}`),
         el("dl", {}, el("dt", {}, source), el("dd", {}, c.source.after ? c.source.after.summary : "(deleted)"),
@@ -207,6 +241,10 @@ $("diff-target").addEventListener("change", (e) => (e.target.dataset.touched = "
 async function merge(dryRun) {
   const out = $("merge-out");
   const body = { source: $("diff-source").value, target: $("diff-target").value, strategy: $("merge-strategy").value, policy: $("merge-policy").value, dry_run: dryRun, merged_by: "inspector" };
+  if (body.strategy === "cherry_pick") {
+    body.pick = [...document.querySelectorAll("#diff-out input.pick:checked")].map((i) => i.dataset.pick);
+    if (!body.pick.length) { out.replaceChildren(el("p", { class: "error", role: "alert" }, "Tick the records to pick in the changes of the source, then merge.")); return; }
+  }
   try {
     const m = await api("/merges", { method: "POST", body: JSON.stringify(body) });
     const r = m.record;
@@ -317,7 +355,7 @@ function connect() {
     const c = info.capabilities;
     $("store").textContent = `${c.Store}${c.Durable ? ", durable" : ""}; embedder ${c.Embedder || "none"}`;
     await loadTree();
-    await loadTimeline();
+    await Promise.all([loadTimeline(), loadSessions($("tl-branch").value || "main")]);
   } catch (err) { showError($("graph"), err); }
   connect();
 })();
