@@ -1,0 +1,74 @@
+package api
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestWrites runs a task's life through the write routes: create, join, an
+// objective done, a handoff rejected and another accepted, a conversation with a
+// message, completion. Steps run in order.
+func TestWrites(t *testing.T) {
+	ts, _ := newServer(t, Options{})
+	ids := map[string]string{}
+	for _, tc := range []struct {
+		method, path, body string
+		status             int
+		want               string // a substring of the body; for problems, the code
+		save               string // remember the body's id under this name
+	}{
+		{"POST", "/api/v1/tasks", `{"name":"t2","objectives":["find it","fix it"],"description":"a second task"}`, 201, `"branch":"task/t2"`, ""},
+		{"POST", "/api/v1/tasks", `{"name":"t2","objectives":["again"]}`, 409, "exists", ""},
+		{"POST", "/api/v1/tasks", `{"name":""}`, 400, "invalid_argument", ""},
+		{"POST", "/api/v1/tasks", `{"nom":"x"}`, 400, "invalid_argument", ""},
+		{"POST", "/api/v1/tasks/t2/members", `{"agent":"ann","role":"developer","objectives":[1]}`, 201, `"branch":"task/t2/ann"`, ""},
+		{"POST", "/api/v1/tasks/nope/members", `{"agent":"ann"}`, 404, "not_found", ""},
+		{"PATCH", "/api/v1/tasks/t2/objectives/1", `{"status":"done","by":"ann","note":"found"}`, 200, `"status":"done"`, ""},
+		{"PATCH", "/api/v1/tasks/t2/objectives/x", `{"status":"done"}`, 400, "invalid_argument", ""},
+		{"PATCH", "/api/v1/tasks/t2/objectives/1", `{"status":"sideways"}`, 400, "invalid_argument", ""},
+		{"PATCH", "/api/v1/tasks/t2/objectives/9", `{"status":"done"}`, 404, "not_found", ""},
+		{"POST", "/api/v1/handoffs", `{"task":"t2","from_agent":"ann","to_agent":"bob","instructions":"fix it"}`, 201, `"status":"pending"`, "h1"},
+		{"POST", "/api/v1/handoffs/{h1}/reject", `{"agent":"bob","reason":"busy"}`, 200, `"status":"rejected"`, ""},
+		{"POST", "/api/v1/handoffs/{h1}/accept", `{"agent":"bob"}`, 409, "", ""},
+		{"POST", "/api/v1/handoffs", `{"task":"t2","from_agent":"ann","to_agent":"bob","instructions":"fix it, please"}`, 201, `"to_agent":"bob"`, "h2"},
+		{"POST", "/api/v1/handoffs/{h2}/accept", `{"agent":"bob"}`, 200, `"branch":"task/t2/bob"`, ""},
+		{"POST", "/api/v1/handoffs/nope/accept", `{"agent":"bob"}`, 404, "not_found", ""},
+		{"POST", "/api/v1/handoffs", `{"task":"nope"}`, 404, "not_found", ""},
+		{"POST", "/api/v1/conversations", `{"branch":"task/t2/bob","title":"how to fix it","agent_id":"bob"}`, 201, `"created"`, "c1"},
+		{"POST", "/api/v1/conversations/{c1}/messages", `{"branch":"task/t2/bob","role":"user","content":"use the retry budget"}`, 201, `"created"`, ""},
+		{"POST", "/api/v1/conversations/{c1}/messages", `{"branch":"task/t2/bob","role":"user","content":"x","conversation_id":"other"}`, 400, "invalid_argument", ""},
+		{"POST", "/api/v1/conversations/nope/messages", `{"branch":"task/t2/bob","role":"user","content":"x"}`, 404, "not_found", ""},
+		{"POST", "/api/v1/tasks/t2/complete", `{"result_summary":"fixed with a retry budget","by":"bob"}`, 200, `"status":"completed"`, ""},
+		{"POST", "/api/v1/tasks/t2/complete", `{"result_summary":"again"}`, 409, "", ""},
+		{"GET", "/api/v1/tasks/t2", "", 200, `"completed_by":"bob"`, ""},
+	} {
+		path := tc.path
+		for k, v := range ids {
+			path = strings.ReplaceAll(path, "{"+k+"}", v)
+		}
+		res, body := do(t, ts, tc.method, path, tc.body)
+		if res.StatusCode != tc.status {
+			t.Errorf("%s %s: status %d, want %d: %s", tc.method, path, res.StatusCode, tc.status, body)
+			continue
+		}
+		if tc.status >= 400 {
+			var p struct{ Code string }
+			if json.Unmarshal(body, &p) != nil || (tc.want != "" && p.Code != tc.want) {
+				t.Errorf("%s %s: problem %s, want %s", tc.method, path, body, tc.want)
+			}
+			continue
+		}
+		if !strings.Contains(string(body), tc.want) {
+			t.Errorf("%s %s: body lacks %s:\n%s", tc.method, path, tc.want, body)
+		}
+		if tc.save != "" {
+			var v struct {
+				ID     string
+				Record struct{ ID string }
+			}
+			json.Unmarshal(body, &v)
+			ids[tc.save] = v.ID + v.Record.ID
+		}
+	}
+}
