@@ -186,6 +186,8 @@ func newRoot(a *app) *cobra.Command {
 The memory is the durable store at --path (default $DAY1_PATH, or day1 in the user's
 data folder), the MatrixOne database at --dsn (or $DAY1_DSN), or an empty memory in
 this process with --memory. Add --json to any command for output that scripts read.
+While the day1 MCP server holds the durable store, branch, log, show, search, diff and
+tasks read through its tools.
 
 Exit codes: 0 success, 1 error, 2 usage, 3 not found, 4 conflict (merge conflict,
 merge gate, name exists, stale or archived branch), 5 locked (another process holds
