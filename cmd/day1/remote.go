@@ -264,3 +264,32 @@ func (r *remote) tasks(ctx context.Context, f day1.TaskFilter, name string) ([]d
 	}
 	return ts, nil
 }
+
+// handoffs lists the handoffs f keeps; the server's list carries no packets, and
+// filters by task and status only, so an agent filter is applied here.
+func (r *remote) handoffs(ctx context.Context, f day1.HandoffFilter) ([]day1.HandoffRecord, error) {
+	var out struct {
+		Handoffs []struct {
+			ID           string             `json:"handoff_id"`
+			Task         string             `json:"task_id"`
+			Type         day1.HandoffType   `json:"handoff_type"`
+			Status       day1.HandoffStatus `json:"status"`
+			FromAgent    string             `json:"from_agent_id"`
+			ToAgent      string             `json:"to_agent_id"`
+			Instructions string             `json:"instructions"`
+			CreatedAt    time.Time          `json:"created_at"`
+		} `json:"handoffs"`
+	}
+	if err := r.call(ctx, "memory_handoff_list", map[string]any{"task_id": f.Task, "status": string(f.Status)}, &out); err != nil {
+		return nil, err
+	}
+	var hs []day1.HandoffRecord
+	for _, h := range out.Handoffs {
+		if f.Agent != "" && h.FromAgent != f.Agent && h.ToAgent != f.Agent {
+			continue
+		}
+		hs = append(hs, day1.HandoffRecord{ID: h.ID, Task: h.Task, Type: h.Type, Status: h.Status, FromAgent: h.FromAgent,
+			ToAgent: h.ToAgent, Instructions: h.Instructions, CreatedAt: h.CreatedAt})
+	}
+	return hs, nil
+}

@@ -90,6 +90,7 @@ func TestThroughServer(t *testing.T) {
 		{"diff agent-a agent-b", []string{"diff agent-a into agent-b", "conflicts (1)"}},
 		{"tasks", []string{"fix-auth", "task/fix-auth"}},
 		{"tasks fix-auth", []string{"task fix-auth", "objectives", "members"}},
+		{"handoffs --task fix-auth", []string{"fix-auth", "escalation", "expert"}},
 	} {
 		stdout, stderr, code := day1Run(t, dir, "", strings.Fields(tc.args)...)
 		if code != 0 {

@@ -89,7 +89,7 @@ func (a *app) remoteAt(verb string) error {
 // lockedError explains who holds a durable store and what to do.
 func lockedError(path string, err error) error {
 	if ep, eerr := localmem.ReadEndpoint(path); eerr == nil {
-		return fmt.Errorf("%w\nthe day1 MCP server (process %d, %s) holds this memory; the reading commands (branch, log, show, search, diff, tasks) go through it, but changes need the memory itself: make them with the server's tools, or stop the server", err, ep.PID, ep.URL)
+		return fmt.Errorf("%w\nthe day1 MCP server (process %d, %s) holds this memory; the reading commands (branch, log, show, search, diff, tasks, handoffs) go through it, but changes need the memory itself: make them with the server's tools, or stop the server", err, ep.PID, ep.URL)
 	}
 	return fmt.Errorf("%w\nanother process (a day1 serve or an MCP server) holds this memory; stop it, or point --path at another folder", err)
 }
@@ -186,8 +186,8 @@ func newRoot(a *app) *cobra.Command {
 The memory is the durable store at --path (default $DAY1_PATH, or day1 in the user's
 data folder), the MatrixOne database at --dsn (or $DAY1_DSN), or an empty memory in
 this process with --memory. Add --json to any command for output that scripts read.
-While the day1 MCP server holds the durable store, branch, log, show, search, diff and
-tasks read through its tools.
+While the day1 MCP server holds the durable store, branch, log, show, search, diff,
+tasks and handoffs read through its tools.
 
 Exit codes: 0 success, 1 error, 2 usage, 3 not found, 4 conflict (merge conflict,
 merge gate, name exists, stale or archived branch), 5 locked (another process holds

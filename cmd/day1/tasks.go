@@ -97,9 +97,20 @@ func newHandoffsCmd(a *app) *cobra.Command {
 		Short: "List handoffs, or show one with its context packet",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := a.client(cmd.Context())
+			c, rem, err := a.open(cmd.Context())
 			if err != nil {
 				return err
+			}
+			f.Status = day1.HandoffStatus(status)
+			if rem != nil {
+				if len(args) == 1 {
+					return fmt.Errorf("%w: a handoff's packet through the day1 MCP server that holds this memory; day1 handoffs lists them", day1.ErrNotSupported)
+				}
+				hs, err := rem.handoffs(cmd.Context(), f)
+				if err != nil {
+					return err
+				}
+				return printHandoffs(a, hs)
 			}
 			if len(args) == 1 {
 				h, err := c.GetHandoff(cmd.Context(), args[0])
@@ -109,25 +120,27 @@ func newHandoffsCmd(a *app) *cobra.Command {
 				h = memview.Handoff(h)
 				return a.out.emit(h, func() { printHandoff(a.out, h) })
 			}
-			f.Status = day1.HandoffStatus(status)
 			hs, err := c.Handoffs(cmd.Context(), f)
 			if err != nil {
 				return err
 			}
-			hs = memview.Handoffs(hs)
-			return a.out.emit(hs, func() {
-				rows := make([][]string, len(hs))
-				for i, h := range hs {
-					rows[i] = []string{a.out.style(bold, h.ID), h.Task, string(h.Type), string(h.Status), or(h.FromAgent, "-"), or(h.ToAgent, "-"), when(h.CreatedAt)}
-				}
-				a.out.table([]string{"HANDOFF", "TASK", "TYPE", "STATUS", "FROM", "TO", "CREATED"}, rows)
-			})
+			return printHandoffs(a, memview.Handoffs(hs))
 		},
 	}
 	cmd.Flags().StringVar(&f.Task, "task", "", "only this task's handoffs")
 	cmd.Flags().StringVar(&status, "status", "", "only handoffs in this status")
 	cmd.Flags().StringVar(&f.Agent, "agent", "", "only handoffs from or to this agent")
 	return cmd
+}
+
+func printHandoffs(a *app, hs []day1.HandoffRecord) error {
+	return a.out.emit(hs, func() {
+		rows := make([][]string, len(hs))
+		for i, h := range hs {
+			rows[i] = []string{a.out.style(bold, h.ID), h.Task, string(h.Type), string(h.Status), or(h.FromAgent, "-"), or(h.ToAgent, "-"), when(h.CreatedAt)}
+		}
+		a.out.table([]string{"HANDOFF", "TASK", "TYPE", "STATUS", "FROM", "TO", "CREATED"}, rows)
+	})
 }
 
 func printHandoff(p *printer, h day1.HandoffRecord) {
