@@ -10,8 +10,8 @@
 //
 // When a running day1 MCP server holds the durable store and left its endpoint file
 // (mcp-endpoint.json) in the folder, the reading commands branch, log, show, search,
-// diff, tasks and handoffs (the list) go through the server's tools instead; the others exit with code 5
-// and say what to do.
+// diff, tasks and handoffs (the list) go through the server's tools instead; the
+// others exit with code 5 and say what to do.
 //
 // Exit codes: 0 success, 1 any other error, 2 usage (a bad command, flag or
 // argument), 3 not found, 4 conflict (a merge conflict, a merge gate, a name that
