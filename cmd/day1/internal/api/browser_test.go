@@ -134,7 +134,7 @@ func TestInspector(t *testing.T) {
 	run("open agent-a", chromedp.Click(chromedp.CSS(`text[data-branch="agent-a"]`)))
 	waitFor("agent-a timeline", `document.getElementById("tl-caption").textContent.includes("on agent-a")`)
 	run("open f-retry", chromedp.Evaluate[chromedp.Void](`[...document.querySelectorAll("#tl-rows button")].find(b => b.textContent === "fact/f-retry").click()`))
-	waitFor("versions", `document.querySelectorAll("#versions li").length === 2 && document.querySelector("#versions li").textContent.includes("(on main)")`)
+	waitFor("versions", `document.querySelectorAll("#versions li").length === 2 && document.querySelector("#versions li").textContent.includes("timeline on main")`)
 	shot("versions")
 
 	// The session filter lists agent-a's sessions and keeps that session's records.
@@ -155,7 +155,7 @@ func TestInspector(t *testing.T) {
 	// A cherry-pick of one ticked record of agent-b into main, previewed.
 	run("diff agent-b", chromedp.SetValue(chromedp.CSS(`#diff-source`), "agent-b"), chromedp.SetValue(chromedp.CSS(`#diff-target`), "main"),
 		chromedp.Click(chromedp.CSS(`#diff-go`)))
-	waitFor("picks", `document.querySelectorAll("#diff-out input.pick").length > 1`)
+	waitFor("picks", `document.getElementById("diff-out").textContent.includes("Changes on main") && document.querySelectorAll("#diff-out input.pick").length > 1`)
 	run("cherry-pick", chromedp.SetValue(chromedp.CSS(`#merge-strategy`), "cherry_pick"),
 		chromedp.Click(chromedp.CSS(`#merge-preview`)), chromedp.WaitVisible(chromedp.CSS(`#merge-out .error`)),
 		chromedp.Click(chromedp.CSS(`#diff-out input.pick`)), chromedp.Click(chromedp.CSS(`#merge-preview`)))

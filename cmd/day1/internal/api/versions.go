@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/day1ai/day1"
@@ -23,13 +24,16 @@ type Version struct {
 }
 
 // versions lists the versions of a record on a branch. The library keeps no list of
-// versions, so they are derived with time travel: the record is read as it was at
-// each instant of the branch's timeline that touched it (its timeline events) and at
-// each merge into the branch, then at the head; consecutive reads that return the
-// same record collapse into one version. An instant from before the branch began
-// (an event it inherited from its parent) is read on the parent. Changes that leave no timeline event and
-// come from no merge show up in the next version read; the head's version is dated
-// by the record's updated_at.
+// versions, so they are derived with time travel over the instants that may have
+// changed the record: its timeline events on the branch (inherited ones included),
+// the merges into the branch, and the record's own updated_at. The version of an
+// instant is the record as read just before the next instant (the head for the last
+// one): a merge's writes land after the merge record is dated, and a change that
+// leaves no instant of its own shows up in the version before it. An instant from
+// before the branch began is an inherited one, named so ("timeline on main"), and
+// read on the parent when the branch's history does not reach it. Consecutive reads that return the
+// same record collapse into one version; a read that finds no record is a deletion
+// once the record has existed.
 func (s *Server) versions(w http.ResponseWriter, r *http.Request) (any, error) {
 	qq := q(r)
 	kind, err := memview.ParseKind("kind", r.PathValue("kind"))
@@ -42,15 +46,23 @@ func (s *Server) versions(w http.ResponseWriter, r *http.Request) (any, error) {
 		branch = day1.DefaultBranch
 	}
 	ctx := r.Context()
-	evs, err := s.c.Timeline(ctx, day1.TimelineQuery{Branch: branch, Kinds: []day1.Kind{kind}, Limit: 10000})
+	b, err := s.c.GetBranch(ctx, branch)
 	if err != nil {
 		return nil, err
+	}
+	head, headErr := getRef(ctx, s.c, branch, ref)
+	if headErr != nil && !errors.Is(headErr, day1.ErrNotFound) {
+		return nil, headErr
 	}
 	type instant struct {
 		at     time.Time
 		source string
 	}
 	var at []instant
+	evs, err := s.c.Timeline(ctx, day1.TimelineQuery{Branch: branch, Kinds: []day1.Kind{kind}, Limit: 10000})
+	if err != nil {
+		return nil, err
+	}
 	for _, e := range evs {
 		if e.Ref == ref {
 			at = append(at, instant{e.At, "timeline"})
@@ -63,64 +75,66 @@ func (s *Server) versions(w http.ResponseWriter, r *http.Request) (any, error) {
 	for _, m := range merges {
 		at = append(at, instant{m.CreatedAt, "merge " + m.Source})
 	}
+	if head != nil {
+		at = append(at, instant{changedAt(head), "updated"})
+	}
 	slices.SortStableFunc(at, func(a, b instant) int { return a.at.Compare(b.at) })
+	if len(at) == 0 {
+		if headErr != nil {
+			return nil, headErr
+		}
+		at = append(at, instant{changedAt(head), "head"})
+	}
 
 	out := []Version{}
 	var last []byte
-	add := func(when time.Time, source string, rec day1.Record, err error) error {
-		v := Version{At: when, Source: source}
+	for i, in := range at {
+		var rec day1.Record
+		var err error
+		if i+1 < len(at) {
+			next := at[i+1].at
+			if !next.After(in.at) {
+				continue // the later instant of the same moment reads it
+			}
+			tt := s.c.TimeTravel(day1.At{Time: next.Add(-time.Nanosecond)})
+			rec, err = getRef(ctx, tt, branch, ref)
+			if errors.Is(err, day1.ErrTooOld) {
+				if b.Parent == "" {
+					continue
+				}
+				rec, err = getRef(ctx, tt, b.Parent, ref)
+				if errors.Is(err, day1.ErrTooOld) {
+					continue
+				}
+				in.source += " on " + b.Parent
+			}
+		} else {
+			rec, err = head, headErr
+		}
+		if b.Parent != "" && in.at.Before(b.ForkedAt) && !strings.HasSuffix(in.source, " on "+b.Parent) {
+			in.source += " on " + b.Parent // an event the branch inherited
+		}
+		v := Version{At: in.at, Source: in.source}
 		switch {
 		case errors.Is(err, day1.ErrNotFound):
 			if len(out) == 0 {
-				return nil // not there yet
+				continue // not there yet
 			}
 			v.Deleted = true
 		case err != nil:
-			return err
+			return nil, err
 		default:
 			v.Record = memview.View(rec)
 		}
 		data, _ := json.Marshal(v.Record)
 		if len(out) > 0 && bytes.Equal(data, last) {
-			return nil
+			continue
 		}
 		last = data
 		out = append(out, v)
-		return nil
 	}
-	for _, in := range at {
-		// A read at an instant sees what was written up to and at it. An instant
-		// before the branch began (an event it inherited) is read on the parent.
-		tt := s.c.TimeTravel(day1.At{Time: in.at.Add(time.Nanosecond)})
-		rec, err := getRef(ctx, tt, branch, ref)
-		if errors.Is(err, day1.ErrTooOld) {
-			b, berr := s.c.GetBranch(ctx, branch)
-			if berr != nil {
-				return nil, berr
-			}
-			if b.Parent == "" {
-				continue
-			}
-			rec, err = getRef(ctx, tt, b.Parent, ref)
-			if errors.Is(err, day1.ErrTooOld) {
-				continue
-			}
-			in.source += " on " + b.Parent
-		}
-		if err := add(in.at, in.source, rec, err); err != nil {
-			return nil, err
-		}
-	}
-	rec, err := getRef(ctx, s.c, branch, ref)
-	if len(out) == 0 && err != nil {
-		return nil, err
-	}
-	when := time.Time{}
-	if rec != nil {
-		when = changedAt(rec)
-	}
-	if err := add(when, "head", rec, err); err != nil {
-		return nil, err
+	if len(out) == 0 && headErr != nil {
+		return nil, headErr
 	}
 	return out, nil
 }

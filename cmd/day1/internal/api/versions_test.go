@@ -24,8 +24,22 @@ func TestVersions(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(vs) != 2 || vs[0].Record.Record.Text != "Token refresh retries twice before giving up" || vs[0].Source != "timeline on main" ||
-		vs[1].Record.Record.Text != "Token refresh retries three times with exponential backoff" || vs[1].Record.Branch != "agent-a" || vs[1].At != "2025-03-01T09:00:12Z" {
+		vs[1].Record.Record.Text != "Token refresh retries three times with exponential backoff" || vs[1].Record.Branch != "agent-a" || vs[1].At != "2025-03-01T09:00:12Z" || vs[1].Source != "updated" {
 		t.Errorf("versions = %+v", vs)
+	}
+	// A merge changes main's f-retry without a timeline event of its own: the merge
+	// dates the new version.
+	if res, body := do(t, ts, "POST", "/api/v1/merges", `{"source":"agent-a"}`); res.StatusCode != 201 {
+		t.Fatalf("merge: %s %s", res.Status, body)
+	}
+	_, body = do(t, ts, "GET", "/api/v1/records/fact/f-retry/versions", "")
+	vs = nil
+	if err := json.Unmarshal(body, &vs); err != nil {
+		t.Fatal(err)
+	}
+	if len(vs) != 2 || vs[0].Source != "timeline" || vs[1].Source != "merge agent-a" ||
+		vs[1].Record.Record.Text != "Token refresh retries three times with exponential backoff" {
+		t.Errorf("versions on main after the merge = %s", body)
 	}
 	for _, tc := range []struct {
 		path string

@@ -209,7 +209,7 @@ async function showRecord(kind, id, branch) {
       el("div", { class: "versions" }, el("h4", {}, `Versions (${versions.length}), oldest first`),
         el("ol", { id: "versions" }, versions.map((v) => el("li", { "data-source": v.source },
           el("strong", {}, fmt(v.at)), ` ${v.source}: `, v.deleted ? "(deleted)" : `${v.record.summary}${v.record.branch && v.record.branch !== branch ? " (on " + v.record.branch + ")" : ""}`)))),
-      el("p", { class: "muted" }, "Versions are read by time travel at each timeline event of the record and each merge into the branch."));
+      el("p", { class: "muted" }, "Versions are read by time travel over the record's timeline events, the merges into the branch and its last update."));
   } catch (err) { showError(box, err); }
 }
 
