@@ -126,23 +126,12 @@ func New(opts Options) (*Store, error) {
 	if opts.Sync != SyncAlways && opts.Sync != SyncNever {
 		return nil, store.Invalid("Options.Sync", "must be SyncAlways or SyncNever", opts.Sync)
 	}
-	s := &Store{
-		opts:     opts,
-		now:      opts.Now,
-		dims:     opts.Dimensions,
-		branches: map[string]*branch{},
-		snaps:    map[string]snapshot{},
-		sessions: map[string]store.Session{},
-		docs:     map[docKey]*store.Doc{},
-		index:    map[store.Kind]*kindIndex{store.KindFact: newKindIndex(), store.KindObservation: newKindIndex()},
-	}
-	if s.now == nil {
-		s.now = time.Now
-	}
+	s := newStore(opts)
 	if opts.Path == "" {
 		s.addRootBranch(s.now().UTC())
 		return s, nil
 	}
+
 	replayed := 0
 	w, err := openWAL(opts.Path, opts.Sync, func(e *entry) error {
 		replayed++
@@ -166,6 +155,24 @@ func New(opts Options) (*Store, error) {
 	}
 	s.log = w
 	return s, nil
+}
+
+// newStore returns an empty store, without even its main branch.
+func newStore(opts Options) *Store {
+	s := &Store{
+		opts:     opts,
+		now:      opts.Now,
+		dims:     opts.Dimensions,
+		branches: map[string]*branch{},
+		snaps:    map[string]snapshot{},
+		sessions: map[string]store.Session{},
+		docs:     map[docKey]*store.Doc{},
+		index:    map[store.Kind]*kindIndex{store.KindFact: newKindIndex(), store.KindObservation: newKindIndex()},
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	return s
 }
 
 func (s *Store) addRootBranch(now time.Time) {

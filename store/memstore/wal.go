@@ -196,6 +196,12 @@ func readLog(f *os.File, apply func(*entry) error) (int64, error) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return 0, fmt.Errorf("day1: memstore: %w", err)
 	}
+	return readFrames(f, 0, apply)
+}
+
+// readFrames is readLog for a log read from r, which is positioned at offset base of
+// the file: it returns the offset just past the last entry applied, base if none.
+func readFrames(r io.Reader, base int64, apply func(*entry) error) (int64, error) {
 	workers := runtime.GOMAXPROCS(0)
 	order := make(chan *frame, 2*workers) // every frame read, in log order
 	jobs := make(chan *frame, workers)    // the same frames, to decode
@@ -216,8 +222,8 @@ func readLog(f *os.File, apply func(*entry) error) (int64, error) {
 	go func() {
 		defer close(jobs)
 		defer close(order)
-		r := bufio.NewReaderSize(f, 1<<20)
-		var off int64
+		r := bufio.NewReaderSize(r, 1<<20)
+		off := base
 		head := make([]byte, frameHead)
 		for {
 			if _, err := io.ReadFull(r, head); err != nil {
@@ -249,7 +255,7 @@ func readLog(f *os.File, apply func(*entry) error) (int64, error) {
 			}
 		}
 	}()
-	var good int64
+	good := base
 	var err error
 	for fr := range order {
 		<-fr.done
