@@ -45,6 +45,8 @@ var (
 	// ErrLocked: a durable store's files are held by another open store, in this
 	// process or another; close that one first.
 	ErrLocked = errors.New("day1: store is locked")
+	// ErrReadOnly: the store was opened read-only and refuses writes.
+	ErrReadOnly = errors.New("day1: store is read-only")
 	// ErrTooOld: the point in time is before the history the store keeps: before the
 	// branch read existed (its ForkedAt), or beyond a store's retention.
 	ErrTooOld = errors.New("day1: point in time is outside the retained history")

@@ -73,7 +73,7 @@ func (s *Store) CreateBranch(ctx context.Context, spec store.BranchSpec) (store.
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.usable(ctx); err != nil {
+	if err := s.canWrite(ctx); err != nil {
 		return store.Branch{}, err
 	}
 	if _, ok := s.branches[spec.Name]; ok {
@@ -158,7 +158,7 @@ func (s *Store) SetBranchStatus(ctx context.Context, name string, status store.B
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.usable(ctx); err != nil {
+	if err := s.canWrite(ctx); err != nil {
 		return store.Branch{}, err
 	}
 	b, err := s.branch(name)
@@ -188,7 +188,7 @@ func (s *Store) applyStatus(b *branch, status store.BranchStatus, into string, a
 func (s *Store) DeleteBranch(ctx context.Context, name string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.usable(ctx); err != nil {
+	if err := s.canWrite(ctx); err != nil {
 		return err
 	}
 	b, err := s.branch(name)
@@ -230,7 +230,7 @@ func (s *Store) CreateSnapshot(ctx context.Context, branchName, name, descriptio
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.usable(ctx); err != nil {
+	if err := s.canWrite(ctx); err != nil {
 		return store.Snapshot{}, err
 	}
 	if _, err := s.branch(branchName); err != nil {
@@ -295,7 +295,7 @@ func (s *Store) ListSnapshots(ctx context.Context, branchName string) ([]store.S
 func (s *Store) DeleteSnapshot(ctx context.Context, name string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.usable(ctx); err != nil {
+	if err := s.canWrite(ctx); err != nil {
 		return err
 	}
 	if _, ok := s.snaps[name]; !ok {
@@ -316,7 +316,7 @@ func (s *Store) PutSession(ctx context.Context, sess store.Session) (store.Sessi
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.usable(ctx); err != nil {
+	if err := s.canWrite(ctx); err != nil {
 		return store.Session{}, err
 	}
 	now := s.commitNow()

@@ -323,7 +323,7 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.usable(ctx); err != nil {
+	if err := s.canWrite(ctx); err != nil {
 		return store.MergeRecord{}, err
 	}
 	sb, err := s.branch(plan.Source)

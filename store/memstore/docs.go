@@ -18,7 +18,7 @@ func (s *Store) WriteDocs(ctx context.Context, ws []store.DocWrite) ([]store.Doc
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.usable(ctx); err != nil {
+	if err := s.canWrite(ctx); err != nil {
 		return nil, err
 	}
 	for _, w := range ws {

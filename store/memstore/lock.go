@@ -1,11 +1,13 @@
 package memstore
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/day1ai/day1/store"
 )
@@ -52,6 +54,31 @@ func lockDir(dir string) (*dirLock, error) {
 	}
 	openDirs.m[key] = true
 	return &dirLock{f: f, key: key}, nil
+}
+
+// lockDirWait is lockDir, retried while the directory is held elsewhere until timeout
+// has passed or ctx is done. A timeout of 0 tries once.
+func lockDirWait(ctx context.Context, dir string, timeout time.Duration) (*dirLock, error) {
+	deadline := time.Now().Add(timeout)
+	wait := 5 * time.Millisecond
+	for {
+		l, err := lockDir(dir)
+		if err == nil || timeout <= 0 || !errors.Is(err, store.ErrLocked) {
+			return l, err
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return nil, fmt.Errorf("%w (gave up after waiting %v)", err, timeout)
+		}
+		t := time.NewTimer(min(wait, left))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, fmt.Errorf("%w (stopped waiting: %w)", err, ctx.Err())
+		case <-t.C:
+		}
+		wait = min(2*wait, 100*time.Millisecond)
+	}
 }
 
 // release lets the directory go. The lock file's lock goes with its descriptor.

@@ -17,6 +17,19 @@
 // checksummed entry before the call returns. Options.Sync says when the file is flushed
 // to stable storage. On open the log is replayed; a torn or corrupt last entry (a crash
 // in the middle of an append) is detected by its frame and checksum and cut off.
+//
+// # Several processes
+//
+// One process at a time writes a durable store: opening it takes an exclusive lock on
+// the directory, and a second writer gets store.ErrLocked, at once or, with
+// Options.LockTimeout, once it has waited that long for the lock. Options.ReadOnly opens
+// the store for reading beside the writer, in any number of processes: a reader takes
+// no lock at all, so it never blocks the writer nor another reader. It replays the log
+// up to its last complete frame and leaves a torn tail alone (the writer may be in the
+// middle of appending it); every write fails with store.ErrReadOnly. A reader sees the
+// store as it was when it was opened or last refreshed: Store.Refresh reads the
+// entries the writer has committed since, and each entry is a whole batch, so a
+// reader never sees part of a batch.
 package memstore
 
 import (
@@ -52,6 +65,17 @@ type Options struct {
 	Dimensions int
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
+	// LockTimeout is how long opening a durable store waits for the directory while
+	// another open store holds it, in this process or another. 0 fails at once with
+	// store.ErrLocked; otherwise Open retries until the timeout (or until its context is
+	// done), then fails with store.ErrLocked. It does not apply to ReadOnly.
+	LockTimeout time.Duration
+	// ReadOnly opens the durable store at Path for reading only, beside the process
+	// that writes it and any number of other readers: it takes no lock, replays the log
+	// without cutting a torn tail, refuses every write with store.ErrReadOnly, and sees
+	// the store as of the open or the last Refresh. The log must exist: a writer creates
+	// it on its first open.
+	ReadOnly bool
 }
 
 // Store is the embedded store. It is safe for concurrent use.
@@ -75,6 +99,7 @@ type Store struct {
 	index    map[store.Kind]*kindIndex
 	dup      dupScratch // near-duplicate searches made under the write lock
 	log      *wal
+	ro       *logReader // the log a read-only store follows
 }
 
 var _ store.Store = (*Store)(nil)
@@ -119,12 +144,25 @@ type snapshot struct {
 }
 
 // New opens a store: in memory, or durable when opts.Path is set (replaying its log).
+// It is Open without a context.
 func New(opts Options) (*Store, error) {
+	return Open(context.Background(), opts)
+}
+
+// Open opens a store: in memory, or durable when opts.Path is set (replaying its log).
+// ctx bounds the wait for the lock of a durable store (see Options.LockTimeout).
+func Open(ctx context.Context, opts Options) (*Store, error) {
 	if opts.Dimensions < 0 || opts.Dimensions > store.MaxEmbeddingDims {
 		return nil, store.Invalid("Options.Dimensions", fmt.Sprintf("must be between 0 (learned) and %d", store.MaxEmbeddingDims), opts.Dimensions)
 	}
 	if opts.Sync != SyncAlways && opts.Sync != SyncNever {
 		return nil, store.Invalid("Options.Sync", "must be SyncAlways or SyncNever", opts.Sync)
+	}
+	if opts.LockTimeout < 0 {
+		return nil, store.Invalid("Options.LockTimeout", "must be 0 (fail at once) or more", opts.LockTimeout.String())
+	}
+	if opts.ReadOnly && opts.Path == "" {
+		return nil, store.Invalid("Options.ReadOnly", "applies only to a durable store; set Options.Path too", nil)
 	}
 	s := newStore(opts)
 	if opts.Path == "" {
@@ -133,13 +171,22 @@ func New(opts Options) (*Store, error) {
 	}
 
 	replayed := 0
-	w, err := openWAL(opts.Path, opts.Sync, func(e *entry) error {
+	apply := func(e *entry) error {
 		replayed++
 		if err := s.replay(e); err != nil {
 			return fmt.Errorf("day1: memstore: replaying log entry %d of %s: %w", replayed, opts.Path, err)
 		}
 		return nil
-	})
+	}
+	if opts.ReadOnly {
+		r, err := openLogReader(opts.Path, apply)
+		if err != nil {
+			return nil, err
+		}
+		s.ro = r
+		return s, nil
+	}
+	w, err := openWAL(ctx, opts.Path, opts.Sync, opts.LockTimeout, apply)
 	if err != nil {
 		return nil, err
 	}
@@ -189,8 +236,44 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
+	if s.ro != nil {
+		return s.ro.f.Close()
+	}
 	if s.log != nil {
 		return s.log.close()
+	}
+	return nil
+}
+
+// ReadOnly reports whether the store was opened with Options.ReadOnly.
+func (s *Store) ReadOnly() bool { return s.ro != nil }
+
+// Refresh brings a read-only store up to date with the entries the writer has
+// committed to the log since the open or the last Refresh; a torn last frame (an
+// append under way) is left for a later Refresh. Reads see either the state before a
+// Refresh or the one after it, never a part of a batch. A store that writes is always
+// current, and Refresh does nothing there. If an entry cannot be replayed the store
+// refuses further work: reopen it.
+func (s *Store) Refresh(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.usable(ctx); err != nil {
+		return err
+	}
+	if s.ro == nil {
+		return nil
+	}
+	n := 0
+	err := s.ro.read(func(e *entry) error {
+		n++
+		if err := s.replay(e); err != nil {
+			s.failed = fmt.Errorf("replaying log entry %d of %s after the last refresh: %w", n, s.opts.Path, err)
+			return s.failed
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("day1: memstore: refresh: %w", err)
 	}
 	return nil
 }
@@ -212,6 +295,17 @@ func (s *Store) usable(ctx context.Context) error {
 	}
 	if s.failed != nil {
 		return fmt.Errorf("day1: memstore: refusing work after a failed log write: %w", s.failed)
+	}
+	return nil
+}
+
+// canWrite is usable for a write: a read-only store refuses it.
+func (s *Store) canWrite(ctx context.Context) error {
+	if err := s.usable(ctx); err != nil {
+		return err
+	}
+	if s.ro != nil {
+		return fmt.Errorf("%w: %s was opened with ReadOnly", store.ErrReadOnly, s.opts.Path)
 	}
 	return nil
 }

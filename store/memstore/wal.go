@@ -2,6 +2,7 @@ package memstore
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -147,11 +148,11 @@ type wal struct {
 // openWAL opens (creating if needed) the log in dir, takes an exclusive lock on the
 // directory, passes every complete entry to apply, in order, and cuts off a torn tail.
 // An error from apply ends the reading and is returned, with nothing cut.
-func openWAL(dir string, sync SyncPolicy, apply func(*entry) error) (*wal, error) {
+func openWAL(ctx context.Context, dir string, sync SyncPolicy, lockTimeout time.Duration, apply func(*entry) error) (*wal, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("day1: memstore: %w", err)
 	}
-	lock, err := lockDir(dir)
+	lock, err := lockDirWait(ctx, dir, lockTimeout)
 	if err != nil {
 		return nil, err
 	}
@@ -176,6 +177,41 @@ func openWAL(dir string, sync SyncPolicy, apply func(*entry) error) (*wal, error
 		return fail(fmt.Errorf("day1: memstore: %w", err))
 	}
 	return &wal{f: f, lock: lock, sync: sync}, nil
+}
+
+// logReader follows the log of a store another process writes.
+type logReader struct {
+	f   *os.File
+	off int64 // just past the last entry applied
+}
+
+// openLogReader opens the log in dir for reading, without a lock, and passes every
+// complete entry to apply, in order. A torn tail is left as it is: it may be an append
+// under way.
+func openLogReader(dir string, apply func(*entry) error) (*logReader, error) {
+	f, err := os.Open(filepath.Join(dir, logName))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("day1: memstore: read-only open of %s: no log there (a writer creates it on its first open): %w", dir, err)
+		}
+		return nil, fmt.Errorf("day1: memstore: %w", err)
+	}
+	r := &logReader{f: f}
+	if err := r.read(apply); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// read passes the entries past r.off to apply and moves r.off past the last applied.
+func (r *logReader) read(apply func(*entry) error) error {
+	if _, err := r.f.Seek(r.off, io.SeekStart); err != nil {
+		return fmt.Errorf("day1: memstore: %w", err)
+	}
+	good, err := readFrames(r.f, r.off, apply)
+	r.off = good
+	return err
 }
 
 // frame is one frame of the log on its way from the file to apply.
@@ -361,6 +397,9 @@ func (w *wal) close() error {
 // commit's instant. A failed append leaves the store refusing all further work: memory
 // may hold a batch the log does not, and only a reopen tells which is durable.
 func (s *Store) logCommit(at time.Time, ops []op) error {
+	if s.ro != nil {
+		return fmt.Errorf("%w: %s was opened with ReadOnly", store.ErrReadOnly, s.opts.Path)
+	}
 	if s.log != nil {
 		if err := s.log.append(entry{Seq: s.seq, At: at, Ops: ops}); err != nil {
 			s.failed = err

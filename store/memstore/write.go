@@ -25,7 +25,7 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.usable(ctx); err != nil {
+	if err := s.canWrite(ctx); err != nil {
 		return nil, err
 	}
 	b, err := s.writable(branchName)
@@ -412,7 +412,7 @@ func (s *Store) Delete(ctx context.Context, branchName string, refs []store.Ref)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.usable(ctx); err != nil {
+	if err := s.canWrite(ctx); err != nil {
 		return err
 	}
 	b, err := s.writable(branchName)
