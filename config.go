@@ -80,6 +80,18 @@ type Config struct {
 	// Path. Default false: every commit is flushed to stable storage.
 	NoSync bool
 
+	// LockTimeout is how long Open waits for the durable embedded store at Path while
+	// another Client holds it, in this process or another. Default 0: Open fails at once
+	// with ErrLocked. Otherwise Open retries until the timeout or until its context is
+	// done, then fails with ErrLocked. It requires Path.
+	LockTimeout time.Duration
+
+	// ReadOnly opens the durable embedded store at Path for reading only, beside the
+	// process that writes it and any number of other readers: no lock is taken, every
+	// write fails with ErrReadOnly, and reads see the store as of Open or the last
+	// Client.Refresh. The store must exist: a writer creates it. It requires Path.
+	ReadOnly bool
+
 	// Test holds seams for tests. Leave it zero in production.
 	Test TestConfig
 }
@@ -152,6 +164,15 @@ func (c Config) validate() error {
 	}
 	if c.NoSync && c.Path == "" {
 		return store.Invalid("Config.NoSync", "applies only to the durable embedded store; set Config.Path too, or leave NoSync false", nil)
+	}
+	if c.LockTimeout != 0 && c.Path == "" {
+		return store.Invalid("Config.LockTimeout", "applies only to the durable embedded store; set Config.Path too, or leave LockTimeout 0", c.LockTimeout.String())
+	}
+	if c.LockTimeout < 0 {
+		return store.Invalid("Config.LockTimeout", "must be 0 (fail at once) or more", c.LockTimeout.String())
+	}
+	if c.ReadOnly && c.Path == "" {
+		return store.Invalid("Config.ReadOnly", "applies only to the durable embedded store; set Config.Path too", nil)
 	}
 	return nil
 }

@@ -70,14 +70,14 @@ func Open(ctx context.Context, cfg Config) (*Client, error) {
 		c.dedupe = cfg.DedupeThreshold
 	}
 	if c.st == nil {
-		opts := memstore.Options{Path: cfg.Path, Now: cfg.Test.Now}
+		opts := memstore.Options{Path: cfg.Path, Now: cfg.Test.Now, LockTimeout: cfg.LockTimeout, ReadOnly: cfg.ReadOnly}
 		if c.emb != nil {
 			opts.Dimensions = c.emb.Dimensions()
 		}
 		if cfg.NoSync {
 			opts.Sync = memstore.SyncNever
 		}
-		ms, err := memstore.New(opts)
+		ms, err := memstore.Open(ctx, opts)
 		if err != nil {
 			return nil, fmt.Errorf("day1: opening the embedded store: %w", err)
 		}
@@ -107,6 +107,19 @@ func (c *Client) Close() error {
 		if err := c.st.Close(); err != nil {
 			return fmt.Errorf("day1: closing the store: %w", err)
 		}
+	}
+	return nil
+}
+
+// Refresh brings a Client opened with Config.ReadOnly up to date with what the writing
+// process has committed since Open or the last Refresh. Other Clients always read the
+// current state, and Refresh does nothing for them.
+func (c *Client) Refresh(ctx context.Context) error {
+	if c.closed.Load() {
+		return ErrClosed
+	}
+	if r, ok := c.st.(interface{ Refresh(context.Context) error }); ok {
+		return r.Refresh(ctx)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -33,6 +34,9 @@ func TestOpenInvalidConfig(t *testing.T) {
 		{"path and dsn", Config{Path: t.TempDir(), DSN: "root:111@tcp(127.0.0.1:6001)/day1"}, "Config.DSN"},
 		{"embedder and no embeddings", Config{Embedder: llm.NewLocalEmbedder(64), NoEmbeddings: true}, "Config.NoEmbeddings"},
 		{"no sync in memory", Config{NoSync: true}, "Config.NoSync"},
+		{"lock timeout in memory", Config{LockTimeout: time.Second}, "Config.LockTimeout"},
+		{"negative lock timeout", Config{Path: t.TempDir(), LockTimeout: -time.Second}, "Config.LockTimeout"},
+		{"read-only in memory", Config{ReadOnly: true}, "Config.ReadOnly"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -158,6 +162,53 @@ func TestDurableReopen(t *testing.T) {
 	}
 	if len(hits) != 1 || hits[0].Record.RecordID() != "f1" {
 		t.Errorf("vector search after reopen = %v, want f1", hitIDs(hits))
+	}
+}
+
+// TestReadOnlyBesideWriter opens a read-only Client beside the writing one: it reads
+// what was written, refuses writes with ErrReadOnly and sees later writes after
+// Refresh. memstore's tests do the same with the writer in another process.
+func TestReadOnlyBesideWriter(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "mem")
+	w, err := Open(ctx, Config{Path: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := w.WriteFact(ctx, Fact{ID: "f1", Text: "The cache is warmed at startup"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(ctx, Config{Path: dir, LockTimeout: 50 * time.Millisecond}); !errors.Is(err, ErrLocked) {
+		t.Fatalf("a second writer with a short timeout = %v; want ErrLocked", err)
+	}
+	r, err := Open(ctx, Config{Path: dir, ReadOnly: true})
+	if err != nil {
+		t.Fatalf("read-only open beside the writer: %v", err)
+	}
+	defer r.Close()
+	if _, err := r.GetFact(ctx, "", "f1"); err != nil {
+		t.Fatalf("read-only Client reading the writer's fact: %v", err)
+	}
+	if _, err := r.WriteFact(ctx, Fact{ID: "f9", Text: "refused"}); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("WriteFact on a read-only Client = %v; want ErrReadOnly", err)
+	}
+	if _, err := w.WriteFact(ctx, Fact{ID: "f2", Text: "Workers read the queue in batches"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.GetFact(ctx, "", "f2"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("a fact written after Open, before Refresh = %v; want ErrNotFound", err)
+	}
+	if err := r.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := r.Search(ctx, SearchQuery{Text: "queue batches", Mode: Vector})
+	if err != nil || len(hits) == 0 || hits[0].Record.RecordID() != "f2" {
+		t.Fatalf("search after Refresh = %v, %v; want f2 first", hitIDs(hits), err)
+	}
+	if err := w.Refresh(ctx); err != nil {
+		t.Errorf("Refresh of a writing Client = %v; want nil", err)
 	}
 }
 

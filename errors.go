@@ -41,6 +41,8 @@ var (
 	// ErrLocked: the durable embedded store at Config.Path is open already, in this
 	// process or another; the message says which. Close that Client first.
 	ErrLocked = store.ErrLocked
+	// ErrReadOnly: the Client was opened with Config.ReadOnly and refuses writes.
+	ErrReadOnly = store.ErrReadOnly
 	// ErrTooOld: the point in time is before the history the store keeps: before the
 	// branch read existed (its ForkedAt), or beyond the store's retention.
 	ErrTooOld = store.ErrTooOld
