@@ -74,7 +74,7 @@ type Options struct {
 	// that writes it and any number of other readers: it takes no lock, replays the log
 	// without cutting a torn tail, refuses every write with store.ErrReadOnly, and sees
 	// the store as of the open or the last Refresh. The log must exist: a writer creates
-	// it on its first open.
+	// it on its first open (until its first entry is in, the reader has no branch).
 	ReadOnly bool
 }
 

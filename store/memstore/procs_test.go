@@ -348,6 +348,25 @@ func TestReadOnlyOptions(t *testing.T) {
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a read-only open created %s", dir)
 	}
+	// A log the writer has created but not yet written its first entry to: the reader
+	// has no branch until a Refresh after that entry.
+	dir = t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, logName), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := New(Options{Path: dir, ReadOnly: true})
+	if err != nil {
+		t.Fatalf("read-only open of an empty log: %v", err)
+	}
+	defer r.Close()
+	ctx := context.Background()
+	if _, err := r.GetBranch(ctx, store.DefaultBranch); !errors.Is(err, store.ErrBranchNotFound) {
+		t.Fatalf("main of an empty log = %v; want store.ErrBranchNotFound", err)
+	}
+	writeLoggedFacts(t, dir, 2)
+	if err := r.Refresh(ctx); err != nil || countFacts(t, r) != 2 {
+		t.Fatalf("refresh after the writer's first entries: %v, %d facts; want 2", err, countFacts(t, r))
+	}
 	s, err := New(Options{})
 	if err != nil {
 		t.Fatal(err)
