@@ -440,3 +440,97 @@ func TestLockTimeoutWaitsForCloseInThisProcess(t *testing.T) {
 	}
 	s2.Close()
 }
+
+// readerChildEnv names the directory TestReaderChild opens read-only. It answers each
+// line of its standard input: "count" with "count N", the facts it sees; "refresh"
+// with the count after a Refresh; "write" with "refused" if a Put fails with
+// store.ErrReadOnly.
+const readerChildEnv = "DAY1_MEMSTORE_READER_CHILD"
+
+func TestReaderChild(t *testing.T) {
+	dir := os.Getenv(readerChildEnv)
+	if dir == "" {
+		t.Skip("helper process for TestReadersInOtherProcesses; runs only as its child")
+	}
+	s, err := New(Options{Path: dir, ReadOnly: true})
+	if err != nil {
+		fmt.Println("open:", err)
+		os.Exit(2)
+	}
+	defer s.Close()
+	fmt.Println("opened")
+	ctx := context.Background()
+	sc := bufio.NewScanner(os.Stdin)
+	for sc.Scan() {
+		switch sc.Text() {
+		case "refresh":
+			if err := s.Refresh(ctx); err != nil {
+				fmt.Println("error:", err)
+				continue
+			}
+			fallthrough
+		case "count":
+			got, err := s.List(ctx, store.View{}, store.ListQuery{Kind: store.KindFact})
+			if err != nil {
+				fmt.Println("error:", err)
+				continue
+			}
+			fmt.Println("count", len(got))
+		case "write":
+			_, err := s.Put(ctx, store.DefaultBranch, []store.Record{store.Fact{ID: "x", Text: "from a reader"}}, store.PutOptions{})
+			if errors.Is(err, store.ErrReadOnly) {
+				fmt.Println("refused")
+			} else {
+				fmt.Println("error:", err)
+			}
+		}
+	}
+}
+
+func TestReadersInOtherProcesses(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	w, err := New(Options{Path: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	put := func(prefix string, n int) {
+		t.Helper()
+		for i := range n {
+			if _, err := w.Put(ctx, store.DefaultBranch, []store.Record{store.Fact{ID: fmt.Sprint(prefix, i), Text: fmt.Sprintf("fact %d of batch %s, written by the test process", i, prefix)}}, store.PutOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	put("a", 3)
+	// Two reader processes beside this writing process.
+	r1 := startChild(t, "TestReaderChild", readerChildEnv, dir)
+	r2 := startChild(t, "TestReaderChild", readerChildEnv, dir)
+	for _, r := range []*child{r1, r2} {
+		r.send(t, "count")
+		r.expect(t, "count 3")
+		r.send(t, "write")
+		r.expect(t, "refused")
+	}
+	put("b", 2)
+	r1.send(t, "count")
+	r1.expect(t, "count 3")
+	r1.send(t, "refresh")
+	r1.expect(t, "count 5")
+	r2.send(t, "refresh")
+	r2.expect(t, "count 5")
+	// The readers hold no lock: the writer closes and a new one opens at once.
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	w, err = New(Options{Path: dir})
+	if err != nil {
+		t.Fatalf("reopening the writer while two reader processes have the store open: %v", err)
+	}
+	defer w.Close()
+	put("c", 1)
+	r2.send(t, "refresh")
+	r2.expect(t, "count 6")
+	r1.stop(t)
+	r2.stop(t)
+}
