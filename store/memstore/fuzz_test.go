@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 
@@ -134,4 +135,24 @@ func FuzzSearchQuery(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestHugeLengthInTornHeader reads a frame header claiming the largest payload with a
+// few bytes after it: the reader stops there without allocating the claimed size.
+func TestHugeLengthInTornHeader(t *testing.T) {
+	valid, err := validLog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := append(append([]byte(nil), valid...), 0, 0, 0, 0x40, 1, 2, 3, 4, '{', '}')
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	good, err := readFrames(bytes.NewReader(data), 0, func(*entry) error { return nil })
+	runtime.ReadMemStats(&after)
+	if err != nil || good != int64(len(valid)) {
+		t.Fatalf("read %d bytes, %v; want the %d of the valid log", good, err, len(valid))
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+		t.Fatalf("reading a torn header claiming 1 GiB allocated %d MiB", alloc>>20)
+	}
 }

@@ -332,6 +332,14 @@ func TestReadOnlyLeavesTornTailAndReadsItOnceWhole(t *testing.T) {
 		t.Fatalf("refresh after the in-process writer's put: %v, %d facts; want 5", err, countFacts(t, r))
 	}
 	w.Close()
+	// A log shorter than what the reader has read was replaced: the reader says so
+	// rather than read from the middle of another log.
+	if err := os.Truncate(path, int64(len(before))); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Refresh(ctx); err == nil || !strings.Contains(err.Error(), "reopen") {
+		t.Fatalf("refresh of a log cut below what was read = %v; want an error saying to reopen", err)
+	}
 }
 
 func TestReadOnlyOptions(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -206,6 +207,13 @@ func openLogReader(dir string, apply func(*entry) error) (*logReader, error) {
 
 // read passes the entries past r.off to apply and moves r.off past the last applied.
 func (r *logReader) read(apply func(*entry) error) error {
+	if fi, err := r.f.Stat(); err != nil {
+		return fmt.Errorf("day1: memstore: %w", err)
+	} else if fi.Size() == r.off {
+		return nil // nothing new
+	} else if fi.Size() < r.off {
+		return fmt.Errorf("day1: memstore: the log is shorter (%d bytes) than what was read of it (%d): it was replaced; reopen the store", fi.Size(), r.off)
+	}
 	if _, err := r.f.Seek(r.off, io.SeekStart); err != nil {
 		return fmt.Errorf("day1: memstore: %w", err)
 	}
@@ -270,8 +278,8 @@ func readFrames(r io.Reader, base int64, apply func(*entry) error) (int64, error
 			if n == 0 || n > maxPayload {
 				return
 			}
-			payload := make([]byte, n)
-			if _, err := io.ReadFull(r, payload); err != nil {
+			payload, err := readPayload(r, int(n))
+			if err != nil {
 				return
 			}
 			if crc32.Checksum(payload, castagnoli) != sum {
@@ -308,6 +316,24 @@ func readFrames(r io.Reader, base int64, apply func(*entry) error) (int64, error
 	}
 	wg.Wait()
 	return good, err
+}
+
+// readPayload reads n bytes, growing its buffer as they arrive: the length in a torn or
+// corrupt frame header may be anything up to maxPayload, and reading it must cost no
+// more memory than the bytes that are there.
+func readPayload(r io.Reader, n int) ([]byte, error) {
+	const chunk = 1 << 20
+	b := make([]byte, 0, min(n, chunk))
+	for len(b) < n {
+		k := min(n-len(b), chunk)
+		b = slices.Grow(b, k)
+		m, err := io.ReadFull(r, b[len(b):len(b)+k])
+		b = b[:len(b)+m]
+		if err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
 }
 
 // recordDecoder decodes log entries, and the records of their puts along with what
