@@ -66,7 +66,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Uint64Var(&o.data.Seed, "seed", 1, "seed of the data set")
 	fs.BoolVar(&o.json, "json", false, "print the report as JSON")
 	fs.BoolVar(&o.all, "all", false, "also evaluate hybrid with other RRF weights and with Weighted fusion")
-	fs.StringVar(&o.embedder, "embedder", "", "embedder: empty for the Config default, or hash")
+	fs.StringVar(&o.embedder, "embedder", "", "embedder: empty for the Config default, hash or stem")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -155,8 +155,10 @@ func embedderByName(name string) (llm.Embedder, error) {
 	switch name {
 	case "hash":
 		return llm.NewLocalEmbedder(llm.DefaultDimensions), nil
+	case "stem":
+		return llm.NewStemEmbedder(llm.DefaultDimensions), nil
 	}
-	return nil, fmt.Errorf("-embedder %q: want hash", name)
+	return nil, fmt.Errorf("-embedder %q: want hash or stem", name)
 }
 
 func printReport(w io.Writer, rep Report) {
