@@ -38,7 +38,13 @@ type Config struct {
 	Store store.Store
 
 	// Embedder turns fact texts, observation summaries and search queries into vectors.
-	// Default llm.NewLocalEmbedder(llm.DefaultDimensions): deterministic and offline.
+	// Default llm.NewStemEmbedder(llm.DefaultDimensions): deterministic and offline.
+	//
+	// The store records the name of the embedder that writes its vectors (see
+	// EmbedderCollection), and Open fails with an *EmbedderMismatchError when a store
+	// recorded another one: vectors of two embedders are never compared. With the
+	// default, a store written by the older default llm.NewLocalEmbedder (recorded, or
+	// holding records from before embedders were recorded) keeps that embedder.
 	Embedder llm.Embedder
 
 	// NoEmbeddings stores no vectors at all: search is keyword only (Hybrid ranks by
@@ -112,7 +118,7 @@ type TestConfig struct {
 // withDefaults returns a copy of c with its defaults filled in.
 func (c Config) withDefaults() Config {
 	if c.Embedder == nil && !c.NoEmbeddings {
-		c.Embedder = llm.NewLocalEmbedder(llm.DefaultDimensions)
+		c.Embedder = llm.NewStemEmbedder(llm.DefaultDimensions)
 	}
 	if c.Resolver == nil && c.Model != nil {
 		c.Resolver = &curation.Resolver{Model: c.Model, Embedder: c.Embedder}

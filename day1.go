@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/day1ai/day1/curation"
 	"github.com/day1ai/day1/llm"
 	"github.com/day1ai/day1/merge"
 	"github.com/day1ai/day1/store"
@@ -53,10 +54,21 @@ func Open(ctx context.Context, cfg Config) (*Client, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	defaulted := cfg.Embedder == nil && !cfg.NoEmbeddings
+	defaultResolver := cfg.Resolver == nil
 	cfg = cfg.withDefaults()
 	c := &Client{cfg: cfg, st: cfg.Store, emb: cfg.Embedder}
+	// The stores Open makes read the clock through storeNow, which stands still while
+	// Open records the embedder: that record does not advance a test clock.
+	var settling atomic.Bool
+	storeNow := func() time.Time {
+		if settling.Load() {
+			return time.Unix(0, 0).UTC()
+		}
+		return cfg.Test.Now()
+	}
 	if cfg.DSN != "" {
-		opts := matrixone.Options{DSN: cfg.DSN, Now: cfg.Test.Now}
+		opts := matrixone.Options{DSN: cfg.DSN, Now: storeNow}
 		if c.emb != nil {
 			opts.Dimensions = c.emb.Dimensions()
 		}
@@ -70,7 +82,7 @@ func Open(ctx context.Context, cfg Config) (*Client, error) {
 		c.dedupe = cfg.DedupeThreshold
 	}
 	if c.st == nil {
-		opts := memstore.Options{Path: cfg.Path, Now: cfg.Test.Now, LockTimeout: cfg.LockTimeout, ReadOnly: cfg.ReadOnly}
+		opts := memstore.Options{Path: cfg.Path, Now: storeNow, LockTimeout: cfg.LockTimeout, ReadOnly: cfg.ReadOnly}
 		if c.emb != nil {
 			opts.Dimensions = c.emb.Dimensions()
 		}
@@ -85,9 +97,28 @@ func Open(ctx context.Context, cfg Config) (*Client, error) {
 	} else if d, ok := c.st.(store.Durabler); ok {
 		c.durable = d.Durable()
 	}
+	// An in-memory store the Client made is new and dies with it: there is nothing to
+	// check or record.
+	if inMemory := cfg.Store == nil && cfg.DSN == "" && cfg.Path == ""; c.emb != nil && !inMemory {
+		settling.Store(true)
+		emb, err := settleEmbedder(ctx, c.st, c.emb, defaulted)
+		settling.Store(false)
+		if err != nil {
+			if c.ownStore {
+				_ = c.st.Close()
+			}
+			return nil, err
+		}
+		if emb != c.emb {
+			c.emb, c.cfg.Embedder = emb, emb
+			if defaultResolver && cfg.Model != nil {
+				c.cfg.Resolver = &curation.Resolver{Model: cfg.Model, Embedder: emb}
+			}
+		}
+	}
 	c.engine = &merge.Engine{
 		Store:    c.st,
-		Resolver: cfg.Resolver,
+		Resolver: c.cfg.Resolver,
 		Gate:     cfg.MergeGate,
 		NewID:    cfg.Test.NewID,
 		Now:      cfg.Test.Now,

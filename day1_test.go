@@ -88,7 +88,7 @@ func TestCapabilities(t *testing.T) {
 			name: "default",
 			cfg:  func(*testing.T) Config { return Config{} },
 			want: Capabilities{
-				Store: "memstore", Embedder: "local-hash-384", Dimensions: 384,
+				Store: "memstore", Embedder: "local-stem-384", Dimensions: 384,
 				Features: []string{"keyword_search", "vector_search", "hybrid_search", "near_duplicate_detection",
 					"branches", "diff", "merge:native", "merge:cherry_pick", "merge:squash", "merge:auto",
 					"snapshots", "time_travel", "sessions"},

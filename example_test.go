@@ -89,6 +89,6 @@ func ExampleClient_Capabilities() {
 	fmt.Println(caps.Store, caps.Durable, caps.Embedder, caps.Dimensions)
 	fmt.Println(caps.Features[:3])
 	// Output:
-	// memstore false local-hash-384 384
+	// memstore false local-stem-384 384
 	// [keyword_search vector_search hybrid_search]
 }

@@ -7,11 +7,14 @@
 // written and queries when they are searched, always with the same Embedder, so that
 // vectors are comparable.
 //
-// [LocalEmbedder] is the default: a deterministic feature-hashing embedder that runs
-// in-process with no model and no network. It captures shared words, word pairs and,
-// through character n-grams, shared word stems ("authenticate", "authentication"); it
-// does not know synonyms. Plug in a neural embedding model through the same interface
-// for better recall.
+// [StemEmbedder] is the default: a deterministic feature-hashing embedder that runs
+// in-process with no model and no network. It hashes word stems ("failed", "failing"
+// and "fails" share "fail"), word forms, stem pairs and character n-grams, and weighs
+// common conversational words ("really", "thing") less than rarer ones; it does not know
+// synonyms, so it reports QualityLexical. [LocalEmbedder], the default before it,
+// hashes words, word pairs and n-grams with equal word weights. The two never share a
+// name, so their vectors are never compared. Plug in a neural embedding model through
+// the same interface for better recall.
 //
 // # Model
 //

@@ -41,7 +41,7 @@ const (
 //
 // Every feature of a word is scaled by the word's weight, an estimate of how much the
 // word tells apart without any corpus: about 400 common English words of conversation
-// ("really", "thing", "going", "think", "time") weigh 0.35, short words weigh less than
+// ("really", "thing", "going", "think", "stuff") weigh 0.35, short words weigh less than
 // long ones, and words with digits weigh more. A word repeated tf times counts
 // 1+ln(tf) times. Features are hashed into signed dimensions as in LocalEmbedder and
 // the sum is L2-normalised, so the dot product of two vectors is their cosine.

@@ -21,7 +21,7 @@ func TestRun(t *testing.T) {
 	}
 	got := out.String()
 	for _, want := range []string{
-		"store memstore (durable: false), embedder local-hash-384 (384 dimensions)",
+		"store memstore (durable: false), embedder local-stem-384 (384 dimensions)",
 		"== Writing to main",
 		"fact created      The auth service signs JWT access tokens with RS256",
 		"fact deduplicated User sessions are stored in Redis (the same text again)",
