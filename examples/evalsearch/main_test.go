@@ -23,8 +23,8 @@ var smallSet = []string{"-dialogues", "3", "-sessions", "6", "-turns", "24", "-s
 // Raise a floor when the search gets better; lower one only with a reason.
 var floors = map[string]struct{ recall1, recall5, recall10, mrr, ndcg float64 }{
 	"keyword": {0.20, 0.41, 0.44, 0.33, 0.34},
-	"vector":  {0.15, 0.43, 0.47, 0.33, 0.34},
-	"hybrid":  {0.20, 0.44, 0.48, 0.37, 0.37},
+	"vector":  {0.19, 0.43, 0.52, 0.36, 0.37},
+	"hybrid":  {0.21, 0.46, 0.53, 0.38, 0.39},
 }
 
 func TestQualityFloors(t *testing.T) {
