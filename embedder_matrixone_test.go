@@ -1,0 +1,58 @@
+package day1_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/day1ai/day1"
+	"github.com/day1ai/day1/llm"
+)
+
+// A MatrixOne database records its embedder like the embedded store: reopened with
+// another embedder of the same dimensions it is refused, and the default keeps the
+// hashing embedder of a database written with it.
+func TestEmbedderRecordedOnMatrixOne(t *testing.T) {
+	dsn := os.Getenv("DAY1_TEST_DSN")
+	if dsn == "" {
+		t.Skip("DAY1_TEST_DSN is not set; start MatrixOne with scripts/matrixone.sh start and set DAY1_TEST_DSN='root:111@tcp(127.0.0.1:6001)/'")
+	}
+	ctx := context.Background()
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := fmt.Sprintf("day1_embedder_%d", time.Now().UnixNano())
+	cfg.DBName = prefix
+	t.Cleanup(func() { dropDatabases(t, dsn, prefix) })
+
+	c, err := day1.Open(ctx, day1.Config{DSN: cfg.FormatDSN(), Embedder: llm.NewLocalEmbedder(0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.WriteFact(ctx, day1.Fact{Text: "Logs are kept for 14 days"}); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+
+	if _, err := day1.Open(ctx, day1.Config{DSN: cfg.FormatDSN(), Embedder: llm.NewStemEmbedder(0)}); !errors.Is(err, day1.ErrEmbedderMismatch) {
+		t.Fatalf("opening with the stem embedder: %v; want ErrEmbedderMismatch", err)
+	}
+	c, err = day1.Open(ctx, day1.Config{DSN: cfg.FormatDSN()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if got := c.Capabilities().Embedder; got != "local-hash-384" {
+		t.Errorf("the default embedder on a database of the hashing embedder is %q", got)
+	}
+	hits, err := c.Search(ctx, day1.SearchQuery{Text: "how long are logs kept", Mode: day1.Vector})
+	if err != nil || len(hits) != 1 {
+		t.Fatalf("vector search: %v, %v", hits, err)
+	}
+}
