@@ -93,6 +93,9 @@ func settleEmbedder(ctx context.Context, st store.Store, emb llm.Embedder, defau
 			emb = legacyEmbedder(emb.Dimensions())
 		}
 	}
+	if ro, ok := st.(store.ReadOnlyReporter); ok && ro.ReadOnly() {
+		return emb, nil // a reader records nothing; the writer does
+	}
 	data, _ := json.Marshal(embedderRecord{Name: emb.Name(), Dimensions: emb.Dimensions()})
 	_, err = st.WriteDocs(ctx, []store.DocWrite{{
 		Doc:  store.Doc{Collection: EmbedderCollection, ID: embedderDocID, Data: data},

@@ -111,6 +111,12 @@ type Durabler interface {
 	Durable() bool
 }
 
+// ReadOnlyReporter is the optional capability of a store that may be open for
+// reading only (refusing writes with ErrReadOnly) and says so.
+type ReadOnlyReporter interface {
+	ReadOnly() bool
+}
+
 // Namer is the optional capability of a store that names itself, such as "memstore"
 // or "matrixone" (Client.Capabilities reports it).
 type Namer interface {

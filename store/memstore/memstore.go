@@ -102,7 +102,10 @@ type Store struct {
 	ro       *logReader // the log a read-only store follows
 }
 
-var _ store.Store = (*Store)(nil)
+var (
+	_ store.Store            = (*Store)(nil)
+	_ store.ReadOnlyReporter = (*Store)(nil)
+)
 
 // commit maps a sequence number to the instant it was committed at.
 type commit struct {
