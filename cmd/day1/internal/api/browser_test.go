@@ -2,6 +2,8 @@ package api
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -15,6 +17,30 @@ import (
 
 	"github.com/day1ai/day1"
 )
+
+// The environment of TestPostChild: the URL it posts to and the JSON body.
+const (
+	postChildURL  = "DAY1_API_POST_URL"
+	postChildBody = "DAY1_API_POST_BODY"
+)
+
+// TestPostChild is the process that writes while the browser test watches: it posts
+// one JSON body and fails unless the API answers 201.
+func TestPostChild(t *testing.T) {
+	url := os.Getenv(postChildURL)
+	if url == "" {
+		t.Skip("helper process for the browser test's live write; runs only as its child")
+	}
+	res, err := http.Post(url, "application/json", strings.NewReader(os.Getenv(postChildBody)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusCreated {
+		body, _ := io.ReadAll(res.Body)
+		t.Fatalf("POST %s: %d %s", url, res.StatusCode, body)
+	}
+}
 
 // chromium finds a Chromium or Chrome binary: $DAY1_CHROMIUM, or one on PATH.
 func chromium() string {
@@ -193,9 +219,12 @@ func TestInspector(t *testing.T) {
 	run("open agent-b", chromedp.Click(chromedp.CSS(`#tab-timeline`)), chromedp.Focus(chromedp.CSS(`text[data-branch="agent-b"]`)),
 		chromedp.KeyEvent(kb.Enter))
 	waitFor("agent-b timeline", `document.getElementById("tl-caption").textContent.includes("on agent-b")`)
-	res, body := do(t, ts, "POST", "/api/v1/facts", `{"branch":"agent-b","agent_id":"agent-b","text":"A write from another client shows up live"}`)
-	if res.StatusCode != 201 {
-		t.Fatalf("write: %d %s", res.StatusCode, body)
+	// The write comes from another process, as an agent's would.
+	post := exec.Command(os.Args[0], "-test.run=^TestPostChild$", "-test.count=1")
+	post.Env = append(os.Environ(), postChildURL+"="+ts.URL+"/api/v1/facts",
+		postChildBody+`={"branch":"agent-b","agent_id":"agent-b","text":"A write from another client shows up live"}`)
+	if out, err := post.CombinedOutput(); err != nil {
+		t.Fatalf("the writing process: %v\n%s", err, out)
 	}
 	waitFor("live write", `[...document.querySelectorAll("#tl-rows tr.fresh")].some(r => r.textContent.includes("shows up live"))`)
 	waitFor("feed", `document.getElementById("feed").textContent.includes("agent-b: changed")`)
