@@ -105,18 +105,46 @@ func (e *LocalEmbedder) Name() string { return e.name }
 // text's index. It returns ctx.Err() when ctx is done before or during the work. No
 // texts give an empty result.
 func (e *LocalEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	return embedBatch(ctx, texts, e.dims, (*featurizer).embed)
+}
+
+// minPart is the smallest number of texts worth a goroutine of their own.
+const minPart = 64
+
+// embedBatch embeds texts with embed, which writes one text's vector into a zeroed
+// slice and reports false for a text with no features; the local embedders share it.
+// It fails as a whole, with an error wrapping ErrEmptyText that names the first text
+// without features, or with ctx's error.
+func embedBatch(ctx context.Context, texts []string, dims int, embed func(f *featurizer, text string, v []float32) bool) ([][]float32, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	out := make([][]float32, len(texts))
 	// One backing array for the whole batch; each vector is capped so that appending to
 	// one cannot overwrite the next.
-	backing := make([]float32, len(texts)*e.dims)
+	backing := make([]float32, len(texts)*dims)
 	// A large batch is split over the processors: each part writes its own vectors.
 	parts := parallel.Parts(len(texts), minPart)
 	errs := make([]error, parts)
 	parallel.Do(len(texts), parts, func(p, lo, hi int) {
-		errs[p] = e.embedRange(ctx, texts, lo, hi, backing, out)
+		f := getFeaturizer()
+		defer putFeaturizer(f)
+		for i := lo; i < hi; i++ {
+			// Check now and then, not for every short text: the check costs more than
+			// embedding one sentence.
+			if i%64 == 63 {
+				if err := ctx.Err(); err != nil {
+					errs[p] = err
+					return
+				}
+			}
+			v := backing[i*dims : (i+1)*dims : (i+1)*dims]
+			if !embed(f, texts[i], v) {
+				errs[p] = fmt.Errorf("%w (texts[%d] = %q)", ErrEmptyText, i, shorten(texts[i], 80))
+				return
+			}
+			out[i] = v
+		}
 	})
 	// The first failing part holds the first failing text.
 	for _, err := range errs {
@@ -125,30 +153,6 @@ func (e *LocalEmbedder) Embed(ctx context.Context, texts []string) ([][]float32,
 		}
 	}
 	return out, nil
-}
-
-// minPart is the smallest number of texts worth a goroutine of their own.
-const minPart = 64
-
-// embedRange embeds texts[lo:hi] into out, with vectors in backing.
-func (e *LocalEmbedder) embedRange(ctx context.Context, texts []string, lo, hi int, backing []float32, out [][]float32) error {
-	f := getFeaturizer()
-	defer putFeaturizer(f)
-	for i := lo; i < hi; i++ {
-		// Check now and then, not for every short text: the check costs more than
-		// embedding one sentence.
-		if i%64 == 63 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		v := backing[i*e.dims : (i+1)*e.dims : (i+1)*e.dims]
-		if !f.embed(texts[i], v) {
-			return fmt.Errorf("%w (texts[%d] = %q)", ErrEmptyText, i, shorten(texts[i], 80))
-		}
-		out[i] = v
-	}
-	return nil
 }
 
 // EmbedOne returns the unit-length vector of one text, or an error wrapping

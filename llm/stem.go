@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/day1ai/day1/internal/parallel"
 	"github.com/day1ai/day1/internal/textsearch"
 )
 
@@ -82,37 +81,7 @@ func (e *StemEmbedder) Name() string { return e.name }
 // Embed returns one unit-length vector per text, with the same errors as
 // [LocalEmbedder.Embed].
 func (e *StemEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	out := make([][]float32, len(texts))
-	backing := make([]float32, len(texts)*e.dims)
-	parts := parallel.Parts(len(texts), minPart)
-	errs := make([]error, parts)
-	parallel.Do(len(texts), parts, func(p, lo, hi int) {
-		f := getFeaturizer()
-		defer putFeaturizer(f)
-		for i := lo; i < hi; i++ {
-			if i%64 == 63 {
-				if err := ctx.Err(); err != nil {
-					errs[p] = err
-					return
-				}
-			}
-			v := backing[i*e.dims : (i+1)*e.dims : (i+1)*e.dims]
-			if !f.embedStem(texts[i], v) {
-				errs[p] = fmt.Errorf("%w (texts[%d] = %q)", ErrEmptyText, i, shorten(texts[i], 80))
-				return
-			}
-			out[i] = v
-		}
-	})
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return embedBatch(ctx, texts, e.dims, (*featurizer).embedStem)
 }
 
 // EmbedOne returns the unit-length vector of one text, or an error wrapping
