@@ -204,14 +204,7 @@ func (e *Engine) CherryPickMessages(ctx context.Context, p MessagePick) (PickRes
 	if p.ToSeq < p.FromSeq {
 		return PickResult{}, store.Invalid("MessagePick.ToSeq", fmt.Sprintf("must be at least FromSeq (%d); the range is inverted", p.FromSeq), p.ToSeq)
 	}
-	if err := e.checkTargetConv("MessagePick", src, p.Target, p.ConversationID, p.TargetConversationID); err != nil {
-		return PickResult{}, err
-	}
-	conv, err := e.getConversation(ctx, src, p.ConversationID)
-	if err != nil {
-		return PickResult{}, err
-	}
-	msgs, err := e.messages(ctx, src, conv.ID)
+	conv, msgs, err := e.pickSource(ctx, "MessagePick", src, p.Target, p.ConversationID, p.TargetConversationID)
 	if err != nil {
 		return PickResult{}, err
 	}
@@ -259,14 +252,7 @@ func (e *Engine) CherryPickDecisions(ctx context.Context, p DecisionPick) (PickR
 	if err := store.ValidateID("DecisionPick.ConversationID", p.ConversationID); err != nil {
 		return PickResult{}, err
 	}
-	if err := e.checkTargetConv("DecisionPick", src, p.Target, p.ConversationID, p.TargetConversationID); err != nil {
-		return PickResult{}, err
-	}
-	conv, err := e.getConversation(ctx, src, p.ConversationID)
-	if err != nil {
-		return PickResult{}, err
-	}
-	msgs, err := e.messages(ctx, src, conv.ID)
+	conv, msgs, err := e.pickSource(ctx, "DecisionPick", src, p.Target, p.ConversationID, p.TargetConversationID)
 	if err != nil {
 		return PickResult{}, err
 	}
@@ -484,6 +470,23 @@ func pickBranches(what string, source *string, target string, distinct bool) (st
 		return "", store.Invalid(what+".Target", "must differ from Source; a conversation is already on its own branch", target)
 	}
 	return src, nil
+}
+
+// pickSource checks a pick's target conversation, then reads the source conversation
+// and its messages in order.
+func (e *Engine) pickSource(ctx context.Context, what, src, target, convID, targetConvID string) (store.Conversation, []store.Message, error) {
+	if err := e.checkTargetConv(what, src, target, convID, targetConvID); err != nil {
+		return store.Conversation{}, nil, err
+	}
+	conv, err := e.getConversation(ctx, src, convID)
+	if err != nil {
+		return store.Conversation{}, nil, err
+	}
+	msgs, err := e.messages(ctx, src, conv.ID)
+	if err != nil {
+		return store.Conversation{}, nil, err
+	}
+	return conv, msgs, nil
 }
 
 // checkTargetConv refuses to pick a conversation's messages into itself.

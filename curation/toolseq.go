@@ -123,14 +123,7 @@ func (e *Engine) CherryPickToolSequences(ctx context.Context, p ToolSequencePick
 	if p.ToSeq != 0 && p.ToSeq < p.FromSeq {
 		return PickResult{}, store.Invalid("ToolSequencePick.ToSeq", fmt.Sprintf("must be at least FromSeq (%d), or 0 for the whole conversation", p.FromSeq), p.ToSeq)
 	}
-	if err := e.checkTargetConv("ToolSequencePick", src, p.Target, p.ConversationID, p.TargetConversationID); err != nil {
-		return PickResult{}, err
-	}
-	conv, err := e.getConversation(ctx, src, p.ConversationID)
-	if err != nil {
-		return PickResult{}, err
-	}
-	msgs, err := e.messages(ctx, src, conv.ID)
+	conv, msgs, err := e.pickSource(ctx, "ToolSequencePick", src, p.Target, p.ConversationID, p.TargetConversationID)
 	if err != nil {
 		return PickResult{}, err
 	}
