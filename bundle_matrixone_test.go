@@ -3,13 +3,8 @@ package day1_test
 import (
 	"bytes"
 	"context"
-	"fmt"
-	"os"
 	"slices"
 	"testing"
-	"time"
-
-	"github.com/go-sql-driver/mysql"
 
 	"github.com/day1ai/day1"
 )
@@ -17,18 +12,8 @@ import (
 // A bundle made on the embedded store imports into MatrixOne, and a bundle of what
 // landed there imports back into the embedded store with the same records.
 func TestBundleAcrossStores(t *testing.T) {
-	dsn := os.Getenv("DAY1_TEST_DSN")
-	if dsn == "" {
-		t.Skip("DAY1_TEST_DSN is not set; start MatrixOne with scripts/matrixone.sh start and set DAY1_TEST_DSN='root:111@tcp(127.0.0.1:6001)/'")
-	}
+	dsn := testDatabase(t, "day1_bundle")
 	ctx := context.Background()
-	cfg, err := mysql.ParseDSN(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	prefix := fmt.Sprintf("day1_bundle_%d", time.Now().UnixNano())
-	cfg.DBName = prefix
-	t.Cleanup(func() { dropDatabases(t, dsn, prefix) })
 
 	local, err := day1.Open(ctx, day1.Config{})
 	if err != nil {
@@ -49,7 +34,7 @@ func TestBundleAcrossStores(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	remote, err := day1.Open(ctx, day1.Config{DSN: cfg.FormatDSN()})
+	remote, err := day1.Open(ctx, day1.Config{DSN: dsn})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,12 +3,7 @@ package day1_test
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
 	"testing"
-	"time"
-
-	"github.com/go-sql-driver/mysql"
 
 	"github.com/day1ai/day1"
 	"github.com/day1ai/day1/llm"
@@ -18,20 +13,10 @@ import (
 // another embedder of the same dimensions it is refused, and the default keeps the
 // hashing embedder of a database written with it.
 func TestEmbedderRecordedOnMatrixOne(t *testing.T) {
-	dsn := os.Getenv("DAY1_TEST_DSN")
-	if dsn == "" {
-		t.Skip("DAY1_TEST_DSN is not set; start MatrixOne with scripts/matrixone.sh start and set DAY1_TEST_DSN='root:111@tcp(127.0.0.1:6001)/'")
-	}
+	dsn := testDatabase(t, "day1_embedder")
 	ctx := context.Background()
-	cfg, err := mysql.ParseDSN(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	prefix := fmt.Sprintf("day1_embedder_%d", time.Now().UnixNano())
-	cfg.DBName = prefix
-	t.Cleanup(func() { dropDatabases(t, dsn, prefix) })
 
-	c, err := day1.Open(ctx, day1.Config{DSN: cfg.FormatDSN(), Embedder: llm.NewLocalEmbedder(0)})
+	c, err := day1.Open(ctx, day1.Config{DSN: dsn, Embedder: llm.NewLocalEmbedder(0)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,10 +25,10 @@ func TestEmbedderRecordedOnMatrixOne(t *testing.T) {
 	}
 	c.Close()
 
-	if _, err := day1.Open(ctx, day1.Config{DSN: cfg.FormatDSN(), Embedder: llm.NewStemEmbedder(0)}); !errors.Is(err, day1.ErrEmbedderMismatch) {
+	if _, err := day1.Open(ctx, day1.Config{DSN: dsn, Embedder: llm.NewStemEmbedder(0)}); !errors.Is(err, day1.ErrEmbedderMismatch) {
 		t.Fatalf("opening with the stem embedder: %v; want ErrEmbedderMismatch", err)
 	}
-	c, err = day1.Open(ctx, day1.Config{DSN: cfg.FormatDSN()})
+	c, err = day1.Open(ctx, day1.Config{DSN: dsn})
 	if err != nil {
 		t.Fatal(err)
 	}

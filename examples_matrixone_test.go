@@ -61,6 +61,23 @@ func TestExamplesOnMatrixOne(t *testing.T) {
 	}
 }
 
+// testDatabase returns the DSN of a new MatrixOne database named from prefix, which
+// the test's end drops; it skips the test without DAY1_TEST_DSN.
+func testDatabase(t *testing.T, prefix string) string {
+	t.Helper()
+	dsn := os.Getenv("DAY1_TEST_DSN")
+	if dsn == "" {
+		t.Skip("DAY1_TEST_DSN is not set; start MatrixOne with scripts/matrixone.sh start and set DAY1_TEST_DSN='root:111@tcp(127.0.0.1:6001)/'")
+	}
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.DBName = fmt.Sprintf("%s_%d", prefix, time.Now().UnixNano())
+	t.Cleanup(func() { dropDatabases(t, dsn, cfg.DBName) })
+	return cfg.FormatDSN()
+}
+
 func dropDatabases(t *testing.T, dsn, prefix string) {
 	db, err := sql.Open("mysql", dsn)
 	if err != nil {
