@@ -159,10 +159,15 @@ func embedBatch(ctx context.Context, texts []string, dims int, embed func(f *fea
 // [ErrEmptyText] when the text has no words to embed. It needs no context: the work
 // is bounded by the length of text and never blocks.
 func (e *LocalEmbedder) EmbedOne(text string) ([]float32, error) {
-	v := make([]float32, e.dims)
+	return embedOne(text, e.dims, (*featurizer).embed)
+}
+
+// embedOne embeds one text with embed, as embedBatch does a batch.
+func embedOne(text string, dims int, embed func(f *featurizer, text string, v []float32) bool) ([]float32, error) {
+	v := make([]float32, dims)
 	f := getFeaturizer()
 	defer putFeaturizer(f)
-	if !f.embed(text, v) {
+	if !embed(f, text, v) {
 		return nil, ErrEmptyText
 	}
 	return v, nil

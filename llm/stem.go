@@ -87,13 +87,7 @@ func (e *StemEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 // EmbedOne returns the unit-length vector of one text, or an error wrapping
 // [ErrEmptyText] when the text has no words to embed.
 func (e *StemEmbedder) EmbedOne(text string) ([]float32, error) {
-	v := make([]float32, e.dims)
-	f := getFeaturizer()
-	defer putFeaturizer(f)
-	if !f.embedStem(text, v) {
-		return nil, ErrEmptyText
-	}
-	return v, nil
+	return embedOne(text, e.dims, (*featurizer).embedStem)
 }
 
 // embedStem writes the StemEmbedder vector of text into v, which must be zeroed. It
