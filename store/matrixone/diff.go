@@ -21,12 +21,41 @@ type link struct {
 	cut int64
 }
 
+// branchSet is every branch, read once for a diff by loadBranches.
+type branchSet map[string]branchRow
+
+// loadBranches reads every branch.
+func loadBranches(ctx context.Context, q queryer) (branchSet, error) {
+	rs, err := q.QueryContext(ctx, "SELECT "+branchCols+" FROM day1_branches")
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close()
+	bs := branchSet{}
+	for rs.Next() {
+		b, err := scanBranch(rs)
+		if err != nil {
+			return nil, err
+		}
+		bs[b.info.Name] = b
+	}
+	return bs, rs.Err()
+}
+
+func (bs branchSet) get(name string) (branchRow, error) {
+	b, ok := bs[name]
+	if !ok {
+		return b, fmt.Errorf("%w: %q", store.ErrBranchNotFound, name)
+	}
+	return b, nil
+}
+
 // chain returns a branch and its ancestors, each cut where the one below forked.
-func chain(ctx context.Context, q queryer, b branchRow, cut int64) ([]link, error) {
+func (bs branchSet) chain(b branchRow, cut int64) ([]link, error) {
 	out := []link{{b, cut}}
 	for b.info.Parent != "" {
 		cut = min(cut, b.forkRev)
-		p, err := loadBranch(ctx, q, b.info.Parent)
+		p, err := bs.get(b.info.Parent)
 		if err != nil {
 			return nil, err
 		}
@@ -35,6 +64,9 @@ func chain(ctx context.Context, q queryer, b branchRow, cut int64) ([]link, erro
 	}
 	return out, nil
 }
+
+// tablesAt is tablesAt over the set.
+func (bs branchSet) tablesAt(p pos) (pos, error) { return tablesAtWith(p, bs.get) }
 
 // mergeBase finds the nearest common ancestor of two chains and its cut.
 func mergeBase(sc, tc []link) (link, bool) {
@@ -83,7 +115,12 @@ func (s *Store) diff(ctx context.Context, q queryer, source, target string) (*st
 	if err != nil {
 		return nil, err
 	}
-	hist, err := loadHistory(ctx, q, head)
+	// Every branch once: the history and the chains of the diff come from them.
+	bs, err := loadBranches(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	hist, err := loadHistory(ctx, q, head, bs)
 	if err != nil {
 		return nil, err
 	}
@@ -92,11 +129,11 @@ func (s *Store) diff(ctx context.Context, q queryer, source, target string) (*st
 	scope := diffScope{sb: sb, tb: tb, head: head, base: base, points: map[store.BranchRev]pos{}}
 	for b := base; b != nil; b = b.Below {
 		for _, p := range b.Points {
-			pb, err := loadBranch(ctx, q, p.Branch)
+			pb, err := bs.get(p.Branch)
 			if err != nil {
 				return nil, err
 			}
-			if scope.points[p], err = tablesAt(ctx, q, pos{tab: pb, cut: int64(p.Rev)}); err != nil {
+			if scope.points[p], err = bs.tablesAt(pos{tab: pb, cut: int64(p.Rev)}); err != nil {
 				return nil, err
 			}
 		}
@@ -110,7 +147,7 @@ func (s *Store) diff(ctx context.Context, q queryer, source, target string) (*st
 			return nil, err
 		}
 	}
-	if scope.ranges, err = changeRanges(ctx, q, scope); err != nil {
+	if scope.ranges, err = changeRanges(bs, scope); err != nil {
 		return nil, err
 	}
 	if len(base.Points) == 1 && s.caps.DiffPath == DiffPathNative {
@@ -171,30 +208,14 @@ func (s *Store) diff(ctx context.Context, q queryer, source, target string) (*st
 // loadHistory reads the forks of every branch and the merge points recorded up to
 // head. A merge point is kept only when both its branches existed when it was made,
 // so a branch deleted and made again under the same name starts afresh.
-func loadHistory(ctx context.Context, q queryer, head int64) (*store.History, error) {
+func loadHistory(ctx context.Context, q queryer, head int64, bs branchSet) (*store.History, error) {
 	h := &store.History{}
 	created := map[string]int64{}
-	rs, err := q.QueryContext(ctx, "SELECT name, parent, fork_rev, created_rev FROM day1_branches")
-	if err != nil {
-		return nil, err
+	for name, b := range bs {
+		created[name] = b.createdRev
+		h.AddBranch(name, b.info.Parent, uint64(b.forkRev))
 	}
-	for rs.Next() {
-		var name, parent string
-		var fork, cr int64
-		if err := rs.Scan(&name, &parent, &fork, &cr); err != nil {
-			rs.Close()
-			return nil, err
-		}
-		created[name] = cr
-		h.AddBranch(name, parent, uint64(fork))
-	}
-	if err := rs.Close(); err != nil {
-		return nil, err
-	}
-	if err := rs.Err(); err != nil {
-		return nil, err
-	}
-	rs, err = q.QueryContext(ctx, "SELECT target, rev, source, source_rev FROM day1_merges WHERE source_rev > 0 AND rev <= ? ORDER BY rev", head)
+	rs, err := q.QueryContext(ctx, "SELECT target, rev, source, source_rev FROM day1_merges WHERE source_rev > 0 AND rev <= ? ORDER BY rev", head)
 	if err != nil {
 		return nil, err
 	}
@@ -240,10 +261,10 @@ type idRange struct {
 // each point of the merge base, the rows of the side's tables and of the base's
 // written since the two histories parted. An id with no version there resolves the
 // same on the side as at the base.
-func changeRanges(ctx context.Context, q queryer, sc diffScope) ([]idRange, error) {
+func changeRanges(bs branchSet, sc diffScope) ([]idRange, error) {
 	var out []idRange
 	for _, side := range []branchRow{sc.sb, sc.tb} {
-		sideChain, err := chain(ctx, q, side, sc.head)
+		sideChain, err := bs.chain(side, sc.head)
 		if err != nil {
 			return nil, err
 		}
@@ -253,7 +274,7 @@ func changeRanges(ctx context.Context, q queryer, sc diffScope) ([]idRange, erro
 				out = append(out, idRange{side.suffix, bp.cut, sc.head})
 				continue
 			}
-			baseChain, err := chain(ctx, q, bp.tab, bp.cut)
+			baseChain, err := bs.chain(bp.tab, bp.cut)
 			if err != nil {
 				return nil, err
 			}

@@ -383,9 +383,14 @@ func (s *Store) resolve(ctx context.Context, q queryer, v store.View) (pos, erro
 // tablesAt moves p to the tables that hold its state: a cut before a branch's tables
 // were made is read from its parent's, at the fork, and so on up.
 func tablesAt(ctx context.Context, q queryer, p pos) (pos, error) {
+	return tablesAtWith(p, func(name string) (branchRow, error) { return loadBranch(ctx, q, name) })
+}
+
+// tablesAtWith is tablesAt with the parent branches read by branch.
+func tablesAtWith(p pos, branch func(name string) (branchRow, error)) (pos, error) {
 	for p.cut < p.tab.createdRev && p.tab.info.Parent != "" {
 		p.cut = min(p.cut, p.tab.forkRev)
-		parent, err := loadBranch(ctx, q, p.tab.info.Parent)
+		parent, err := branch(p.tab.info.Parent)
 		if err != nil {
 			return pos{}, err
 		}
