@@ -218,3 +218,18 @@ func ResolveBase[T any](base *Base, at func(BranchRev) T, equal func(a, b T) boo
 	}
 	return old
 }
+
+// MergePoints returns a copy of every merge point recorded, by target name and then
+// in the order added.
+func (h *History) MergePoints() []MergePoint {
+	targets := make([]string, 0, len(h.merges))
+	for t := range h.merges {
+		targets = append(targets, t)
+	}
+	slices.Sort(targets)
+	var out []MergePoint
+	for _, t := range targets {
+		out = append(out, h.merges[t]...)
+	}
+	return out
+}

@@ -76,6 +76,27 @@ type Options struct {
 	// the store as of the open or the last Refresh. The log must exist: a writer creates
 	// it on its first open (until its first entry is in, the reader has no branch).
 	ReadOnly bool
+	// Retention is how much history a compaction keeps: versions replaced more than
+	// Retention before it are left out of the checkpoint, unless a branch, a snapshot or
+	// a merge base still reads them, and reads at an instant more than Retention ago
+	// fail with store.ErrTooOld, compacted or not. Snapshots stay readable for as long
+	// as they exist. Default 0: all history is kept and every instant since the store
+	// began can be read, as before compactions existed; a compaction then only leaves
+	// out the versions of deleted branches, and saves the replay of a long log. It
+	// must not be negative.
+	Retention time.Duration
+	// CompactRatio starts a compaction in the background when the log written since the
+	// last checkpoint holds more than CompactRatio times the checkpoint's bytes (and at
+	// least CompactMinBytes). Default 0 means DefaultCompactRatio (2); a negative value
+	// turns automatic compaction off (Store.Compact still compacts).
+	CompactRatio float64
+	// CompactMinBytes is the size the log must reach before an automatic compaction.
+	// Default 0 means DefaultCompactMinBytes (64 MiB). It must not be negative.
+	CompactMinBytes int64
+
+	// compactHook, when set, is called at each step of a compaction (the Step
+	// constants): the crash tests stop the process there.
+	compactHook func(step string)
 }
 
 // Store is the embedded store. It is safe for concurrent use.
@@ -83,9 +104,21 @@ type Store struct {
 	opts Options
 	now  func() time.Time
 
-	mu       sync.RWMutex
-	closed   bool
-	failed   error // a log write failed: the store refuses further work
+	mu      sync.RWMutex
+	closed  bool
+	closing bool  // Close has begun: no compaction starts
+	failed  error // a log write failed: the store refuses further work
+	state
+	log *wal
+	ro  *logReader // the log a read-only store follows
+
+	compactMu sync.Mutex // one compaction at a time
+	auto      autoCompact
+}
+
+// state is what the store holds in memory: everything a read sees. A read-only store
+// that reloads from a new checkpoint builds a new state and swaps it in whole.
+type state struct {
 	seq      uint64
 	commits  []commit
 	dims     int
@@ -98,8 +131,9 @@ type Store struct {
 	slab     []float32 // the current chunk of embedding storage (keep)
 	index    map[store.Kind]*kindIndex
 	dup      dupScratch // near-duplicate searches made under the write lock
-	log      *wal
-	ro       *logReader // the log a read-only store follows
+	// horizon is the oldest instant a read may ask for: the retention horizon of the
+	// checkpoint the state was loaded from or last written (zero: none).
+	horizon time.Time
 }
 
 var (
@@ -167,29 +201,30 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if opts.ReadOnly && opts.Path == "" {
 		return nil, store.Invalid("Options.ReadOnly", "applies only to a durable store; set Options.Path too", nil)
 	}
+	if opts.Retention < 0 {
+		return nil, store.Invalid("Options.Retention", "must be 0 (keep all history) or more", opts.Retention.String())
+	}
+	if opts.CompactMinBytes < 0 {
+		return nil, store.Invalid("Options.CompactMinBytes", "must be 0 (the default) or more", opts.CompactMinBytes)
+	}
+	if opts.CompactRatio != opts.CompactRatio {
+		return nil, store.Invalid("Options.CompactRatio", "must be a number: 0 (the default), more, or negative (off)", opts.CompactRatio)
+	}
 	s := newStore(opts)
 	if opts.Path == "" {
 		s.addRootBranch(s.now().UTC())
 		return s, nil
 	}
 
-	replayed := 0
-	apply := func(e *entry) error {
-		replayed++
-		if err := s.replay(e); err != nil {
-			return fmt.Errorf("day1: memstore: replaying log entry %d of %s: %w", replayed, opts.Path, err)
-		}
-		return nil
-	}
 	if opts.ReadOnly {
-		r, err := openLogReader(opts.Path, apply)
+		r, err := s.openLogReader(opts.Path)
 		if err != nil {
 			return nil, err
 		}
 		s.ro = r
 		return s, nil
 	}
-	w, err := openWAL(ctx, opts.Path, opts.Sync, opts.LockTimeout, apply)
+	w, c, err := s.openWAL(ctx, opts.Path, opts.Sync, opts.LockTimeout)
 	if err != nil {
 		return nil, err
 	}
@@ -204,25 +239,30 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		s.addRootBranch(now)
 	}
 	s.log = w
+	s.auto.maxGen, s.auto.ckptBytes, s.auto.logBytes = c.maxGen, c.ckptBytes, c.logBytes
+	s.auto.ctx, s.auto.cancel = context.WithCancel(context.Background())
 	return s, nil
 }
 
 // newStore returns an empty store, without even its main branch.
 func newStore(opts Options) *Store {
-	s := &Store{
-		opts:     opts,
-		now:      opts.Now,
-		dims:     opts.Dimensions,
+	s := &Store{opts: opts, now: opts.Now, state: newState(opts.Dimensions)}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	return s
+}
+
+// newState returns an empty state, without even its main branch.
+func newState(dims int) state {
+	return state{
+		dims:     dims,
 		branches: map[string]*branch{},
 		snaps:    map[string]snapshot{},
 		sessions: map[string]store.Session{},
 		docs:     map[docKey]*store.Doc{},
 		index:    map[store.Kind]*kindIndex{store.KindFact: newKindIndex(), store.KindObservation: newKindIndex()},
 	}
-	if s.now == nil {
-		s.now = time.Now
-	}
-	return s
 }
 
 func (s *Store) addRootBranch(now time.Time) {
@@ -234,10 +274,22 @@ func (s *Store) addRootBranch(now time.Time) {
 // Close flushes and closes the log. Later calls fail with store.ErrClosed.
 func (s *Store) Close() error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
+	if s.closed || s.closing {
+		s.mu.Unlock()
 		return nil
 	}
+	// A compaction under way stops, or finishes, before the files are let go.
+	s.closing = true
+	cancel := s.auto.cancel
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	s.auto.wg.Wait()
+	s.compactMu.Lock()
+	defer s.compactMu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.closed = true
 	if s.ro != nil {
 		return s.ro.f.Close()
@@ -254,20 +306,26 @@ func (s *Store) ReadOnly() bool { return s.ro != nil }
 // Refresh brings a read-only store up to date with the entries the writer has
 // committed to the log since the open or the last Refresh; a torn last frame (an
 // append under way) is left for a later Refresh. Reads see either the state before a
-// Refresh or the one after it, never a part of a batch. A store that writes is always
-// current, and Refresh does nothing there. If an entry cannot be replayed the store
-// refuses further work: reopen it.
+// Refresh or the one after it, never a part of a batch. When the writer has compacted
+// the store since, Refresh follows its log into the new generation and, once the new
+// checkpoint is written, loads the store again from it (without holding up reads
+// meanwhile), which drops what the writer's retention dropped. A store that writes is
+// always current, and Refresh does nothing there. If an entry cannot be replayed the
+// store refuses further work: reopen it.
 func (s *Store) Refresh(ctx context.Context) error {
+	s.compactMu.Lock() // one Refresh at a time
+	defer s.compactMu.Unlock()
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if err := s.usable(ctx); err != nil {
+		s.mu.Unlock()
 		return err
 	}
 	if s.ro == nil {
+		s.mu.Unlock()
 		return nil
 	}
 	n := 0
-	err := s.ro.read(func(e *entry) error {
+	reload, err := s.ro.read(func(e *entry) error {
 		n++
 		if err := s.replay(e); err != nil {
 			s.failed = fmt.Errorf("replaying log entry %d of %s after the last refresh: %w", n, s.opts.Path, err)
@@ -275,9 +333,26 @@ func (s *Store) Refresh(ctx context.Context) error {
 		}
 		return nil
 	})
+	s.mu.Unlock()
 	if err != nil {
 		return fmt.Errorf("day1: memstore: refresh: %w", err)
 	}
+	if !reload {
+		return nil
+	}
+	fresh := newStore(s.opts)
+	r, err := fresh.openLogReader(s.opts.Path)
+	if err != nil {
+		return fmt.Errorf("day1: memstore: refresh: loading the new checkpoint: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.usable(ctx); err != nil {
+		r.f.Close()
+		return err
+	}
+	s.ro.f.Close()
+	s.state, s.ro = fresh.state, r
 	return nil
 }
 
@@ -392,12 +467,32 @@ func (s *Store) resolveView(v store.View) (view, error) {
 	}
 	seq := s.seq
 	if !v.At.Time.IsZero() {
+		if err := s.checkRetained(v.At.Time); err != nil {
+			return view{}, err
+		}
 		if err := store.CheckInstant(b.info, v.At.Time); err != nil {
 			return view{}, err
 		}
 		seq = s.seqAt(v.At.Time)
 	}
 	return s.chainOf(b, seq), nil
+}
+
+// checkRetained fails with store.ErrTooOld for an instant before the history the store
+// keeps: more than Options.Retention ago, or before the horizon of the checkpoint it
+// was loaded from or last wrote.
+func (s *Store) checkRetained(t time.Time) error {
+	if r := s.opts.Retention; r > 0 {
+		if h := s.now().Add(-r); t.Before(h) {
+			return fmt.Errorf("%w: %s is more than the retention of %s ago; only snapshots reach further back",
+				store.ErrTooOld, t.UTC().Format(time.RFC3339Nano), r)
+		}
+	}
+	if !s.horizon.IsZero() && t.Before(s.horizon) {
+		return fmt.Errorf("%w: %s is before %s, the oldest instant the store has kept since it was compacted; only snapshots reach further back",
+			store.ErrTooOld, t.UTC().Format(time.RFC3339Nano), s.horizon.UTC().Format(time.RFC3339Nano))
+	}
+	return nil
 }
 
 func (s *Store) branch(name string) (*branch, error) {

@@ -11,7 +11,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
@@ -49,6 +48,13 @@ const (
 	opMerge
 	opDoc
 	opDocDelete
+	// opSwitch ends a log: the entries after it are in the log of generation Gen.
+	opSwitch
+	// The ops of a checkpoint only (see checkpoint.go).
+	opCkpt
+	opCkptEnd
+	opCommits
+	opMergePoint
 )
 
 // op is one change in the log.
@@ -70,6 +76,13 @@ type op struct {
 	// SourceSeq is, for a merge that moves the merge base, the sequence number the
 	// source was merged as of; the target's is the store's after the merge.
 	SourceSeq uint64 `json:"ss,omitempty"`
+	// Seq is, for a put or a delete in a checkpoint, the version's sequence number.
+	Seq uint64 `json:"v,omitempty"`
+	// Gen is the generation a switch names, or a checkpoint's.
+	Gen     uint64            `json:"g,omitempty"`
+	Ckpt    *ckptHeader       `json:"c,omitempty"`
+	Commits []commitAt        `json:"cm,omitempty"`
+	Point   *store.MergePoint `json:"mp,omitempty"`
 
 	// Filled when a put is read back from the log, ahead of its replay: the record,
 	// or why it could not be decoded, and what indexing it needs.
@@ -140,86 +153,108 @@ func (o op) record() (store.Record, error) {
 }
 
 type wal struct {
+	dir  string
 	f    *os.File
+	gen  uint64 // the generation of the log f is
+	size int64  // bytes in f
 	lock *dirLock
 	sync SyncPolicy
 	buf  []byte
 }
 
-// openWAL opens (creating if needed) the log in dir, takes an exclusive lock on the
-// directory, passes every complete entry to apply, in order, and cuts off a torn tail.
-// An error from apply ends the reading and is returned, with nothing cut.
-func openWAL(ctx context.Context, dir string, sync SyncPolicy, lockTimeout time.Duration, apply func(*entry) error) (*wal, error) {
+// openWAL takes an exclusive lock on dir (creating it if needed) and loads the store
+// in it into s (see Store.load), leaving the last log open for appending.
+func (s *Store) openWAL(ctx context.Context, dir string, sync SyncPolicy, lockTimeout time.Duration) (*wal, *chain, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("day1: memstore: %w", err)
+		return nil, nil, fmt.Errorf("day1: memstore: %w", err)
 	}
 	lock, err := lockDirWait(ctx, dir, lockTimeout)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	f, err := os.OpenFile(filepath.Join(dir, logName), os.O_CREATE|os.O_RDWR, 0o644)
+	c, err := s.load(dir, false)
 	if err != nil {
 		lock.release()
-		return nil, fmt.Errorf("day1: memstore: %w", err)
+		return nil, nil, err
 	}
-	fail := func(err error) (*wal, error) {
-		f.Close()
-		lock.release()
-		return nil, err
-	}
-	good, err := readLog(f, apply)
-	if err != nil {
-		return fail(err)
-	}
-	if err := f.Truncate(good); err != nil {
-		return fail(fmt.Errorf("day1: memstore: cutting torn log tail: %w", err))
-	}
-	if _, err := f.Seek(good, io.SeekStart); err != nil {
-		return fail(fmt.Errorf("day1: memstore: %w", err))
-	}
-	return &wal{f: f, lock: lock, sync: sync}, nil
+	removeStale(c.stale)
+	return &wal{dir: dir, f: c.f, gen: c.gen, size: c.off, lock: lock, sync: sync}, c, nil
 }
 
-// logReader follows the log of a store another process writes.
+// logReader follows the logs of a store another process writes.
 type logReader struct {
-	f   *os.File
-	off int64 // just past the last entry applied
+	dir     string
+	f       *os.File
+	gen     uint64 // the generation of the log f is
+	off     int64  // just past the last entry applied
+	ckptGen uint64 // the generation of the checkpoint the state was loaded from
 }
 
-// openLogReader opens the log in dir for reading, without a lock, and passes every
-// complete entry to apply, in order. A torn tail is left as it is: it may be an append
-// under way.
-func openLogReader(dir string, apply func(*entry) error) (*logReader, error) {
-	f, err := os.Open(filepath.Join(dir, logName))
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("day1: memstore: read-only open of %s: no log there (a writer creates it on its first open): %w", dir, err)
+// openLogReader loads the store in dir into s, without a lock, and returns the reader
+// that follows its last log. A torn tail is left as it is: it may be an append under
+// way. A file that a compaction removes while it is read starts the load again.
+func (s *Store) openLogReader(dir string) (*logReader, error) {
+	for try := 0; ; try++ {
+		c, err := s.load(dir, true)
+		if err == nil {
+			return &logReader{dir: dir, f: c.f, gen: c.gen, off: c.off, ckptGen: c.ckptGen}, nil
 		}
-		return nil, fmt.Errorf("day1: memstore: %w", err)
+		if !errors.Is(err, errVanished) || try == 20 {
+			return nil, err
+		}
+		s.state = newState(s.opts.Dimensions)
 	}
-	r := &logReader{f: f}
-	if err := r.read(apply); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return r, nil
 }
 
-// read passes the entries past r.off to apply and moves r.off past the last applied.
-func (r *logReader) read(apply func(*entry) error) error {
-	if fi, err := r.f.Stat(); err != nil {
-		return fmt.Errorf("day1: memstore: %w", err)
-	} else if fi.Size() == r.off {
-		return nil // nothing new
-	} else if fi.Size() < r.off {
-		return fmt.Errorf("day1: memstore: the log is shorter (%d bytes) than what was read of it (%d): it was replaced; reopen the store", fi.Size(), r.off)
+// read passes the entries past r.off to apply, following switch entries into the
+// logs of later generations, and moves r.off past the last applied. It reports
+// whether the state should be loaded again: a log it must read was removed, or the
+// checkpoint of the generation it reads has been written.
+func (r *logReader) read(apply func(*entry) error) (reload bool, err error) {
+	for {
+		fi, err := r.f.Stat()
+		if err != nil {
+			return false, fmt.Errorf("day1: memstore: %w", err)
+		}
+		if fi.Size() < r.off {
+			return false, fmt.Errorf("day1: memstore: the log is shorter (%d bytes) than what was read of it (%d): it was replaced; reopen the store", fi.Size(), r.off)
+		}
+		next, switched := uint64(0), false
+		if fi.Size() > r.off {
+			if _, err := r.f.Seek(r.off, io.SeekStart); err != nil {
+				return false, fmt.Errorf("day1: memstore: %w", err)
+			}
+			good, err := readFrames(r.f, r.off, func(e *entry) error {
+				if g, ok := switchOf(e); ok {
+					next, switched = g, true
+					return errSwitched
+				}
+				return apply(e)
+			})
+			r.off = good
+			if err != nil && !errors.Is(err, errSwitched) {
+				return false, err
+			}
+		}
+		if !switched {
+			break
+		}
+		f, err := os.Open(logPath(r.dir, next))
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return true, nil
+			}
+			return false, fmt.Errorf("day1: memstore: %w", err)
+		}
+		r.f.Close()
+		r.f, r.gen, r.off = f, next, 0
 	}
-	if _, err := r.f.Seek(r.off, io.SeekStart); err != nil {
-		return fmt.Errorf("day1: memstore: %w", err)
+	if r.gen > r.ckptGen {
+		if _, err := os.Stat(ckptPath(r.dir, r.gen)); err == nil {
+			return true, nil
+		}
 	}
-	good, err := readFrames(r.f, r.off, apply)
-	r.off = good
-	return err
+	return false, nil
 }
 
 // frame is one frame of the log on its way from the file to apply.
@@ -231,20 +266,12 @@ type frame struct {
 	done    chan struct{} // closed once decoded
 }
 
-// readLog passes the complete entries of the log to apply, in order, and returns the
-// offset just past the last of them. One goroutine reads and checks the frames, every
+// readFrames passes the complete entries of a log, read from r, which is positioned
+// at offset base of the file, to apply, in order, and returns the offset just past the
+// last of them, base if none. One goroutine reads and checks the frames, every
 // processor decodes them, and the caller's goroutine applies them as they come: a
 // store's log is mostly JSON and embeddings to decode, which take longer than
 // applying. At most a few frames are held at a time.
-func readLog(f *os.File, apply func(*entry) error) (int64, error) {
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return 0, fmt.Errorf("day1: memstore: %w", err)
-	}
-	return readFrames(f, 0, apply)
-}
-
-// readFrames is readLog for a log read from r, which is positioned at offset base of
-// the file: it returns the offset just past the last entry applied, base if none.
 func readFrames(r io.Reader, base int64, apply func(*entry) error) (int64, error) {
 	workers := runtime.GOMAXPROCS(0)
 	order := make(chan *frame, 2*workers) // every frame read, in log order
@@ -392,7 +419,9 @@ func (w *wal) append(e entry) error {
 		return fmt.Errorf("day1: memstore: encoding log entry: %w", err)
 	}
 	w.buf = appendFrame(w.buf[:0], payload)
-	if _, err := w.f.Write(w.buf); err != nil {
+	n, err := w.f.Write(w.buf)
+	w.size += int64(n)
+	if err != nil {
 		return fmt.Errorf("day1: memstore: writing log: %w", err)
 	}
 	if w.sync == SyncAlways {
@@ -427,10 +456,12 @@ func (s *Store) logCommit(at time.Time, ops []op) error {
 		return fmt.Errorf("%w: %s was opened with ReadOnly", store.ErrReadOnly, s.opts.Path)
 	}
 	if s.log != nil {
+		before := s.log.size
 		if err := s.log.append(entry{Seq: s.seq, At: at, Ops: ops}); err != nil {
 			s.failed = err
 			return err
 		}
+		s.auto.logged(s, s.log.size-before)
 	}
 	s.commits = append(s.commits, commit{seq: s.seq, at: at})
 	return nil
@@ -526,6 +557,8 @@ func (s *Store) replayOp(o op, at time.Time) error {
 		}
 	case opDoc, opDocDelete:
 		return s.replayDoc(o)
+	case opSwitch:
+		// Read by the loop over the logs; nothing to apply.
 	default:
 		return fmt.Errorf("unknown op type %d", o.Type)
 	}

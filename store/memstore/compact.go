@@ -1,0 +1,424 @@
+package memstore
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/day1ai/day1/store"
+)
+
+// The steps of a compaction, in order, as Options.compactHook sees them. A crash at any
+// of them loses nothing acknowledged and doubles nothing.
+const (
+	StepLogCreated        = "log-created"        // the next generation's log exists, empty
+	StepSwitched          = "switched"           // the switch entry is in; writes go to the new log
+	StepCheckpointHalf    = "checkpoint-half"    // half the versions are in the temporary checkpoint
+	StepCheckpointWritten = "checkpoint-written" // the temporary checkpoint is complete, not flushed
+	StepCheckpointSynced  = "checkpoint-synced"  // flushed, not yet renamed
+	StepRenamed           = "renamed"            // the checkpoint has its name; the directory not yet flushed
+	StepDirSynced         = "dir-synced"         // the new generation is durable
+	StepRemovedOne        = "removed-one"        // one file of an older generation removed
+	StepDone              = "done"
+)
+
+// Defaults of automatic compaction.
+const (
+	// DefaultCompactRatio is Options.CompactRatio when it is zero.
+	DefaultCompactRatio = 2
+	// DefaultCompactMinBytes is Options.CompactMinBytes when it is zero.
+	DefaultCompactMinBytes = 64 << 20
+)
+
+// CompactStats reports a compaction.
+type CompactStats struct {
+	// Generation is the generation of the new checkpoint and log.
+	Generation uint64
+	// Seq is the sequence number the checkpoint holds the store at.
+	Seq uint64
+	// Horizon is the oldest instant reads may ask for after it; zero when the store
+	// keeps all history (Options.Retention 0).
+	Horizon time.Time
+	// BytesBefore and BytesAfter are the sizes of the store's files before the
+	// compaction and right after it (the checkpoint and the log written since).
+	BytesBefore, BytesAfter int64
+	// CheckpointBytes is the size of the checkpoint.
+	CheckpointBytes int64
+	// Versions is the number of record versions the checkpoint holds; Dropped the
+	// number left out: older than the horizon and needed by no branch, snapshot or
+	// merge base, or on branches deleted.
+	Versions, Dropped int
+	// Pause is how long writers were held: the store's lock was taken once, to take
+	// a consistent view of it and switch to the new log.
+	Pause time.Duration
+	// Duration is the time the whole compaction took.
+	Duration time.Duration
+}
+
+// Compact writes a checkpoint of the store and starts a new log after it, then removes
+// the files the checkpoint replaces, so that the next open reads the checkpoint and
+// the short log after it instead of every entry ever written. Versions older than the
+// retention horizon (Options.Retention before now) are left out of the checkpoint,
+// but for those a branch, a snapshot or a merge base still reads. Writers wait only
+// while a consistent view is taken and the log switched; the checkpoint is written
+// without the lock. One compaction runs at a time: a second call waits for the first.
+//
+// It fails with store.ErrNotSupported on an in-memory store, store.ErrReadOnly on a
+// read-only one and store.ErrClosed after Close. A failed compaction leaves the store
+// as it was, working on its log.
+func (s *Store) Compact(ctx context.Context) (CompactStats, error) {
+	s.mu.RLock()
+	err := s.canWrite(ctx)
+	closing := s.closing
+	s.mu.RUnlock()
+	if err != nil {
+		return CompactStats{}, err
+	}
+	if closing {
+		return CompactStats{}, store.ErrClosed
+	}
+	if s.log == nil && s.ro == nil {
+		return CompactStats{}, fmt.Errorf("%w: an in-memory store has no log to compact", store.ErrNotSupported)
+	}
+	s.compactMu.Lock()
+	defer s.compactMu.Unlock()
+	return s.compact(ctx)
+}
+
+// compact runs one compaction. Callers hold s.compactMu.
+func (s *Store) compact(ctx context.Context) (CompactStats, error) {
+	start := time.Now()
+	hook := s.opts.compactHook
+	if hook == nil {
+		hook = func(string) {}
+	}
+	dir := s.opts.Path
+	before, _ := storeBytes(dir)
+	s.mu.RLock()
+	gen := s.auto.maxGen + 1
+	s.mu.RUnlock()
+	// The new log is made before the lock is taken: writers do not wait for it.
+	nf, err := os.OpenFile(logPath(dir, gen), os.O_CREATE|os.O_EXCL|os.O_RDWR, 0o644)
+	if err != nil {
+		return CompactStats{}, fmt.Errorf("day1: memstore: compact: %w", err)
+	}
+	if err := syncDir(dir); err != nil {
+		nf.Close()
+		os.Remove(logPath(dir, gen))
+		return CompactStats{}, fmt.Errorf("day1: memstore: compact: %w", err)
+	}
+	hook(StepLogCreated)
+
+	s.mu.Lock()
+	locked := time.Now()
+	if err := s.canWrite(ctx); err != nil {
+		s.mu.Unlock()
+		nf.Close()
+		os.Remove(logPath(dir, gen))
+		return CompactStats{}, err
+	}
+	c := s.capture()
+	old := s.log.f
+	if err := s.log.append(entry{Seq: s.seq, At: c.at, Ops: []op{{Type: opSwitch, Gen: gen}}}); err != nil {
+		// The old log may now end in a torn frame: like a failed commit, the store
+		// refuses further work until it is opened again.
+		s.failed = err
+		s.mu.Unlock()
+		nf.Close()
+		return CompactStats{}, err
+	}
+	s.log.f, s.log.gen, s.log.size = nf, gen, 0
+	s.auto.maxGen = gen
+	s.auto.logBytes = 0
+	pause := time.Since(locked)
+	s.mu.Unlock()
+	old.Close()
+	hook(StepSwitched)
+
+	p := s.plan(c, gen)
+	tmp := ckptPath(dir, gen) + tmpExt
+	n, err := writeCheckpoint(ctx, tmp, p, hook)
+	if err != nil {
+		return CompactStats{}, err
+	}
+	hook(StepCheckpointSynced)
+	if err := os.Rename(tmp, ckptPath(dir, gen)); err != nil {
+		os.Remove(tmp)
+		return CompactStats{}, fmt.Errorf("day1: memstore: compact: %w", err)
+	}
+	hook(StepRenamed)
+	if err := syncDir(dir); err != nil {
+		return CompactStats{}, fmt.Errorf("day1: memstore: compact: %w", err)
+	}
+	hook(StepDirSynced)
+	s.mu.Lock()
+	s.auto.ckptBytes = n
+	if p.horizon.After(s.horizon) {
+		s.horizon = p.horizon
+	}
+	s.mu.Unlock()
+	if files, err := listFiles(dir); err == nil {
+		removed := 0
+		for _, g := range files.ckpts {
+			if g < gen {
+				os.Remove(ckptPath(dir, g))
+				removed++
+				if removed == 1 {
+					hook(StepRemovedOne)
+				}
+			}
+		}
+		for _, g := range files.logs {
+			if g < gen {
+				os.Remove(logPath(dir, g))
+				removed++
+				if removed == 1 {
+					hook(StepRemovedOne)
+				}
+			}
+		}
+		syncDir(dir)
+	}
+	hook(StepDone)
+	after, _ := storeBytes(dir)
+	return CompactStats{
+		Generation: gen, Seq: c.seq, Horizon: p.horizon,
+		BytesBefore: before, BytesAfter: after, CheckpointBytes: n,
+		Versions: len(p.versions), Dropped: p.dropped,
+		Pause: pause, Duration: time.Since(start),
+	}, nil
+}
+
+// storeBytes returns the total size of the store files in dir.
+func storeBytes(dir string) (int64, error) {
+	files, err := listFiles(dir)
+	if err != nil {
+		return 0, err
+	}
+	var total int64
+	add := func(path string) {
+		if fi, err := os.Stat(path); err == nil {
+			total += fi.Size()
+		}
+	}
+	for _, g := range files.ckpts {
+		add(ckptPath(dir, g))
+	}
+	for _, g := range files.logs {
+		add(logPath(dir, g))
+	}
+	return total, nil
+}
+
+// capture is a consistent view of the store taken under its lock, cheaply: the
+// versions are immutable and a branch's log only grows, so the view holds the length
+// of each log rather than a copy of it. What later writes change in place (branch
+// infos, the history, the maps) is copied.
+type capture struct {
+	seq      uint64
+	at       time.Time
+	dims     int
+	horizon  time.Time // the store's horizon so far
+	branches []capBranch
+	names    map[*branch]string
+	snaps    []snapshot
+	sessions []store.Session
+	merges   []store.MergeRecord
+	points   []store.MergePoint
+	docs     []*store.Doc
+	commits  []commit
+}
+
+type capBranch struct {
+	info    store.Branch
+	forkSeq uint64
+	log     []*version
+}
+
+// capture takes the view. Callers hold s.mu for writing.
+func (s *Store) capture() *capture {
+	c := &capture{
+		seq: s.seq, at: s.now().UTC(), dims: s.dims, horizon: s.horizon,
+		names:   make(map[*branch]string, len(s.branches)),
+		merges:  s.merges[:len(s.merges):len(s.merges)],
+		points:  s.hist.MergePoints(),
+		commits: s.commits[:len(s.commits):len(s.commits)],
+	}
+	// Parents before children, so that a load finds each branch's parent.
+	var visit func(b *branch)
+	visit = func(b *branch) {
+		if _, ok := c.names[b]; ok {
+			return
+		}
+		if b.parent != nil {
+			visit(b.parent)
+		}
+		c.names[b] = b.info.Name
+		c.branches = append(c.branches, capBranch{info: b.snapshotInfo(), forkSeq: b.forkSeq, log: b.log[:len(b.log):len(b.log)]})
+	}
+	names := make([]string, 0, len(s.branches))
+	for name := range s.branches {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		visit(s.branches[name])
+	}
+	for _, sn := range s.snaps {
+		c.snaps = append(c.snaps, sn)
+	}
+	slices.SortFunc(c.snaps, func(a, b snapshot) int { return cmpU64(a.seq, b.seq) })
+	for _, sess := range s.sessions {
+		c.sessions = append(c.sessions, sess)
+	}
+	for _, d := range s.docs {
+		c.docs = append(c.docs, d)
+	}
+	return c
+}
+
+// plan is what a checkpoint holds: the captured view less what the retention drops.
+type plan struct {
+	c        *capture
+	gen      uint64
+	horizon  time.Time
+	versions []*version // kept, in sequence order
+	dropped  int
+	commits  []commitAt
+}
+
+// plan decides what the checkpoint of c keeps. A version is kept when it was written
+// after the horizon, or when some point a read may still ask for sees it: the horizon
+// itself, the fork point of a branch, a snapshot, either side of a merge point. Merge
+// bases are made of such points (store.History), and so are the cuts of the chains
+// reads resolve through. It reads only what c holds, without the store's lock.
+func (s *Store) plan(c *capture, gen uint64) *plan {
+	p := &plan{c: c, gen: gen, horizon: c.horizon}
+	if r := s.opts.Retention; r > 0 {
+		if h := c.at.Add(-r); h.After(p.horizon) {
+			p.horizon = h
+		}
+	}
+	// hseq: the last commit at or before the horizon. Reads at or after the horizon
+	// read at it or later.
+	hi := -1
+	if !p.horizon.IsZero() {
+		hi = sort.Search(len(c.commits), func(i int) bool { return c.commits[i].at.After(p.horizon) }) - 1
+	}
+	var hseq uint64
+	if hi >= 0 {
+		hseq = c.commits[hi].seq
+	}
+	pins := []uint64{hseq}
+	for _, b := range c.branches {
+		if b.info.Parent != "" {
+			pins = append(pins, b.forkSeq)
+		}
+	}
+	for _, sn := range c.snaps {
+		pins = append(pins, sn.seq)
+	}
+	for _, mp := range c.points {
+		pins = append(pins, mp.At, mp.SourceAt)
+	}
+	pins = sortedUnique(pins)
+	// Commits: every one from the horizon's on, and for each older pin the commit
+	// holding it, so that its instant (a merge base's) stays known.
+	keep := map[int]bool{}
+	for i := max(hi, 0); i < len(c.commits); i++ {
+		keep[i] = true
+	}
+	for _, r := range pins {
+		if r >= hseq {
+			break
+		}
+		if i := sort.Search(len(c.commits), func(i int) bool { return c.commits[i].seq >= r }); i < len(c.commits) {
+			keep[i] = true
+		}
+	}
+	for i, cm := range c.commits {
+		if keep[i] {
+			p.commits = append(p.commits, commitAt{Seq: cm.seq, At: cm.at})
+		}
+	}
+	total := 0
+	for _, b := range c.branches {
+		total += len(b.log)
+		// The next version of each key on the branch, as of the capture: a version's
+		// own next field may be changing under a writer.
+		next := map[key]uint64{}
+		for i := len(b.log) - 1; i >= 0; i-- {
+			v := b.log[i]
+			n, ok := next[v.key]
+			if !ok {
+				n = never
+			}
+			next[v.key] = v.seq
+			if v.seq > hseq {
+				p.versions = append(p.versions, v)
+				continue
+			}
+			// The first pin at or after the version: it sees the version if the next
+			// version comes after it.
+			j := sort.Search(len(pins), func(j int) bool { return pins[j] >= v.seq })
+			if j < len(pins) && pins[j] < n {
+				p.versions = append(p.versions, v)
+			}
+		}
+	}
+	slices.SortFunc(p.versions, func(a, b *version) int { return cmpU64(a.seq, b.seq) })
+	p.dropped = total - len(p.versions)
+	return p
+}
+
+// autoCompact starts compactions by itself as the log grows. Its fields are guarded
+// by Store.mu.
+type autoCompact struct {
+	maxGen    uint64 // the highest generation of the store's files
+	ckptBytes int64  // the size of the last checkpoint, 0 for none
+	logBytes  int64  // bytes logged since the last checkpoint
+	retryAt   int64  // after a failed compaction, logBytes at which to try again
+	running   bool
+	ctx       context.Context
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup
+}
+
+// logged counts n bytes appended to the log and starts a compaction in the
+// background when the log has grown past its threshold. Callers hold s.mu for writing.
+func (a *autoCompact) logged(s *Store, n int64) {
+	a.logBytes += n
+	ratio, least := s.opts.CompactRatio, s.opts.CompactMinBytes
+	if ratio < 0 || a.running || s.closing || a.ctx == nil {
+		return
+	}
+	if ratio == 0 {
+		ratio = DefaultCompactRatio
+	}
+	if least == 0 {
+		least = DefaultCompactMinBytes
+	}
+	if a.logBytes < least || float64(a.logBytes) < ratio*float64(a.ckptBytes) || a.logBytes < a.retryAt {
+		return
+	}
+	a.running = true
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		s.compactMu.Lock()
+		_, err := s.compact(a.ctx)
+		s.compactMu.Unlock()
+		s.mu.Lock()
+		a.running = false
+		a.retryAt = 0
+		if err != nil {
+			// Try again once the log has grown by as much again.
+			a.retryAt = a.logBytes + least
+		}
+		s.mu.Unlock()
+	}()
+}
