@@ -49,8 +49,9 @@ type CompactStats struct {
 	// CheckpointBytes is the size of the checkpoint.
 	CheckpointBytes int64
 	// Versions is the number of record versions the checkpoint holds; Dropped the
-	// number left out: older than the horizon and needed by no branch, snapshot or
-	// merge base, or on branches deleted.
+	// number of versions of the store's branches left out: older than the horizon and
+	// needed by no branch, snapshot or merge base. (The versions of deleted branches
+	// are left out too, uncounted.)
 	Versions, Dropped int
 	// Pause is how long writers were held: the store's lock was taken once, to take
 	// a consistent view of it and switch to the new log.

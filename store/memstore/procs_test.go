@@ -22,6 +22,7 @@ import (
 //
 //	put PREFIX N     one batch of N facts PREFIX0..; answers "ack PREFIX"
 //	stream PREFIX N  N batches of one fact each; answers "ack PREFIX"
+//	compact PREFIX N stream, compacting the store after every 50 batches
 //
 // It closes the store and exits when its standard input closes.
 const writerChildEnv = "DAY1_MEMSTORE_WRITER_CHILD"
@@ -55,10 +56,16 @@ func TestWriterChild(t *testing.T) {
 				batches = append(batches, []store.Record{f})
 			}
 		}
-		for _, b := range batches {
+		for i, b := range batches {
 			if _, err := s.Put(ctx, store.DefaultBranch, b, store.PutOptions{}); err != nil {
 				fmt.Println("error:", err)
 				os.Exit(3)
+			}
+			if cmd == "compact" && i%50 == 49 {
+				if _, err := s.Compact(ctx); err != nil {
+					fmt.Println("error:", err)
+					os.Exit(3)
+				}
 			}
 		}
 		fmt.Println("ack", prefix)
