@@ -98,6 +98,21 @@ type Config struct {
 	// Client.Refresh. The store must exist: a writer creates it. It requires Path.
 	ReadOnly bool
 
+	// Retention is how far back reads at an instant may go: older instants fail with
+	// ErrTooOld (snapshots stay readable as long as they exist). On the durable
+	// embedded store, compactions (Client.Compact, and those it starts by itself) drop
+	// the versions replaced more than Retention ago that no branch, snapshot or merge
+	// base still reads. On MatrixOne it sets matrixone.Options.Retention. Default 0:
+	// the embedded store keeps all history, and MatrixOne uses its own default (7
+	// days). It must not be negative.
+	Retention time.Duration
+
+	// CompactRatio makes the durable embedded store compact itself, in the background,
+	// when the log written since its last checkpoint holds more than CompactRatio times
+	// the checkpoint's bytes (and at least 64 MiB). Default 0 means 2; a negative value
+	// turns automatic compaction off (Client.Compact still compacts). It requires Path.
+	CompactRatio float64
+
 	// Test holds seams for tests. Leave it zero in production.
 	Test TestConfig
 }
@@ -176,6 +191,12 @@ func (c Config) validate() error {
 	}
 	if c.LockTimeout < 0 {
 		return store.Invalid("Config.LockTimeout", "must be 0 (fail at once) or more", c.LockTimeout.String())
+	}
+	if c.Retention < 0 {
+		return store.Invalid("Config.Retention", "must be 0 (the store's default) or more", c.Retention.String())
+	}
+	if math.IsNaN(c.CompactRatio) || c.CompactRatio != 0 && c.Path == "" {
+		return store.Invalid("Config.CompactRatio", "applies only to the durable embedded store; set Config.Path too, or leave CompactRatio 0", c.CompactRatio)
 	}
 	if c.ReadOnly && c.Path == "" {
 		return store.Invalid("Config.ReadOnly", "applies only to the durable embedded store; set Config.Path too", nil)

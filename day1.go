@@ -68,7 +68,7 @@ func Open(ctx context.Context, cfg Config) (*Client, error) {
 		return cfg.Test.Now()
 	}
 	if cfg.DSN != "" {
-		opts := matrixone.Options{DSN: cfg.DSN, Now: storeNow}
+		opts := matrixone.Options{DSN: cfg.DSN, Now: storeNow, Retention: cfg.Retention}
 		if c.emb != nil {
 			opts.Dimensions = c.emb.Dimensions()
 		}
@@ -82,7 +82,8 @@ func Open(ctx context.Context, cfg Config) (*Client, error) {
 		c.dedupe = cfg.DedupeThreshold
 	}
 	if c.st == nil {
-		opts := memstore.Options{Path: cfg.Path, Now: storeNow, LockTimeout: cfg.LockTimeout, ReadOnly: cfg.ReadOnly}
+		opts := memstore.Options{Path: cfg.Path, Now: storeNow, LockTimeout: cfg.LockTimeout, ReadOnly: cfg.ReadOnly,
+			Retention: cfg.Retention, CompactRatio: cfg.CompactRatio}
 		if c.emb != nil {
 			opts.Dimensions = c.emb.Dimensions()
 		}

@@ -30,6 +30,51 @@
 // store as it was when it was opened or last refreshed: Store.Refresh reads the
 // entries the writer has committed since, and each entry is a whole batch, so a
 // reader never sees part of a batch.
+//
+// # Compaction
+//
+// Store.Compact replaces the log by a checkpoint of the store and a new, empty log
+// after it, so that an open loads the checkpoint and replays only what was written
+// since, instead of every entry ever written. It holds writers for one short step:
+// under the lock it notes the length of every branch's list of versions (versions
+// never change, and the lists only grow, so this is a consistent view that copies no
+// record) and switches the writes to the new log; the checkpoint is written after, beside
+// the writers. A compaction starts by itself when the log outgrows the last checkpoint
+// (Options.CompactRatio, Options.CompactMinBytes).
+//
+// Options.Retention bounds the history kept. A checkpoint leaves out the versions
+// replaced more than Retention before it, except those some point still reads: a
+// snapshot, the fork point of a branch, either side of a merge point (merge bases are
+// made of these). Reads at an instant more than Retention ago fail with
+// store.ErrTooOld, before a compaction as after it, and so do reads before the horizon
+// of the checkpoint a store was loaded from, whatever its own Retention: a store never
+// answers for a past it no longer holds. The default, 0, keeps all history: the store
+// kept it all before compaction existed, and dropping history must be asked for.
+// Sequence numbers, branch heads and merge points survive a compaction, so a diff
+// taken before it merges after it.
+//
+// # Files
+//
+// A durable store's directory holds:
+//
+//	LOCK          held by the process that writes the store
+//	day1.log      the log of generation 0, which every store starts with
+//	day1.G.ckpt   the checkpoint of generation G (G = 1, 2, ...)
+//	day1.G.log    the log of generation G: the entries committed after day1.G.ckpt
+//	day1.G.ckpt.tmp  a checkpoint being written; never read
+//
+// Logs and checkpoints are sequences of frames: a 4-byte little-endian payload length,
+// a 4-byte CRC-32C of the payload, and the payload, one JSON entry. A compaction of
+// generation G creates day1.G.log, appends to the current log a switch entry naming
+// G, and appends to day1.G.log from then on; it writes day1.G.ckpt.tmp, flushes it,
+// renames it to day1.G.ckpt, flushes the directory and removes the files of older
+// generations. A store opens from its newest checkpoint (a renamed checkpoint is
+// complete, and its last frame counts its versions) and the logs after it, each
+// leading to the next by its switch entry; without a checkpoint, from day1.log. A
+// crash at any step leaves either the old checkpoint with the logs that follow it or
+// the new one with its log, and the writer's next open removes what is left over. A
+// reader in another process follows the switch entries from log to log, and loads
+// the store again from a newer checkpoint once there is one.
 package memstore
 
 import (

@@ -1,0 +1,35 @@
+package day1
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/day1ai/day1/store/memstore"
+)
+
+// CompactStats reports a compaction of the durable embedded store: the generation of
+// its new checkpoint, the retention horizon, the bytes on disk before and after, the
+// versions kept and dropped, how long writers were held (Pause) and how long it took.
+type CompactStats = memstore.CompactStats
+
+// Compact compacts the durable embedded store (Config.Path): it writes a checkpoint of
+// memory and starts a new log after it, so that the next Open loads the checkpoint
+// instead of replaying every write ever made, and removes the files it replaces.
+// Versions older than Config.Retention are dropped unless a branch, a snapshot or a
+// merge base still reads them; with the default Retention (0) all history is kept.
+// Writers are held only while a consistent view is taken, a few milliseconds at most;
+// reads and writes go on while the checkpoint is written. The store also compacts by
+// itself as its log grows (Config.CompactRatio).
+//
+// It fails with ErrNotSupported on an in-memory store or MatrixOne (whose server keeps
+// its own files), ErrReadOnly on a read-only Client and ErrClosed after Close.
+func (c *Client) Compact(ctx context.Context) (CompactStats, error) {
+	if err := c.use(ctx); err != nil {
+		return CompactStats{}, err
+	}
+	ms, ok := c.st.(*memstore.Store)
+	if !ok {
+		return CompactStats{}, fmt.Errorf("%w: Compact applies to the embedded store, not to %s", ErrNotSupported, storeName(c.st))
+	}
+	return ms.Compact(ctx)
+}

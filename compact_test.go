@@ -1,0 +1,68 @@
+package day1_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/day1ai/day1"
+)
+
+func TestCompactConfigAndRefusals(t *testing.T) {
+	ctx := context.Background()
+	for _, cfg := range []day1.Config{
+		{Path: t.TempDir(), Retention: -time.Hour},
+		{CompactRatio: 2},
+	} {
+		if _, err := day1.Open(ctx, cfg); !errors.Is(err, day1.ErrInvalidArgument) {
+			t.Errorf("Open(%+v) = %v; want ErrInvalidArgument", cfg, err)
+		}
+	}
+	mem, err := day1.Open(ctx, day1.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	if _, err := mem.Compact(ctx); !errors.Is(err, day1.ErrNotSupported) {
+		t.Errorf("Compact in memory = %v; want ErrNotSupported", err)
+	}
+	dir := t.TempDir()
+	w, err := day1.Open(ctx, day1.Config{Path: dir, CompactRatio: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.WriteFact(ctx, day1.Fact{ID: "f", Text: "kept across the compaction"}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := day1.Open(ctx, day1.Config{Path: dir, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := r.Compact(ctx); !errors.Is(err, day1.ErrReadOnly) {
+		t.Errorf("Compact read-only = %v; want ErrReadOnly", err)
+	}
+	st, err := w.Compact(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Generation != 1 || st.Versions == 0 || st.Dropped != 0 {
+		t.Errorf("first compaction: %+v; want generation 1, every version kept", st)
+	}
+	if _, err := w.WriteFact(ctx, day1.Fact{ID: "g", Text: "written after the compaction"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"f", "g"} {
+		if _, err := r.GetFact(ctx, "main", id); err != nil {
+			t.Errorf("the reader after the writer's compaction: %s: %v", id, err)
+		}
+	}
+	w.Close()
+	if _, err := w.Compact(ctx); !errors.Is(err, day1.ErrClosed) {
+		t.Errorf("Compact after Close = %v; want ErrClosed", err)
+	}
+}
