@@ -14,6 +14,7 @@
 //	go run ./examples/bench -quick               # a smoke run: 1k and 10k facts, few queries
 //	go run ./examples/bench -sizes 5000 -queries 500 -batch 100
 //	go run ./examples/bench -dedupe -1           # near-duplicate detection off
+//	go run ./examples/bench -store durable -compaction -sizes 100000  # compaction alone
 //
 // Latencies are reported as p50/p95 over many runs of the operation, with the median CPU
 // time per run beside them (the whole process's, garbage collection included: on a
@@ -75,6 +76,7 @@ type options struct {
 	dedupe     float64 // Config.DedupeThreshold: 0 is the client's default, negative is off
 	cpuprofile string
 	memprofile string
+	compaction bool // measure compaction alone
 	// repetitions of the operations measured by latency
 	branches int
 	diffs    int
@@ -111,6 +113,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	dedupe := fs.Float64("dedupe", 0, "Config.DedupeThreshold of the client: 0 means its default (0.92), a negative value turns near-duplicate detection off")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file; samples of measured operations carry the label op (write, search, search-at, branch, diff, merge), so that go tool pprof -tagfocus op=merge shows one")
 	memprofile := fs.String("memprofile", "", "write a heap profile to this file after the largest store is loaded")
+	compaction := fs.Bool("compaction", false, "measure compaction alone (with -store durable): the other operations are skipped")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
@@ -119,7 +122,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	o := options{dsn: *dsn, queries: *queries, store: *st, quick: *quick, batch: *batch, seed: *seed, dedupe: *dedupe, cpuprofile: *cpuprofile, memprofile: *memprofile,
+	o := options{dsn: *dsn, queries: *queries, store: *st, quick: *quick, batch: *batch, seed: *seed, dedupe: *dedupe, cpuprofile: *cpuprofile, memprofile: *memprofile, compaction: *compaction,
 		branches: 2000, diffs: 100, merges: 100}
 	if o.quick {
 		if !set["sizes"] {
@@ -158,6 +161,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	case "memory", "durable", "matrixone":
 	default:
 		return options{}, fmt.Errorf("-store: %q is not memory, durable or matrixone", o.store)
+	}
+	if o.compaction && o.store != "durable" {
+		return options{}, errors.New("-compaction needs -store durable")
 	}
 	return o, nil
 }
@@ -231,6 +237,9 @@ func (b *bench) measure(ctx context.Context, n int) error {
 	texts := benchdata.Facts(n+churn+changes, b.o.seed)
 	spare := texts[n:]
 	texts = texts[:n]
+	if b.o.compaction {
+		return b.compaction(ctx, n, texts)
+	}
 	qs := benchdata.Queries(texts, b.o.queries, b.o.seed+1)
 
 	cfg, cleanup, err := b.localConfig()
@@ -441,7 +450,10 @@ func (b *bench) measure(ctx context.Context, n int) error {
 		return err
 	}
 	if b.o.store == "durable" {
-		return b.reopen(ctx, c, cfg, n, qs[0].Text)
+		if err := b.reopen(ctx, c, cfg, n, qs[0].Text); err != nil {
+			return err
+		}
+		return b.compaction(ctx, n, texts)
 	}
 	return nil
 }

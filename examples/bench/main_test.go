@@ -61,6 +61,33 @@ func TestQuickRunDurable(t *testing.T) {
 	if !hasRow(lines, "branch: creation time, largest vs smallest store (p50, created alternately)", "400 vs 200") {
 		t.Errorf("no alternate branch scaling row in:\n%s", out.String())
 	}
+	for _, op := range []string{"compaction: files on disk", "compaction: Compact time", "compaction: Open before"} {
+		if !hasRow(lines, op, "400") {
+			t.Errorf("no row for %q in:\n%s", op, out.String())
+		}
+	}
+}
+
+// TestCompactionOnly runs the compaction rows alone.
+func TestCompactionOnly(t *testing.T) {
+	var out, errs bytes.Buffer
+	code := run(context.Background(), []string{"-store", "durable", "-compaction", "-sizes", "300"}, &out, &errs)
+	if code != 0 {
+		t.Fatalf("exit status %d, stderr:\n%s", code, errs.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 5 {
+		t.Errorf("want the header and three rows:\n%s", out.String())
+	}
+	for _, op := range []string{"compaction: files on disk", "compaction: Compact time", "compaction: Open before"} {
+		if !hasRow(lines, op, "300") {
+			t.Errorf("no row for %q in:\n%s", op, out.String())
+		}
+	}
+	var none bytes.Buffer
+	if code := run(context.Background(), []string{"-compaction"}, &none, &errs); code != 2 || none.Len() != 0 {
+		t.Errorf("-compaction without -store durable: exit %d, table %q; want 2 and none", code, none.String())
+	}
 }
 
 // TestQuickRunOnMatrixOne runs the quick mode against the MatrixOne server at
