@@ -1,7 +1,9 @@
 // Command day1 looks at and steers the memory of AI agents the way git does a
 // repository: branches, a branch's log, records, search, diff and merge, snapshots
 // and reads in the past, tasks and handoffs, verification, bundles and replays. day1
-// serve serves the same memory as a REST API with a live web inspector.
+// compact replaces the durable store's log by a checkpoint, dropping history past
+// --retention. day1 serve serves the same memory as a REST API with a live web
+// inspector.
 //
 // The memory is the durable embedded store at --path (default: $DAY1_PATH, or day1
 // in the user's data folder), the MatrixOne database at --dsn (or $DAY1_DSN), or an

@@ -143,6 +143,11 @@ func TestGolden(t *testing.T) {
 		{"err_at_verb", "at before-agents branch"},
 		{"err_at_missing", "at before-agents"},
 		{"err_serve_public", "serve --addr 0.0.0.0:0"},
+		{"compact", "compact"},
+		{"compact_retention", "compact --retention 168h"},
+		{"at_snapshot_after_compact", "at before-agents show fact/f-retry"},
+		{"err_too_old", "at 2025-03-01T09:00:03.5Z search --mode keyword postgres"},
+		{"err_compact_retention", "compact --retention -1h"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -21,6 +22,7 @@ import (
 type app struct {
 	path, dsn string
 	inMemory  bool
+	retention time.Duration // set by "day1 compact --retention"
 	asJSON    bool
 	noColor   bool
 	at        string // set by "day1 at <point> ..."
@@ -38,7 +40,7 @@ func (a *app) client(ctx context.Context) (*day1.Client, error) {
 	if a.c != nil {
 		return a.c, nil
 	}
-	c, path, err := localmem.Open(ctx, localmem.Options{Path: a.path, DSN: a.dsn, InMemory: a.inMemory})
+	c, path, err := localmem.Open(ctx, localmem.Options{Path: a.path, DSN: a.dsn, InMemory: a.inMemory, Retention: a.retention})
 	if errors.Is(err, day1.ErrLocked) {
 		return nil, lockedError(path, err)
 	}
@@ -213,7 +215,7 @@ the memory), 6 not supported.`,
 		}
 	}
 	add("read", newLogCmd(a), newShowCmd(a), newSearchCmd(a), newDiffCmd(a), newAtCmd(a))
-	add("write", newBranchCmd(a), newMergeCmd(a), newSnapshotCmd(a))
+	add("write", newBranchCmd(a), newMergeCmd(a), newSnapshotCmd(a), newCompactCmd(a))
 	add("work", newTasksCmd(a), newHandoffsCmd(a), newReplayCmd(a), newVerifyCmd(a), newBundleCmd(a), newServeCmd(a))
 	return root
 }

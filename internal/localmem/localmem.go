@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"time"
 
 	"github.com/day1ai/day1"
 	"github.com/day1ai/day1/llm/openai"
@@ -87,13 +88,15 @@ type Options struct {
 	DSN string
 	// InMemory opens an embedded store in memory only (tests, demos).
 	InMemory bool
+	// Retention is day1.Config.Retention. Default 0: the store's default.
+	Retention time.Duration
 }
 
 // Config returns the day1.Config the options name, with an OpenAI-compatible model
 // and embedder when EnvModel and EnvEmbedModel are set, and the folder of the
 // durable store ("" for MatrixOne or memory).
 func Config(o Options) (day1.Config, string, error) {
-	var cfg day1.Config
+	cfg := day1.Config{Retention: o.Retention}
 	dsn := o.DSN
 	if dsn == "" && !o.InMemory && o.Path == "" {
 		dsn = os.Getenv(EnvDSN)

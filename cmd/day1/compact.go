@@ -1,0 +1,42 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+)
+
+func newCompactCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "compact",
+		Short: "Replace the log of the durable store by a checkpoint; drop history past --retention",
+		Long: `compact writes a checkpoint of the durable store and starts a new log after it, so
+that the next open loads the checkpoint instead of replaying every write, and removes
+the files it replaces. With --retention, versions replaced longer ago than that are
+dropped unless a branch, a snapshot or a merge base still reads them, and reads at
+older instants fail as too old from then on; snapshots keep their own. Without it all
+history is kept.`,
+		Example: `  day1 compact
+  day1 compact --retention 720h`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if a.retention < 0 {
+				return usagef("--retention must not be negative")
+			}
+			c, err := a.client(cmd.Context())
+			if err != nil {
+				return err
+			}
+			st, err := c.Compact(cmd.Context())
+			if err != nil {
+				return err
+			}
+			return a.out.emit(st, func() {
+				a.out.line("compacted into generation %d: %d versions kept, %d dropped", st.Generation, st.Versions, st.Dropped)
+				if !st.Horizon.IsZero() {
+					a.out.line("reads reach back to %s; snapshots further", when(st.Horizon))
+				}
+			})
+		},
+	}
+	cmd.Flags().DurationVar(&a.retention, "retention", 0, "drop the history older than this (such as 720h); default: keep all history")
+	return cmd
+}
