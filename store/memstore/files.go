@@ -199,8 +199,9 @@ func (s *Store) load(dir string, readOnly bool) (*chain, error) {
 			continue
 		}
 		// A log created for a compaction that stopped before its switch entry was in:
-		// it must be empty.
-		if fi, err := os.Stat(logPath(dir, g)); err == nil && fi.Size() > 0 {
+		// it must be empty. (A reader may see it fill while it reads: the writer is
+		// switching now, and the reader follows on its next Refresh.)
+		if fi, err := os.Stat(logPath(dir, g)); !readOnly && err == nil && fi.Size() > 0 {
 			c.f.Close()
 			return nil, fmt.Errorf("day1: memstore: %s holds entries but no log before it switches to it", logPath(dir, g))
 		}
@@ -236,18 +237,4 @@ func removeStale(paths []string) {
 	for _, p := range paths {
 		os.Remove(p)
 	}
-}
-
-// syncDir flushes a directory, so that files created, renamed or removed in it stay so
-// after a power loss.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
