@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -93,6 +94,13 @@ func TestConformance(t *testing.T) {
 				t.Fatalf("Close: %v", err)
 			}
 			return open(t, dsn)
+		},
+		Retained: func(t *testing.T, r time.Duration) store.Store {
+			s, err := matrixone.Open(context.Background(), matrixone.Options{DSN: testDatabase(t), Dimensions: 8, MaxOpenConns: 8, Retention: r})
+			if err != nil {
+				t.Fatalf("matrixone.Open: %v", err)
+			}
+			return s
 		},
 	})
 }

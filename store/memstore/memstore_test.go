@@ -31,6 +31,13 @@ func TestConformance(t *testing.T) {
 			}
 			return s
 		},
+		Retained: func(t *testing.T, r time.Duration) store.Store {
+			s, err := memstore.New(memstore.Options{Retention: r})
+			if err != nil {
+				t.Fatalf("memstore.New: %v", err)
+			}
+			return s
+		},
 	})
 }
 
@@ -98,6 +105,14 @@ func TestConformanceCompacted(t *testing.T) {
 				t.Fatalf("Close: %v", err)
 			}
 			return open(t, dir)
+		},
+		// A store that compacts in the background after nearly every write.
+		Retained: func(t *testing.T, r time.Duration) store.Store {
+			s, err := memstore.New(memstore.Options{Path: t.TempDir(), Retention: r, CompactMinBytes: 1, CompactRatio: 0.01})
+			if err != nil {
+				t.Fatalf("memstore.New: %v", err)
+			}
+			return s
 		},
 	})
 }

@@ -21,7 +21,8 @@
 // subtests of its area; the suite closes the store. A store that lacks a feature lists
 // it in Harness.Unsupported, by area ("search") or by area and subtest
 // ("search/hybrid weighted fusion"), with the reason, and those subtests skip. The
-// durability area runs only when Harness.Reopen is set.
+// durability area runs only when Harness.Reopen is set, the retention subtest only
+// when Harness.Retained is.
 //
 // The suite builds its embeddings by hand: 8-dimension vectors with integer
 // Pythagorean components, so cosines such as 0.6, 0.8 and 0.96 are exact and
@@ -72,7 +73,10 @@
 //     an instant return exactly what was visible then, on main and on a branch. A read
 //     of a branch at an instant before its fork shows its parent as it was at that
 //     instant: the records that existed then, none of the branch's own writes. A
-//     snapshot of another branch cannot be read (a *store.ValidationError).
+//     snapshot of another branch cannot be read (a *store.ValidationError). With
+//     Harness.Retained, a store that keeps a few seconds of history: once they have
+//     passed, reads and forks at an older instant fail with store.ErrTooOld, while a
+//     snapshot taken then still reads, and forks, what it named.
 //   - sessions: PutSession, GetSession, ListSessions with filters, oldest first.
 //   - concurrency: concurrent writers on one branch and on separate branches, with
 //     concurrent readers and forks, lose nothing; a branch forked during the writes

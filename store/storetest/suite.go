@@ -23,6 +23,11 @@ type Harness struct {
 	New func(t *testing.T) store.Store
 	// Reopen closes s and opens the same data again; nil skips the durability subtests.
 	Reopen func(t *testing.T, s store.Store) store.Store
+	// Retained returns a new, empty store like New that keeps the history of the
+	// last r only: reads at older instants fail with store.ErrTooOld. The store may
+	// drop older history whenever it likes (compact), but never what a snapshot
+	// reads. nil skips the retention subtests.
+	Retained func(t *testing.T, r time.Duration) store.Store
 	// Unsupported lists features the store lacks, by subtest area name, with the
 	// reason; those subtests t.Skip with the reason. A key is an area ("search") or an
 	// area and a subtest ("search/hybrid weighted fusion").

@@ -159,6 +159,44 @@ func testTimeTravel(t *testing.T, h Harness) {
 		e.get(atTime("b", afterFork), factRef("f2"))
 	})
 
+	t.Run("reads past the retention are too old; snapshots stay", func(t *testing.T) {
+		if h.Retained == nil {
+			t.Skip("Harness.Retained is nil")
+		}
+		if reason, ok := h.Unsupported[area+"/retention"]; ok {
+			t.Skip(reason)
+		}
+		t.Parallel()
+		const r = 3 * time.Second
+		e := &env{t: t, h: h, s: h.Retained(t, r), ctx: t.Context()}
+		t.Cleanup(func() { e.s.Close() })
+		e.put1(main, store.Fact{ID: "f1", Text: "alpha original", Embedding: vec(1)})
+		e.snapshot(main, "s1")
+		t1 := tick()
+		e.put1(main, store.Fact{ID: "f1", Text: "alpha changed", Embedding: vec(4, 3)})
+		same(e.t, "f1 at t1, within the retention", "alpha original", textOf(e.get(atTime(main, t1), factRef("f1"))))
+		time.Sleep(time.Until(t1.Add(r + 500*time.Millisecond)))
+		// Writes after the window has passed, which a store that compacts may take as
+		// its cue.
+		for i := range 3 {
+			e.put1(main, store.Fact{ID: fmt.Sprint("g", i), Text: fmt.Sprint("golf ", i)})
+		}
+		_, err := e.s.Get(e.ctx, atTime(main, t1), factRef("f1"))
+		isErr(e.t, "Get past the retention", err, store.ErrTooOld)
+		_, err = e.s.List(e.ctx, atTime(main, t1), store.ListQuery{Kind: store.KindFact})
+		isErr(e.t, "List past the retention", err, store.ErrTooOld)
+		_, err = e.s.Search(e.ctx, atTime(main, t1), store.SearchQuery{Text: "alpha", Mode: store.Keyword})
+		isErr(e.t, "Search past the retention", err, store.ErrTooOld)
+		_, err = e.s.CreateBranch(e.ctx, store.BranchSpec{Name: "past", At: store.Point{Time: t1}})
+		isErr(e.t, "CreateBranch past the retention", err, store.ErrTooOld)
+		same(e.t, "f1 at the snapshot", "alpha original", textOf(e.get(atSnap(main, "s1"), factRef("f1"))))
+		same(e.t, "keyword at the snapshot", []string{"f1"}, hitIDs(e.search(atSnap(main, "s1"), store.SearchQuery{Text: "alpha", Mode: store.Keyword})))
+		e.branch(store.BranchSpec{Name: "from-s1", At: store.Point{Snapshot: "s1"}})
+		same(e.t, "f1 on a branch from the snapshot", "alpha original", textOf(e.get(head("from-s1"), factRef("f1"))))
+		same(e.t, "f1 at head", "alpha changed", textOf(e.get(head(main), factRef("f1"))))
+		same(e.t, "f1 just now", "alpha changed", textOf(e.get(atTime(main, time.Now()), factRef("f1"))))
+	})
+
 	subtest(t, h, area, "a snapshot of another branch cannot be read", func(e *env) {
 		e.fork("b", main)
 		e.snapshot(main, "on-main")
