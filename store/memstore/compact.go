@@ -23,6 +23,7 @@ const (
 	StepRenamed           = "renamed"            // the checkpoint has its name; the directory not yet flushed
 	StepDirSynced         = "dir-synced"         // the new generation is durable
 	StepRemovedOne        = "removed-one"        // one file of an older generation removed
+	StepReloaded          = "reloaded"           // the writer's memory holds what the checkpoint does
 	StepDone              = "done"
 )
 
@@ -53,9 +54,15 @@ type CompactStats struct {
 	// needed by no branch, snapshot or merge base. (The versions of deleted branches
 	// are left out too, uncounted.)
 	Versions, Dropped int
-	// Pause is how long writers were held: the store's lock was taken once, to take
-	// a consistent view of it and switch to the new log.
+	// Pause is the longest time writers were held: the store's lock is taken to take
+	// a consistent view of it and switch to the new log, and, when versions were
+	// dropped, once more to swap in the memory rebuilt from the checkpoint (see
+	// Reloaded).
 	Pause time.Duration
+	// Reloaded says the store's memory was rebuilt from the checkpoint and the log
+	// after it, without the versions dropped: done when there were some, so that a
+	// long-running process holds what a reopen would.
+	Reloaded bool
 	// Duration is the time the whole compaction took.
 	Duration time.Duration
 }
@@ -184,14 +191,63 @@ func (s *Store) compact(ctx context.Context) (CompactStats, error) {
 		}
 		syncDir(dir)
 	}
-	hook(StepDone)
-	after, _ := storeBytes(dir)
-	return CompactStats{
+	st := CompactStats{
 		Generation: gen, Seq: c.seq, Horizon: p.horizon,
-		BytesBefore: before, BytesAfter: after, CheckpointBytes: n,
-		Versions: len(p.versions), Dropped: p.dropped,
-		Pause: pause, Duration: time.Since(start),
-	}, nil
+		BytesBefore: before, BytesAfter: n, CheckpointBytes: n,
+		Versions: len(p.versions), Dropped: p.dropped, Pause: pause,
+	}
+	if p.dropped > 0 {
+		held, err := s.reload(ctx, gen)
+		if err != nil {
+			return CompactStats{}, fmt.Errorf("day1: memstore: compact: the checkpoint is written, but the store's memory was not rebuilt from it: %w", err)
+		}
+		st.Pause, st.Reloaded = max(st.Pause, held), true
+		hook(StepReloaded)
+	}
+	hook(StepDone)
+	st.BytesAfter, _ = storeBytes(dir)
+	st.Duration = time.Since(start)
+	return st, nil
+}
+
+// reload rebuilds the store's memory from the checkpoint of generation gen and the
+// log after it, which the store is appending to, and swaps it in: most of the log is
+// read without the lock, and what was committed meanwhile under it. It returns how
+// long it held the lock. Callers hold s.compactMu.
+func (s *Store) reload(ctx context.Context, gen uint64) (time.Duration, error) {
+	dir := s.opts.Path
+	fresh := newStore(s.opts)
+	if err := fresh.loadCheckpoint(ckptPath(dir, gen), &chain{}); err != nil {
+		return 0, err
+	}
+	f, err := os.Open(logPath(dir, gen))
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	r := &logReader{dir: dir, f: f, gen: gen, ckptGen: gen}
+	if _, err := r.read(fresh.replay); err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	locked := time.Now()
+	if err := s.canWrite(ctx); err != nil {
+		return 0, err
+	}
+	// Every append happens under the lock: the log is whole up to its end now.
+	if _, err := r.read(fresh.replay); err != nil {
+		return 0, err
+	}
+	if r.off != s.log.size || fresh.seq != s.seq || len(fresh.branches) != len(s.branches) {
+		return 0, fmt.Errorf("the rebuilt memory (sequence %d, %d branches, %d log bytes) is not the store's (%d, %d, %d)",
+			fresh.seq, len(fresh.branches), r.off, s.seq, len(s.branches), s.log.size)
+	}
+	if s.horizon.After(fresh.horizon) {
+		fresh.horizon = s.horizon
+	}
+	s.state = fresh.state
+	return time.Since(locked), nil
 }
 
 // storeBytes returns the total size of the store files in dir.
@@ -294,9 +350,7 @@ type plan struct {
 
 // plan decides what the checkpoint of c keeps. A version is kept when it was written
 // after the horizon, or when some point a read may still ask for sees it: the horizon
-// itself, the fork point of a branch, a snapshot, either side of a merge point. Merge
-// bases are made of such points (store.History), and so are the cuts of the chains
-// reads resolve through. It reads only what c holds, without the store's lock.
+// itself, a snapshot, the fork point of a child branch, the branch as a merge took it. It reads only what c holds, without the store's lock.
 func (s *Store) plan(c *capture, gen uint64) *plan {
 	p := &plan{c: c, gen: gen, horizon: c.horizon}
 	if r := s.opts.Retention; r > 0 {
@@ -314,26 +368,38 @@ func (s *Store) plan(c *capture, gen uint64) *plan {
 	if hi >= 0 {
 		hseq = c.commits[hi].seq
 	}
-	pins := []uint64{hseq}
+	// The points before the horizon that reads may still ask for, by branch: a
+	// branch's snapshots, the fork points of its children, the revisions it was
+	// merged as. A read of a branch at one of them reads its ancestors at their
+	// children's fork points, which are theirs. Merge bases are made of such points:
+	// store.History.Ancestors reaches a branch at its head, at a revision it was
+	// merged as, or at a fork point of a child (a branch's revisions come after its
+	// own fork, so the least of a fork point and a later revision is the fork point).
+	pins := map[string][]uint64{}
 	for _, b := range c.branches {
 		if b.info.Parent != "" {
-			pins = append(pins, b.forkSeq)
+			pins[b.info.Parent] = append(pins[b.info.Parent], b.forkSeq)
 		}
 	}
 	for _, sn := range c.snaps {
-		pins = append(pins, sn.seq)
+		pins[sn.info.Branch] = append(pins[sn.info.Branch], sn.seq)
 	}
 	for _, mp := range c.points {
-		pins = append(pins, mp.At, mp.SourceAt)
+		pins[mp.Source] = append(pins[mp.Source], mp.SourceAt)
 	}
-	pins = sortedUnique(pins)
+	var all []uint64
+	for name, ps := range pins {
+		pins[name] = sortedUnique(append(ps, hseq))
+		all = append(all, ps...)
+	}
+	all = sortedUnique(all)
 	// Commits: every one from the horizon's on, and for each older pin the commit
 	// holding it, so that its instant (a merge base's) stays known.
 	keep := map[int]bool{}
 	for i := max(hi, 0); i < len(c.commits); i++ {
 		keep[i] = true
 	}
-	for _, r := range pins {
+	for _, r := range all {
 		if r >= hseq {
 			break
 		}
@@ -349,6 +415,10 @@ func (s *Store) plan(c *capture, gen uint64) *plan {
 	total := 0
 	for _, b := range c.branches {
 		total += len(b.log)
+		bpins := pins[b.info.Name]
+		if bpins == nil {
+			bpins = []uint64{hseq}
+		}
 		// The next version of each key on the branch, as of the capture: a version's
 		// own next field may be changing under a writer.
 		next := map[key]uint64{}
@@ -365,8 +435,8 @@ func (s *Store) plan(c *capture, gen uint64) *plan {
 			}
 			// The first pin at or after the version: it sees the version if the next
 			// version comes after it.
-			j := sort.Search(len(pins), func(j int) bool { return pins[j] >= v.seq })
-			if j < len(pins) && pins[j] < n {
+			j := sort.Search(len(bpins), func(j int) bool { return bpins[j] >= v.seq })
+			if j < len(bpins) && bpins[j] < n {
 				p.versions = append(p.versions, v)
 			}
 		}

@@ -112,8 +112,9 @@ func TestCompactCrashChild(t *testing.T) {
 		}
 		close(stop)
 		<-done
+		// Updates that leave versions for the next compaction to drop.
 		for i := range 100 {
-			put(store.DefaultBranch, fmt.Sprint("p", 150+i), fmt.Sprintf("text %d of p%d", c+2, 150+i))
+			put(store.DefaultBranch, fmt.Sprint("p", i), fmt.Sprintf("text %d of p%d", c+2, i))
 		}
 	}
 	say("finished")
@@ -162,7 +163,7 @@ func TestCompactCrashAtEachStep(t *testing.T) {
 		t.Skip("starts child processes; skipped with -short")
 	}
 	steps := []string{StepLogCreated, StepSwitched, StepCheckpointHalf, StepCheckpointWritten, StepCheckpointSynced,
-		StepRenamed, StepDirSynced, StepRemovedOne, StepDone}
+		StepRenamed, StepDirSynced, StepRemovedOne, StepReloaded, StepDone}
 	type kill struct {
 		step  string
 		round int

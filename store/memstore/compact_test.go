@@ -63,12 +63,14 @@ func reads(t *testing.T, s *Store, views []store.View) map[string]any {
 		}
 		out["vector "+name] = hs
 	}
-	d, err := s.Diff(ctx, "old", store.DefaultBranch)
-	if err != nil {
-		t.Fatal(err)
+	for _, pair := range [][2]string{{"old", store.DefaultBranch}, {store.DefaultBranch, "old"}} {
+		d, err := s.Diff(ctx, pair[0], pair[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.SourceRev, d.TargetHead = 0, 0
+		out["diff "+pair[0]] = d
 	}
-	d.SourceRev, d.TargetHead = 0, 0
-	out["diff"] = d
 	bs, err := s.ListBranches(ctx, store.BranchFilter{})
 	if err != nil {
 		t.Fatal(err)
@@ -125,6 +127,41 @@ func fillHistory(t *testing.T, s *Store, clk *testClock) {
 	if err := s.Delete(ctx, main, []store.Ref{{Kind: store.KindFact, ID: "f19"}}); err != nil {
 		t.Fatal(err)
 	}
+	// old merged into main before the horizon: the merge base of later diffs.
+	clk.set(day(2.5))
+	d, err := s.Diff(ctx, "old", main)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var puts []store.Record
+	for _, c := range d.SourceChanges {
+		puts = append(puts, c.After)
+	}
+	if _, err := s.ApplyMerge(ctx, store.MergePlan{Source: "old", Target: main, ExpectHead: d.TargetHead, SourceRev: d.SourceRev, Puts: puts,
+		Record: store.MergeRecord{ID: "m1", Strategy: store.Native}}); err != nil {
+		t.Fatal(err)
+	}
+	put("old", 2.6, 15, 16, "on old after the merge")
+	// And main merged into old: main as merged is a merge base from then on.
+	put(main, 2.65, 5, 7, "v2.65 merged into old")
+	clk.set(day(2.7))
+	d, err = s.Diff(ctx, main, "old")
+	if err != nil {
+		t.Fatal(err)
+	}
+	puts = puts[:0]
+	for _, c := range d.SourceChanges {
+		if c.After != nil {
+			puts = append(puts, c.After)
+		}
+	}
+	if _, err := s.ApplyMerge(ctx, store.MergePlan{Source: main, Target: "old", ExpectHead: d.TargetHead, SourceRev: d.SourceRev, Puts: puts,
+		Record: store.MergeRecord{ID: "m2", Strategy: store.Native}}); err != nil {
+		t.Fatal(err)
+	}
+	put(main, 2.8, 5, 6, "v2.8") // replaces v2.65 of f5 before the horizon
+	put(main, 2.9, 5, 6, "v2.9")
+	put("old", 5, 15, 17, "on old after the horizon")
 	clk.set(day(4))
 	if _, err := s.CreateBranch(ctx, store.BranchSpec{Name: "tmp"}); err != nil {
 		t.Fatal(err)
@@ -177,12 +214,23 @@ func TestCompactKeepsRetainedHistory(t *testing.T) {
 	if !st.Horizon.Equal(day(3)) {
 		t.Errorf("horizon %s; want day 3 (now, day 10, less 7 days)", st.Horizon)
 	}
-	// v0.5 (20) and v2a (10); the versions of tmp went with the branch.
-	if st.Dropped != 30 {
-		t.Errorf("dropped %d versions; want 30", st.Dropped)
+	// v0.5 (20), v2a (10), v2 of f5 and f6 (2), f5 at day 2.8 (1); the versions of
+	// tmp went with the branch. f5 at day 2.65 is main as merged into old, f15 on old
+	// at day 2.6 what old holds at the horizon: kept.
+	if st.Dropped != 33 {
+		t.Errorf("dropped %d versions; want 33", st.Dropped)
 	}
 	if st.BytesAfter >= logBytes || st.BytesBefore != logBytes {
 		t.Errorf("bytes %d before, %d after; the log held %d", st.BytesBefore, st.BytesAfter, logBytes)
+	}
+	if !st.Reloaded {
+		t.Error("the compaction dropped versions but did not rebuild the writer's memory")
+	}
+	s.mu.RLock()
+	inMemory := len(s.branches[main].log) + len(s.branches["old"].log)
+	s.mu.RUnlock()
+	if inMemory != st.Versions {
+		t.Errorf("the writer holds %d versions after compacting; the checkpoint %d", inMemory, st.Versions)
 	}
 	sameReads(t, "the writer after compacting", before, reads(t, s, views))
 	tooOld(t, "the writer after compacting", s, day(2.9))
@@ -221,7 +269,7 @@ func TestCompactKeepsRetainedHistory(t *testing.T) {
 		Record: store.MergeRecord{Strategy: store.Native}}); err != nil {
 		t.Fatalf("merge after reopening: %v", err)
 	}
-	if got, err := s.Get(ctx, store.View{}, store.Ref{Kind: store.KindFact, ID: "f16"}); err != nil || got.(store.Fact).Text != "fact 16 text on old" {
+	if got, err := s.Get(ctx, store.View{}, store.Ref{Kind: store.KindFact, ID: "f16"}); err != nil || got.(store.Fact).Text != "fact 16 text on old after the horizon" {
 		t.Fatalf("f16 after the merge: %v, %v", got, err)
 	}
 	if _, err := s.Compact(ctx); err != nil {
@@ -230,8 +278,15 @@ func TestCompactKeepsRetainedHistory(t *testing.T) {
 }
 
 func TestCompactWhileWriting(t *testing.T) {
+	t.Run("all history", func(t *testing.T) { compactWhileWriting(t, 0) })
+	// Each compaction drops versions, and rebuilds the store's memory while the
+	// writers write.
+	t.Run("a nanosecond of history", func(t *testing.T) { compactWhileWriting(t, time.Nanosecond) })
+}
+
+func compactWhileWriting(t *testing.T, retention time.Duration) {
 	dir := t.TempDir()
-	s, err := New(Options{Path: dir, Sync: SyncNever, CompactRatio: -1})
+	s, err := New(Options{Path: dir, Sync: SyncNever, CompactRatio: -1, Retention: retention})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,14 +307,22 @@ func TestCompactWhileWriting(t *testing.T) {
 		}()
 	}
 	var pause time.Duration
+	reloads := 0
 	for range 3 {
+		time.Sleep(5 * time.Millisecond)
 		st, err := s.Compact(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
 		pause = max(pause, st.Pause)
+		if st.Reloaded {
+			reloads++
+		}
 	}
 	wg.Wait()
+	if retention > 0 && reloads == 0 {
+		t.Error("no compaction rebuilt the store's memory")
+	}
 	t.Logf("longest pause of the writers: %v", pause)
 	want := map[string]string{}
 	for w := range writers {
@@ -287,7 +350,7 @@ func TestCompactWhileWriting(t *testing.T) {
 		t.Fatalf("after compactions during writes and a reopen (-want +got):\n%s", d)
 	}
 	// All history was kept: every write is a version.
-	if n := len(s.branches[store.DefaultBranch].log); n != writers*batches {
+	if n := len(s.branches[store.DefaultBranch].log); retention == 0 && n != writers*batches {
 		t.Errorf("%d versions on main; want %d", n, writers*batches)
 	}
 }
