@@ -39,8 +39,11 @@
 // under the lock it notes the length of every branch's list of versions (versions
 // never change, and the lists only grow, so this is a consistent view that copies no
 // record) and switches the writes to the new log; the checkpoint is written after, beside
-// the writers. A compaction starts by itself when the log outgrows the last checkpoint
-// (Options.CompactRatio, Options.CompactMinBytes).
+// the writers. When it dropped versions, the store's memory is then rebuilt from the
+// checkpoint and the log after it, beside the writers too, and swapped in under the
+// lock once the log entries committed meanwhile are in: a long-running process holds
+// what a reopen would. A compaction starts by itself when the log outgrows the last
+// checkpoint (Options.CompactRatio, Options.CompactMinBytes).
 //
 // Options.Retention bounds the history kept. A checkpoint leaves out the versions
 // replaced more than Retention before it, except those some point still reads: a
