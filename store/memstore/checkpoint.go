@@ -85,7 +85,7 @@ func writeCheckpoint(ctx context.Context, path string, p *plan, hook func(step s
 		err = cw.w.Flush()
 	}
 	if err == nil {
-		hook(StepCheckpointWritten)
+		hook(stepCheckpointWritten)
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
@@ -123,7 +123,7 @@ func (p *plan) write(ctx context.Context, cw *ckptWriter, hook func(step string)
 				return err
 			}
 			ops = ops[:0]
-			hook(StepCheckpointHalf)
+			hook(stepCheckpointHalf)
 		}
 		if i%4096 == 0 && ctx.Err() != nil {
 			return ctx.Err()

@@ -15,16 +15,16 @@ import (
 // The steps of a compaction, in order, as Options.compactHook sees them. A crash at any
 // of them loses nothing acknowledged and doubles nothing.
 const (
-	StepLogCreated        = "log-created"        // the next generation's log exists, empty
-	StepSwitched          = "switched"           // the switch entry is in; writes go to the new log
-	StepCheckpointHalf    = "checkpoint-half"    // half the versions are in the temporary checkpoint
-	StepCheckpointWritten = "checkpoint-written" // the temporary checkpoint is complete, not flushed
-	StepCheckpointSynced  = "checkpoint-synced"  // flushed, not yet renamed
-	StepRenamed           = "renamed"            // the checkpoint has its name; the directory not yet flushed
-	StepDirSynced         = "dir-synced"         // the new generation is durable
-	StepRemovedOne        = "removed-one"        // one file of an older generation removed
-	StepReloaded          = "reloaded"           // the writer's memory holds what the checkpoint does
-	StepDone              = "done"
+	stepLogCreated        = "log-created"        // the next generation's log exists, empty
+	stepSwitched          = "switched"           // the switch entry is in; writes go to the new log
+	stepCheckpointHalf    = "checkpoint-half"    // half the versions are in the temporary checkpoint
+	stepCheckpointWritten = "checkpoint-written" // the temporary checkpoint is complete, not flushed
+	stepCheckpointSynced  = "checkpoint-synced"  // flushed, not yet renamed
+	stepRenamed           = "renamed"            // the checkpoint has its name; the directory not yet flushed
+	stepDirSynced         = "dir-synced"         // the new generation is durable
+	stepRemovedOne        = "removed-one"        // one file of an older generation removed
+	stepReloaded          = "reloaded"           // the writer's memory holds what the checkpoint does
+	stepDone              = "done"
 )
 
 // Defaults of automatic compaction.
@@ -119,7 +119,7 @@ func (s *Store) compact(ctx context.Context) (CompactStats, error) {
 		os.Remove(logPath(dir, gen))
 		return CompactStats{}, fmt.Errorf("day1: memstore: compact: %w", err)
 	}
-	hook(StepLogCreated)
+	hook(stepLogCreated)
 
 	s.mu.Lock()
 	locked := time.Now()
@@ -145,7 +145,7 @@ func (s *Store) compact(ctx context.Context) (CompactStats, error) {
 	pause := time.Since(locked)
 	s.mu.Unlock()
 	old.Close()
-	hook(StepSwitched)
+	hook(stepSwitched)
 
 	p := s.plan(c, gen)
 	tmp := ckptPath(dir, gen) + tmpExt
@@ -153,16 +153,16 @@ func (s *Store) compact(ctx context.Context) (CompactStats, error) {
 	if err != nil {
 		return CompactStats{}, err
 	}
-	hook(StepCheckpointSynced)
+	hook(stepCheckpointSynced)
 	if err := os.Rename(tmp, ckptPath(dir, gen)); err != nil {
 		os.Remove(tmp)
 		return CompactStats{}, fmt.Errorf("day1: memstore: compact: %w", err)
 	}
-	hook(StepRenamed)
+	hook(stepRenamed)
 	if err := syncDir(dir); err != nil {
 		return CompactStats{}, fmt.Errorf("day1: memstore: compact: %w", err)
 	}
-	hook(StepDirSynced)
+	hook(stepDirSynced)
 	s.mu.Lock()
 	s.auto.ckptBytes = n
 	if p.horizon.After(s.horizon) {
@@ -176,7 +176,7 @@ func (s *Store) compact(ctx context.Context) (CompactStats, error) {
 				os.Remove(ckptPath(dir, g))
 				removed++
 				if removed == 1 {
-					hook(StepRemovedOne)
+					hook(stepRemovedOne)
 				}
 			}
 		}
@@ -185,7 +185,7 @@ func (s *Store) compact(ctx context.Context) (CompactStats, error) {
 				os.Remove(logPath(dir, g))
 				removed++
 				if removed == 1 {
-					hook(StepRemovedOne)
+					hook(stepRemovedOne)
 				}
 			}
 		}
@@ -202,9 +202,9 @@ func (s *Store) compact(ctx context.Context) (CompactStats, error) {
 			return CompactStats{}, fmt.Errorf("day1: memstore: compact: the checkpoint is written, but the store's memory was not rebuilt from it: %w", err)
 		}
 		st.Pause, st.Reloaded = max(st.Pause, held), true
-		hook(StepReloaded)
+		hook(stepReloaded)
 	}
-	hook(StepDone)
+	hook(stepDone)
 	st.BytesAfter, _ = storeBytes(dir)
 	st.Duration = time.Since(start)
 	return st, nil

@@ -162,8 +162,8 @@ func TestCompactCrashAtEachStep(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child processes; skipped with -short")
 	}
-	steps := []string{StepLogCreated, StepSwitched, StepCheckpointHalf, StepCheckpointWritten, StepCheckpointSynced,
-		StepRenamed, StepDirSynced, StepRemovedOne, StepReloaded, StepDone}
+	steps := []string{stepLogCreated, stepSwitched, stepCheckpointHalf, stepCheckpointWritten, stepCheckpointSynced,
+		stepRenamed, stepDirSynced, stepRemovedOne, stepReloaded, stepDone}
 	type kill struct {
 		step  string
 		round int
@@ -173,7 +173,7 @@ func TestCompactCrashAtEachStep(t *testing.T) {
 		kills = append(kills, kill{st, 2})
 	}
 	// The first compaction replaces the log every store starts with.
-	kills = append(kills, kill{StepSwitched, 1}, kill{StepRenamed, 1}, kill{StepRemovedOne, 1})
+	kills = append(kills, kill{stepSwitched, 1}, kill{stepRenamed, 1}, kill{stepRemovedOne, 1})
 	for _, k := range kills {
 		t.Run(fmt.Sprintf("%s of compaction %d", k.step, k.round), func(t *testing.T) {
 			t.Parallel()
