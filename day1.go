@@ -34,6 +34,7 @@ type Client struct {
 	engine   *merge.Engine
 
 	closed   atomic.Bool
+	managed  bool       // a Tenants manager owns the Client: Close refuses, the manager closes it
 	appendMu sync.Mutex // serialises AppendMessage so sequence numbers never collide
 }
 
@@ -130,8 +131,17 @@ func Open(ctx context.Context, cfg Config) (*Client, error) {
 
 // Close releases the Client. It closes the store the Client opened; a store injected
 // with Config.Store stays open and belongs to the caller. The first call returns the
-// store's Close error, if any; later calls return ErrClosed.
+// store's Close error, if any; later calls return ErrClosed. The Client of a tenant
+// (see Tenants) belongs to its manager: Close refuses it with a *ValidationError, and
+// the Client stays open until the manager closes it.
 func (c *Client) Close() error {
+	if c.managed {
+		return store.Invalid("Client", "belongs to a Tenants manager, which closes it; release its TenantLease (or return from Tenants.Use) instead", nil)
+	}
+	return c.close()
+}
+
+func (c *Client) close() error {
 	if !c.closed.CompareAndSwap(false, true) {
 		return ErrClosed
 	}

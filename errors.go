@@ -62,3 +62,13 @@ type (
 	// Offense is one record a merge gate objects to.
 	Offense = store.Offense
 )
+
+// Tenant errors. ErrTenantNotFound matches ErrNotFound and ErrTenantExists matches
+// ErrExists.
+var (
+	// ErrTenantNotFound: the Tenants manager has no tenant of that name; create it
+	// with Tenants.Create, or set TenantsConfig.AutoCreate.
+	ErrTenantNotFound = store.NewSentinel("day1: tenant not found", ErrNotFound)
+	// ErrTenantExists: Tenants.Create was given the name of an existing tenant.
+	ErrTenantExists = store.NewSentinel("day1: tenant already exists", ErrExists)
+)
