@@ -153,6 +153,27 @@
 //		fmt.Println(ev.At, ev.Kind, ev.Agent, ev.Summary)
 //	}
 //
+// # Tenants
+//
+// A service that keeps a memory per user or customer opens one Tenants manager
+// (OpenTenants) instead of one Client per memory. Each tenant is a memory of its own by
+// construction: a folder under TenantsConfig.Path, a database on the MatrixOne server
+// of TenantsConfig.DSN, or a store from TenantsConfig.Stores, so no method of a
+// tenant's Client can read or write another's. Use (or Acquire and Release) reaches a
+// tenant's Client, opening it on first use; at most MaxOpen stay open, the least
+// recently used idle one closing to make room, and idle ones close after IdleTimeout.
+// A held Client is never closed under its holder. Create, Delete and List manage the
+// tenants; names are strict (ValidateTenantName). CopyBundle is the one way knowledge
+// moves between tenants: a bundle the source tenant shares, named by its share token
+// (or its id), imported by the other.
+//
+//	tenants, err := day1.OpenTenants(ctx, day1.TenantsConfig{Path: "/var/lib/app/memories"})
+//	err = tenants.Create(ctx, "acme")
+//	err = tenants.Use(ctx, "acme", func(c *day1.Client) error {
+//		_, err := c.WriteFact(ctx, day1.Fact{Text: "Acme deploys on Fridays"})
+//		return err
+//	})
+//
 // # Errors
 //
 // Errors wrap the sentinels in errors.go (ErrNotFound, ErrBranchNotFound,
