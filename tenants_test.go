@@ -763,3 +763,40 @@ func TestTenantsConfigInvalid(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkTenantsUse measures Use on a tenant that is open (hot) and through a bound
+// smaller than the tenants used in turn, so that every Use closes one Client and
+// opens another (churn), on stores kept in memory and on the folders of durable
+// embedded stores.
+func BenchmarkTenantsUse(b *testing.B) {
+	ctx := context.Background()
+	for _, bc := range []struct {
+		name             string
+		tenants, maxOpen int
+		folders          bool
+	}{{"hot", 1, 4, false}, {"churn", 8, 2, false}, {"hot-folders", 1, 4, true}, {"churn-folders", 8, 2, true}} {
+		b.Run(bc.name, func(b *testing.B) {
+			cfg := day1.TenantsConfig{Stores: newMemTenantStores(), Client: tenantsClient(), MaxOpen: bc.maxOpen, AutoCreate: true}
+			if bc.folders {
+				cfg.Stores, cfg.Path = nil, b.TempDir()
+			}
+			tn, err := day1.OpenTenants(ctx, cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer tn.Close()
+			names := make([]string, bc.tenants)
+			for i := range names {
+				names[i] = fmt.Sprintf("t%d", i)
+			}
+			noop := func(*day1.Client) error { return nil }
+			i := 0
+			for b.Loop() {
+				if err := tn.Use(ctx, names[i%len(names)], noop); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+	}
+}
