@@ -319,6 +319,10 @@ func (t *Tenants) Use(ctx context.Context, name string, fn func(*Client) error) 
 // TenantsConfig.AutoCreate); ErrClosed after Close; the context's error when ctx is
 // done while Acquire waits (for a free slot, or for the tenant to finish closing,
 // being created or deleted); an error from opening the store.
+//
+// A goroutine that holds a lease and acquires another tenant may wait for ever when
+// MaxOpen tenants are held: release one lease before acquiring the next where the
+// bound is small (CopyBundle does).
 func (t *Tenants) Acquire(ctx context.Context, name string) (*TenantLease, error) {
 	if err := ValidateTenantName(name); err != nil {
 		return nil, err
@@ -391,16 +395,25 @@ func (t *Tenants) acquire(ctx context.Context, name string) (*tenantEntry, error
 		e.elem = t.lru.PushFront(e)
 		t.entries[name] = e
 		t.mu.Unlock()
+		return t.open(ctx, e, victim)
+	}
+}
 
-		if victim != nil {
-			_ = t.closeDetached(victim)
+// open closes the victim whose slot e takes, if any, then opens e's Client and tells
+// those waiting for it. Even if opening panics (in a TenantStores, say), e leaves the
+// manager and its waiters are told, before the panic goes on.
+func (t *Tenants) open(ctx context.Context, e *tenantEntry, victim *tenantEntry) (_ *tenantEntry, err error) {
+	var c *Client
+	finished := false
+	defer func() {
+		if !finished {
+			err = fmt.Errorf("day1: tenants: opening %q panicked", e.name)
 		}
-		c, err := t.openClient(ctx, name)
 		t.mu.Lock()
 		e.client, e.err, e.used = c, err, t.cfg.Test.Now()
 		if err != nil {
 			e.refs--
-			delete(t.entries, name)
+			delete(t.entries, e.name)
 			t.lru.Remove(e.elem)
 		} else {
 			t.stats.Opened++
@@ -408,11 +421,16 @@ func (t *Tenants) acquire(ctx context.Context, name string) (*tenantEntry, error
 		close(e.ready)
 		t.broadcast()
 		t.mu.Unlock()
-		if err != nil {
-			return nil, err
-		}
-		return e, nil
+	}()
+	if victim != nil {
+		_ = t.closeDetached(victim)
 	}
+	c, err = t.openClient(ctx, e.name)
+	finished = true
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
 }
 
 func isContextErr(err error) bool {

@@ -28,12 +28,13 @@ type memTenantStores struct {
 	maxOpen int
 	opens   int
 	failing map[string]error         // Open fails with this error
+	panics  map[string]bool          // Open panics
 	gate    map[string]chan struct{} // Open waits for this channel (or its context)
 	deleted []string
 }
 
 func newMemTenantStores() *memTenantStores {
-	return &memTenantStores{stores: map[string]*memstore.Store{}, failing: map[string]error{}, gate: map[string]chan struct{}{}}
+	return &memTenantStores{stores: map[string]*memstore.Store{}, failing: map[string]error{}, panics: map[string]bool{}, gate: map[string]chan struct{}{}}
 }
 
 func (m *memTenantStores) Create(ctx context.Context, tenant string) error {
@@ -65,6 +66,9 @@ func (m *memTenantStores) Open(ctx context.Context, tenant string) (store.Store,
 	defer m.mu.Unlock()
 	if err := m.failing[tenant]; err != nil {
 		return nil, err
+	}
+	if m.panics[tenant] {
+		panic("memTenantStores: told to panic")
 	}
 	s, ok := m.stores[tenant]
 	if !ok {

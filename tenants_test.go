@@ -615,6 +615,31 @@ func TestTenantsOpenFailure(t *testing.T) {
 	if err := tn.Use(ctx, "flaky", func(*day1.Client) error { return nil }); err != nil {
 		t.Errorf("Use once the store works: %v", err)
 	}
+
+	// A store that panics while opening leaves the manager as it was.
+	if err := tn.Create(ctx, "wild"); err != nil {
+		t.Fatal(err)
+	}
+	stores.mu.Lock()
+	stores.panics["wild"] = true
+	stores.mu.Unlock()
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("the store's panic did not reach the caller")
+			}
+		}()
+		_ = tn.Use(ctx, "wild", func(*day1.Client) error { return nil })
+	}()
+	if st := tn.Stats(); st.Leases != 0 || st.Open != 0 {
+		t.Errorf("Stats after a panicking open = %+v; want nothing open and no lease", st)
+	}
+	stores.mu.Lock()
+	delete(stores.panics, "wild")
+	stores.mu.Unlock()
+	if err := tn.Use(ctx, "wild", func(*day1.Client) error { return nil }); err != nil {
+		t.Errorf("Use once the store behaves: %v", err)
+	}
 }
 
 // Close refuses new work at once, waits for the leases, then closes every Client;
