@@ -64,8 +64,9 @@ type TenantsConfig struct {
 	MaxOpen int
 
 	// IdleTimeout closes the Client of a tenant nobody has held for that long; the
-	// next Acquire opens it again. Default DefaultTenantIdleTimeout (5 minutes); a
-	// negative value keeps idle tenants open (MaxOpen still bounds them).
+	// next Acquire opens it again. The manager looks every IdleTimeout/2, and at least
+	// once a minute. Default DefaultTenantIdleTimeout (5 minutes); a negative value
+	// keeps idle tenants open (MaxOpen still bounds them).
 	IdleTimeout time.Duration
 
 	// AutoCreate creates a tenant on its first Acquire or Use. Default false: only
@@ -161,6 +162,10 @@ func nilIfEmpty(s string) any {
 // method of a tenant's Client reads and writes that tenant's memory only; records,
 // branches, bundles and share tokens cross tenants only through CopyBundle, or a
 // bundle file exported by one tenant's Client and imported by another's.
+//
+// Open one manager per Path (or per DSN and DatabasePrefix) in a process: two would
+// open the same tenant twice, which the embedded store refuses with ErrLocked (see
+// Config.LockTimeout for processes that share a Path).
 type Tenants struct {
 	cfg  TenantsConfig
 	back tenantBackend
