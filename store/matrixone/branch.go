@@ -19,12 +19,12 @@ import (
 // CreateBranch forks a branch: a new table set (one table per record kind) holding the
 // parent's records as of the fork. On servers with DATA BRANCH (Capabilities.BranchPath
 // "native") a fork from the parent's head is a zero-copy DATA BRANCH CREATE TABLE per
-// kind, under the write lock; otherwise, and for forks from the past, it is CREATE
-// TABLE ... LIKE plus an INSERT ... SELECT of the versions visible at the fork point,
-// the kinds in parallel, a copy whose cost grows with the parent's size. The copy runs
-// without the write lock, at the revision committed when it starts: writes go on
-// meanwhile, and the branch sees none of them (ForkedAt is the last instant of that
-// revision).
+// kind; otherwise, and for forks from the past, it is CREATE TABLE ... LIKE plus an
+// INSERT ... SELECT of the versions visible at the fork point, the kinds in parallel, a
+// copy whose cost grows with the parent's size. Both run without the write lock, at
+// the revision committed when they start: writes go on meanwhile, and the branch sees
+// none of them (ForkedAt is the last instant of that revision). Only the branch's row
+// is written under the lock, so no DDL ever waits on a lock its own caller holds.
 func (s *Store) CreateBranch(ctx context.Context, spec store.BranchSpec) (store.Branch, error) {
 	if err := store.ValidateBranchName("BranchSpec.Name", spec.Name); err != nil {
 		return store.Branch{}, err
@@ -70,48 +70,31 @@ func (s *Store) CreateBranch(ctx context.Context, spec store.BranchSpec) (store.
 		return store.Branch{}, err
 	}
 	native := s.caps.DataBranch && spec.At.IsHead()
-	created := false
-	drop := func() {
-		if created {
-			s.dropTables(context.WithoutCancel(ctx), suffix)
-		}
-	}
-	// The portable path copies outside the write lock: the versions visible at a
+	drop := func() { s.dropTables(context.WithoutCancel(ctx), suffix) }
+	// Both paths make the tables outside the write lock: the versions visible at a
 	// revision never change (a write only adds versions above it and closes older ones
-	// above it), so a copy at a committed revision is consistent while writers go on.
-	var cut pos
-	if !native {
-		created = true
-		if cut, err = s.resolve(ctx, s.db, store.View{Branch: from, At: spec.At}); err != nil {
-			return store.Branch{}, wrap(ctx, "CreateBranch", err)
-		}
-		if err := s.copyTables(ctx, suffix, parent.suffix, cut); err != nil {
-			drop()
-			return store.Branch{}, wrap(ctx, "CreateBranch", err)
-		}
+	// above it), so tables made from a committed revision are consistent while writers
+	// go on.
+	p, err := s.resolve(ctx, s.db, store.View{Branch: from, At: spec.At})
+	if err != nil {
+		return store.Branch{}, wrap(ctx, "CreateBranch", err)
+	}
+	if native {
+		err = s.nativeTables(ctx, suffix, p)
+	} else {
+		err = s.copyTables(ctx, suffix, parent.suffix, p)
+	}
+	if err != nil {
+		drop()
+		return store.Branch{}, wrap(ctx, "CreateBranch", err)
 	}
 	var out store.Branch
 	err = s.write(ctx, "CreateBranch", func(w *writeTx) error {
 		if _, err := loadBranch(ctx, w, spec.Name); err == nil {
 			return fmt.Errorf("%w: %q", store.ErrBranchExists, spec.Name)
 		}
-		p := cut
-		if native {
-			var err error
-			if p, err = s.resolve(ctx, w, store.View{Branch: from, At: spec.At}); err != nil {
-				return err
-			}
-			p.cut = w.rev
-			// DATA BRANCH runs in autocommit on its own connection; the write lock this
-			// transaction holds keeps the parent's tables still meanwhile.
-			created = true
-			for _, stmt := range nativeCreateSQL(suffix, p.tab.suffix) {
-				if _, err := s.db.ExecContext(ctx, stmt); err != nil {
-					return err
-				}
-			}
-		} else if _, err := loadBranch(ctx, w, p.tab.info.Name); err != nil {
-			return err // the copied branch was deleted meanwhile
+		if _, err := loadBranch(ctx, w, p.tab.info.Name); err != nil {
+			return err // the parent was deleted meanwhile
 		}
 		rev, err := w.bump(ctx)
 		if err != nil {
@@ -151,13 +134,41 @@ func (s *Store) CreateBranch(ctx context.Context, spec store.BranchSpec) (store.
 		drop()
 		return store.Branch{}, err
 	}
-	if native {
-		// A table made by DATA BRANCH may come without the FULLTEXT index; without it
-		// keyword search on the branch takes the scan, so a failure here costs speed,
-		// not the branch.
-		s.ensureBranchIndexes(ctx, suffix)
-	}
 	return out, nil
+}
+
+// nativeTables forks a branch's tables from p's with DATA BRANCH CREATE, in autocommit
+// and without the write lock. The server copies the parent's tables as they are when
+// each statement runs, which may hold commits after p.cut: the versions written after
+// it are deleted from the new tables and those closed after it opened again, so the
+// tables hold what was visible at p.cut, as a copy would. Only commits that raced the
+// fork are touched, a handful of rows.
+func (s *Store) nativeTables(ctx context.Context, suffix string, p pos) error {
+	for _, stmt := range nativeCreateSQL(suffix, p.tab.suffix) {
+		if _, err := s.db.ExecContext(ctx, stmt); err != nil {
+			return err
+		}
+	}
+	err := s.inTx(ctx, "CreateBranch", func(tx *sql.Tx) error {
+		for _, k := range store.Kinds {
+			t := table(k, suffix)
+			if _, err := tx.ExecContext(ctx, "DELETE FROM "+t+" WHERE rev > ?", p.cut); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, "UPDATE "+t+" SET next_rev = ? WHERE next_rev > ? AND next_rev <> ?", int64(never), p.cut, int64(never)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	// A table made by DATA BRANCH may come without the FULLTEXT index; without it
+	// keyword search on the branch takes the scan, so a failure here costs speed,
+	// not the branch.
+	s.ensureBranchIndexes(ctx, suffix)
+	return nil
 }
 
 // copyTables makes a branch's tables shaped like its parent's (templ, the parent's
