@@ -145,19 +145,26 @@ func (c *dupCoder) bound(threshold float64) int {
 }
 
 // codeIndex holds the codes of the current live facts of one branch table that have an
-// embedding, as of revision rev.
+// embedding, as of revision rev. Writers use it to find near-duplicates and searches to
+// rank candidates (codeSearch); mu guards it.
 type codeIndex struct {
+	mu    sync.Mutex
 	rev   int64
 	slot  map[string]int // id -> slot
 	ids   []string       // by slot; "" for a free slot
 	codes []uint64       // words per slot
 	known []bool         // false: the fact's code is unknown, it is always a candidate
 	free  []int
+	// unknown counts the live slots whose code is unknown.
+	unknown int
 }
 
 func (ix *codeIndex) remove(id string) {
 	if i, ok := ix.slot[id]; ok {
 		delete(ix.slot, id)
+		if !ix.known[i] {
+			ix.unknown--
+		}
 		ix.ids[i] = ""
 		ix.free = append(ix.free, i)
 	}
@@ -175,6 +182,11 @@ func (ix *codeIndex) set(id string, code []uint64, known bool, words int) {
 			ix.known = append(ix.known, false)
 		}
 		ix.slot[id] = i
+	} else if !ix.known[i] {
+		ix.unknown--
+	}
+	if !known {
+		ix.unknown++
 	}
 	ix.ids[i] = id
 	ix.known[i] = known
@@ -197,70 +209,107 @@ const maxCodeTables = 16
 // codes returns the code index of a branch's facts table, brought up to the revision
 // the write transaction holds: the current rows written since the index's revision
 // replace what it knew of their ids. The caller holds the store's write lock, so no
-// revision at or below rev is still being written. The returned index is owned by the
-// caller until the lock is released (writes are serialized, and the mutex guards the
-// map).
+// revision at or below rev is still being written; it must hold the index's mutex
+// while it uses the index.
 func (s *Store) codes(ctx context.Context, q queryer, suffix string, rev int64) (*codeIndex, error) {
-	name := specs[store.KindFact].prefix + "_" + suffix
-	s.codeCache.mu.Lock()
-	ix := s.codeCache.tabs[name]
-	if ix != nil && ix.rev > rev {
-		ix = nil // the table went back in time: start again
+	ix := s.codeCache.get(tableName(store.KindFact, suffix), rev, true)
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if err := s.catchUp(ctx, q, ix, suffix, rev); err != nil {
+		return nil, err
 	}
-	s.codeCache.mu.Unlock()
+	return ix, nil
+}
+
+// codesAt returns the code index of a branch's facts table brought up to revision cut,
+// a committed revision, for a search; false when the index is already past cut (a read
+// of the past, or one that raced a newer write), whose state it cannot give. The
+// caller must hold the index's mutex while it uses the index.
+func (s *Store) codesAt(ctx context.Context, suffix string, cut int64) (*codeIndex, bool, error) {
+	ix := s.codeCache.get(tableName(store.KindFact, suffix), cut, false)
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.rev > cut {
+		return nil, false, nil
+	}
+	if err := s.catchUp(ctx, s.db, ix, suffix, cut); err != nil {
+		return nil, false, err
+	}
+	return ix, true, nil
+}
+
+// catchUp brings ix to revision rev: the current rows written since the index's
+// revision replace what it knew of their ids. The caller holds ix.mu.
+func (s *Store) catchUp(ctx context.Context, q queryer, ix *codeIndex, suffix string, rev int64) error {
+	if ix.rev >= rev {
+		return nil
+	}
+	rs, err := q.QueryContext(ctx, "SELECT id, deleted, status, dup_code, embedding IS NOT NULL FROM "+
+		table(store.KindFact, suffix)+" WHERE rev > ? AND rev <= ? AND next_rev > ?", ix.rev, rev, rev)
+	if err != nil {
+		return err
+	}
+	defer rs.Close()
+	w := s.dup.words
+	for rs.Next() {
+		var id, status, code string
+		var deleted, hasEmb bool
+		if err := rs.Scan(&id, &deleted, &status, &code, &hasEmb); err != nil {
+			return err
+		}
+		if deleted || !hasEmb || !store.FactStatus(status).Live() {
+			ix.remove(id)
+			continue
+		}
+		c, ok := s.dup.decode(code)
+		ix.set(id, c, ok, w)
+	}
+	if err := rs.Err(); err != nil {
+		return err
+	}
+	ix.rev = rev
+	return nil
+}
+
+// get returns the cached index of a table, made empty when missing, and marks it the
+// most recently used. A writer whose revision is below the cached index's starts a
+// new one, the table having gone back in time.
+func (c *codeCache) get(name string, rev int64, writer bool) *codeIndex {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tabs == nil {
+		c.tabs = map[string]*codeIndex{}
+	}
+	ix := c.tabs[name]
+	if ix != nil && writer {
+		ix.mu.Lock()
+		back := ix.rev > rev
+		ix.mu.Unlock()
+		if back {
+			ix = nil
+		}
+	}
 	if ix == nil {
 		ix = &codeIndex{rev: -1, slot: map[string]int{}}
+		c.tabs[name] = ix
 	}
-	if ix.rev < rev {
-		rs, err := q.QueryContext(ctx, "SELECT id, deleted, status, dup_code, embedding IS NOT NULL FROM "+
-			table(store.KindFact, suffix)+" WHERE rev > ? AND rev <= ? AND next_rev > ?", ix.rev, rev, rev)
-		if err != nil {
-			return nil, err
-		}
-		w := s.dup.words
-		for rs.Next() {
-			var id, status, code string
-			var deleted, hasEmb bool
-			if err := rs.Scan(&id, &deleted, &status, &code, &hasEmb); err != nil {
-				rs.Close()
-				return nil, err
-			}
-			if deleted || !hasEmb || !store.FactStatus(status).Live() {
-				ix.remove(id)
-				continue
-			}
-			c, ok := s.dup.decode(code)
-			ix.set(id, c, ok, w)
-		}
-		rs.Close()
-		if err := rs.Err(); err != nil {
-			return nil, err
-		}
-		ix.rev = rev
-	}
-	s.codeCache.mu.Lock()
-	defer s.codeCache.mu.Unlock()
-	if s.codeCache.tabs == nil {
-		s.codeCache.tabs = map[string]*codeIndex{}
-	}
-	s.codeCache.tabs[name] = ix
-	used := s.codeCache.used[:0]
-	for _, n := range s.codeCache.used {
+	used := c.used[:0]
+	for _, n := range c.used {
 		if n != name {
 			used = append(used, n)
 		}
 	}
 	used = append(used, name)
 	for len(used) > maxCodeTables {
-		delete(s.codeCache.tabs, used[0])
+		delete(c.tabs, used[0])
 		used = used[1:]
 	}
-	s.codeCache.used = used
-	return ix, nil
+	c.used = used
+	return ix
 }
 
 // candidates returns the ids of the facts of ix whose code is within the bound of code,
-// or unknown.
+// or unknown. The caller holds ix.mu.
 func (ix *codeIndex) candidates(code []uint64, bound, words int) []string {
 	var out []string
 	for i, id := range ix.ids {

@@ -9,3 +9,7 @@ func SearchIndexQueries(s *Store) (fullText, ivf int64) {
 // NativeDiffs returns how many record kinds diffs compared through DATA BRANCH DIFF,
 // for tests.
 func NativeDiffs(s *Store) int64 { return s.nativeDiffs.Load() }
+
+// CodeQueries returns how many vector searches ranked their candidates by the
+// near-duplicate codes, for tests.
+func CodeQueries(s *Store) int64 { return s.codeQueries.Load() }

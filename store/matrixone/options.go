@@ -83,6 +83,10 @@ type Options struct {
 	// scan exactly. Store.BuildVectorIndexes builds on demand. IndexOff: always the
 	// exact scan.
 	VectorIndex IndexMode
+	// VectorCodes chooses whether a vector search of facts at head ranks candidates
+	// by the near-duplicate codes the store keeps in memory (see codesearch.go):
+	// IndexAuto (the default) does, IndexOff leaves facts to VectorIndex's path.
+	VectorCodes IndexMode
 	// VectorIndexRows is the table size (row versions) at which the IVFFLAT index is
 	// built. Default DefaultVectorIndexRows (10,000).
 	VectorIndexRows int

@@ -453,6 +453,12 @@ func keywordSQL(kind store.Kind, p pos, terms []string, fullText bool, conds sq.
 // table with an IVFFLAT index (and no metadata filter, which runs in Go) the index
 // gives the candidates; when it gives fewer than k, the exact scan runs instead.
 func (s *Store) vectorSearch(ctx context.Context, p pos, kind store.Kind, q store.SearchQuery, k int) ([]ranked, error) {
+	if kind == store.KindFact && s.opts.VectorCodes != IndexOff {
+		out, ok, err := s.codeSearch(ctx, p, q, k)
+		if err != nil || ok {
+			return out, err
+		}
+	}
 	if s.caps.VectorPath == VectorPathIVFFlat && len(q.Filter.Metadata) == 0 {
 		ix, err := s.indexesOf(ctx, s.db, tableName(kind, p.tab.suffix))
 		if err != nil {
@@ -508,7 +514,7 @@ func (s *Store) vectorRows(ctx context.Context, kind store.Kind, q store.SearchQ
 // ivf the rows come in l2_distance order, the order MatrixOne's IVFFLAT index serves
 // (it is used only for that order, against a constant vector), and k is the number of
 // candidates.
-func vectorSQL(kind store.Kind, p pos, q store.SearchQuery, dims, k int, ivf bool) (string, []any, bool) {
+func vectorSQL(kind store.Kind, p pos, q store.SearchQuery, dims, k int, ivf bool, ids ...string) (string, []any, bool) {
 	conds, possible, pushed := filterSQL(kind, q.Filter)
 	if !possible {
 		return "", nil, false
@@ -519,6 +525,9 @@ func vectorSQL(kind store.Kind, p pos, q store.SearchQuery, dims, k int, ivf boo
 		Where(visible(p.cut)).Where("embedding IS NOT NULL")
 	if len(conds) > 0 {
 		b = b.Where(conds)
+	}
+	if len(ids) > 0 {
+		b = b.Where(sq.Eq{"id": ids})
 	}
 	if ivf {
 		b = b.OrderByClause("l2_distance(embedding, "+vec+")", vecLiteral(q.Vector))

@@ -71,7 +71,7 @@ func TestConformanceVectorIndex(t *testing.T) {
 	}
 	storetest.Run(t, storetest.Harness{
 		New: func(t *testing.T) store.Store {
-			return openWith(t, testDatabase(t), func(o *matrixone.Options) { o.VectorIndexRows = 1 })
+			return openWith(t, testDatabase(t), func(o *matrixone.Options) { o.VectorIndexRows, o.VectorCodes = 1, matrixone.IndexOff })
 		},
 		Unsupported: searchOnly("run by TestConformance; this run covers searches through IVFFLAT indexes"),
 	})
@@ -214,6 +214,7 @@ func TestVectorIndex(t *testing.T) {
 	const dims = 16
 	opts := func(o *matrixone.Options) {
 		o.Dimensions, o.VectorIndexRows, o.VectorProbes = dims, 200, 1024
+		o.VectorCodes = matrixone.IndexOff
 	}
 	ivf := openWith(t, dsn, opts)
 	defer ivf.Close()
@@ -282,6 +283,135 @@ func TestVectorIndex(t *testing.T) {
 	}
 	if err := exact.BuildVectorIndexes(ctx, "main"); err == nil {
 		t.Errorf("BuildVectorIndexes with VectorIndex off succeeded")
+	}
+}
+
+// TestCodeSearch checks the vector path through the near-duplicate codes: searches of
+// facts at head take it and find what the exact scan finds (recall at 10 of at least
+// 95% over all queries, on embeddings that cluster as real ones do: each query near
+// some facts, far from most), before and after writes that replace, supersede and
+// delete facts; reads of the past and searches with history included leave it.
+func TestCodeSearch(t *testing.T) {
+	t.Parallel()
+	dsn := testDatabase(t)
+	const dims = 384
+	codes := openWith(t, dsn, func(o *matrixone.Options) { o.Dimensions = dims })
+	defer codes.Close()
+	exact := openWith(t, dsn, func(o *matrixone.Options) {
+		o.Dimensions, o.VectorCodes, o.VectorIndex = dims, matrixone.IndexOff, matrixone.IndexOff
+	})
+	defer exact.Close()
+	ctx := t.Context()
+	r := rand.New(rand.NewPCG(11, 11))
+	centres := make([][]float32, 40)
+	for i := range centres {
+		centres[i] = unit(r, dims)
+	}
+	near := func(c []float32) []float32 {
+		v := unit(r, dims)
+		var n float64
+		for i := range v {
+			v[i] = c[i] + 0.8*v[i]
+			n += float64(v[i]) * float64(v[i])
+		}
+		for i := range v {
+			v[i] /= float32(math.Sqrt(n))
+		}
+		return v
+	}
+	var recs []store.Record
+	for i := range 1200 {
+		recs = append(recs, store.Fact{ID: fmt.Sprintf("f%04d", i), Text: fmt.Sprintf("fact number %d", i),
+			Embedding: near(centres[i%len(centres)]), Category: []string{"auth", "db"}[i%2]})
+	}
+	put(t, codes, "main", recs)
+	var found, wanted int
+	compare := func(v store.View, q store.SearchQuery, what string) {
+		t.Helper()
+		want, err := exact.Search(ctx, v, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := codes.Search(ctx, v, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Errorf("%s: %d hits, the exact scan has %d", what, len(got), len(want))
+		}
+		exactScore := map[string]float64{}
+		for _, h := range want {
+			exactScore[store.RefOf(h.Record).String()] = h.Score
+		}
+		for i, h := range got {
+			if i > 0 && h.Score > got[i-1].Score {
+				t.Errorf("%s: hit %d scores above the one before it", what, i)
+			}
+			if sc, ok := exactScore[store.RefOf(h.Record).String()]; ok {
+				found++
+				if sc != h.Score {
+					t.Errorf("%s: %s scores %v, the exact scan %v", what, store.RefOf(h.Record), h.Score, sc)
+				}
+			}
+		}
+		wanted += len(want)
+	}
+	search := func(f store.Filter) store.SearchQuery {
+		return store.SearchQuery{Vector: near(centres[r.IntN(len(centres))]), Mode: store.Vector, Limit: 10,
+			Kinds: []store.Kind{store.KindFact}, Filter: f}
+	}
+	recall := func(what string) {
+		t.Helper()
+		if wanted == 0 || float64(found)/float64(wanted) < 0.95 {
+			t.Errorf("%s: the code path found %d of the exact scan's %d hits, want at least 95%%", what, found, wanted)
+		}
+		t.Logf("%s: recall at 10 %d/%d", what, found, wanted)
+		found, wanted = 0, 0
+	}
+	for i := range 20 {
+		compare(store.View{}, search(store.Filter{}), fmt.Sprintf("head query %d", i))
+		compare(store.View{}, search(store.Filter{Category: "db"}), fmt.Sprintf("filtered query %d", i))
+	}
+	recall("head")
+	if n := matrixone.CodeQueries(codes); n != 40 {
+		t.Errorf("%d searches went through the codes, want 40", n)
+	}
+	if _, err := codes.CreateSnapshot(ctx, "main", "before", ""); err != nil {
+		t.Fatal(err)
+	}
+	var later []store.Record
+	for i := range 100 {
+		later = append(later, store.Fact{ID: fmt.Sprintf("f%04d", i), Text: fmt.Sprintf("fact number %d, again", i),
+			Embedding: near(centres[(i+7)%len(centres)]), Status: []store.FactStatus{store.FactActive, store.FactSuperseded}[i%2]})
+	}
+	put(t, codes, "main", later)
+	var gone []store.Ref
+	for i := 100; i < 150; i++ {
+		gone = append(gone, store.Ref{Kind: store.KindFact, ID: fmt.Sprintf("f%04d", i)})
+	}
+	if err := codes.Delete(ctx, "main", gone); err != nil {
+		t.Fatal(err)
+	}
+	before := matrixone.CodeQueries(codes)
+	for i := range 20 {
+		compare(store.View{}, search(store.Filter{}), fmt.Sprintf("head query %d after writes", i))
+	}
+	recall("after writes")
+	if n := matrixone.CodeQueries(codes) - before; n != 20 {
+		t.Errorf("%d searches after writes went through the codes, want 20", n)
+	}
+	before = matrixone.CodeQueries(codes)
+	for i := range 5 {
+		compare(store.View{At: store.Point{Snapshot: "before"}}, search(store.Filter{}), fmt.Sprintf("snapshot query %d", i))
+		q := search(store.Filter{})
+		q.IncludeHistory = true
+		compare(store.View{}, q, fmt.Sprintf("history query %d", i))
+	}
+	if found != wanted {
+		t.Errorf("searches of the past and of history found %d of the exact scan's %d hits", found, wanted)
+	}
+	if n := matrixone.CodeQueries(codes) - before; n != 0 {
+		t.Errorf("%d searches of the past or of history went through the codes, want 0", n)
 	}
 }
 

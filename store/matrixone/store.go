@@ -27,7 +27,7 @@ type Store struct {
 	indexes   indexCatalog
 	// Searches answered through each index, and record kinds diffed through DATA
 	// BRANCH DIFF, for tests.
-	fullTextQueries, ivfQueries, nativeDiffs atomic.Int64
+	fullTextQueries, ivfQueries, codeQueries, nativeDiffs atomic.Int64
 }
 
 var _ store.Store = (*Store)(nil)

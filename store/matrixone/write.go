@@ -319,7 +319,9 @@ func (s *Store) findDupCandidates(ctx context.Context, q queryer, b branchRow, r
 	cast := "cast(? AS vecf32(" + fmt.Sprint(s.opts.Dimensions) + "))"
 	for _, i := range vecIdx {
 		emb := recs[i].(store.Fact).Embedding
+		codes.mu.Lock()
 		ids := codes.candidates(s.dup.code(emb), bound, s.dup.words)
+		codes.mu.Unlock()
 		if len(ids) > maxCodeCandidates {
 			// Codes too short to tell facts apart (few dimensions): ask the server for the
 			// most similar ones instead.
