@@ -297,6 +297,16 @@ func (b *bench) measure(ctx context.Context, n int) error {
 	b.add(fmt.Sprintf("write: WriteFacts, batches of %d, local embedder, %s, dedupe %s", b.o.batch, b.o.store, dedupeLabel(b.o.dedupe)), n,
 		fmt.Sprintf("%s facts/s (%s; %s facts per CPU-s)%s", thousands(rate), round(elapsed), perCPU(n, cpu), note),
 		fmt.Sprintf("≥ %s facts/s", thousands(float64(writeTarget))), ok(rate >= float64(writeTarget)))
+	var srv *sql.DB // the server, for its own primitives beside day1's figures
+	if b.o.store == "matrixone" {
+		if srv, err = serverDB(cfg.DSN); err != nil {
+			return err
+		}
+		defer srv.Close()
+		if err := b.rawWrites(ctx, srv, n, rate); err != nil {
+			return err
+		}
+	}
 
 	// Memory, with only the store (and the corpus texts) alive.
 	inuse, live := settledHeap()
@@ -367,6 +377,15 @@ func (b *bench) measure(ctx context.Context, n int) error {
 	b.add("search at a snapshot (TimeTravel) vs at head", n,
 		fmt.Sprintf("%.2fx: %s", ratio, atSnap.String()),
 		fmt.Sprintf("≤ %.1fx head p50", timeTravelTarget), ok(ratio <= timeTravelTarget))
+	if srv != nil {
+		texts := make([]string, len(qs))
+		for i, q := range qs {
+			texts[i] = q.Text
+		}
+		if err := b.rawSearches(ctx, srv, n, texts, hp50, hp95); err != nil {
+			return err
+		}
+	}
 	b.add("search quality: paraphrased fact in hybrid top-10", n,
 		fmt.Sprintf("%.1f%% of %d queries", 100*float64(found)/float64(len(qs)), len(qs)), "—", nil)
 	if err := b.searchQuality(ctx, n); err != nil {
@@ -392,6 +411,12 @@ func (b *bench) measure(ctx context.Context, n int) error {
 	}
 	b.branchP50[n] = bp50
 	b.add("branch: create from main", n, br.String(), fmt.Sprintf("p95 < %s", dur(branchTarget)), ok(bp95 < branchTarget))
+	if srv != nil {
+		native := c.Capabilities().MatrixOne.BranchPath == "native"
+		if err := b.rawBranches(ctx, srv, n, native, bp50); err != nil {
+			return err
+		}
+	}
 	if b.o.store != "matrixone" && len(b.o.sizes) > 1 && n == b.o.sizes[len(b.o.sizes)-1] {
 		if err := b.branchScaling(ctx, c, n); err != nil {
 			return err

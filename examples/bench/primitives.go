@@ -1,0 +1,242 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/day1ai/day1/llm"
+)
+
+// The server's own primitives, measured in the same run as day1 on MatrixOne, on the
+// same rows: what the store's figures are compared with. Each works on the tables day1
+// wrote (main's are facts_b0, observations_b0, ...), in the bench's database.
+
+// rawFacts is main's facts table.
+const rawFacts = "facts_b0"
+
+// serverDB opens the bench database for the primitives.
+func serverDB(dsn string) (*sql.DB, error) {
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		return nil, err
+	}
+	cfg.InterpolateParams = true
+	cfg.Params = map[string]string{"experimental_fulltext_index": "1", "experimental_ivf_index": "1"}
+	conn, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return sql.OpenDB(conn), nil
+}
+
+// rawInsertRate copies every row of main's facts table into a new table shaped like it
+// (CREATE TABLE ... LIKE: the same columns and indexes) with client-side multi-row
+// INSERTs of batch rows, one transaction per batch, as day1 writes them; it returns the
+// rows per second of the inserts alone.
+func rawInsertRate(ctx context.Context, db *sql.DB, batch int) (float64, int, error) {
+	if _, err := db.ExecContext(ctx, "CREATE TABLE raw_insert LIKE "+rawFacts); err != nil {
+		return 0, 0, err
+	}
+	defer db.ExecContext(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS raw_insert")
+	rs, err := db.QueryContext(ctx, "SELECT * FROM "+rawFacts)
+	if err != nil {
+		return 0, 0, err
+	}
+	cols, err := rs.Columns()
+	if err != nil {
+		rs.Close()
+		return 0, 0, err
+	}
+	var rows [][]any
+	for rs.Next() {
+		raw := make([]sql.RawBytes, len(cols))
+		dest := make([]any, len(cols))
+		for i := range raw {
+			dest[i] = &raw[i]
+		}
+		if err := rs.Scan(dest...); err != nil {
+			rs.Close()
+			return 0, 0, err
+		}
+		row := make([]any, len(cols))
+		for i, b := range raw {
+			if b != nil {
+				row[i] = string(b)
+			}
+		}
+		rows = append(rows, row)
+	}
+	rs.Close()
+	if err := rs.Err(); err != nil {
+		return 0, 0, err
+	}
+	ph := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ") + ")"
+	start := time.Now()
+	for lo := 0; lo < len(rows); lo += batch {
+		chunk := rows[lo:min(lo+batch, len(rows))]
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			return 0, 0, err
+		}
+		// Statements of at most 100 rows, as day1 sends them.
+		for c := 0; c < len(chunk); c += 100 {
+			part := chunk[c:min(c+100, len(chunk))]
+			var args []any
+			phs := make([]string, len(part))
+			for i, r := range part {
+				phs[i] = ph
+				args = append(args, r...)
+			}
+			if _, err := tx.ExecContext(ctx, "INSERT INTO raw_insert VALUES "+strings.Join(phs, ", "), args...); err != nil {
+				tx.Rollback()
+				return 0, 0, err
+			}
+		}
+		if err := tx.Commit(); err != nil {
+			return 0, 0, err
+		}
+	}
+	return float64(len(rows)) / time.Since(start).Seconds(), len(rows), nil
+}
+
+// rawSearch is the server's own hybrid retrieval on main's facts: the full-text top 10
+// and the vector top 10 (through the table's IVFFLAT index when it has one), for a
+// query's words and embedding.
+func rawSearch(ctx context.Context, db *sql.DB, text string, vec []float32) error {
+	rs, err := db.QueryContext(ctx, "SELECT id FROM "+rawFacts+" WHERE MATCH(tokens) AGAINST(?) LIMIT 10", text)
+	if err != nil {
+		return err
+	}
+	for rs.Next() {
+	}
+	rs.Close()
+	if err := rs.Err(); err != nil {
+		return err
+	}
+	rs, err = db.QueryContext(ctx, "SELECT id FROM "+rawFacts+" ORDER BY l2_distance(embedding, ?) LIMIT 10", vecText(vec))
+	if err != nil {
+		return err
+	}
+	for rs.Next() {
+	}
+	rs.Close()
+	return rs.Err()
+}
+
+// rawBranch copies main's five tables as a branch would: DATA BRANCH CREATE when the
+// server has it (native), else CREATE TABLE ... LIKE and INSERT ... SELECT of every
+// row. The copies are dropped afterwards.
+func rawBranch(ctx context.Context, db *sql.DB, native bool, i int) error {
+	tables := []string{"facts", "observations", "relations", "conversations", "messages"}
+	for _, t := range tables {
+		from, to := t+"_b0", fmt.Sprintf("raw_%s_%d", t, i)
+		var stmts []string
+		if native {
+			stmts = []string{"DATA BRANCH CREATE TABLE " + to + " FROM " + from}
+		} else {
+			stmts = []string{"CREATE TABLE " + to + " LIKE " + from, "INSERT INTO " + to + " SELECT * FROM " + from}
+		}
+		for _, s := range stmts {
+			if _, err := db.ExecContext(ctx, s); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// dropRawBranch drops the tables of rawBranch i.
+func dropRawBranch(ctx context.Context, db *sql.DB, i int) {
+	for _, t := range []string{"facts", "observations", "relations", "conversations", "messages"} {
+		db.ExecContext(ctx, fmt.Sprintf("DROP TABLE IF EXISTS raw_%s_%d", t, i))
+	}
+}
+
+// vecText formats an embedding as MatrixOne reads a vector literal.
+func vecText(v []float32) string {
+	var sb strings.Builder
+	sb.WriteByte('[')
+	for i, x := range v {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		fmt.Fprintf(&sb, "%g", x)
+	}
+	sb.WriteByte(']')
+	return sb.String()
+}
+
+// ratio formats day1's figure against the server's: how many times slower day1 is
+// (for times) or what share of the server's rate it reaches (for rates).
+func ratio(day1, server float64) string {
+	if server == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.2f", day1/server)
+}
+
+// rawWrites adds the row of the server's multi-row INSERT of the rows day1 wrote,
+// beside day1's write rate.
+func (b *bench) rawWrites(ctx context.Context, db *sql.DB, n int, day1Rate float64) error {
+	rate, rows, err := rawInsertRate(ctx, db, b.o.batch)
+	if err != nil {
+		return fmt.Errorf("server primitive, multi-row INSERT: %w", err)
+	}
+	r := day1Rate / rate
+	b.add(fmt.Sprintf("server: multi-row INSERT of the same %d rows, same indexes, batches of %d", rows, b.o.batch), n,
+		fmt.Sprintf("%s rows/s; day1 at %s of it", thousands(rate), ratio(day1Rate, rate)),
+		"day1 ≥ 0.5×", ok(r >= 0.5))
+	return nil
+}
+
+// rawSearches adds the row of the server's own full-text and vector top 10 for the
+// bench's queries, beside day1's hybrid search.
+func (b *bench) rawSearches(ctx context.Context, db *sql.DB, n int, queries []string, day1P50, day1P95 time.Duration) error {
+	e := llm.NewLocalEmbedder(llm.DefaultDimensions)
+	s := b.samples("server-search")
+	for _, q := range queries {
+		vs, err := e.Embed(ctx, []string{q})
+		if err != nil {
+			return err
+		}
+		if err := s.time(func() error { return rawSearch(ctx, db, q, vs[0]) }); err != nil {
+			return fmt.Errorf("server primitive, search: %w", err)
+		}
+	}
+	p50, p95 := s.percentiles()
+	b.add("server: full-text top 10 + vector top 10, same queries", n,
+		fmt.Sprintf("%s; day1 p50 %.1fx, p95 %.1fx", s.String(), float64(day1P50)/float64(p50), float64(day1P95)/float64(p95)),
+		"p50 ≤ 60 ms, p95 ≤ 120 ms (day1, at 100k)", ok(day1P50 <= 60*time.Millisecond && day1P95 <= 120*time.Millisecond))
+	return nil
+}
+
+// rawBranches adds the row of the server's own copy of main's tables (DATA BRANCH
+// CREATE on a server that has it, else CREATE TABLE ... LIKE and INSERT ... SELECT),
+// beside day1's branch creation.
+func (b *bench) rawBranches(ctx context.Context, db *sql.DB, n int, native bool, day1P50 time.Duration) error {
+	s := b.samples("server-branch")
+	reps := min(b.o.branches, 5)
+	for i := range reps {
+		err := s.time(func() error { return rawBranch(ctx, db, native, i) })
+		dropRawBranch(context.WithoutCancel(ctx), db, i)
+		if err != nil {
+			return fmt.Errorf("server primitive, branch: %w", err)
+		}
+	}
+	p50, _ := s.percentiles()
+	how := "CREATE TABLE ... LIKE + INSERT ... SELECT of 5 tables"
+	target := "day1 ≤ 2×"
+	pass := float64(day1P50) <= 2*float64(p50)
+	if native {
+		how = "DATA BRANCH CREATE of 5 tables"
+		target = "day1 p50 < 50 ms"
+		pass = day1P50 < 50*time.Millisecond
+	}
+	b.add("server: "+how, n, fmt.Sprintf("%s; day1 p50 %.1fx", s.String(), float64(day1P50)/float64(p50)), target, ok(pass))
+	return nil
+}
