@@ -174,8 +174,11 @@ func (s *Store) prepareCopy(ctx context.Context, k store.Kind, suffix, templ str
 	return nil
 }
 
-// ensureBranchIndexes makes the FULLTEXT indexes of a branch's tables made by DATA
-// BRANCH CREATE, when the store is on the full-text path and they were not carried.
+// ensureBranchIndexes readies the search indexes of a branch's tables made by DATA
+// BRANCH CREATE: the FULLTEXT indexes are made when the store is on the full-text path
+// and they were not carried; an IVFFLAT index carried from the parent is dropped, as a
+// portable copy drops it (prepareCopy): on 3.0 a search through it ranks the branch's
+// rows wrongly.
 func (s *Store) ensureBranchIndexes(ctx context.Context, suffix string) error {
 	for _, k := range searchKinds {
 		name := tableName(k, suffix)
@@ -184,6 +187,12 @@ func (s *Store) ensureBranchIndexes(ctx context.Context, suffix string) error {
 			return err
 		}
 		ix := all[name]
+		if ix.ivf != "" {
+			if _, err := s.db.ExecContext(ctx, "DROP INDEX `"+ix.ivf+"` ON "+table(k, suffix)); err != nil {
+				return err
+			}
+			ix.ivf, ix.ivfKnown = "", false
+		}
 		if s.caps.KeywordPath == KeywordPathFullText && !ix.fullText {
 			if _, err := s.db.ExecContext(ctx, "CREATE FULLTEXT INDEX "+ftIndexName+" ON "+table(k, suffix)+" (tokens)"); err != nil {
 				return err

@@ -81,7 +81,10 @@ type Options struct {
 	// they are fewer than asked. Tables below the mark, branches copied from an indexed
 	// parent (the copy starts without an index) and searches with metadata filters
 	// scan exactly. Store.BuildVectorIndexes builds on demand. IndexOff: always the
-	// exact scan.
+	// exact scan. A store that diffs with DATA BRANCH DIFF (Capabilities.DiffPath
+	// native) takes the exact scan too: an index built on a branched table after
+	// writes makes the server's diff forget them; set NativeDiff to IndexOff to have
+	// IVFFLAT indexes on such a server.
 	VectorIndex IndexMode
 	// VectorCodes chooses whether a vector search of facts at head ranks candidates
 	// by the near-duplicate codes the store keeps in memory (see codesearch.go):

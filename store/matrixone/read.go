@@ -416,23 +416,16 @@ func (s *Store) keyword(ctx context.Context, p pos, kind store.Kind, q store.Sea
 
 // keywordSQL selects, for every visible document holding any of the terms, its vid,
 // id, length and tokens, and whether it passes conds (the filter's SQL part). With
-// fullText, the table's FULLTEXT index finds the documents (MATCH ... AGAINST in
-// natural language mode matches any of the words); otherwise INSTR scans the tokens
-// column for " term ". The full-text candidates are a superset of the scan's (the
-// server's parser splits the space-separated tokens back into the same words;
-// TestKeywordPaths checks it on the server), and the scoring in Go reads the tokens,
-// so both give the same hits and scores.
+// fullText, the table's FULLTEXT index finds the documents: one MATCH ... AGAINST per
+// term, in natural language mode, the selections joined by UNION (servers differ on
+// what several words in one AGAINST match: any of them on the 2024-11 build, all of
+// them, as a phrase, on 3.x; a single word means the same everywhere, and a MATCH
+// under OR cannot use the index). Otherwise INSTR scans the tokens column for
+// " term ". The full-text candidates are a superset of the scan's (the server's parser
+// splits the space-separated tokens back into the same words; TestKeywordPaths checks
+// it on the server), and the scoring in Go reads the tokens, so both give the same hits
+// and scores.
 func keywordSQL(kind store.Kind, p pos, terms []string, fullText bool, conds sq.And) (string, []any) {
-	var match sq.Sqlizer
-	if fullText {
-		match = sq.Expr("MATCH(tokens) AGAINST(? IN NATURAL LANGUAGE MODE)", strings.Join(terms, " "))
-	} else {
-		or := sq.Or{}
-		for _, term := range terms {
-			or = append(or, sq.Expr("INSTR(tokens, ?) > 0", " "+term+" "))
-		}
-		match = or
-	}
 	var pass sq.Sqlizer = sq.Expr("1")
 	if len(conds) > 0 {
 		cq, cargs, err := conds.ToSql()
@@ -441,12 +434,29 @@ func keywordSQL(kind store.Kind, p pos, terms []string, fullText bool, conds sq.
 		}
 		pass = sq.Expr("CASE WHEN "+cq+" THEN 1 ELSE 0 END", cargs...)
 	}
-	query, args, err := psql.Select("vid", "id", "doc_len", "tokens").Column(pass).From(table(kind, p.tab.suffix)).
-		Where(visible(p.cut)).Where(match).ToSql()
-	if err != nil {
-		panic(err)
+	sel := func(match sq.Sqlizer) (string, []any) {
+		query, args, err := psql.Select("vid", "id", "doc_len", "tokens").Column(pass).From(table(kind, p.tab.suffix)).
+			Where(visible(p.cut)).Where(match).ToSql()
+		if err != nil {
+			panic(err)
+		}
+		return query, args
 	}
-	return query, args
+	if !fullText {
+		or := sq.Or{}
+		for _, term := range terms {
+			or = append(or, sq.Expr("INSTR(tokens, ?) > 0", " "+term+" "))
+		}
+		return sel(or)
+	}
+	var parts []string
+	var args []any
+	for _, term := range terms {
+		q, a := sel(sq.Expr("MATCH(tokens) AGAINST(? IN NATURAL LANGUAGE MODE)", term))
+		parts = append(parts, q)
+		args = append(args, a...)
+	}
+	return strings.Join(parts, " UNION "), args
 }
 
 // vectorSearch ranks by the server's cosine_similarity, filters pushed into SQL. On a
