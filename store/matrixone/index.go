@@ -220,17 +220,18 @@ func (s *Store) vectorMarks(before, after int64) bool {
 }
 
 // afterWrite builds or rebuilds the IVFFLAT index of the tables a committed write added
-// rows to, when the write brought them across a mark (see Options.VectorIndex). A
-// failed build leaves the table searched by the exact scan, and is not the write's
-// failure: the records are committed.
+// rows to, when the write brought them across a mark (see Options.VectorIndex): the
+// observations tables, and the facts tables when Options.VectorCodes is off. A failed
+// build leaves the table searched by the exact scan, and is not the write's failure:
+// the records are committed.
 func (s *Store) afterWrite(ctx context.Context, suffix string, added map[store.Kind]int) {
 	if s.caps.VectorPath != VectorPathIVFFlat {
 		return
 	}
 	for _, k := range searchKinds {
 		n := added[k]
-		if n == 0 {
-			continue
+		if n == 0 || k == store.KindFact && s.opts.VectorCodes != IndexOff {
+			continue // facts rank by their codes (codeSearch): no build to wait for
 		}
 		var rows int64
 		if err := s.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+table(k, suffix)).Scan(&rows); err != nil {

@@ -86,9 +86,14 @@ type Options struct {
 	// writes makes the server's diff forget them; set NativeDiff to IndexOff to have
 	// IVFFLAT indexes on such a server.
 	VectorIndex IndexMode
-	// VectorCodes chooses whether a vector search of facts at head ranks candidates
-	// by the near-duplicate codes the store keeps in memory (see codesearch.go):
-	// IndexAuto (the default) does, IndexOff leaves facts to VectorIndex's path.
+	// VectorCodes chooses how a vector search of facts selects its candidates.
+	// IndexAuto (the default): the store ranks every live fact of the branch by the
+	// Hamming distance between its near-duplicate code (a 512-bit SimHash of the
+	// embedding, kept in memory for deduplication) and the query's, and the server
+	// scores the closest few hundred by exact cosine similarity, fetched by id; no
+	// IVFFLAT index is built on facts tables, so no write waits for one. Searches the
+	// codes cannot answer (the past, history included, a filter that leaves too few
+	// candidates) take VectorIndex's path. IndexOff: facts take VectorIndex's path.
 	VectorCodes IndexMode
 	// VectorIndexRows is the table size (row versions) at which the IVFFLAT index is
 	// built. Default DefaultVectorIndexRows (10,000).
