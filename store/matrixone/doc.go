@@ -46,9 +46,13 @@
 // forks from the past, with CREATE TABLE ... LIKE and an INSERT ... SELECT of the
 // versions visible at the fork (Capabilities.BranchPath "portable"): a copy whose cost
 // grows with the size of the parent, one statement per kind, the kinds in parallel.
-// The copy reads the revision committed when it starts and runs without the write
-// lock: versions visible at a revision never change, so writers go on meanwhile and
-// the fork is still consistent.
+// Either runs from the revision committed when it starts and without the write lock:
+// versions visible at a revision never change, so writers go on meanwhile and the fork
+// is still consistent. DATA BRANCH copies the parent's tables as they are when it runs,
+// so the versions committed after that revision are then deleted from the new tables
+// and those closed after it opened again (a handful of rows, those that raced the
+// fork). Only the branch's row is written under the lock: no DDL or autocommit
+// statement ever waits on a lock its own caller holds.
 //
 // # Diff and merge
 //
@@ -81,12 +85,24 @@
 // tokens in a column, and the server returns the visible rows holding a query token.
 // On servers with FULLTEXT indexes (Capabilities.KeywordPath "fulltext") each facts and
 // observations table has one on that column and MATCH ... AGAINST selects the
-// candidates; the portable path ("scan", Options.FullText off or no index) scans the
+// candidates, one statement part per query token joined by UNION (several words in one
+// AGAINST match any of them on the 2024-11 build and all of them, as a phrase, on 3.x);
+// the portable path ("scan", Options.FullText off or no index) scans the
 // visible rows' tokens with INSTR. Both give the same hits and scores: MatrixOne's own
 // relevance is another scoring and is not used.
 //
-// Vector search ranks by the server's cosine_similarity over the vecf32 column, ORDER
-// BY ... LIMIT. On servers with IVFFLAT indexes (Capabilities.VectorPath "ivfflat") a
+// Vector search of facts first ranks every live fact of the branch by its
+// near-duplicate code (below), in memory: the Hamming distance between two codes
+// estimates the angle between the embeddings. The closest few hundred are read by id
+// and ranked by the server's exact cosine similarity (Options.VectorCodes). It needs no
+// index on the server, so no write waits on an index build, and it answers for the
+// facts the branch sees now; a read of the past, a search with history included, or a
+// filter that leaves too few of the candidates takes the paths below.
+//
+// Otherwise vector search ranks by the server's cosine_similarity over the vecf32
+// column, ORDER BY ... LIMIT. On servers with IVFFLAT indexes (Capabilities.VectorPath
+// "ivfflat", not chosen on servers with native diffs: an index built on a branched table
+// after writes makes DATA BRANCH DIFF forget them, TestQuirkDiffAfterIndex) a
 // table gets one when a write brings it to Options.VectorIndexRows rows (10,000), and a
 // rebuild at each fourfold growth; searches on it take the nearest rows by l2_distance
 // among Options.VectorProbes lists (four times the number asked, at least 64) and rank
