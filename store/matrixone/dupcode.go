@@ -213,8 +213,6 @@ const maxCodeTables = 16
 // while it uses the index.
 func (s *Store) codes(ctx context.Context, q queryer, suffix string, rev int64) (*codeIndex, error) {
 	ix := s.codeCache.get(tableName(store.KindFact, suffix), rev, true)
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
 	if err := s.catchUp(ctx, q, ix, suffix, rev); err != nil {
 		return nil, err
 	}
@@ -227,48 +225,83 @@ func (s *Store) codes(ctx context.Context, q queryer, suffix string, rev int64) 
 // caller must hold the index's mutex while it uses the index.
 func (s *Store) codesAt(ctx context.Context, suffix string, cut int64) (*codeIndex, bool, error) {
 	ix := s.codeCache.get(tableName(store.KindFact, suffix), cut, false)
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	if ix.rev > cut {
-		return nil, false, nil
-	}
 	if err := s.catchUp(ctx, s.db, ix, suffix, cut); err != nil {
 		return nil, false, err
 	}
-	return ix, true, nil
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return ix, ix.rev == cut, nil
 }
 
-// catchUp brings ix to revision rev: the current rows written since the index's
-// revision replace what it knew of their ids. The caller holds ix.mu.
+// codeChange is one row catchUp applies to a code index.
+type codeChange struct {
+	id    string
+	live  bool
+	code  []uint64
+	known bool
+}
+
+// catchUp brings ix to revision rev, unless it is there or past it already: the
+// current rows written since the index's revision replace what it knew of their ids.
+// The rows are read without holding ix.mu, so that no search or writer waits on the
+// index while another one waits on the server (a writer holds a connection and the
+// write lock; a search holding the mutex while it waited for a connection could wait
+// on that writer). When another caller moved the index meanwhile, the rows are read
+// again from where it left it.
 func (s *Store) catchUp(ctx context.Context, q queryer, ix *codeIndex, suffix string, rev int64) error {
-	if ix.rev >= rev {
-		return nil
+	for {
+		ix.mu.Lock()
+		from := ix.rev
+		ix.mu.Unlock()
+		if from >= rev {
+			return nil
+		}
+		changes, err := s.codeChanges(ctx, q, suffix, from, rev)
+		if err != nil {
+			return err
+		}
+		ix.mu.Lock()
+		if ix.rev == from {
+			w := s.dup.words
+			for _, c := range changes {
+				if c.live {
+					ix.set(c.id, c.code, c.known, w)
+				} else {
+					ix.remove(c.id)
+				}
+			}
+			ix.rev = rev
+			ix.mu.Unlock()
+			return nil
+		}
+		ix.mu.Unlock()
 	}
+}
+
+// codeChanges reads the current rows of a facts table written after revision from, up
+// to rev.
+func (s *Store) codeChanges(ctx context.Context, q queryer, suffix string, from, rev int64) ([]codeChange, error) {
 	rs, err := q.QueryContext(ctx, "SELECT id, deleted, status, dup_code, embedding IS NOT NULL FROM "+
-		table(store.KindFact, suffix)+" WHERE rev > ? AND rev <= ? AND next_rev > ?", ix.rev, rev, rev)
+		table(store.KindFact, suffix)+" WHERE rev > ? AND rev <= ? AND next_rev > ?", from, rev, rev)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer rs.Close()
-	w := s.dup.words
+	var out []codeChange
 	for rs.Next() {
 		var id, status, code string
 		var deleted, hasEmb bool
 		if err := rs.Scan(&id, &deleted, &status, &code, &hasEmb); err != nil {
-			return err
+			return nil, err
 		}
 		if deleted || !hasEmb || !store.FactStatus(status).Live() {
-			ix.remove(id)
+			out = append(out, codeChange{id: id})
 			continue
 		}
 		c, ok := s.dup.decode(code)
-		ix.set(id, c, ok, w)
+		out = append(out, codeChange{id: id, live: true, code: c, known: ok})
 	}
-	if err := rs.Err(); err != nil {
-		return err
-	}
-	ix.rev = rev
-	return nil
+	return out, rs.Err()
 }
 
 // get returns the cached index of a table, made empty when missing, and marks it the
