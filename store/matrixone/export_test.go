@@ -13,3 +13,7 @@ func NativeDiffs(s *Store) int64 { return s.nativeDiffs.Load() }
 // CodeQueries returns how many vector searches ranked their candidates by the
 // near-duplicate codes, for tests.
 func CodeQueries(s *Store) int64 { return s.codeQueries.Load() }
+
+// StatsQueries returns how many keyword searches read a table's statistics from the
+// server, for tests.
+func StatsQueries(s *Store) int64 { return s.statsQueries.Load() }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	sq "github.com/Masterminds/squirrel"
 	"golang.org/x/sync/errgroup"
@@ -315,12 +316,25 @@ func (s *Store) keyword(ctx context.Context, p pos, kind store.Kind, q store.Sea
 		cands     []cand
 		df        = map[string]int{}
 	)
-	// The collection statistics and the candidates are two queries, run at once.
+	// The collection statistics and the candidates are two queries, run at once; the
+	// statistics of a branch's head come from memory after the first search.
+	cached, haveStats := s.stats.get(tableName(kind, p.tab.suffix), p)
+	if haveStats && cached.n == 0 {
+		return nil, nil
+	}
+	n, sumLen = cached.n, cached.sumLen
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		return s.db.QueryRowContext(gctx, "SELECT COUNT(*), COALESCE(SUM(doc_len), 0) FROM "+table(kind, p.tab.suffix)+
-			" WHERE rev <= ? AND next_rev > ? AND deleted = 0", p.cut, p.cut).Scan(&n, &sumLen)
-	})
+	if !haveStats {
+		g.Go(func() error {
+			err := s.db.QueryRowContext(gctx, "SELECT COUNT(*), COALESCE(SUM(doc_len), 0) FROM "+table(kind, p.tab.suffix)+
+				" WHERE rev <= ? AND next_rev > ? AND deleted = 0", p.cut, p.cut).Scan(&n, &sumLen)
+			if err == nil {
+				s.statsQueries.Add(1)
+				s.stats.set(tableName(kind, p.tab.suffix), p, tableStats{n: n, sumLen: sumLen})
+			}
+			return err
+		})
+	}
 	g.Go(func() error {
 		query, args := keywordSQL(kind, p, list, fullText, conds)
 		if fullText {
@@ -463,6 +477,9 @@ func keywordSQL(kind store.Kind, p pos, terms []string, fullText bool, conds sq.
 // table with an IVFFLAT index (and no metadata filter, which runs in Go) the index
 // gives the candidates; when it gives fewer than k, the exact scan runs instead.
 func (s *Store) vectorSearch(ctx context.Context, p pos, kind store.Kind, q store.SearchQuery, k int) ([]ranked, error) {
+	if st, ok := s.stats.get(tableName(kind, p.tab.suffix), p); ok && st.n == 0 {
+		return nil, nil
+	}
 	if kind == store.KindFact && s.opts.VectorCodes != IndexOff {
 		out, ok, err := s.codeSearch(ctx, p, q, k)
 		if err != nil || ok {
@@ -569,4 +586,57 @@ func fused(p pos, q store.SearchQuery, kw, vec []ranked) []store.Hit {
 		hits[i].Record = store.WithBranch(hits[i].Record, p.name)
 	}
 	return hits
+}
+
+// tableStats are the collection statistics of one table's visible documents: how many
+// and their total length in tokens.
+type tableStats struct {
+	n, sumLen int64
+}
+
+// statsCache keeps the statistics of each table at its branch's head. A branch's head
+// is the last revision that wrote to its tables, so a read at any revision from the
+// head on sees the same rows: the statistics computed for one such read serve every
+// other until the branch is written again.
+type statsCache struct {
+	mu   sync.Mutex
+	tabs map[string]statsEntry
+}
+
+type statsEntry struct {
+	head int64
+	tableStats
+}
+
+// maxStatsTables bounds the tables whose statistics are kept.
+const maxStatsTables = 4096
+
+// get returns the statistics of table name as position p sees them, when known.
+func (c *statsCache) get(name string, p pos) (tableStats, bool) {
+	head := int64(p.tab.info.Head)
+	if p.cut < head {
+		return tableStats{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.tabs[name]
+	if !ok || e.head != head {
+		return tableStats{}, false
+	}
+	return e.tableStats, true
+}
+
+// set records the statistics of table name read at position p, when p reads the
+// branch's head.
+func (c *statsCache) set(name string, p pos, st tableStats) {
+	head := int64(p.tab.info.Head)
+	if p.cut < head {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tabs == nil || len(c.tabs) >= maxStatsTables {
+		c.tabs = map[string]statsEntry{}
+	}
+	c.tabs[name] = statsEntry{head: head, tableStats: st}
 }

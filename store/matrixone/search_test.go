@@ -286,6 +286,56 @@ func TestVectorIndex(t *testing.T) {
 	}
 }
 
+// TestKeywordStatsCache checks that keyword searches at a branch's head read the
+// table's statistics from the server once per write to the branch, that a write
+// elsewhere keeps them, and that the scores after a write are those of a fresh store.
+func TestKeywordStatsCache(t *testing.T) {
+	t.Parallel()
+	dsn := testDatabase(t)
+	s := openWith(t, dsn, func(o *matrixone.Options) { o.Dimensions = 8 })
+	defer s.Close()
+	ctx := t.Context()
+	put(t, s, "main", corpus(120, 8, 5))
+	q := store.SearchQuery{Text: "database connection", Mode: store.Keyword, Kinds: []store.Kind{store.KindFact}, Limit: 10}
+	search := func() []store.Hit {
+		t.Helper()
+		hits, err := s.Search(ctx, store.View{}, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hits
+	}
+	search()
+	before := matrixone.StatsQueries(s)
+	search()
+	search()
+	if n := matrixone.StatsQueries(s) - before; n != 0 {
+		t.Errorf("searches at an unchanged head read the statistics %d times, want 0", n)
+	}
+	if _, err := s.CreateBranch(ctx, store.BranchSpec{Name: "other"}); err != nil {
+		t.Fatal(err)
+	}
+	put(t, s, "other", []store.Record{store.Fact{ID: "elsewhere", Text: "database connection pool"}})
+	search()
+	if n := matrixone.StatsQueries(s) - before; n != 0 {
+		t.Errorf("a write to another branch made main's searches read the statistics %d times, want 0", n)
+	}
+	put(t, s, "main", []store.Record{store.Fact{ID: "new", Text: "the database connection string moved"}})
+	got := search()
+	if n := matrixone.StatsQueries(s) - before; n != 1 {
+		t.Errorf("after a write to main the statistics were read %d times, want 1", n)
+	}
+	fresh := openWith(t, dsn, func(o *matrixone.Options) { o.Dimensions = 8 })
+	defer fresh.Close()
+	want, err := fresh.Search(ctx, store.View{}, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(keys(want), keys(got)); d != "" {
+		t.Errorf("scores after a write differ from a fresh store's (-fresh +cached):\n%s", d)
+	}
+}
+
 // TestCodeSearch checks the vector path through the near-duplicate codes: searches of
 // facts at head take it and find what the exact scan finds (recall at 10 of at least
 // 95% over all queries, on embeddings that cluster as real ones do: each query near

@@ -22,12 +22,13 @@ type Store struct {
 	caps   Capabilities
 	closed atomic.Bool
 
-	dup       *dupCoder // near-duplicate codes
-	codeCache codeCache // near-duplicate codes of the live facts, per table
+	dup       *dupCoder  // near-duplicate codes
+	codeCache codeCache  // near-duplicate codes of the live facts, per table
+	stats     statsCache // keyword statistics of each table at its branch's head
 	indexes   indexCatalog
 	// Searches answered through each index, and record kinds diffed through DATA
 	// BRANCH DIFF, for tests.
-	fullTextQueries, ivfQueries, codeQueries, nativeDiffs atomic.Int64
+	fullTextQueries, ivfQueries, codeQueries, statsQueries, nativeDiffs atomic.Int64
 }
 
 var _ store.Store = (*Store)(nil)
