@@ -67,6 +67,9 @@ func KeepCreated(r, cur Record, unset bool) Record {
 	case Message:
 		v.CreatedAt = created
 		return v
+	case Alias:
+		v.CreatedAt = created
+		return v
 	}
 	return r
 }

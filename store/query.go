@@ -188,6 +188,11 @@ type PutOptions struct {
 	// Now stamps created and updated times that the records leave zero. Zero means the
 	// store's clock.
 	Now time.Time
+	// GeneratedIDs holds the ids of facts of the batch that were generated for the
+	// write rather than chosen by its caller. A fact with one of these ids that is
+	// Deduplicated against another fact's text leaves no Alias: nobody will read by
+	// an id they never saw. Nil means every id is the caller's.
+	GeneratedIDs map[string]bool
 }
 
 // PutResult is what one record of a Put became.
@@ -199,6 +204,10 @@ type PutResult struct {
 	Replaced string
 	// Similarity is the cosine similarity to Replaced, when a near-duplicate was found.
 	Similarity float64
+	// AliasOf is set when a Deduplicated fact's id is now an Alias of the fact it
+	// matched: it is that fact's id (equal to Replaced), and a Get of the written id
+	// returns that fact. Empty otherwise.
+	AliasOf string
 }
 
 // Op is what one side of a diff did to a record.

@@ -21,10 +21,10 @@ const (
 // Kinds lists every branched record kind in a stable order.
 var Kinds = []Kind{KindFact, KindObservation, KindRelation, KindConversation, KindMessage}
 
-// Valid reports whether k is one of the branched record kinds.
+// Valid reports whether k is one of the branched record kinds, KindAlias included.
 func (k Kind) Valid() bool {
 	switch k {
-	case KindFact, KindObservation, KindRelation, KindConversation, KindMessage:
+	case KindFact, KindObservation, KindRelation, KindConversation, KindMessage, KindAlias:
 		return true
 	}
 	return false

@@ -29,6 +29,7 @@ func (f Filter) Match(r Record) bool {
 		session, task, agent, meta = r.SessionID, r.TaskID, r.AgentID, r.Metadata
 	case Message:
 		session, task, agent, conv, meta = r.SessionID, r.TaskID, r.AgentID, r.ConversationID, r.Metadata
+	case Alias:
 	default:
 		return false
 	}
@@ -77,6 +78,9 @@ func WithBranch(r Record, branch string) Record {
 		r.Branch = branch
 		return r
 	case Message:
+		r.Branch = branch
+		return r
+	case Alias:
 		r.Branch = branch
 		return r
 	}
@@ -137,6 +141,11 @@ func WithDefaults(r Record, now time.Time) Record {
 			r.CreatedAt = now
 		}
 		return SyncPicks(r)
+	case Alias:
+		if r.CreatedAt.IsZero() {
+			r.CreatedAt = now
+		}
+		return r
 	}
 	return r
 }
@@ -205,6 +214,9 @@ func sameContent(a, b Record, ignoreUpdated, ignoreEmbedding bool) bool {
 			x.Role == y.Role && x.Content == y.Content && x.Tool == y.Tool && slices.Equal(x.PickedTo, y.PickedTo) && slices.EqualFunc(x.Picks, y.Picks, Pick.equal) &&
 			x.SessionID == y.SessionID && x.TaskID == y.TaskID && x.AgentID == y.AgentID &&
 			maps.Equal(x.Metadata, y.Metadata) && sameStamp(x.CreatedAt, y.CreatedAt)
+	case Alias:
+		y, ok := b.(Alias)
+		return ok && x.ID == y.ID && x.Target == y.Target && sameStamp(x.CreatedAt, y.CreatedAt)
 	}
 	return false
 }
@@ -342,6 +354,11 @@ func StampLike(in, cur Record) Record {
 		in = v
 	case Message:
 		if c, ok := cur.(Message); ok && v.CreatedAt.IsZero() {
+			v.CreatedAt = c.CreatedAt
+		}
+		in = v
+	case Alias:
+		if c, ok := cur.(Alias); ok && v.CreatedAt.IsZero() {
 			v.CreatedAt = c.CreatedAt
 		}
 		in = v

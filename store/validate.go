@@ -242,10 +242,20 @@ func ValidateRecord(r Record, dims int) error {
 			validateText("Message.Content", r.Content, MaxTextLen, false),
 			validateMeta("Message.Metadata", r.Metadata),
 		)
+	case Alias:
+		var selfErr error
+		if r.Target == r.ID && r.ID != "" {
+			selfErr = Invalid("Alias.Target", "must name another fact than the alias's own ID", r.Target)
+		}
+		return firstErr(
+			ValidateID("Alias.ID", r.ID),
+			ValidateID("Alias.Target", r.Target),
+			selfErr,
+		)
 	case nil:
 		return Invalid("Record", "must not be nil", nil)
 	}
-	return Invalid("Record", "must be a Fact, Observation, Relation, Conversation or Message value", fmt.Sprintf("%T", r))
+	return Invalid("Record", "must be a Fact, Observation, Relation, Conversation, Message or Alias value", fmt.Sprintf("%T", r))
 }
 
 // validateCategory checks a fact's category: at most MaxCategoryLen characters of
@@ -270,7 +280,7 @@ func validStatus(s FactStatus) error {
 // ValidateRef checks a record reference.
 func ValidateRef(field string, r Ref) error {
 	if !r.Kind.Valid() {
-		return Invalid(field+".Kind", "must be one of fact, observation, relation, conversation, message", r.Kind)
+		return Invalid(field+".Kind", "must be one of fact, observation, relation, conversation, message, alias", r.Kind)
 	}
 	return ValidateID(field+".ID", r.ID)
 }
@@ -297,7 +307,7 @@ func ValidateFilter(f Filter) error {
 // ValidateListQuery checks a list query.
 func ValidateListQuery(q ListQuery) error {
 	if !q.Kind.Valid() {
-		return Invalid("ListQuery.Kind", "must be one of fact, observation, relation, conversation, message", q.Kind)
+		return Invalid("ListQuery.Kind", "must be one of fact, observation, relation, conversation, message, alias", q.Kind)
 	}
 	if q.Limit < 0 || q.Limit > MaxLimit {
 		return Invalid("ListQuery.Limit", fmt.Sprintf("must be between 0 (no limit) and %d", MaxLimit), q.Limit)

@@ -36,7 +36,7 @@ func openWith(t testing.TB, dsn string, set func(*matrixone.Options)) *matrixone
 // covered elsewhere, for the runs that check the search paths.
 func searchOnly(reason string) map[string]string {
 	out := map[string]string{}
-	for _, a := range []string{"write", "branch", "diff", "merge", "snapshot", "sessions", "docs", "concurrency", "durability", "errors"} {
+	for _, a := range []string{"write", "branch", "diff", "merge", "snapshot", "sessions", "docs", "alias", "concurrency", "durability", "errors"} {
 		out[a] = reason
 	}
 	return out

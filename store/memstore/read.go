@@ -11,7 +11,8 @@ import (
 	"github.com/day1ai/day1/store"
 )
 
-// Get returns one record as the view sees it.
+// Get returns one record as the view sees it. A fact Ref whose id is an alias returns
+// the canonical fact, with its own ID (store.ResolveAlias).
 func (s *Store) Get(ctx context.Context, v store.View, ref store.Ref) (store.Record, error) {
 	if err := store.ValidateRef("ref", ref); err != nil {
 		return nil, err
@@ -25,11 +26,13 @@ func (s *Store) Get(ctx context.Context, v store.View, ref store.Ref) (store.Rec
 	if err != nil {
 		return nil, err
 	}
-	r := vw.get(key{ref.Kind, ref.ID})
-	if r == nil {
-		return nil, fmt.Errorf("%w: %s on branch %q", store.ErrNotFound, ref, vw.chain[0].br.info.Name)
-	}
-	return vw.out(r), nil
+	return store.ResolveAlias(ctx, ref, func(ref store.Ref) (store.Record, error) {
+		r := vw.get(key{ref.Kind, ref.ID})
+		if r == nil {
+			return nil, fmt.Errorf("%w: %s on branch %q", store.ErrNotFound, ref, vw.chain[0].br.info.Name)
+		}
+		return vw.out(r), nil
+	})
 }
 
 // List returns the records of one kind that the view sees and the filter matches.

@@ -143,6 +143,10 @@ func (o op) record() (store.Record, error) {
 		var x store.Conversation
 		err = json.Unmarshal(o.Rec, &x)
 		return x, err
+	case store.KindAlias:
+		var x store.Alias
+		err = json.Unmarshal(o.Rec, &x)
+		return x, err
 	case store.KindMessage:
 		var x store.Message
 		err = json.Unmarshal(o.Rec, &x)

@@ -55,7 +55,8 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 	head := s.chainOf(b, never)
 	results := make([]store.PutResult, len(recs))
 	var ops []op
-	changed := false
+	// changed: something is written; sized: an embedding is, which fixes s.dims.
+	changed, sized := false, false
 	pre := s.prematch(head, recs, opts.DedupeThreshold, dims)
 	terms := analyzeAll(recs)
 	for i, r := range recs {
@@ -84,6 +85,30 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 		if len(writes) == 0 {
 			s.slab = slab
 		}
+		if cur == nil && k.kind == store.KindFact {
+			ak := key{store.KindAlias, k.id}
+			var alias *store.Alias
+			if av := head.resolve(ak); av != nil && av.rec != nil {
+				a := av.rec.(store.Alias)
+				alias = &a
+			}
+			aw, del := aliasWrite(&res, k.id, alias, opts.GeneratedIDs, stamp, branchName)
+			if aw != nil || del {
+				var w store.Record
+				if aw != nil {
+					w = *aw
+				}
+				s.addVersion(b, ak, w, true, hint{})
+				if s.log != nil {
+					if aw != nil {
+						ops = append(ops, putOp(w))
+					} else {
+						ops = append(ops, op{Type: opDelete, Kind: store.KindAlias, ID: k.id})
+					}
+				}
+				changed = true
+			}
+		}
 		h := hint{code: code, terms: dt}
 		for _, w := range writes {
 			// Every write holds an embedding of the store's: r's, or a stored version's.
@@ -97,13 +122,14 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 				ops = append(ops, putOp(w))
 			}
 			changed = true
+			sized = sized || len(store.EmbeddingOf(w)) > 0
 		}
 		results[i] = res
 	}
 	if !changed {
 		return results, nil
 	}
-	if dims != s.dims {
+	if sized && dims != s.dims {
 		s.dims = dims
 	}
 	if err := s.logCommit(now, withBranch(ops, branchName)); err != nil {
@@ -111,6 +137,28 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 	}
 	s.tidyIndexes()
 	return results, nil
+}
+
+// aliasWrite says what a write of a new fact with id does to the alias of that id
+// (nil for none) given the write's result, per the rules of store.Alias: it sets
+// res.AliasOf and returns the alias to write, or del when the alias must go. A
+// Deduplicated fact with a caller's id names the fact it matched; a fact written under
+// the id replaces the alias.
+func aliasWrite(res *store.PutResult, id string, alias *store.Alias, generated map[string]bool, now time.Time, branch string) (write *store.Alias, del bool) {
+	switch {
+	case res.Outcome == store.Deduplicated && res.Replaced != "" && res.Replaced != id:
+		if generated[id] {
+			return nil, false
+		}
+		res.AliasOf = res.Replaced
+		if alias != nil && alias.Target == res.Replaced {
+			return nil, false
+		}
+		return &store.Alias{ID: id, Branch: branch, Target: res.Replaced, CreatedAt: now.UTC()}, false
+	case res.Outcome == store.Created || res.Outcome == store.Superseded:
+		return nil, alias != nil
+	}
+	return nil, false
 }
 
 // tidyIndexes does after a write the upkeep of the indexes that grows with their size,
@@ -421,17 +469,23 @@ func (s *Store) Delete(ctx context.Context, branchName string, refs []store.Ref)
 	}
 	head := s.chainOf(b, never)
 	seen := map[key]bool{}
-	for _, r := range refs {
+	keys := make([]key, len(refs))
+	for i, r := range refs {
 		k := key{r.Kind, r.ID}
+		if k.kind == store.KindFact && head.get(k) == nil && head.get(key{store.KindAlias, k.id}) != nil {
+			// The caller's id of a deduplicated fact: the alias goes, the fact stays.
+			k.kind = store.KindAlias
+		}
 		if head.get(k) == nil || seen[k] {
 			return fmt.Errorf("%w: %s on branch %q", store.ErrNotFound, r, branchName)
 		}
 		seen[k] = true
+		keys[i] = k
 	}
 	ops := make([]op, 0, len(refs))
-	for _, r := range refs {
-		s.applyDelete(b, key{r.Kind, r.ID})
-		ops = append(ops, op{Type: opDelete, Kind: r.Kind, ID: r.ID})
+	for _, k := range keys {
+		s.applyDelete(b, k)
+		ops = append(ops, op{Type: opDelete, Kind: k.kind, ID: k.id})
 	}
 	return s.logCommit(s.commitNow(), withBranch(ops, branchName))
 }
