@@ -16,7 +16,9 @@ import (
 // ErrBranchNotFound, ErrSnapshotNotFound, *ValidationError for bad input, ErrClosed,
 // ctx's error.
 type Reader interface {
-	// GetFact returns one fact of a branch.
+	// GetFact returns one fact of a branch. An id that is an alias on the branch (a
+	// caller's id of a Deduplicated fact, Written.AliasOf) returns the fact it names,
+	// with that fact's own ID.
 	GetFact(ctx context.Context, branch, id string) (Fact, error)
 	// GetObservation returns one observation of a branch.
 	GetObservation(ctx context.Context, branch, id string) (Observation, error)
@@ -74,7 +76,8 @@ type reader struct {
 	at At
 }
 
-// GetFact returns one fact of a branch, or an error matching ErrNotFound.
+// GetFact returns one fact of a branch, or an error matching ErrNotFound. An id that
+// is an alias returns the fact it names, with that fact's own ID.
 func (r reader) GetFact(ctx context.Context, branch, id string) (Fact, error) {
 	return get[Fact](ctx, r, KindFact, branch, id)
 }

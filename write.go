@@ -23,6 +23,12 @@ type Written[T store.Record] struct {
 	Replaced string
 	// Similarity is the cosine similarity to Replaced, when a near-duplicate was found.
 	Similarity float64
+	// AliasOf is set when a fact written under an ID the caller chose was Deduplicated
+	// against another fact's text: the caller's ID is now an alias of that fact, whose
+	// ID AliasOf is (equal to Replaced). GetFact, and every call that names a fact by
+	// ID, resolve the alias to that fact, which keeps its own ID. Generated IDs never
+	// become aliases. See store.Alias for the rules.
+	AliasOf string
 	// EmbedErr is why the record was written without an embedding: the embedder failed
 	// or returned an unusable vector. The write itself succeeded and the record is found
 	// by keyword search. Nil when the record was embedded, when the caller supplied the
@@ -46,8 +52,9 @@ func (c *Client) WriteFact(ctx context.Context, f Fact) (Written[Fact], error) {
 // A fact without an ID gets a generated one. A fact whose Embedding is empty is
 // embedded with the Config's embedder, in one Embed call for the batch; when that
 // fails the fact is written without an embedding and Written.EmbedErr says why. A
-// repeated write of the same fact, or of a live fact's exact text, is Deduplicated; a
-// fact whose embedding is a near-duplicate of a live fact on the branch (cosine at or
+// repeated write of the same fact, or of a live fact's exact text, is Deduplicated (the
+// ID of a deduplicated fact, when the caller chose it, stays readable as an alias of
+// the fact it matched: Written.AliasOf); a fact whose embedding is a near-duplicate of a live fact on the branch (cosine at or
 // above Config.DedupeThreshold) supersedes it.
 //
 // Errors: *ValidationError for bad input (the field is named "facts[i].Text" and so on
@@ -171,6 +178,7 @@ func write[T store.Record](ctx context.Context, c *Client, in []T, plural string
 	// An empty Branch is the default branch, in a batch as in a single write.
 	branch := branchOrMain(in[0].RecordBranch())
 	recs := make([]store.Record, len(in))
+	var generated map[string]bool
 	for i, r := range in {
 		if b := branchOrMain(r.RecordBranch()); b != branch {
 			return nil, store.Invalid(fmt.Sprintf("%s[%d].Branch", plural, i),
@@ -179,6 +187,12 @@ func write[T store.Record](ctx context.Context, c *Client, in []T, plural string
 		rec := store.Clone(r)
 		if rec.RecordID() == "" {
 			rec = withID(rec, c.newID())
+			if rec.RecordKind() == KindFact {
+				if generated == nil {
+					generated = map[string]bool{}
+				}
+				generated[rec.RecordID()] = true
+			}
 		}
 		if err := store.ValidateRecord(rec, 0); err != nil {
 			return nil, inBatch(err, plural, i, len(in))
@@ -189,7 +203,7 @@ func write[T store.Record](ctx context.Context, c *Client, in []T, plural string
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	results, err := c.st.Put(ctx, branch, recs, store.PutOptions{DedupeThreshold: c.dedupe})
+	results, err := c.st.Put(ctx, branch, recs, store.PutOptions{DedupeThreshold: c.dedupe, GeneratedIDs: generated})
 	if err != nil {
 		return nil, err
 	}
@@ -202,7 +216,7 @@ func write[T store.Record](ctx context.Context, c *Client, in []T, plural string
 		if !ok {
 			return nil, fmt.Errorf("day1: the store returned a %T for record %d, want %T", res.Record, i, rec)
 		}
-		out[i] = Written[T]{Record: rec, Outcome: res.Outcome, Replaced: res.Replaced, Similarity: res.Similarity, EmbedErr: embedErrs[i]}
+		out[i] = Written[T]{Record: rec, Outcome: res.Outcome, Replaced: res.Replaced, Similarity: res.Similarity, AliasOf: res.AliasOf, EmbedErr: embedErrs[i]}
 	}
 	return out, nil
 }

@@ -445,3 +445,45 @@ func TestSessions(t *testing.T) {
 		t.Errorf("Sessions = %+v, want the one session", list)
 	}
 }
+
+// TestAliasOfChosenIDs: a caller's id of a deduplicated fact reads as the fact it
+// matched, on its branch and in merges, while a generated id leaves nothing behind.
+func TestAliasOfChosenIDs(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c, _ := open(t, nil)
+	first, err := c.WriteFact(ctx, Fact{ID: "a", Text: "Builds run on the arm64 runners"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Branch(ctx, "task", BranchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := c.WriteFact(ctx, Fact{ID: "b", Branch: "task", Text: "builds run on the ARM64 runners"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Outcome != Deduplicated || w.AliasOf != "a" || w.Record.ID != "a" {
+		t.Fatalf("write under b: outcome %v, AliasOf %q, record %q; want deduplicated, a, a", w.Outcome, w.AliasOf, w.Record.ID)
+	}
+	got, err := c.GetFact(ctx, "task", "b")
+	if err != nil || got.ID != "a" || got.Text != first.Record.Text {
+		t.Fatalf("GetFact(task, b) = %+v, %v; want fact a", got, err)
+	}
+	if _, err := c.GetFact(ctx, "main", "b"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("GetFact(main, b) before the merge: %v; want ErrNotFound", err)
+	}
+	if _, err := c.Merge(ctx, MergeRequest{Source: "task", Target: "main"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := c.GetFact(ctx, "main", "b"); err != nil || got.ID != "a" {
+		t.Fatalf("GetFact(main, b) after the merge = %q, %v; want a", got.ID, err)
+	}
+	gen, err := c.WriteFact(ctx, Fact{Text: "Builds run on the arm64 runners"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gen.Outcome != Deduplicated || gen.AliasOf != "" {
+		t.Fatalf("generated id: outcome %v, AliasOf %q; want deduplicated and no alias", gen.Outcome, gen.AliasOf)
+	}
+}
