@@ -105,3 +105,26 @@ func ResolveAlias(ctx context.Context, ref Ref, get func(Ref) (Record, error)) (
 	}
 	return nil, fmt.Errorf("%w: %s resolves through more than %d aliases", notFound, ref, MaxAliasHops)
 }
+
+// AliasAfterPut says what a Put of a new fact under id (one that names no fact on the
+// branch) does to the alias of that id, alias (nil for none), given the fact's result
+// res, by the rules of Alias: it sets res.AliasOf and returns the alias to write, or
+// del when the alias must be deleted. A Deduplicated fact under a caller's id names the
+// fact it matched; a fact written under the id replaces the alias. Stores call it for
+// each new fact of a batch.
+func AliasAfterPut(res *PutResult, id string, alias *Alias, generated map[string]bool, now time.Time, branch string) (write *Alias, del bool) {
+	switch {
+	case res.Outcome == Deduplicated && res.Replaced != "" && res.Replaced != id:
+		if generated[id] {
+			return nil, false
+		}
+		res.AliasOf = res.Replaced
+		if alias != nil && alias.Target == res.Replaced {
+			return nil, false
+		}
+		return &Alias{ID: id, Branch: branch, Target: res.Replaced, CreatedAt: now.UTC()}, false
+	case res.Outcome == Created || res.Outcome == Superseded:
+		return nil, alias != nil
+	}
+	return nil, false
+}

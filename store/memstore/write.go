@@ -92,7 +92,7 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 				a := av.rec.(store.Alias)
 				alias = &a
 			}
-			aw, del := aliasWrite(&res, k.id, alias, opts.GeneratedIDs, stamp, branchName)
+			aw, del := store.AliasAfterPut(&res, k.id, alias, opts.GeneratedIDs, stamp, branchName)
 			if aw != nil || del {
 				var w store.Record
 				if aw != nil {
@@ -137,28 +137,6 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 	}
 	s.tidyIndexes()
 	return results, nil
-}
-
-// aliasWrite says what a write of a new fact with id does to the alias of that id
-// (nil for none) given the write's result, per the rules of store.Alias: it sets
-// res.AliasOf and returns the alias to write, or del when the alias must go. A
-// Deduplicated fact with a caller's id names the fact it matched; a fact written under
-// the id replaces the alias.
-func aliasWrite(res *store.PutResult, id string, alias *store.Alias, generated map[string]bool, now time.Time, branch string) (write *store.Alias, del bool) {
-	switch {
-	case res.Outcome == store.Deduplicated && res.Replaced != "" && res.Replaced != id:
-		if generated[id] {
-			return nil, false
-		}
-		res.AliasOf = res.Replaced
-		if alias != nil && alias.Target == res.Replaced {
-			return nil, false
-		}
-		return &store.Alias{ID: id, Branch: branch, Target: res.Replaced, CreatedAt: now.UTC()}, false
-	case res.Outcome == store.Created || res.Outcome == store.Superseded:
-		return nil, alias != nil
-	}
-	return nil, false
 }
 
 // tidyIndexes does after a write the upkeep of the indexes that grows with their size,
