@@ -18,6 +18,9 @@ type (
 	Conversation = store.Conversation
 	// Message is one turn of a conversation, ordered by Seq.
 	Message = store.Message
+	// Alias is a caller's fact id that names another fact (Written.AliasOf). Diffs
+	// list alias changes and merges carry them; GetFact resolves them.
+	Alias = store.Alias
 	// Session is one run of an agent. Sessions are global: not branched.
 	Session = store.Session
 	// SessionStatus is the state of a session.
@@ -98,6 +101,8 @@ const (
 	KindRelation     = store.KindRelation
 	KindConversation = store.KindConversation
 	KindMessage      = store.KindMessage
+	// KindAlias is the kind of an Alias, in diffs and merge items.
+	KindAlias = store.KindAlias
 )
 
 // Search modes. The zero SearchMode of a SearchQuery means Hybrid.

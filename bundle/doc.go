@@ -20,6 +20,9 @@
 // (store.Fact.IsVerified), conversations that are verified or were cherry-picked, with
 // their messages, and the source's relations. CreateRequest.IncludeUnverified takes
 // every live fact and conversation; superseded and invalidated facts never travel.
+// Aliases (store.Alias) do not travel either: a bundle carries each fact once, under
+// its own id, and an import may give it another; the ids other writers used for the
+// same text name nothing in the memory that imports it.
 //
 // A bundle is private until its visibility is team or public; then it carries a share
 // token (TokenPrefix and 61 letters and digits from crypto/rand) that Engine.Shared

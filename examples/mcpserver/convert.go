@@ -65,6 +65,8 @@ func summarize(r day1.Record) string {
 		s = r.Title
 	case day1.Message:
 		s = string(r.Role) + ": " + r.Content
+	case day1.Alias:
+		s = "alias of fact " + r.Target
 	}
 	return shorten(s, 200)
 }
