@@ -58,6 +58,9 @@ type docMeta struct {
 	seq    uint64
 	next   uint64 // kept equal to the version's next
 	docLen int32
+	// history says the version is a fact that is history (superseded or invalidated),
+	// so that a search's default filter is checked without reading the record.
+	history bool
 }
 
 // posting is one document of a term: the version's position in docs, and how often
@@ -129,6 +132,32 @@ type hint struct {
 	code []uint64
 }
 
+// isHistory reports whether r is a fact whose status is one of store.HistoryStatuses.
+func isHistory(r store.Record) bool {
+	f, ok := r.(store.Fact)
+	return ok && slices.Contains(store.HistoryStatuses, f.Status)
+}
+
+// historyOnly reports whether a filter drops exactly the facts that are history and
+// nothing else, as a search's default filter does: docMeta.history then decides it.
+func historyOnly(f store.Filter) bool {
+	if len(f.ExcludeStatuses) == 0 {
+		return false
+	}
+	for _, st := range f.ExcludeStatuses {
+		if !slices.Contains(store.HistoryStatuses, st) {
+			return false
+		}
+	}
+	for _, st := range store.HistoryStatuses {
+		if !slices.Contains(f.ExcludeStatuses, st) {
+			return false
+		}
+	}
+	f.ExcludeStatuses = nil
+	return f.IsZero()
+}
+
 // add indexes v.
 func (ix *kindIndex) add(v *version, h hint) {
 	text := store.SearchText(v.rec)
@@ -142,7 +171,7 @@ func (ix *kindIndex) add(v *version, h hint) {
 	v.ord = int32(len(ix.docs))
 	v.vi = -1
 	ix.docs = append(ix.docs, v)
-	ix.meta = append(ix.meta, docMeta{br: v.br, seq: v.seq, next: v.next, docLen: v.docLen})
+	ix.meta = append(ix.meta, docMeta{br: v.br, seq: v.seq, next: v.next, docLen: v.docLen, history: isHistory(v.rec)})
 	if terms.lists == nil {
 		// First indexed: find the lists, and keep them for the copies merges make.
 		terms.lists = make([]*[]posting, len(terms.terms))

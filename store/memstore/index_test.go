@@ -349,3 +349,30 @@ func TestFactDefaultsMatchWithDefaults(t *testing.T) {
 		}
 	}
 }
+
+// TestHistoryOnly: the filter a search adds by default is told from every other, so
+// that only it is decided by docMeta.history.
+func TestHistoryOnly(t *testing.T) {
+	tests := []struct {
+		f    store.Filter
+		want bool
+	}{
+		{store.Filter{ExcludeStatuses: store.HistoryStatuses}, true},
+		{store.Filter{ExcludeStatuses: []store.FactStatus{store.FactInvalidated, store.FactSuperseded, store.FactInvalidated}}, true},
+		{store.Filter{}, false},
+		{store.Filter{ExcludeStatuses: []store.FactStatus{store.FactSuperseded}}, false},
+		{store.Filter{ExcludeStatuses: append([]store.FactStatus{store.FactActive}, store.HistoryStatuses...)}, false},
+		{store.Filter{ExcludeStatuses: store.HistoryStatuses, Category: "auth"}, false},
+	}
+	for _, tt := range tests {
+		if got := historyOnly(tt.f); got != tt.want {
+			t.Errorf("historyOnly(%+v) = %v; want %v", tt.f, got, tt.want)
+		}
+	}
+	for _, st := range []store.FactStatus{store.FactActive, store.FactVerified, store.FactPromoted, store.FactSuperseded, store.FactInvalidated} {
+		f := store.Fact{Status: st}
+		if got, want := isHistory(f), !(store.Filter{ExcludeStatuses: store.HistoryStatuses}).Match(f); got != want {
+			t.Errorf("isHistory(%s) = %v; want %v, as Filter.Match decides", st, got, want)
+		}
+	}
+}

@@ -158,6 +158,7 @@ func (s *Store) keyword(vw view, ix *kindIndex, kind store.Kind, q store.SearchQ
 	defer scratchPool.Put(sc)
 	acc := sc.grow(len(ix.docs))
 	filtered := !q.Filter.IsZero()
+	history := historyOnly(q.Filter)
 	type hit struct{ ord, tf, docLen int32 }
 	var hits []hit
 	for term := range textsearch.TermFreqs(textsearch.Tokenize(q.Text)) {
@@ -176,7 +177,12 @@ func (s *Store) keyword(vw view, ix *kindIndex, kind store.Kind, q store.SearchQ
 			st := &sc.state[p.ord]
 			if *st == unknown {
 				*st = rejected
-				if !filtered || q.Filter.Match(ix.docs[p.ord].rec) {
+				switch {
+				case history:
+					if !m.history {
+						*st = accepted
+					}
+				case !filtered || q.Filter.Match(ix.docs[p.ord].rec):
 					*st = accepted
 				}
 			}
@@ -248,9 +254,17 @@ func vectorSearch(ctx context.Context, vw view, ix *kindIndex, q store.SearchQue
 	qinv := 1 / vecmath.Norm(q.Vector)
 	top := vecmath.NewTopK[*version](k)
 	filtered := !q.Filter.IsZero()
+	history := historyOnly(q.Filter)
 	score := func(i int) bool {
 		v := ix.seen(vw, i)
-		if v == nil || filtered && !q.Filter.Match(v.rec) {
+		if v == nil {
+			return false
+		}
+		if history && v.ord >= 0 {
+			if ix.meta[v.ord].history {
+				return false
+			}
+		} else if filtered && !q.Filter.Match(v.rec) {
 			return false
 		}
 		top.Push(float64(vecmath.Dot(q.Vector, v.emb)*qinv*v.inv), v)
