@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/day1ai/day1/store"
@@ -23,7 +24,11 @@ type branch struct {
 	log     []*version         // this branch's versions in commit order
 	stats   map[store.Kind][]stat
 	bit     uint64 // one bit chosen by the name's hash: see kindIndex.masks
+	id      uint32 // unique in the process, never 0: see docFast
 }
+
+// branchIDs numbers the branches of the process (docFast.tag holds 31 bits of it).
+var branchIDs atomic.Uint32
 
 // stat is the running count and total token length of a kind's live documents on a
 // branch, relative to its fork, after the version with sequence number seq.
@@ -36,10 +41,19 @@ type stat struct {
 func newBranch(info store.Branch, parent *branch, forkSeq, head uint64) *branch {
 	info.Head = head
 	return &branch{info: info, parent: parent, forkSeq: forkSeq, own: map[key][]*version{}, stats: map[store.Kind][]stat{},
-		bit: 1 << (maphash.String(branchSeed, info.Name) % 64)}
+		bit: 1 << (maphash.String(branchSeed, info.Name) % 64), id: nextBranchID()}
 }
 
 var branchSeed = maphash.MakeSeed()
+
+// nextBranchID returns a branch id: 1 and up, within the 31 bits of docFast.tag.
+func nextBranchID() uint32 {
+	for {
+		if id := branchIDs.Add(1) &^ historyBit; id != 0 {
+			return id
+		}
+	}
+}
 
 func (b *branch) statAt(kind store.Kind, seq uint64) stat {
 	st := b.stats[kind]

@@ -16,6 +16,7 @@ import (
 type kindIndex struct {
 	docs     []*version            // every indexed version; a version's ord is its position
 	meta     []docMeta             // what visibility and scoring read of each of docs, kept dense
+	fast     []docFast             // the same, smaller, for searches at a head (see docFast)
 	postings map[string]*[]posting // by term; a pointer, so that adding a posting looks the term up once
 	vecs     []*version            // vector slots in commit order: the newest version holding each (see version.sameVec)
 	// masks holds, for each vector slot, the bits (branch.bit) of the branches of its
@@ -58,10 +59,28 @@ type docMeta struct {
 	seq    uint64
 	next   uint64 // kept equal to the version's next
 	docLen int32
-	// history says the version is a fact that is history (superseded or invalidated),
-	// so that a search's default filter is checked without reading the record.
-	history bool
 }
+
+// docFast is what a keyword search at the head of a branch without ancestors reads of
+// each indexed version: 8 bytes, where docMeta takes 32, so that the random reads of
+// a long posting list stay in the processor's caches. tag holds the id of the
+// version's branch (branch.id) while the version is current there, 0 once replaced,
+// and historyBit when the version is a fact that is history (superseded or
+// invalidated).
+type docFast struct {
+	tag    uint32
+	docLen int32
+}
+
+// historyBit marks a docFast of a fact that is history; the other bits of its tag
+// are a branch id.
+const historyBit = 1 << 31
+
+// headOn reports whether the version is current on the branch with id id.
+func (d docFast) headOn(id uint32) bool { return d.tag&^historyBit == id }
+
+// history reports whether the version is a fact that is history.
+func (d docFast) history() bool { return d.tag&historyBit != 0 }
 
 // posting is one document of a term: the version's position in docs, and how often
 // the term occurs in it. Postings hold no pointers, so the collector never scans them.
@@ -171,7 +190,15 @@ func (ix *kindIndex) add(v *version, h hint) {
 	v.ord = int32(len(ix.docs))
 	v.vi = -1
 	ix.docs = append(ix.docs, v)
-	ix.meta = append(ix.meta, docMeta{br: v.br, seq: v.seq, next: v.next, docLen: v.docLen, history: isHistory(v.rec)})
+	ix.meta = append(ix.meta, docMeta{br: v.br, seq: v.seq, next: v.next, docLen: v.docLen})
+	f := docFast{docLen: v.docLen}
+	if v.next == never {
+		f.tag = v.br.id
+	}
+	if isHistory(v.rec) {
+		f.tag |= historyBit
+	}
+	ix.fast = append(ix.fast, f)
 	if terms.lists == nil {
 		// First indexed: find the lists, and keep them for the copies merges make.
 		terms.lists = make([]*[]posting, len(terms.terms))
@@ -357,6 +384,9 @@ func (ix *kindIndex) reserve(n int) {
 	if cap(ix.meta)-len(ix.meta) < n {
 		ix.meta = slices.Grow(ix.meta, n)
 	}
+	if cap(ix.fast)-len(ix.fast) < n {
+		ix.fast = slices.Grow(ix.fast, n)
+	}
 	if ix.rot == nil {
 		return // no vectors yet
 	}
@@ -392,7 +422,7 @@ func (ix *kindIndex) code(i int) []uint64 { return ix.codes[i*ix.words : (i+1)*i
 func (ix *kindIndex) purge(b *branch) {
 	// remap[o] is the new position of the document at position o, -1 if dropped.
 	remap := make([]int32, len(ix.docs))
-	docs, meta := ix.docs[:0], ix.meta[:0]
+	docs, meta, fast := ix.docs[:0], ix.meta[:0], ix.fast[:0]
 	for o, v := range ix.docs {
 		remap[o] = -1
 		if v.br != b {
@@ -400,11 +430,12 @@ func (ix *kindIndex) purge(b *branch) {
 			remap[o] = v.ord
 			docs = append(docs, v)
 			meta = append(meta, ix.meta[o])
+			fast = append(fast, ix.fast[o])
 		}
 	}
 	clear(ix.docs[len(docs):])
 	clear(ix.meta[len(meta):])
-	ix.docs, ix.meta = docs, meta
+	ix.docs, ix.meta, ix.fast = docs, meta, fast
 	for t, list := range ix.postings {
 		ps := slices.DeleteFunc(*list, func(p posting) bool { return remap[p.ord] < 0 })
 		for i := range ps {

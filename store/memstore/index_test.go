@@ -3,6 +3,7 @@ package memstore
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -373,6 +374,70 @@ func TestHistoryOnly(t *testing.T) {
 		f := store.Fact{Status: st}
 		if got, want := isHistory(f), !(store.Filter{ExcludeStatuses: store.HistoryStatuses}).Match(f); got != want {
 			t.Errorf("isHistory(%s) = %v; want %v, as Filter.Match decides", st, got, want)
+		}
+	}
+}
+
+// TestKeywordAtHeadMatchesChain: a keyword search at the head of main, which reads
+// docFast alone, ranks as the same search on a fork of main taken at its head, which
+// reads the chain: after updates, supersedes, invalidations and deletes.
+func TestKeywordAtHeadMatchesChain(t *testing.T) {
+	ctx := context.Background()
+	s, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var recs []store.Record
+	for i := range 300 {
+		recs = append(recs, store.Fact{ID: fmt.Sprintf("f%d", i), Text: fmt.Sprintf("service %d talks to queue %d over grpc %d", i%7, i%11, i%13)})
+	}
+	if _, err := s.Put(ctx, store.DefaultBranch, recs, store.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var changes []store.Record
+	for i := 0; i < 300; i += 10 {
+		changes = append(changes, store.Fact{ID: fmt.Sprintf("f%d", i), Text: fmt.Sprintf("service %d moved to queue %d", i%5, i%3)})
+	}
+	for i := 5; i < 300; i += 20 {
+		changes = append(changes, store.Fact{ID: fmt.Sprintf("f%d", i), Text: fmt.Sprintf("service %d talks to queue %d over grpc %d", i%7, i%11, i%13), Status: store.FactInvalidated})
+	}
+	if _, err := s.Put(ctx, store.DefaultBranch, changes, store.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Delete(ctx, store.DefaultBranch, []store.Ref{store.FactRef("f1"), store.FactRef("f2")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateBranch(ctx, store.BranchSpec{Name: "fork"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []store.SearchQuery{
+		{Text: "service queue grpc", Mode: store.Keyword, Limit: 1000},
+		{Text: "queue moved", Mode: store.Keyword, Limit: 1000, IncludeHistory: true},
+		{Text: "service 3", Mode: store.Keyword, Limit: 1000, Filter: store.Filter{Status: store.FactInvalidated}},
+	} {
+		main, err := s.Search(ctx, store.View{}, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fork, err := s.Search(ctx, store.View{Branch: "fork"}, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(main) == 0 || len(main) != len(fork) {
+			t.Fatalf("%q: %d hits on main, %d on the fork", q.Text, len(main), len(fork))
+		}
+		// The terms' scores add up in map order, so their last bits, and the order of
+		// equal scores, may differ: compare every hit's score by id.
+		onFork := map[string]float64{}
+		for _, h := range fork {
+			onFork[h.Record.RecordID()] = h.Score
+		}
+		for _, h := range main {
+			id := h.Record.RecordID()
+			if sc, ok := onFork[id]; !ok || math.Abs(sc-h.Score) > 1e-9 {
+				t.Errorf("%q: %s scores %.6f on main, %.6f (found %v) on the fork", q.Text, id, h.Score, sc, ok)
+			}
 		}
 	}
 }

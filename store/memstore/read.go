@@ -159,6 +159,12 @@ func (s *Store) keyword(vw view, ix *kindIndex, kind store.Kind, q store.SearchQ
 	acc := sc.grow(len(ix.docs))
 	filtered := !q.Filter.IsZero()
 	history := historyOnly(q.Filter)
+	// At the head of a branch without ancestors a version is visible when it is
+	// current on that branch, which docFast says alone.
+	var headID uint32
+	if len(vw.chain) == 1 && vw.chain[0].cut == s.seq {
+		headID = vw.chain[0].br.id
+	}
 	type hit struct{ ord, tf, docLen int32 }
 	var hits []hit
 	for term := range textsearch.TermFreqs(textsearch.Tokenize(q.Text)) {
@@ -169,8 +175,12 @@ func (s *Store) keyword(vw view, ix *kindIndex, kind store.Kind, q store.SearchQ
 			ps = *list
 		}
 		for _, p := range ps {
-			m := &ix.meta[p.ord]
-			if !vw.visibleDoc(ix, p.ord, m) {
+			f := ix.fast[p.ord]
+			if headID != 0 {
+				if !f.headOn(headID) {
+					continue
+				}
+			} else if !vw.visibleDoc(ix, p.ord, &ix.meta[p.ord]) {
 				continue
 			}
 			df++
@@ -179,7 +189,7 @@ func (s *Store) keyword(vw view, ix *kindIndex, kind store.Kind, q store.SearchQ
 				*st = rejected
 				switch {
 				case history:
-					if !m.history {
+					if !f.history() {
 						*st = accepted
 					}
 				case !filtered || q.Filter.Match(ix.docs[p.ord].rec):
@@ -187,7 +197,7 @@ func (s *Store) keyword(vw view, ix *kindIndex, kind store.Kind, q store.SearchQ
 				}
 			}
 			if *st == accepted {
-				hits = append(hits, hit{ord: p.ord, tf: p.tf, docLen: m.docLen})
+				hits = append(hits, hit{ord: p.ord, tf: p.tf, docLen: f.docLen})
 			}
 		}
 		idf := textsearch.DefaultBM25.IDF(df, n)
@@ -261,7 +271,7 @@ func vectorSearch(ctx context.Context, vw view, ix *kindIndex, q store.SearchQue
 			return false
 		}
 		if history && v.ord >= 0 {
-			if ix.meta[v.ord].history {
+			if ix.fast[v.ord].history() {
 				return false
 			}
 		} else if filtered && !q.Filter.Match(v.rec) {

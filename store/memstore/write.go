@@ -515,7 +515,9 @@ func (s *Store) addVersionAfter(b *branch, k key, r store.Record, owned bool, h 
 		last := vs[len(vs)-1]
 		last.next = v.seq
 		if last.ord >= 0 {
-			s.index[k.kind].meta[last.ord].next = v.seq
+			ix := s.index[k.kind]
+			ix.meta[last.ord].next = v.seq
+			ix.fast[last.ord].tag &= historyBit
 		}
 	}
 	b.own[k] = append(b.own[k], v)
