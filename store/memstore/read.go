@@ -165,8 +165,7 @@ func (s *Store) keyword(vw view, ix *kindIndex, kind store.Kind, q store.SearchQ
 	if len(vw.chain) == 1 && vw.chain[0].cut == s.seq {
 		headID = vw.chain[0].br.id
 	}
-	type hit struct{ ord, tf, docLen int32 }
-	var hits []hit
+	hits := sc.hits[:0]
 	for term := range textsearch.TermFreqs(textsearch.Tokenize(q.Text)) {
 		hits = hits[:0]
 		df := 0
@@ -208,12 +207,19 @@ func (s *Store) keyword(vw view, ix *kindIndex, kind store.Kind, q store.SearchQ
 			acc[h.ord] += textsearch.DefaultBM25.Score(int(h.tf), int(h.docLen), avg, idf)
 		}
 	}
+	sc.hits = hits
 	top := vecmath.NewTopK[*version](k)
 	for _, o := range sc.touched {
-		top.Push(acc[o], ix.docs[o])
+		// A score that cannot enter spares the read of its version.
+		if a := acc[o]; a > top.Min() {
+			top.Push(a, ix.docs[o])
+		}
 	}
 	return fromTop(top)
 }
+
+// hit is one posting a keyword search scores.
+type hit struct{ ord, tf, docLen int32 }
 
 const (
 	unknown uint8 = iota
@@ -226,6 +232,7 @@ type scratch struct {
 	acc     []float64
 	state   []uint8
 	touched []int32
+	hits    []hit // one term's postings to score
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
