@@ -177,7 +177,7 @@ func (s *Store) nativeTables(ctx context.Context, suffix string, p pos) error {
 func (s *Store) copyTables(ctx context.Context, suffix, templ string, p pos) error {
 	creates, copies := portableCreateSQL(suffix, templ), copySQL(suffix, p.tab.suffix)
 	g, gctx := errgroup.WithContext(ctx)
-	for i, k := range store.Kinds {
+	for i, k := range store.AllKinds {
 		g.Go(func() error {
 			if _, err := s.db.ExecContext(gctx, creates[i]); err != nil {
 				return err
@@ -214,8 +214,8 @@ func suffixName(n int64) string { return fmt.Sprintf("b%d", n) }
 
 // portableCreateSQL creates a branch's empty tables shaped like its parent's.
 func portableCreateSQL(suffix, parentSuffix string) []string {
-	out := make([]string, 0, len(store.Kinds))
-	for _, k := range store.Kinds {
+	out := make([]string, 0, len(store.AllKinds))
+	for _, k := range store.AllKinds {
 		out = append(out, "CREATE TABLE "+table(k, suffix)+" LIKE "+table(k, parentSuffix))
 	}
 	return out
@@ -224,8 +224,8 @@ func portableCreateSQL(suffix, parentSuffix string) []string {
 // copySQL copies the versions visible at a cut (two ? parameters: the cut, twice) into
 // a branch's tables, as current versions. Tombstones are copied too: diffs see them.
 func copySQL(suffix, fromSuffix string) []string {
-	out := make([]string, 0, len(store.Kinds))
-	for _, k := range store.Kinds {
+	out := make([]string, 0, len(store.AllKinds))
+	for _, k := range store.AllKinds {
 		cols := specs[k].allCols()
 		sel := slices.Clone(cols)
 		sel[slices.Index(cols, "`next_rev`")] = fmt.Sprint(int64(never))
@@ -239,8 +239,8 @@ func copySQL(suffix, fromSuffix string) []string {
 // every version of the parent's tables included (versions replaced before the fork stay
 // invisible to reads at or after it).
 func nativeCreateSQL(suffix, fromSuffix string) []string {
-	out := make([]string, 0, len(store.Kinds))
-	for _, k := range store.Kinds {
+	out := make([]string, 0, len(store.AllKinds))
+	for _, k := range store.AllKinds {
 		out = append(out, "DATA BRANCH CREATE TABLE "+table(k, suffix)+" FROM "+table(k, fromSuffix))
 	}
 	return out
@@ -248,8 +248,8 @@ func nativeCreateSQL(suffix, fromSuffix string) []string {
 
 // dropSQL drops a branch's tables.
 func dropSQL(suffix string) []string {
-	out := make([]string, 0, len(store.Kinds))
-	for _, k := range store.Kinds {
+	out := make([]string, 0, len(store.AllKinds))
+	for _, k := range store.AllKinds {
 		out = append(out, "DROP TABLE IF EXISTS "+table(k, suffix))
 	}
 	return out

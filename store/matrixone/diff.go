@@ -155,9 +155,9 @@ func (s *Store) diff(ctx context.Context, q queryer, source, target string) (*st
 		scope.child, scope.parent, scope.native = nativePair(sb, tb, link{bp.tab, bp.cut}, bp.cut)
 	}
 	// The kinds are read at once, each on connections of its own.
-	found := make([]*diffSides, len(store.Kinds))
+	found := make([]*diffSides, len(store.AllKinds))
 	g, gctx := errgroup.WithContext(ctx)
-	for i, k := range store.Kinds {
+	for i, k := range store.AllKinds {
 		g.Go(func() (err error) {
 			found[i], err = s.diffKind(gctx, q, k, scope)
 			return err
@@ -168,7 +168,7 @@ func (s *Store) diff(ctx context.Context, q queryer, source, target string) (*st
 	}
 	var keys []key
 	got := map[store.Kind]*diffSides{}
-	for i, k := range store.Kinds {
+	for i, k := range store.AllKinds {
 		if sd := found[i]; sd != nil {
 			got[k] = sd
 			for _, id := range sd.ids {
@@ -177,7 +177,7 @@ func (s *Store) diff(ctx context.Context, q queryer, source, target string) (*st
 		}
 	}
 	slices.SortFunc(keys, func(a, b key) int {
-		if c := slices.Index(store.Kinds, a.kind) - slices.Index(store.Kinds, b.kind); c != 0 {
+		if c := slices.Index(store.AllKinds, a.kind) - slices.Index(store.AllKinds, b.kind); c != 0 {
 			return c
 		}
 		return strings.Compare(a.id, b.id)

@@ -18,6 +18,8 @@
 // its own table set, one table per record kind, named <kind>_<suffix> where the suffix
 // ("b0" for main, then "b1", "b2", ...) is mapped from the branch name in
 // day1_branches: branch names such as task/fix-auth/agent-a are not identifiers.
+// Aliases (store.Alias) are a kind of their own with a table per branch,
+// aliases_<suffix> (migration 008), forked, diffed and merged like the record tables.
 //
 // Every row is one version of one record. Each write transaction takes the store's
 // write lock (the day1_state row), allocates the next store revision and stamps its

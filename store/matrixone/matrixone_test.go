@@ -102,6 +102,5 @@ func TestConformance(t *testing.T) {
 			}
 			return s
 		},
-		Unsupported: map[string]string{"alias": "aliases are not kept in MatrixOne tables yet"},
 	})
 }

@@ -147,6 +147,72 @@ var goSteps = map[int]func(s *Store, ctx context.Context, ms []migration) error{
 	5: (*Store).widenDupCode,
 	6: (*Store).addForkPath,
 	7: (*Store).addMergeSourceRev,
+	8: (*Store).addAliasTables,
+}
+
+// addAliasTables gives every branch made before migration 008 its aliases table,
+// parents before children: forked from the parent's with DATA BRANCH when the branch
+// was forked so (its diffs then ask the server), else created like main's. Every
+// table made is empty, as no alias existed before.
+func (s *Store) addAliasTables(ctx context.Context, _ []migration) error {
+	type br struct{ name, suffix, parent, path string }
+	rs, err := s.db.QueryContext(ctx, "SELECT name, suffix, parent, fork_path FROM day1_branches")
+	if err != nil {
+		return wrap(ctx, "migrate", err)
+	}
+	byName := map[string]br{}
+	for rs.Next() {
+		var b br
+		if err := rs.Scan(&b.name, &b.suffix, &b.parent, &b.path); err != nil {
+			rs.Close()
+			return wrap(ctx, "migrate", err)
+		}
+		byName[b.name] = b
+	}
+	rs.Close()
+	if err := rs.Err(); err != nil {
+		return wrap(ctx, "migrate", err)
+	}
+	have, err := queryStrings(ctx, s.db, "SELECT table_name FROM information_schema.tables WHERE table_schema = ? AND table_name LIKE 'aliases\\_%'", s.dbName)
+	if err != nil {
+		return wrap(ctx, "migrate", err)
+	}
+	made := map[string]bool{}
+	for _, t := range have {
+		made[t] = true
+	}
+	var ensure func(b br, depth int) error
+	ensure = func(b br, depth int) error {
+		name := specs[store.KindAlias].prefix + "_" + b.suffix
+		if made[name] {
+			return nil
+		}
+		p, hasParent := byName[b.parent]
+		if depth > len(byName) {
+			return fmt.Errorf("day1: matrixone: the parents of branch %q loop", b.name)
+		}
+		stmt := "CREATE TABLE IF NOT EXISTS " + table(store.KindAlias, b.suffix) + " LIKE " + table(store.KindAlias, "b0")
+		if hasParent {
+			if err := ensure(p, depth+1); err != nil {
+				return err
+			}
+			if b.path == BranchPathNative {
+				stmt = "DATA BRANCH CREATE TABLE " + table(store.KindAlias, b.suffix) + " FROM " + table(store.KindAlias, p.suffix)
+			}
+		}
+		if _, err := s.db.ExecContext(ctx, stmt); err != nil {
+			return wrap(ctx, "migrate", err)
+		}
+		made[name] = true
+		return nil
+	}
+	made[specs[store.KindAlias].prefix+"_b0"] = true
+	for _, b := range byName {
+		if err := ensure(b, 0); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // addForkPath adds day1_branches.fork_path when it is missing (see migration 006).

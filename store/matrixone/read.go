@@ -33,16 +33,19 @@ func (s *Store) Get(ctx context.Context, v store.View, ref store.Ref) (store.Rec
 		if err != nil {
 			return nil, wrap(ctx, "Get", err)
 		}
-		k := specs[ref.Kind]
-		rows, err := queryRows(ctx, s.db, ref.Kind, "SELECT "+k.selectCols()+" FROM "+table(ref.Kind, p.tab.suffix)+
-			" WHERE id = ? AND rev <= ? AND next_rev > ? AND deleted = 0", ref.ID, p.cut, p.cut)
-		if err != nil {
-			return nil, wrap(ctx, "Get", err)
-		}
-		if len(rows) == 0 {
-			return nil, fmt.Errorf("%w: %s on branch %q", store.ErrNotFound, ref, p.name)
-		}
-		return store.WithBranch(rows[0].rec, p.name), nil
+		// A fact id that is an alias reads as the fact it names, in the same view.
+		return store.ResolveAlias(ctx, ref, func(ref store.Ref) (store.Record, error) {
+			k := specs[ref.Kind]
+			rows, err := queryRows(ctx, s.db, ref.Kind, "SELECT "+k.selectCols()+" FROM "+table(ref.Kind, p.tab.suffix)+
+				" WHERE id = ? AND rev <= ? AND next_rev > ? AND deleted = 0", ref.ID, p.cut, p.cut)
+			if err != nil {
+				return nil, wrap(ctx, "Get", err)
+			}
+			if len(rows) == 0 {
+				return nil, fmt.Errorf("%w: %s on branch %q", store.ErrNotFound, ref, p.name)
+			}
+			return store.WithBranch(rows[0].rec, p.name), nil
+		})
 	})
 }
 

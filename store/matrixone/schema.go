@@ -41,6 +41,7 @@ var specs = map[store.Kind]*kindSpec{
 	store.KindMessage: {kind: store.KindMessage, prefix: "messages", cols: []string{
 		"conversation_id", "seq", "msg_role", "content", "tool", "picked_to", "session_id",
 		"task_id", "agent_id", "metadata", "created_at"}},
+	store.KindAlias: {kind: store.KindAlias, prefix: "aliases", cols: []string{"target", "created_at"}},
 }
 
 // table returns the quoted table name of kind k for a branch suffix.
@@ -236,6 +237,9 @@ func normalize(r store.Record) store.Record {
 	case store.Message:
 		v.CreatedAt = micro(v.CreatedAt)
 		return v
+	case store.Alias:
+		v.CreatedAt = micro(v.CreatedAt)
+		return v
 	}
 	return r
 }
@@ -271,6 +275,9 @@ func values(k store.Kind, r store.Record, dup *dupCoder) []any {
 		m, _ := r.(store.Message)
 		return []any{m.ConversationID, m.Seq, string(m.Role), m.Content, m.Tool, picksText(m),
 			m.SessionID, m.TaskID, m.AgentID, metaText(m.Metadata), nullTime(m.CreatedAt)}
+	case store.KindAlias:
+		a, _ := r.(store.Alias)
+		return []any{a.Target, nullTime(a.CreatedAt)}
 	}
 	panic("matrixone: unknown kind " + string(k))
 }
@@ -302,6 +309,7 @@ var scanners = map[store.Kind]func(scanner, []any) (row, error){
 	store.KindRelation:     scanRelation,
 	store.KindConversation: scanConversation,
 	store.KindMessage:      scanMessage,
+	store.KindAlias:        scanAlias,
 }
 
 // rowScan is one row being scanned: the columns every kind has, and helpers that
@@ -485,4 +493,18 @@ func scanMessage(sc scanner, extra []any) (row, error) {
 	rs.r.rec = store.SyncPicks(store.Message{ID: rs.r.id, ConversationID: conv, Seq: seq, Role: store.Role(role), Content: content, Tool: tool,
 		Picks: picks, SessionID: session, TaskID: task, AgentID: agent, Metadata: rs.meta(meta), CreatedAt: rs.time(created)})
 	return rs.done(store.KindMessage)
+}
+
+func scanAlias(sc scanner, extra []any) (row, error) {
+	var (
+		rs      rowScan
+		target  string
+		created sql.NullTime
+	)
+	err := rs.scan(store.KindAlias, sc, map[string]any{"target": &target, "created_at": &created}, extra)
+	if err != nil || rs.r.deleted {
+		return rs.r, err
+	}
+	rs.r.rec = store.Alias{ID: rs.r.id, Target: target, CreatedAt: rs.time(created)}
+	return rs.done(store.KindAlias)
 }

@@ -62,7 +62,7 @@ func TestIdentifiers(t *testing.T) {
 	}
 	// Table names come only from the kind prefix and the suffix counter, never from a
 	// branch name, and stay far below MatrixOne's 64-character limit.
-	for _, k := range store.Kinds {
+	for _, k := range store.AllKinds {
 		name := table(k, suffixName(1<<62))
 		if len(name) > 64 || strings.ContainsAny(name, "/ .-") {
 			t.Errorf("table(%s) = %q", k, name)
@@ -87,6 +87,7 @@ func TestBranchSQL(t *testing.T) {
 		"CREATE TABLE `relations_b2` LIKE `relations_b1`",
 		"CREATE TABLE `conversations_b2` LIKE `conversations_b1`",
 		"CREATE TABLE `messages_b2` LIKE `messages_b1`",
+		"CREATE TABLE `aliases_b2` LIKE `aliases_b1`",
 	}, portableCreateSQL("b2", "b1"))
 	same("native create", []string{
 		"DATA BRANCH CREATE TABLE `facts_b2` FROM `facts_b1`",
@@ -94,10 +95,11 @@ func TestBranchSQL(t *testing.T) {
 		"DATA BRANCH CREATE TABLE `relations_b2` FROM `relations_b1`",
 		"DATA BRANCH CREATE TABLE `conversations_b2` FROM `conversations_b1`",
 		"DATA BRANCH CREATE TABLE `messages_b2` FROM `messages_b1`",
+		"DATA BRANCH CREATE TABLE `aliases_b2` FROM `aliases_b1`",
 	}, nativeCreateSQL("b2", "b1"))
 	same("drop", []string{
 		"DROP TABLE IF EXISTS `facts_b2`", "DROP TABLE IF EXISTS `observations_b2`", "DROP TABLE IF EXISTS `relations_b2`",
-		"DROP TABLE IF EXISTS `conversations_b2`", "DROP TABLE IF EXISTS `messages_b2`",
+		"DROP TABLE IF EXISTS `conversations_b2`", "DROP TABLE IF EXISTS `messages_b2`", "DROP TABLE IF EXISTS `aliases_b2`",
 	}, dropSQL("b2"))
 	cp := copySQL("b2", "b1")[2]
 	want := "INSERT INTO `relations_b2` (`vid`, `id`, `rev`, `next_rev`, `deleted`, `src`, `dst`, `rel_type`, `properties`, `confidence`, " +

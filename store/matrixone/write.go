@@ -65,6 +65,16 @@ func (s *Store) put(ctx context.Context, branch string, recs []store.Record, opt
 		for _, r := range recs {
 			ids[r.RecordKind()] = append(ids[r.RecordKind()], r.RecordID())
 		}
+		// The aliases of the batch's fact ids, which a new fact may write or delete.
+		aliasIDs := slices.Clone(ids[store.KindAlias])
+		for _, id := range ids[store.KindFact] {
+			if !slices.Contains(aliasIDs, id) {
+				aliasIDs = append(aliasIDs, id)
+			}
+		}
+		if len(aliasIDs) > 0 {
+			ids[store.KindAlias] = aliasIDs
+		}
 		cur := map[key]store.Record{}
 		absent := map[key]bool{}
 		for k, list := range ids {
@@ -88,9 +98,25 @@ func (s *Store) put(ctx context.Context, branch string, recs []store.Record, opt
 			return err
 		}
 		for i, r := range recs {
+			k := key{r.RecordKind(), r.RecordID()}
+			fresh := k.kind == store.KindFact && bw.get(k) == nil
 			res, writes := s.decide(bw, dc, i, r, opts.DedupeThreshold, stamp)
 			for _, wr := range writes {
 				bw.add(wr)
+			}
+			if fresh {
+				ak := key{store.KindAlias, k.id}
+				var alias *store.Alias
+				if a, ok := bw.get(ak).(store.Alias); ok {
+					alias = &a
+				}
+				aw, del := store.AliasAfterPut(&res, k.id, alias, opts.GeneratedIDs, stamp, branch)
+				switch {
+				case aw != nil:
+					bw.add(*aw)
+				case del:
+					bw.remove(ak)
+				}
 			}
 			res.Record = store.WithBranch(store.Clone(res.Record), branch)
 			results[i] = res
@@ -171,6 +197,15 @@ func (bw *batchWrite) add(r store.Record) {
 	} else if i, ok := bw.factAt[k]; ok {
 		bw.facts[i].live = false // a tombstone
 	}
+}
+
+// remove adds a tombstone of k, a record that is not a fact.
+func (bw *batchWrite) remove(k key) {
+	if _, ok := bw.overlay[k]; !ok {
+		bw.pos[k] = len(bw.order)
+		bw.order = append(bw.order, k)
+	}
+	bw.overlay[k] = nil
 }
 
 func (bw *batchWrite) get(k key) store.Record {
@@ -498,7 +533,7 @@ func (s *Store) commitWrites(ctx context.Context, w *writeTx, b branchRow, vs []
 	for _, v := range vs {
 		byKind[v.ref.Kind] = append(byKind[v.ref.Kind], v)
 	}
-	for _, k := range store.Kinds {
+	for _, k := range store.AllKinds {
 		list := byKind[k]
 		if len(list) == 0 {
 			continue
@@ -578,6 +613,11 @@ func (s *Store) Delete(ctx context.Context, branch string, refs []store.Ref) err
 		for _, r := range refs {
 			ids[r.Kind] = append(ids[r.Kind], r.ID)
 		}
+		for _, id := range ids[store.KindFact] {
+			if !slices.Contains(ids[store.KindAlias], id) {
+				ids[store.KindAlias] = append(ids[store.KindAlias], id)
+			}
+		}
 		live := map[key]bool{}
 		for k, list := range ids {
 			rows, err := currentRows(ctx, w, k, b.suffix, list)
@@ -592,11 +632,15 @@ func (s *Store) Delete(ctx context.Context, branch string, refs []store.Ref) err
 		vs := make([]version, 0, len(refs))
 		for _, r := range refs {
 			k := key{r.Kind, r.ID}
+			if k.kind == store.KindFact && !live[k] && live[key{store.KindAlias, k.id}] {
+				// The caller's id of a deduplicated fact: the alias goes, the fact stays.
+				k.kind = store.KindAlias
+			}
 			if !live[k] || seen[k] {
 				return fmt.Errorf("%w: %s on branch %q", store.ErrNotFound, r, branch)
 			}
 			seen[k] = true
-			vs = append(vs, version{ref: r})
+			vs = append(vs, version{ref: store.Ref{Kind: k.kind, ID: k.id}})
 		}
 		if len(vs) == 0 {
 			return nil
