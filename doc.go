@@ -29,7 +29,9 @@
 // same record or the same fact text was there), Updated, or Superseded (a near-duplicate
 // fact, by embedding similarity, was replaced). Fact texts and observation summaries
 // are embedded for you; an embedding failure never blocks a write: the record is kept
-// without a vector, stays keyword-searchable, and Written.EmbedErr says why.
+// without a vector, stays keyword-searchable, and Written.EmbedErr says why. A fact
+// written under an ID of yours and deduplicated against another fact's text leaves your
+// ID as an alias of that fact (Written.AliasOf): GetFact by it returns that fact.
 //
 //	w, err := c.WriteFact(ctx, day1.Fact{Text: "The auth service signs JWTs with RS256", Category: "architecture"})
 //	fmt.Println(w.Outcome, w.Record.ID)
