@@ -580,3 +580,39 @@ func TestRefreshWhileAnotherProcessWritesAndCompacts(t *testing.T) {
 	t.Logf("%d refreshes during 400 appends and 8 compactions", refreshes)
 	w.stop(t)
 }
+
+// TestCompactKeepsAliases: the checkpoint carries aliases and their deletes, so a
+// reopened store resolves the same ids.
+func TestCompactKeepsAliases(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := New(Options{Path: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []store.Fact{{ID: "canon", Text: "kept by the checkpoint"}, {ID: "mine", Text: "Kept by the checkpoint"}, {ID: "gone", Text: "kept by the checkpoint"}} {
+		if _, err := s.Put(ctx, store.DefaultBranch, []store.Record{f}, store.PutOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Delete(ctx, store.DefaultBranch, []store.Ref{store.FactRef("gone")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Compact(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err = New(Options{Path: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if got, err := s.Get(ctx, store.View{}, store.FactRef("mine")); err != nil || got.RecordID() != "canon" {
+		t.Errorf("Get(mine) after compaction and reopen = %v, %v; want canon", got, err)
+	}
+	if _, err := s.Get(ctx, store.View{}, store.FactRef("gone")); err == nil {
+		t.Errorf("Get(gone) after compaction found the deleted alias")
+	}
+}
