@@ -150,7 +150,7 @@ func (s *Store) nativeTables(ctx context.Context, suffix string, p pos) error {
 		}
 	}
 	err := s.inTx(ctx, "CreateBranch", func(tx *sql.Tx) error {
-		for _, k := range store.Kinds {
+		for _, k := range store.AllKinds {
 			t := table(k, suffix)
 			if _, err := tx.ExecContext(ctx, "DELETE FROM "+t+" WHERE rev > ?", p.cut); err != nil {
 				return err
