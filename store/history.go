@@ -154,10 +154,19 @@ func (h *History) commonBase(ancs []map[string]uint64, depth int) *Base {
 	for i, c := range common {
 		dominated := false
 		for j, d := range common {
-			if i != j && d.Branch != c.Branch && below[j][c.Branch] >= c.Rev {
-				dominated = true
-				break
+			if i == j || d.Branch == c.Branch || below[j][c.Branch] < c.Rev {
+				continue
 			}
+			// d descends from c. When c descends from d as well, the two are one state
+			// reached on two branches at one revision (a branch merged into its parent,
+			// or the parent into it, before either wrote anything): keep one of them,
+			// the first by name, rather than let each rule the other out and leave no
+			// base at all.
+			if below[i][d.Branch] >= d.Rev && c.Branch < d.Branch {
+				continue
+			}
+			dominated = true
+			break
 		}
 		if !dominated {
 			base.Points = append(base.Points, c)

@@ -45,6 +45,15 @@ func TestMergeBase(t *testing.T) {
 				Points: []store.BranchRev{rev("x", 11), rev("y", 11)},
 				Below:  &store.Base{Points: []store.BranchRev{rev("main", 2)}},
 			}},
+		{"a merge before either side wrote",
+			// x forked at 2 and was merged back at 2: x@2 and main@2 descend from each
+			// other, and one of them is the base.
+			[]store.MergePoint{{Target: "main", At: 2, Source: "x", SourceAt: 2}},
+			rev("x", 100), rev("main", 100), &store.Base{Points: []store.BranchRev{rev("main", 2)}}},
+		{"a merge of a grandchild into its parent before either wrote",
+			// z forked from x at 20 and was merged back at 20, then x into main at 30.
+			[]store.MergePoint{{Target: "x", At: 20, Source: "z", SourceAt: 20}, {Target: "main", At: 30, Source: "x", SourceAt: 25}},
+			rev("z", 100), rev("main", 100), &store.Base{Points: []store.BranchRev{rev("x", 20)}}},
 		{"a grandchild after a merge of its parent",
 			[]store.MergePoint{{Target: "main", At: 30, Source: "x", SourceAt: 25}},
 			rev("z", 100), rev("main", 100), &store.Base{Points: []store.BranchRev{rev("x", 20)}}},

@@ -49,6 +49,27 @@ func testRemerge(t *testing.T, h Harness) {
 		}
 	})
 
+	subtest(t, h, area, "a merge before either side wrote keeps a merge base", func(e *env) {
+		// b forks and is merged back with nothing to bring, before anything else is
+		// written: b and main then descend from each other at one revision, and that
+		// point, not an empty base, is where later diffs start.
+		e.put1(store.DefaultBranch, store.Fact{ID: "m0", Text: "deploys need a green build"})
+		e.fork("b", store.DefaultBranch)
+		e.mustMerge(merge.Request{Source: "b", Target: store.DefaultBranch})
+		e.put1(store.DefaultBranch, store.Fact{ID: "m0", Text: "deploys need a green build and a review"})
+		e.put1("b", store.Fact{ID: "b1", Text: "the queue drains in order"})
+
+		d := e.diff("b", store.DefaultBranch)
+		same(e.t, "source changes", []changeSummary{{factRef("b1"), store.OpAdded}}, summarize(d.SourceChanges))
+		same(e.t, "conflicts", []store.Ref(nil), conflictRefs(d))
+		res := e.mustMerge(merge.Request{Source: "b", Target: store.DefaultBranch, Policy: store.ConflictAccept})
+		same(e.t, "merged", []store.MergeItem{{Ref: factRef("b1"), Action: store.ActionAdopt}}, items(res.Record.Merged))
+		same(e.t, "main facts", map[string]string{
+			"m0": "deploys need a green build and a review",
+			"b1": "the queue drains in order",
+		}, e.texts(main, store.KindFact))
+	})
+
 	subtest(t, h, area, "the merge base moves in both directions", func(e *env) {
 		e.put1(store.DefaultBranch, store.Fact{ID: "m0", Text: "builds run on every push"})
 		e.fork("b", store.DefaultBranch)
