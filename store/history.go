@@ -144,17 +144,34 @@ func (h *History) commonBase(ancs []map[string]uint64, depth int) *Base {
 			common = append(common, BranchRev{Branch: br, Rev: r})
 		}
 	}
-	// Keep the points no other common point descends from.
-	below := make([]map[string]uint64, len(common))
-	for i, c := range common {
-		below[i] = h.Ancestors(c)
+	// Keep the points no other common point descends from. A point descends only from
+	// points at or below its revision, so newest first, a point is ruled out by one
+	// met before it; the ancestry of a point ruled out is not needed, as whatever it
+	// rules out the point that ruled it out does too. Only the few candidates left
+	// have their ancestry read: the base of two branches costs the size of the
+	// history once, not once per branch that was ever merged.
+	slices.SortFunc(common, newestFirst)
+	var cands []BranchRev
+	var below []map[string]uint64
+	covered := map[string]uint64{}
+	for _, c := range common {
+		if r, ok := covered[c.Branch]; ok && r >= c.Rev {
+			continue
+		}
+		anc := h.Ancestors(c)
+		cands, below = append(cands, c), append(below, anc)
+		for b, r := range anc {
+			if r > covered[b] {
+				covered[b] = r
+			}
+		}
 	}
 	base := &Base{}
 	var kept []map[string]uint64
-	for i, c := range common {
+	for i, c := range cands {
 		dominated := false
-		for j, d := range common {
-			if i == j || d.Branch == c.Branch || below[j][c.Branch] < c.Rev {
+		for j, d := range cands {
+			if i == j || below[j][c.Branch] < c.Rev {
 				continue
 			}
 			// d descends from c. When c descends from d as well, the two are one state
@@ -173,12 +190,7 @@ func (h *History) commonBase(ancs []map[string]uint64, depth int) *Base {
 			kept = append(kept, below[i])
 		}
 	}
-	slices.SortFunc(base.Points, func(x, y BranchRev) int {
-		if c := cmp.Compare(y.Rev, x.Rev); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.Branch, y.Branch)
-	})
+	slices.SortFunc(base.Points, newestFirst)
 	if len(base.Points) > 1 && depth > 1 {
 		// No point descends from another, so what they share lies strictly below them.
 		base.Below = h.commonBase(kept, depth-1)
@@ -187,6 +199,14 @@ func (h *History) commonBase(ancs []map[string]uint64, depth int) *Base {
 		}
 	}
 	return base
+}
+
+// newestFirst orders points by revision, newest first, then by branch name.
+func newestFirst(x, y BranchRev) int {
+	if c := cmp.Compare(y.Rev, x.Rev); c != 0 {
+		return c
+	}
+	return cmp.Compare(x.Branch, y.Branch)
 }
 
 // ResolveBase returns a record's version at base, given its version at each point

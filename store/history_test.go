@@ -148,3 +148,26 @@ func TestSentinelsReadWell(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkMergeBase measures the merge base of a new task's branch and main after
+// n task branches were merged into main: it should grow with n, not with n squared.
+func BenchmarkMergeBase(b *testing.B) {
+	for _, n := range []int{100, 1000} {
+		b.Run(fmt.Sprintf("merges=%d", n), func(b *testing.B) {
+			h := &store.History{}
+			at := uint64(1)
+			for i := range n {
+				task, member := fmt.Sprintf("task/t%d", i), fmt.Sprintf("task/t%d/a", i)
+				h.AddBranch(task, store.DefaultBranch, at)
+				h.AddBranch(member, task, at)
+				h.AddMerge(store.MergePoint{Target: store.DefaultBranch, At: at + 6, Source: member, SourceAt: at + 5})
+				at += 7
+			}
+			h.AddBranch("task/x", store.DefaultBranch, at)
+			h.AddBranch("task/x/a", "task/x", at)
+			for b.Loop() {
+				h.MergeBase(rev("task/x/a", at+5), rev(store.DefaultBranch, at+5))
+			}
+		})
+	}
+}
