@@ -67,10 +67,46 @@ func newAgent(s *soak, n int, seed uint64) *agent {
 		home: fmt.Sprintf("soak/a%d", n), tasks: map[string]string{}, last: map[string]day1.Fact{}}
 }
 
-// run works until the deadline or until ctx ends.
-func (a *agent) run(ctx context.Context) {
+// run does every operation once, waits until every agent has, works at random until
+// the deadline or until ctx ends, and finally accepts the handoffs offered to it.
+func (a *agent) run(ctx context.Context, ready *sync.WaitGroup) {
+	a.prologue(ctx)
+	ready.Done()
+	ready.Wait()
 	for step := 0; time.Now().Before(a.s.deadline) && ctx.Err() == nil; step++ {
 		a.step(ctx, step)
+	}
+	a.acceptPending(ctx)
+}
+
+// prologue does every operation once, whatever the deadline, so that a short run
+// covers them all: a task with one record of each kind, an update, a repeat, a search,
+// a diff and a merge, a second task that the agent completes, and a third that it
+// hands on (with two agents or more; the handoffs are accepted after every agent's
+// prologue).
+func (a *agent) prologue(ctx context.Context) {
+	a.lastChurn = time.Now()
+	if a.newTask(ctx); len(a.work) == 0 {
+		return
+	}
+	b := a.work[0]
+	a.writeFact(ctx, b, nil)
+	a.writeObservation(ctx, b, nil)
+	a.writeRelation(ctx, b)
+	a.writeConversation(ctx, b)
+	a.appendMessage(ctx, b)
+	a.updateFact(ctx, b)
+	a.repeatWrite(ctx, b)
+	a.search(ctx, b)
+	a.diff(ctx, b)
+	a.merge(ctx, b, day1.DefaultBranch, true)
+	if a.newTask(ctx); len(a.work) > 1 {
+		a.completeTask(ctx, a.work[0])
+	}
+	if a.s.agents > 1 {
+		if a.newTask(ctx); len(a.work) > 1 {
+			a.handoff(ctx, a.work[len(a.work)-1])
+		}
 	}
 }
 

@@ -1,30 +1,40 @@
 // Command soak runs agents against one day1 memory for a while and then checks that
 // memory holds exactly what they were told it holds.
 //
-// Each of -agents agents works on branches of its own through the public Client:
-// it creates a task under its home branch soak/<agent> and joins it, writes facts,
+// Each of -agents agents works on branches of its own through the public Client. It
+// first does every operation once, then at random until -duration has passed: it
+// creates a task under its home branch soak/<agent> and joins it, writes facts,
 // observations, relations, conversations and messages there, updates facts (its own
 // and the ones main held when the agents started, which every agent shares), repeats
 // a write (which must be deduplicated), searches, diffs its branch with main, and
 // merges it into main while it keeps writing to it. Now and then it merges a branch
 // into its task's branch and hands the task to the next agent, who accepts it on a
-// branch of its own forked from the task's; an agent holding more than three branches
-// merges the oldest into main once more and completes its task.
+// branch of its own forked from the task's, or merges a branch into main once more
+// and completes its task. Task changes happen at most once per -duration/40 per agent,
+// so that a long run keeps a bounded number of live branches.
 //
 // # The model
 //
 // Beside memory the command keeps a model built from acknowledged writes and merges
-// only. Every merge uses the native strategy with the accept-source conflict policy,
-// which makes its outcome computable: a merge of src into dst carries every record src
-// changed since their last merge (or the fork) whose content dst does not hold
-// already, with src's content, whatever dst did meanwhile. Merges into main run one
-// at a time (the merge engine queues them anyway), so on main the last merge of a
-// shared fact wins. A merge is a point in time: a write to src that races it may or
-// may not be in it (its plan says which, and anything else in the plan is a phantom);
-// a write it missed stays pending and is expected in the next merge. Diffs, search
-// hits and handoff packets are compared with the model as they happen. At the end every
-// branch is read whole and compared with the model: record ids per kind (nothing lost,
-// no phantom) and contents. A durable store is then reopened and compared again.
+// only: each branch's records, and the versions in its history (written on it, on its
+// parent up to the fork, on the branches merged into it up to each merge). Every
+// write's content is unique, so a version names the point where it was written, as a
+// commit does in git. Every merge uses the native strategy with the accept-source
+// conflict policy, which makes its outcome computable: a merge of src into dst carries
+// exactly the records whose version on src differs from dst's and is not in dst's
+// history (when it is, dst took it in already and may have changed it since), each
+// with src's content, whatever dst did meanwhile. Merges into main run one at a time
+// (the merge engine queues them anyway), so the last merge of a shared fact wins.
+//
+// A merge is a point in time. The agent keeps writing to src while its merge runs: a
+// racing write may or may not be in the merge (its plan says which, and a record in
+// the plan that the model does not expect is a phantom); one it missed stays out of
+// dst's history and is expected in the next merge. Diffs, search hits (and a keyword
+// search for a word only one fact holds) and handoff packets are compared with the
+// model as they happen. The branches of a completed task change no more: they are
+// read whole and compared then, and forgotten. At the end every other branch is read
+// whole and compared: record ids per kind (nothing lost, no phantom) and contents. A
+// durable store is then closed, reopened and compared again.
 //
 // Near-duplicate detection is off (Config.DedupeThreshold -1) and every text is
 // unique, so that each acknowledged write is one record: supersession is tested
@@ -180,10 +190,11 @@ func soakOnce(ctx context.Context, o options, log io.Writer) (*report, error) {
 	fmt.Fprintf(log, "soak: store %s, %d agents for %s, seed %d\n", o.store, o.agents, o.duration, o.seed)
 	start := time.Now()
 	s.deadline = start.Add(o.duration)
-	var wg sync.WaitGroup
+	var wg, ready sync.WaitGroup
+	ready.Add(o.agents)
 	for i := range o.agents {
 		a := newAgent(s, i, o.seed)
-		wg.Go(func() { a.run(ctx) })
+		wg.Go(func() { a.run(ctx, &ready) })
 	}
 	stop := progress(s, log, start)
 	wg.Wait()

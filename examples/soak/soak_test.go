@@ -70,7 +70,7 @@ func TestSoakMatrixOne(t *testing.T) {
 	if dsn == "" {
 		t.Skip("DAY1_TEST_DSN is not set; start MatrixOne with scripts/matrixone.sh start and set DAY1_TEST_DSN='root:111@tcp(127.0.0.1:6001)/'")
 	}
-	soakRun(t, "-store", "matrixone", "-dsn", dsn, "-duration", "6s")
+	soakRun(t, "-store", "matrixone", "-dsn", dsn, "-agents", "2", "-duration", "2s")
 }
 
 // TestModelCatchesDifferences checks that the model's comparisons can fail: a merge
