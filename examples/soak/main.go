@@ -74,6 +74,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"sync"
 	"time"
 
@@ -97,6 +98,7 @@ type options struct {
 	opTimeout      time.Duration
 	goroutineSlack int
 	heapSlack      uint64
+	cpuprofile     string
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -111,6 +113,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the agents' choices")
 	fs.DurationVar(&o.opTimeout, "op-timeout", 2*time.Minute, "time limit of one operation; a call that takes longer fails as a timeout fault (a hang)")
 	fs.IntVar(&o.goroutineSlack, "goroutine-slack", 2, "goroutines allowed above the baseline after the run")
+	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the agents' work to this file")
 	heap := fs.Int("heap-slack", 16, "heap in use allowed above the baseline after the run, in MiB")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
@@ -188,6 +191,17 @@ func soakOnce(ctx context.Context, o options, log io.Writer) (*report, error) {
 		return nil, fmt.Errorf("seeding main: %w", err)
 	}
 	fmt.Fprintf(log, "soak: store %s, %d agents for %s, seed %d\n", o.store, o.agents, o.duration, o.seed)
+	if o.cpuprofile != "" {
+		f, err := os.Create(o.cpuprofile)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return nil, err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	start := time.Now()
 	s.deadline = start.Add(o.duration)
 	var wg, ready sync.WaitGroup
@@ -196,9 +210,18 @@ func soakOnce(ctx context.Context, o options, log io.Writer) (*report, error) {
 		a := newAgent(s, i, o.seed)
 		wg.Go(func() { a.run(ctx, &ready) })
 	}
-	stop := progress(s, log, start)
-	wg.Wait()
-	stop()
+	agentsDone := make(chan struct{})
+	go func() { wg.Wait(); close(agentsDone) }()
+	if err := watch(s, log, start, agentsDone, 2*o.opTimeout); err != nil {
+		// The agents are stuck: report it with their stacks and leave the memory open
+		// under them.
+		buf := make([]byte, 4<<20)
+		fmt.Fprintf(log, "soak: %v; the goroutines:\n%s\n", err, buf[:runtime.Stack(buf, true)])
+		c = nil
+		rep := &report{store: o.store, agents: o.agents, elapsed: time.Since(start), stats: s.st,
+			mismatch: []string{err.Error()}, nmismatch: 1}
+		return rep, nil
+	}
 	rep := &report{store: o.store, agents: o.agents, elapsed: time.Since(start), stats: s.st}
 	fmt.Fprintf(log, "soak: agents done after %s; reading every branch\n", rep.elapsed.Round(time.Millisecond))
 	if err := s.m.verify(ctx, c, "final"); err != nil {
@@ -265,30 +288,32 @@ func (s *soak) seed(ctx context.Context, o options) error {
 	return nil
 }
 
-// progress prints the operation count every 30 seconds until stopped.
-func progress(s *soak, log io.Writer, start time.Time) func() {
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		t := time.NewTicker(30 * time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				s.st.mu.Lock()
-				var n int64
-				for _, op := range s.st.ops {
-					n += op.count
-				}
-				s.st.mu.Unlock()
+// watch prints the operation count every 30 seconds until done is closed. It returns
+// an error when no operation has ended for stall while the agents work: a deadlock
+// or a hang.
+func watch(s *soak, log io.Writer, start time.Time, done <-chan struct{}, stall time.Duration) error {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	last, lastAt, nextLog := int64(-1), start, start.Add(30*time.Second)
+	for {
+		select {
+		case <-done:
+			return nil
+		case now := <-t.C:
+			n := s.st.calls()
+			if n != last {
+				last, lastAt = n, now
+			}
+			if now.Sub(lastAt) > stall {
+				return fmt.Errorf("no operation ended for %s while the agents worked: a deadlock or a hang", stall)
+			}
+			if now.After(nextLog) {
+				nextLog = nextLog.Add(30 * time.Second)
 				fmt.Fprintf(log, "soak: %s: %d operations, %d faults, %d differences so far\n",
-					time.Since(start).Round(time.Second), n, s.st.faults(), s.m.count())
+					now.Sub(start).Round(time.Second), n, s.st.faults(), s.m.count())
 			}
 		}
-	})
-	return func() { close(done); wg.Wait() }
+	}
 }
 
 func (m *model) count() int {

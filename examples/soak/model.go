@@ -130,8 +130,8 @@ func (m *model) failed(branch string, rec day1.Record) {
 	m.branches[branch].uncertain[day1.Ref{Kind: rec.RecordKind(), ID: rec.RecordID()}] = true
 }
 
-// pick returns a fact id of branch for an update (shared ones among them), a
-// conversation id and its last Seq, using n and k as the random choices.
+// pickFact returns the n-th (modulo their number) fact id of branch, for an update:
+// the agent's own facts and the shared ones.
 func (m *model) pickFact(branch string, n int) (string, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -142,6 +142,8 @@ func (m *model) pickFact(branch string, n int) (string, bool) {
 	return b.facts[n%len(b.facts)], true
 }
 
+// pickConv returns the n-th (modulo their number) conversation id of branch and the
+// Seq of its last message.
 func (m *model) pickConv(branch string, n int) (string, int, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -153,7 +155,7 @@ func (m *model) pickConv(branch string, n int) (string, int, bool) {
 	return id, b.seq[id], true
 }
 
-// content returns the expected content of a fact on branch, or "".
+// content returns the expected content of a record on branch, or "".
 func (m *model) content(branch string, ref day1.Ref) string {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -93,7 +93,8 @@ func (s *stats) time(op string, f func() error) error {
 	defer s.mu.Unlock()
 	st := s.ops[op]
 	if st == nil {
-		panic("soak: unknown operation " + op)
+		st = &opStats{errors: map[string]int64{}}
+		s.ops[op] = st
 	}
 	if err != nil {
 		st.errors[errorKind(err)]++
@@ -139,6 +140,20 @@ func errorKind(err error) string {
 // expectedKinds are the error kinds a soak expects: a merge whose target moved
 // (ErrStale, retried) and a conflict (ErrConflict) that a concurrent agent causes.
 var expectedKinds = map[string]bool{"stale": true, "conflict": true}
+
+// calls returns the number of operations that ended, with or without an error.
+func (s *stats) calls() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var n int64
+	for _, st := range s.ops {
+		n += st.count
+		for _, c := range st.errors {
+			n += c
+		}
+	}
+	return n
+}
 
 // faults returns the number of errors of kinds that are not expected.
 func (s *stats) faults() int64 {

@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/day1ai/day1"
 	"github.com/day1ai/day1/store"
@@ -132,6 +134,20 @@ func TestModelCatchesDifferences(t *testing.T) {
 		t.Fatal(err)
 	}
 	expect(m, "memory that lost f1, changed f2 and holds f9", 6)
+}
+
+// TestWatchFindsAHang: when no operation ends for the stall time, watch says so.
+func TestWatchFindsAHang(t *testing.T) {
+	s := &soak{st: newStats(), m: newModel()}
+	err := watch(s, io.Discard, time.Now(), make(chan struct{}), 1500*time.Millisecond)
+	if err == nil || !strings.Contains(err.Error(), "deadlock") {
+		t.Fatalf("watch with no operation ending = %v, want a deadlock error", err)
+	}
+	done := make(chan struct{})
+	close(done)
+	if err := watch(s, io.Discard, time.Now(), done, time.Second); err != nil {
+		t.Fatalf("watch of finished agents = %v", err)
+	}
 }
 
 func TestFlags(t *testing.T) {
