@@ -24,13 +24,32 @@ type soak struct {
 	opTimeout time.Duration
 	// churnEvery is the least time between two task changes of one agent.
 	churnEvery time.Duration
-	// mainMu makes merges into main run one at a time in a known order. The merge
-	// engine queues merges into one target anyway; holding this across the call also
-	// orders the model's updates of main.
+	// mainMu makes merges into main, and forks from it, run one at a time in a known
+	// order. The merge engine queues merges into one target anyway; holding this
+	// across the call also orders the model's updates of main.
 	mainMu sync.Mutex
 
 	faultMu   sync.Mutex
 	faultErrs []string
+	tasksMu   sync.Mutex
+	taskBorn  map[string]time.Time // task -> when it was created
+}
+
+// born records when a task was created.
+func (s *soak) born(task string) {
+	s.tasksMu.Lock()
+	defer s.tasksMu.Unlock()
+	if s.taskBorn == nil {
+		s.taskBorn = map[string]time.Time{}
+	}
+	s.taskBorn[task] = time.Now()
+}
+
+// age returns how long ago a task was created.
+func (s *soak) age(task string) time.Duration {
+	s.tasksMu.Lock()
+	defer s.tasksMu.Unlock()
+	return time.Since(s.taskBorn[task])
 }
 
 // agent is one worker. Its branches are its own: no other agent writes them while it
@@ -40,7 +59,6 @@ type agent struct {
 	id    string
 	n     int
 	rng   *rand.Rand
-	home  string
 	work  []string          // the branches it works on
 	tasks map[string]string // branch -> task
 	last  map[string]day1.Fact
@@ -64,7 +82,7 @@ func (a *agent) churn() bool {
 
 func newAgent(s *soak, n int, seed uint64) *agent {
 	return &agent{s: s, id: fmt.Sprintf("a%d", n), n: n, rng: rand.New(rand.NewPCG(seed, uint64(n))),
-		home: fmt.Sprintf("soak/a%d", n), tasks: map[string]string{}, last: map[string]day1.Fact{}}
+		tasks: map[string]string{}, last: map[string]day1.Fact{}}
 }
 
 // run does every operation once, waits until every agent has, works at random until
@@ -142,7 +160,12 @@ func (a *agent) step(ctx context.Context, step int) {
 	case r < 89:
 		a.merge(ctx, b, day1.DefaultBranch, true)
 	case r < 91 && a.s.agents > 1 && a.churn():
-		a.handoff(ctx, b)
+		// A task lives for a few task changes; then its holder completes it.
+		if a.s.age(a.tasks[b]) < 8*a.s.churnEvery {
+			a.handoff(ctx, b)
+		} else {
+			a.completeTask(ctx, b)
+		}
 	case r < 93 && len(a.work) < 3 && a.churn():
 		a.newTask(ctx)
 	case r < 95 && len(a.work) > 1 && a.churn():
@@ -438,20 +461,25 @@ func (a *agent) merge(ctx context.Context, src, dst string, race bool) error {
 	return nil
 }
 
-// newTask creates a task under the agent's home branch and joins it.
+// newTask creates a task, forked from main, and joins it. Main does not change
+// meanwhile, so the model knows what the fork holds.
 func (a *agent) newTask(ctx context.Context) {
 	a.ntask++
 	name := fmt.Sprintf("%s-t%d", a.id, a.ntask)
 	var task day1.Task
-	if err := a.do(ctx, "create task", func(ctx context.Context) error {
-		var err error
-		task, err = a.s.c.CreateTask(ctx, day1.TaskSpec{Name: name, Parent: a.home, CreatedBy: a.id,
-			Objectives: []string{"find the cause", "fix it"}})
+	a.s.mainMu.Lock()
+	err := a.do(ctx, "create task", func(ctx context.Context) (err error) {
+		task, err = a.s.c.CreateTask(ctx, day1.TaskSpec{Name: name, CreatedBy: a.id, Objectives: []string{"find the cause", "fix it"}})
 		return err
-	}); err != nil {
+	})
+	if err == nil {
+		a.s.m.fork(task.Branch, day1.DefaultBranch)
+	}
+	a.s.mainMu.Unlock()
+	if err != nil {
 		return
 	}
-	a.s.m.fork(task.Branch, a.home)
+	a.s.born(name)
 	var member day1.TaskMember
 	if err := a.do(ctx, "join task", func(ctx context.Context) error {
 		var err error
@@ -531,13 +559,7 @@ func (a *agent) completeTask(ctx context.Context, branch string) {
 	if err != nil && !errors.Is(err, day1.ErrTaskClosed) {
 		return
 	}
-	task := a.tasks[branch]
 	a.drop(branch)
-	// A completed task's branches change no more: the task's, this one, and those of
-	// the agents that handed it on.
-	if err := a.s.m.retire(ctx, a.s.c, a.s.m.taskBranches(task)); err != nil {
-		a.s.m.mismatch("reading the branches of completed task %s: %v", task, err)
-	}
 }
 
 func (a *agent) drop(branch string) {

@@ -31,10 +31,9 @@
 // the plan that the model does not expect is a phantom); one it missed stays out of
 // dst's history and is expected in the next merge. Diffs, search hits (and a keyword
 // search for a word only one fact holds) and handoff packets are compared with the
-// model as they happen. The branches of a completed task change no more: they are
-// read whole and compared then, and forgotten. At the end every other branch is read
-// whole and compared: record ids per kind (nothing lost, no phantom) and contents. A
-// durable store is then closed, reopened and compared again.
+// model as they happen. At the end every branch is read whole and compared: record
+// ids per kind (nothing lost, no phantom) and contents. A durable store is then
+// closed, reopened and compared again.
 //
 // Near-duplicate detection is off (Config.DedupeThreshold -1) and every text is
 // unique, so that each acknowledged write is one record: supersession is tested
@@ -187,7 +186,7 @@ func soakOnce(ctx context.Context, o options, log io.Writer) (*report, error) {
 	}()
 	s := &soak{c: c, m: newModel(), st: newStats(), agents: o.agents, opTimeout: o.opTimeout,
 		churnEvery: max(o.duration/40, 100*time.Millisecond)}
-	if err := s.seed(ctx, o); err != nil {
+	if err := s.seed(ctx); err != nil {
 		return nil, fmt.Errorf("seeding main: %w", err)
 	}
 	fmt.Fprintf(log, "soak: store %s, %d agents for %s, seed %d\n", o.store, o.agents, o.duration, o.seed)
@@ -250,10 +249,8 @@ func soakOnce(ctx context.Context, o options, log io.Writer) (*report, error) {
 	return rep, nil
 }
 
-// seed writes the facts and observations main holds when the agents start, and the
-// agents' home branches forked from it.
-func (s *soak) seed(ctx context.Context, o options) error {
-	s.m.root(day1.DefaultBranch)
+// seed writes the facts and observations main holds when the agents start.
+func (s *soak) seed(ctx context.Context) error {
 	facts := make([]day1.Fact, 40)
 	for i := range facts {
 		facts[i] = day1.Fact{ID: fmt.Sprintf("seed-f%d", i), Category: "soak", Confidence: 0.9, Status: day1.FactActive,
@@ -271,20 +268,14 @@ func (s *soak) seed(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
+	var recs []day1.Record
 	for _, w := range ws {
-		s.m.wrote(day1.DefaultBranch, w.Record)
-		s.m.shared[day1.Ref{Kind: day1.KindFact, ID: w.Record.ID}] = true
+		recs = append(recs, w.Record)
 	}
 	for _, w := range wo {
-		s.m.wrote(day1.DefaultBranch, w.Record)
+		recs = append(recs, w.Record)
 	}
-	for i := range o.agents {
-		home := fmt.Sprintf("soak/a%d", i)
-		if _, err := s.c.Branch(ctx, home, day1.BranchOptions{Description: "home of soak agent a" + fmt.Sprint(i)}); err != nil {
-			return err
-		}
-		s.m.fork(home, day1.DefaultBranch)
-	}
+	s.m.seed(recs)
 	return nil
 }
 

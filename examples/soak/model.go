@@ -26,14 +26,23 @@ import (
 // a point in time: a write to src that races the merge may or may not be in it (its
 // plan says which); a write it missed is not in dst's history and is expected in the
 // next merge.
+//
+// Main is kept with its whole past (each record's versions by main's revision, one
+// revision per merge), so that a branch forked from main is main at a revision plus
+// what changed on it, and a fork copies nothing of main. Every other branch descends
+// from main through one fork: a task's branch forks from main, its members' branches
+// from the task's.
 type model struct {
 	mu       sync.Mutex
+	main     mainHistory
 	branches map[string]*branchModel
-	// shared are the refs written to main before the agents forked: any agent may
+	// shared are the refs written to main before the agents started: any agent may
 	// change them, so their content on main follows merge order (merges into main run
 	// under mainMu, one at a time, so that order is known).
 	shared map[day1.Ref]bool
-	// mismatches are the differences found while running; final adds those of the
+	// seedFacts are the ids of the shared facts, which every branch holds.
+	seedFacts []string
+	// mismatches are the differences found while running; verify adds those of the
 	// final read.
 	mismatches []string
 	nmismatch  int
@@ -41,12 +50,45 @@ type model struct {
 	verified, verifiedRecords int
 }
 
-// branchModel is the expected state of one branch.
+// mainHistory is main at every revision.
+type mainHistory struct {
+	rev  int
+	recs map[day1.Ref][]revContent // each record's versions, oldest first
+	seen map[string]int            // version key -> the revision it entered main's history
+}
+
+type revContent struct {
+	rev     int
+	content string // "" for a record not on main at that revision
+}
+
+// at returns a record's content on main at revision rev, or "".
+func (h *mainHistory) at(ref day1.Ref, rev int) string {
+	vs := h.recs[ref]
+	i := sort.Search(len(vs), func(i int) bool { return vs[i].rev > rev })
+	if i == 0 {
+		return ""
+	}
+	return vs[i-1].content
+}
+
+func (h *mainHistory) set(ref day1.Ref, c string) {
+	h.recs[ref] = append(h.recs[ref], revContent{rev: h.rev, content: c})
+}
+
+func (h *mainHistory) saw(key string) {
+	if _, ok := h.seen[key]; !ok {
+		h.seen[key] = h.rev
+	}
+}
+
+// branchModel is the expected state of one branch other than main: main at
+// revision base, and what changed on it since.
 type branchModel struct {
 	name string
-	recs map[day1.Ref]string // ref -> content
-	// seen are the versions in the branch's history, by versionKey.
-	seen map[string]bool
+	base int                 // main's revision the branch (or its task's) forked from
+	recs map[day1.Ref]string // records written or merged here since: ref -> content
+	seen map[string]bool     // versions that entered its history since, by versionKey
 	// uncertain are refs whose write failed: present or not, both are accepted.
 	uncertain map[day1.Ref]bool
 	facts     []string // fact ids, for updates and searches
@@ -55,7 +97,8 @@ type branchModel struct {
 }
 
 func newModel() *model {
-	return &model{branches: map[string]*branchModel{}, shared: map[day1.Ref]bool{}}
+	return &model{branches: map[string]*branchModel{}, shared: map[day1.Ref]bool{},
+		main: mainHistory{recs: map[day1.Ref][]revContent{}, seen: map[string]int{}}}
 }
 
 const maxMismatches = 50
@@ -74,20 +117,35 @@ func (m *model) mismatchLocked(format string, args ...any) {
 	}
 }
 
-// root adds a branch with no parent in the model: main.
-func (m *model) root(name string) {
+// seed records facts and observations written to main before the agents start; the
+// facts are shared.
+func (m *model) seed(recs []day1.Record) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.branches[name] = &branchModel{name: name, recs: map[day1.Ref]string{}, seen: map[string]bool{},
-		uncertain: map[day1.Ref]bool{}, seq: map[string]int{}}
+	m.main.rev++
+	for _, r := range recs {
+		ref, c := refOf(r), content(r)
+		m.main.set(ref, c)
+		m.main.saw(versionKey(ref, c))
+		if ref.Kind == day1.KindFact {
+			m.shared[ref] = true
+			m.seedFacts = append(m.seedFacts, ref.ID)
+		}
+	}
 }
 
-// fork adds child as a copy of parent: the same records and the same history.
+// fork adds child as a copy of parent: main at its current revision, or another
+// branch with what changed on it.
 func (m *model) fork(child, parent string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if parent == day1.DefaultBranch {
+		m.branches[child] = &branchModel{name: child, base: m.main.rev, recs: map[day1.Ref]string{}, seen: map[string]bool{},
+			uncertain: map[day1.Ref]bool{}, facts: slices.Clone(m.seedFacts), seq: map[string]int{}}
+		return
+	}
 	p := m.branches[parent]
-	m.branches[child] = &branchModel{name: child, recs: maps.Clone(p.recs), seen: maps.Clone(p.seen),
+	m.branches[child] = &branchModel{name: child, base: p.base, recs: maps.Clone(p.recs), seen: maps.Clone(p.seen),
 		uncertain: maps.Clone(p.uncertain), facts: slices.Clone(p.facts), convs: slices.Clone(p.convs), seq: maps.Clone(p.seq)}
 }
 
@@ -96,19 +154,48 @@ func versionKey(ref day1.Ref, content string) string {
 	return string(ref.Kind) + "\x00" + ref.ID + "\x00" + content
 }
 
+func refOf(r day1.Record) day1.Ref { return day1.Ref{Kind: r.RecordKind(), ID: r.RecordID()} }
+
+// rec returns a record's content on branch, or "".
+func (m *model) rec(branch string, ref day1.Ref) string {
+	if branch == day1.DefaultBranch {
+		return m.main.at(ref, m.main.rev)
+	}
+	b := m.branches[branch]
+	if c, ok := b.recs[ref]; ok {
+		return c
+	}
+	return m.main.at(ref, b.base)
+}
+
+// inHistory reports whether a version is in branch's history.
+func (m *model) inHistory(branch, key string) bool {
+	if branch == day1.DefaultBranch {
+		_, ok := m.main.seen[key]
+		return ok
+	}
+	b := m.branches[branch]
+	if b.seen[key] {
+		return true
+	}
+	r, ok := m.main.seen[key]
+	return ok && r <= b.base
+}
+
 func (m *model) has(branch string) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.branches[branch] != nil
 }
 
-// wrote records an acknowledged write of rec to branch.
+// wrote records an acknowledged write of rec to branch (not main: agents write to
+// main by merges only).
 func (m *model) wrote(branch string, rec day1.Record) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	b := m.branches[branch]
-	ref := day1.Ref{Kind: rec.RecordKind(), ID: rec.RecordID()}
-	if _, ok := b.recs[ref]; !ok {
+	ref, c := refOf(rec), content(rec)
+	if m.rec(branch, ref) == "" {
 		switch r := rec.(type) {
 		case day1.Fact:
 			b.facts = append(b.facts, ref.ID)
@@ -118,7 +205,6 @@ func (m *model) wrote(branch string, rec day1.Record) {
 			b.seq[r.ConversationID] = r.Seq
 		}
 	}
-	c := content(rec)
 	b.recs[ref] = c
 	b.seen[versionKey(ref, c)] = true
 }
@@ -127,7 +213,7 @@ func (m *model) wrote(branch string, rec day1.Record) {
 func (m *model) failed(branch string, rec day1.Record) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.branches[branch].uncertain[day1.Ref{Kind: rec.RecordKind(), ID: rec.RecordID()}] = true
+	m.branches[branch].uncertain[refOf(rec)] = true
 }
 
 // pickFact returns the n-th (modulo their number) fact id of branch, for an update:
@@ -159,23 +245,24 @@ func (m *model) pickConv(branch string, n int) (string, int, bool) {
 func (m *model) content(branch string, ref day1.Ref) string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.branches[branch].recs[ref]
+	return m.rec(branch, ref)
 }
 
 // expectedChanges returns what a diff of src against dst lists on src's side: the
 // records whose version on src differs from dst's and is not in dst's history. Shared
 // refs are left out unless withShared: other merges into main change them
-// concurrently.
+// concurrently. dst is main or a branch of src's task; either holds src's past, so
+// only what changed on src since its fork can differ.
 func (m *model) expectedChanges(src, dst string, withShared bool) map[day1.Ref]string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	s, d := m.branches[src], m.branches[dst]
+	s := m.branches[src]
 	out := map[day1.Ref]string{}
 	for ref, c := range s.recs {
 		if (m.shared[ref] && !withShared) || s.uncertain[ref] {
 			continue
 		}
-		if d.recs[ref] != c && !d.seen[versionKey(ref, c)] {
+		if m.rec(dst, ref) != c && !m.inHistory(dst, versionKey(ref, c)) {
 			out[ref] = c
 		}
 	}
@@ -218,14 +305,14 @@ func (m *model) checkDiff(src, dst string, want map[day1.Ref]string, d *day1.Dif
 func (m *model) merged(src, dst string, want map[day1.Ref]string, raced map[day1.Ref]string, res day1.MergeResult) {
 	puts := map[day1.Ref]string{}
 	for _, r := range res.Plan.Puts {
-		puts[day1.Ref{Kind: r.RecordKind(), ID: r.RecordID()}] = content(r)
+		puts[refOf(r)] = content(r)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, ref := range res.Plan.Deletes {
 		m.mismatchLocked("merge %s into %s deletes %s %s; the soak deletes nothing", src, dst, ref.Kind, ref.ID)
 	}
-	s, d := m.branches[src], m.branches[dst]
+	s := m.branches[src]
 	for ref, c := range want {
 		g, ok := puts[ref]
 		switch {
@@ -248,20 +335,35 @@ func (m *model) merged(src, dst string, want map[day1.Ref]string, raced map[day1
 		m.mismatchLocked("merge %s into %s carries %s %s (%q), which the target holds or took in already (phantom)", src, dst, ref.Kind, ref.ID, g)
 	}
 	// The merge took src in as it was when its diff was read: every version of src's
-	// history but the racing writes it missed.
+	// history but the racing writes it missed. What src holds from its fork is in
+	// dst's history already.
 	missed := map[string]bool{}
 	for ref, c := range raced {
 		if puts[ref] != c {
 			missed[versionKey(ref, c)] = true
 		}
 	}
+	if dst == day1.DefaultBranch {
+		m.main.rev++
+		for k := range s.seen {
+			if !missed[k] {
+				m.main.saw(k)
+			}
+		}
+		for ref, g := range puts {
+			m.main.set(ref, g)
+			m.main.saw(versionKey(ref, g))
+		}
+		return
+	}
+	d := m.branches[dst]
 	for k := range s.seen {
 		if !missed[k] {
 			d.seen[k] = true
 		}
 	}
 	for ref, g := range puts {
-		if _, ok := d.recs[ref]; !ok {
+		if m.rec(dst, ref) == "" {
 			switch ref.Kind {
 			case day1.KindFact:
 				d.facts = append(d.facts, ref.ID)
@@ -272,7 +374,6 @@ func (m *model) merged(src, dst string, want map[day1.Ref]string, raced map[day1
 		d.recs[ref] = g
 		d.seen[versionKey(ref, g)] = true
 	}
-	// Message sequence numbers on dst follow its messages.
 	for _, r := range res.Plan.Puts {
 		if msg, ok := r.(day1.Message); ok && msg.Seq > d.seq[msg.ConversationID] {
 			d.seq[msg.ConversationID] = msg.Seq
@@ -287,13 +388,13 @@ func (m *model) checkHits(branch, query string, hits []day1.Hit) {
 	defer m.mu.Unlock()
 	b := m.branches[branch]
 	for _, h := range hits {
-		ref := day1.Ref{Kind: h.Record.RecordKind(), ID: h.Record.RecordID()}
+		ref := refOf(h.Record)
 		if b.uncertain[ref] {
 			continue
 		}
-		c, ok := b.recs[ref]
+		c := m.rec(branch, ref)
 		switch {
-		case !ok:
+		case c == "":
 			m.mismatchLocked("search %q on %s found %s %s, which the branch should not hold (phantom)", query, branch, ref.Kind, ref.ID)
 		case c != content(h.Record):
 			m.mismatchLocked("search %q on %s found %s %s as %q, want %q", query, branch, ref.Kind, ref.ID, content(h.Record), c)
@@ -306,53 +407,25 @@ func (m *model) checkHits(branch, query string, hits []day1.Hit) {
 func (m *model) checkPacket(task string, p day1.ContextPacket) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var branches []*branchModel
-	for name, b := range m.branches {
+	var branches []string
+	for name := range m.branches {
 		if name == "task/"+task || strings.HasPrefix(name, "task/"+task+"/") {
-			branches = append(branches, b)
+			branches = append(branches, name)
 		}
 	}
 	for _, f := range p.Facts {
 		ref, c := day1.Ref{Kind: day1.KindFact, ID: f.ID}, content(f)
-		if !slices.ContainsFunc(branches, func(b *branchModel) bool { return b.recs[ref] == c || b.uncertain[ref] }) {
+		if !slices.ContainsFunc(branches, func(b string) bool { return m.rec(b, ref) == c || m.branches[b].uncertain[ref] }) {
 			m.mismatchLocked("handoff packet of task %s holds fact %s %q, which none of the task's branches holds", task, f.ID, f.Text)
 		}
 	}
-}
-
-// taskBranches returns the branches of a task in the model.
-func (m *model) taskBranches(task string) []string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var out []string
-	for name := range m.branches {
-		if name == "task/"+task || strings.HasPrefix(name, "task/"+task+"/") {
-			out = append(out, name)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-// retire compares branches that will not change again with memory and forgets them,
-// so that the model of a long run stays the size of its live branches.
-func (m *model) retire(ctx context.Context, c *day1.Client, names []string) error {
-	for _, name := range names {
-		if err := m.verifyBranch(ctx, c, name, "retired"); err != nil {
-			return err
-		}
-		m.mu.Lock()
-		delete(m.branches, name)
-		m.mu.Unlock()
-	}
-	return nil
 }
 
 // verify reads every branch of the model whole and compares it with the expected
 // records.
 func (m *model) verify(ctx context.Context, c *day1.Client, label string) error {
 	m.mu.Lock()
-	names := slices.Sorted(maps.Keys(m.branches))
+	names := append([]string{day1.DefaultBranch}, slices.Sorted(maps.Keys(m.branches))...)
 	m.mu.Unlock()
 	for _, name := range names {
 		if err := m.verifyBranch(ctx, c, name, label); err != nil {
@@ -371,10 +444,10 @@ func (m *model) verifyBranch(ctx context.Context, c *day1.Client, name, label st
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	b := m.branches[name]
+	expected, uncertain := m.expected(name)
 	lost, phantom := 0, 0
-	for ref, want := range b.recs {
-		if b.uncertain[ref] {
+	for ref, want := range expected {
+		if uncertain[ref] {
 			continue
 		}
 		g, ok := got[ref]
@@ -387,17 +460,34 @@ func (m *model) verifyBranch(ctx context.Context, c *day1.Client, name, label st
 		}
 	}
 	for ref, g := range got {
-		if _, ok := b.recs[ref]; !ok && !b.uncertain[ref] {
+		if _, ok := expected[ref]; !ok && !uncertain[ref] {
 			phantom++
 			m.mismatchLocked("%s: %s: %s %s %q was never written there (phantom)", label, name, ref.Kind, ref.ID, g)
 		}
 	}
-	if n, k := countKinds(b.recs), countKinds(got); !maps.Equal(n, k) && lost+phantom == 0 {
+	if n, k := countKinds(expected), countKinds(got); !maps.Equal(n, k) && lost+phantom == 0 {
 		m.mismatchLocked("%s: %s: counts per kind %v, want %v", label, name, k, n)
 	}
 	m.verified++
 	m.verifiedRecords += len(got)
 	return nil
+}
+
+// expected returns every record a branch must hold, and those it may hold or not.
+func (m *model) expected(branch string) (map[day1.Ref]string, map[day1.Ref]bool) {
+	rev, uncertain := m.main.rev, map[day1.Ref]bool{}
+	var own map[day1.Ref]string
+	if b := m.branches[branch]; b != nil {
+		rev, own, uncertain = b.base, b.recs, b.uncertain
+	}
+	out := make(map[day1.Ref]string, len(m.main.recs)+len(own))
+	for ref := range m.main.recs {
+		if c := m.main.at(ref, rev); c != "" {
+			out[ref] = c
+		}
+	}
+	maps.Copy(out, own)
+	return out, uncertain
 }
 
 // readBranch lists every record of every kind on a branch.

@@ -93,8 +93,7 @@ func TestModelCatchesDifferences(t *testing.T) {
 	}
 
 	m := newModel()
-	m.root("main")
-	m.wrote("main", fact("f1", "one"))
+	m.seed([]day1.Record{fact("f1", "one")})
 	m.fork("b", "main")
 	m.wrote("b", fact("f2", "two"))
 	want := m.expectedChanges("b", "main", true)
