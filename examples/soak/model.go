@@ -332,7 +332,8 @@ func (m *model) merged(src, dst string, want map[day1.Ref]string, raced map[day1
 		if s.uncertain[ref] {
 			continue
 		}
-		m.mismatchLocked("merge %s into %s carries %s %s (%q), which the target holds or took in already (phantom)", src, dst, ref.Kind, ref.ID, g)
+		m.mismatchLocked("merge %s into %s (diff base %s) carries %s %s (%q), which the target holds or took in already (phantom)",
+			src, dst, baseOf(res.Diff), ref.Kind, ref.ID, g)
 	}
 	// The merge took src in as it was when its diff was read: every version of src's
 	// history but the racing writes it missed. What src holds from its fork is in
@@ -379,6 +380,14 @@ func (m *model) merged(src, dst string, want map[day1.Ref]string, raced map[day1
 			d.seq[msg.ConversationID] = msg.Seq
 		}
 	}
+}
+
+// baseOf names a diff's merge base.
+func baseOf(d *day1.Diff) string {
+	if d == nil {
+		return "none"
+	}
+	return fmt.Sprintf("%s at %s", d.Base, d.BaseAt.Format("15:04:05.000000"))
 }
 
 // checkHits compares search hits on branch with the model: every hit must be a record
