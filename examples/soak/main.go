@@ -3,15 +3,17 @@
 //
 // Each of -agents agents works on branches of its own through the public Client. It
 // first does every operation once, then at random until -duration has passed: it
-// creates a task under its home branch soak/<agent> and joins it, writes facts,
-// observations, relations, conversations and messages there, updates facts (its own
-// and the ones main held when the agents started, which every agent shares), repeats
+// creates a task (its branch forks from main) and joins it, writes facts,
+// observations, relations, conversations and messages on its member branch, updates
+// facts (its own and the ones main held when the agents started, which every agent
+// shares, so that merges into main conflict and accept-source settles it), repeats
 // a write (which must be deduplicated), searches, diffs its branch with main, and
 // merges it into main while it keeps writing to it. Now and then it merges a branch
 // into its task's branch and hands the task to the next agent, who accepts it on a
 // branch of its own forked from the task's, or merges a branch into main once more
-// and completes its task. Task changes happen at most once per -duration/40 per agent,
-// so that a long run keeps a bounded number of live branches.
+// and completes its task. Task changes happen at most once per -duration/40 (at
+// least 100ms) per agent, and a task older than eight such periods is completed
+// rather than handed on, so that a long run keeps a bounded number of live branches.
 //
 // # The model
 //
@@ -24,7 +26,10 @@
 // exactly the records whose version on src differs from dst's and is not in dst's
 // history (when it is, dst took it in already and may have changed it since), each
 // with src's content, whatever dst did meanwhile. Merges into main run one at a time
-// (the merge engine queues them anyway), so the last merge of a shared fact wins.
+// (the merge engine queues them anyway), so the last merge of a shared fact wins; a
+// task's branch is created under the same lock, so the model knows which main it
+// forked from. Main is kept with its whole past, one revision per merge, and a
+// branch's model is main at the revision its task forked from plus what changed on it.
 //
 // A merge is a point in time. The agent keeps writing to src while its merge runs: a
 // racing write may or may not be in the merge (its plan says which, and a record in

@@ -176,8 +176,8 @@ type report struct {
 	agents    int
 	elapsed   time.Duration
 	stats     *stats
-	branches  int // branches compared at the end
-	records   int // records compared at the end
+	branches  int // branch reads compared with the model
+	records   int // records they returned
 	reopened  bool
 	mismatch  []string
 	nmismatch int
@@ -250,7 +250,7 @@ func (r *report) print(w io.Writer) {
 	if r.reopened {
 		label += " (before and after a reopen)"
 	}
-	fmt.Fprintf(w, "| %s | %d branches, %d records, %d differences | 0 differences | %s |\n", label, r.branches, r.records, r.nmismatch, pass(r.nmismatch == 0))
+	fmt.Fprintf(w, "| %s | %d branch reads, %d records read, %d differences | 0 differences | %s |\n", label, r.branches, r.records, r.nmismatch, pass(r.nmismatch == 0))
 	fmt.Fprintf(w, "| faults (unexpected errors) | %d | 0 | %s |\n", r.stats.faults(), pass(r.stats.faults() == 0))
 	l := r.leak
 	fmt.Fprintf(w, "| goroutines after the run | %d (baseline %d) | baseline + %d | %s |\n", l.goroutinesAfter, l.goroutinesBefore, l.goroutineSlack, pass(l.goroutinesOK()))
