@@ -4,6 +4,7 @@
 #
 #   scripts/matrixone.sh start    build if needed, start, wait until it answers
 #   scripts/matrixone.sh stop     stop the server started here
+#   scripts/matrixone.sh kill     SIGKILL the server started here (fault tests), no wait
 #   scripts/matrixone.sh status   say whether it runs, with its pid, log and DSN
 #   scripts/matrixone.sh build    only build (or find the cached binary)
 #   scripts/matrixone.sh dsn      print the DSN to use
@@ -12,15 +13,30 @@
 #   MO_VERSION   module version to build (default: the 2024-11 main-branch build)
 #   MO_HOME      working folder: binary, config, data, log, pid (default ~/.cache/day1-matrixone)
 #   MO_WAIT      seconds to wait for readiness (default 180)
+#   MO_PORT      SQL port (default 6001). Another port starts a second, independent
+#                server beside the first, with the same cached binary: its own run folder
+#                (MO_RUN), data and log, and every other port it listens on moved by the
+#                same offset: CN 18000+, TN 19000+, log service 32000-32002, status 7001,
+#                and its own unix socket.
+#   MO_RUN       run folder: config, data, log, pid (default $MO_HOME/run for port 6001,
+#                $MO_HOME/run-$MO_PORT for another port)
 set -euo pipefail
 
 MO_VERSION=${MO_VERSION:-v0.7.1-0.20241116071202-78f88591bfc4}
 MO_HOME=${MO_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/day1-matrixone}
 MO_WAIT=${MO_WAIT:-180}
-MO_PORT=6001
+MO_PORT=${MO_PORT:-6001}
+if ! [[ $MO_PORT =~ ^[0-9]+$ ]] || ((MO_PORT < 1025 || MO_PORT > 59999)); then
+	echo "matrixone: MO_PORT must be a port number between 1025 and 59999, not '$MO_PORT'" >&2
+	exit 2
+fi
 SRC="$MO_HOME/src-$MO_VERSION"
 BIN="$MO_HOME/bin/mo-service-$MO_VERSION"
-RUN="$MO_HOME/run"
+if ((MO_PORT == 6001)); then
+	RUN=${MO_RUN:-$MO_HOME/run}
+else
+	RUN=${MO_RUN:-$MO_HOME/run-$MO_PORT}
+fi
 PIDFILE="$RUN/mo.pid"
 LOG="$RUN/mo.log"
 DSN="root:111@tcp(127.0.0.1:$MO_PORT)/"
@@ -89,19 +105,47 @@ start() {
 	mkdir -p "$RUN"
 	if [[ ! -d $RUN/etc/launch ]]; then
 		mkdir -p "$RUN/etc"
-		cp -r "$SRC/etc/launch" "$RUN/etc/"
-		chmod -R u+w "$RUN/etc"
+		rm -rf "$RUN/etc/launch.partial"
+		cp -r "$SRC/etc/launch" "$RUN/etc/launch.partial"
+		chmod -R u+w "$RUN/etc/launch.partial"
+		move_ports "$RUN/etc/launch.partial"
+		mv "$RUN/etc/launch.partial" "$RUN/etc/launch"
 	fi
 	say "starting from $RUN (log $LOG)"
 	# The child writes its own pid and then becomes the server, so the pid file names the
 	# server process itself whatever setsid does.
-	(cd "$RUN" && PIDFILE="$PIDFILE" BIN="$BIN" setsid bash -c 'echo $$ >"$PIDFILE"; exec "$BIN" -launch ./etc/launch/launch.toml' \
-		>>"$LOG" 2>&1 </dev/null &)
+	# The whole subshell's output goes to the log, so that no pipe of the caller stays open
+	# while the server runs.
+	(cd "$RUN" && PIDFILE="$PIDFILE" BIN="$BIN" exec setsid bash -c 'echo $$ >"$PIDFILE"; exec "$BIN" -launch ./etc/launch/launch.toml') \
+		>>"$LOG" 2>&1 </dev/null &
 	for _ in $(seq 1 50); do
 		[[ -s $PIDFILE ]] && break
 		sleep 0.1
 	done
 	wait_ready
+}
+
+# move_ports rewrites the launch config in $1 so that every port the server listens on
+# is moved by MO_PORT-6001 and the unix socket lives in the run folder. Port 6001 keeps
+# the source tree's config as it is.
+move_ports() {
+	local dir=$1 off=$((MO_PORT - 6001))
+	((off != 0)) || return 0
+	local raft=$((32000 + off)) svc=$((32001 + off)) gossip=$((32002 + off))
+	sed -i "s/^port-base = 18000$/port-base = $((18000 + off))/" "$dir/cn.toml"
+	sed -i "s/^port-base = 19000$/port-base = $((19000 + off))/" "$dir/tn.toml"
+	if ! grep -q "^port-base = $((18000 + off))$" "$dir/cn.toml" || ! grep -q "^port-base = $((19000 + off))$" "$dir/tn.toml"; then
+		say "the launch config in $dir has no port-base line to move"
+		exit 1
+	fi
+	local f
+	for f in cn tn log; do
+		printf '\n[hakeeper-client]\nservice-addresses = ["127.0.0.1:%d"]\n\n[observability]\nstatus-port = %d\n' \
+			"$svc" $((7001 + off)) >>"$dir/$f.toml"
+	done
+	printf '\n[cn.frontend]\nport = %d\nunix-socket = "%s"\n' "$MO_PORT" "$RUN/mysql.sock" >>"$dir/cn.toml"
+	printf '\n[logservice]\nlogservice-address = "127.0.0.1:%d"\nraft-address = "127.0.0.1:%d"\ngossip-address = "127.0.0.1:%d"\ngossip-seed-addresses = ["127.0.0.1:%d"]\n' \
+		"$svc" "$raft" "$gossip" "$gossip" >>"$dir/log.toml"
 }
 
 wait_ready() {
@@ -144,6 +188,23 @@ stop() {
 	say "stopped"
 }
 
+kill_now() {
+	if ! running; then
+		say "not running"
+		rm -f "$PIDFILE"
+		return 1
+	fi
+	local pid
+	pid=$(cat "$PIDFILE")
+	kill -KILL "$pid"
+	for _ in $(seq 1 50); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	rm -f "$PIDFILE"
+	say "killed pid $pid"
+}
+
 status() {
 	if running; then
 		say "running: pid $(cat "$PIDFILE"), log $LOG, DSN $DSN"
@@ -156,11 +217,12 @@ status() {
 case ${1:-} in
 start) start ;;
 stop) stop ;;
+kill) kill_now ;;
 status) status ;;
 build) build ;;
 dsn) echo "$DSN" ;;
 *)
-	echo "usage: $0 start|stop|status|build|dsn" >&2
+	echo "usage: $0 start|stop|kill|status|build|dsn" >&2
 	exit 2
 	;;
 esac
