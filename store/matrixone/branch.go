@@ -273,7 +273,7 @@ func (s *Store) GetBranch(ctx context.Context, name string) (store.Branch, error
 	if err := store.ValidateBranchName("name", name); err != nil {
 		return store.Branch{}, err
 	}
-	return retry(ctx, func() (store.Branch, error) {
+	return retryIdempotent(ctx, s, "GetBranch", func() (store.Branch, error) {
 		b, err := loadBranch(ctx, s.db, name)
 		return b.info, wrap(ctx, "GetBranch", err)
 	})
@@ -287,7 +287,7 @@ func (s *Store) ListBranches(ctx context.Context, f store.BranchFilter) ([]store
 	if err := s.usable(ctx); err != nil {
 		return nil, err
 	}
-	return retry(ctx, func() ([]store.Branch, error) {
+	return retryIdempotent(ctx, s, "ListBranches", func() ([]store.Branch, error) {
 		b := psql.Select(branchCols).From("day1_branches").OrderBy("name")
 		if f.Status != "" {
 			b = b.Where("status = ?", string(f.Status))
@@ -461,7 +461,7 @@ func (s *Store) GetSnapshot(ctx context.Context, name string) (store.Snapshot, e
 	if err := s.usable(ctx); err != nil {
 		return store.Snapshot{}, err
 	}
-	return retry(ctx, func() (store.Snapshot, error) {
+	return retryIdempotent(ctx, s, "GetSnapshot", func() (store.Snapshot, error) {
 		sn, err := loadSnapshot(ctx, s.db, name)
 		return sn.info, wrap(ctx, "GetSnapshot", err)
 	})
@@ -473,7 +473,7 @@ func (s *Store) ListSnapshots(ctx context.Context, branch string) ([]store.Snaps
 	if err := s.usable(ctx); err != nil {
 		return nil, err
 	}
-	return retry(ctx, func() ([]store.Snapshot, error) {
+	return retryIdempotent(ctx, s, "ListSnapshots", func() ([]store.Snapshot, error) {
 		b := psql.Select(snapCols).From("day1_snapshots").OrderBy("at", "rev", "name")
 		if branch != "" {
 			b = b.Where("branch = ?", branch)
@@ -532,7 +532,7 @@ func (s *Store) PutSession(ctx context.Context, sess store.Session) (store.Sessi
 	if err != nil {
 		return store.Session{}, store.Invalid("Session", err.Error(), nil)
 	}
-	return retry(ctx, func() (store.Session, error) {
+	return retryIdempotent(ctx, s, "PutSession", func() (store.Session, error) {
 		_, err := s.db.ExecContext(ctx, `INSERT INTO day1_sessions (id, branch, agent_id, task_id, status, started_at, body)
 			VALUES (?, ?, ?, ?, ?, ?, ?) ON DUPLICATE KEY UPDATE branch = VALUES(branch), agent_id = VALUES(agent_id),
 			task_id = VALUES(task_id), status = VALUES(status), started_at = VALUES(started_at), body = VALUES(body)`,
@@ -546,7 +546,7 @@ func (s *Store) GetSession(ctx context.Context, id string) (store.Session, error
 	if err := s.usable(ctx); err != nil {
 		return store.Session{}, err
 	}
-	return retry(ctx, func() (store.Session, error) {
+	return retryIdempotent(ctx, s, "GetSession", func() (store.Session, error) {
 		var body string
 		err := s.db.QueryRowContext(ctx, "SELECT body FROM day1_sessions WHERE id = ?", id).Scan(&body)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -576,7 +576,7 @@ func (s *Store) ListSessions(ctx context.Context, f store.SessionFilter) ([]stor
 	if err := s.usable(ctx); err != nil {
 		return nil, err
 	}
-	return retry(ctx, func() ([]store.Session, error) {
+	return retryIdempotent(ctx, s, "ListSessions", func() ([]store.Session, error) {
 		b := psql.Select("body").From("day1_sessions").OrderBy("started_at", "id")
 		for col, v := range map[string]string{"branch": f.Branch, "agent_id": f.AgentID, "task_id": f.TaskID, "status": string(f.Status)} {
 			if v != "" {

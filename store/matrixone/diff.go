@@ -96,7 +96,7 @@ func (s *Store) Diff(ctx context.Context, source, target string) (*store.Diff, e
 	if err := s.usable(ctx); err != nil {
 		return nil, err
 	}
-	return retry(ctx, func() (*store.Diff, error) {
+	return retryIdempotent(ctx, s, "Diff", func() (*store.Diff, error) {
 		d, err := s.diff(ctx, s.db, source, target)
 		return d, wrap(ctx, "Diff", err)
 	})
@@ -691,7 +691,7 @@ func (s *Store) ListMerges(ctx context.Context, f store.MergeFilter) ([]store.Me
 	if err := s.usable(ctx); err != nil {
 		return nil, err
 	}
-	return retry(ctx, func() ([]store.MergeRecord, error) {
+	return retryIdempotent(ctx, s, "ListMerges", func() ([]store.MergeRecord, error) {
 		b := psql.Select("body").From("day1_merges").OrderBy("rev DESC")
 		if f.Source != "" {
 			b = b.Where("source = ?", f.Source)

@@ -121,12 +121,49 @@
 // dup_code and kept in memory per branch table), so that a batch of new facts costs one
 // read of the rows written since the last batch instead of one vector scan per fact;
 // the decision is the embedded store's arithmetic, in Go.
-
+//
 // # Errors and retries
 //
 // Server and driver failures are *Error values that wrap a store sentinel where one
-// applies and keep *mysql.MySQLError reachable with errors.As. Transient failures (lost
-// connections, deadlocks, lock wait timeouts, transaction conflicts) report
-// Retryable() true and are retried with exponential backoff by idempotent operations:
-// reads, Put (idempotent by id) and PutSession.
+// applies and keep *mysql.MySQLError reachable with errors.As. Transient failures
+// report Retryable() true: a lost or refused connection (driver.ErrBadConn,
+// mysql.ErrInvalidConn, EOF, reset, refused), a server shutting down or gone, a
+// deadlock, a lock wait timeout, too many connections, a busy or unavailable backend,
+// and MatrixOne's transaction conflicts ("txn need retry", "w-w conflict"). Every
+// other error is returned at once.
+//
+// The store retries transient failures itself, with exponential backoff from 20 ms to
+// 1 s between attempts, for at most Options.RetryTimeout (10 s) per operation, and
+// stops when the context ends (its error is returned, naming the operation):
+//
+//   - reads (Get, List, Search, Diff, the branch, snapshot, session, merge and
+//     document reads) and PutSession (an upsert of the same values) run again as
+//     they are;
+//   - every write transaction (Put, Delete, WriteDocs, ApplyMerge, the branch and
+//     snapshot records) runs again whole, in a new transaction that re-reads all it
+//     decides on, but only when the failed attempt is known not to have committed.
+//
+// A failure before COMMIT is sent leaves nothing: the server rolls the transaction
+// back when its connection ends. A COMMIT whose answer never arrives (the connection
+// dropped, the server died, the context ended) may or may not have committed, and the
+// store does not guess. Every write transaction inserts a row with a token of its own
+// into day1_txns, in the same transaction, after taking the write lock. After such a
+// COMMIT the store opens another transaction, waits for the write lock (held by the
+// lost transaction until it ended, so that it has committed or never will) and looks
+// the token up: found, the write succeeded and its result is returned; missing, it
+// did not apply and runs again. When the lookup cannot be done within
+// Options.RetryTimeout (the server is still down), the write fails with an *Error
+// wrapping ErrCommitUnknown, which is not retryable: the write then applied wholly or
+// not at all, and reading it back tells which. A retry therefore never applies a write
+// twice, and a write's result (created, not deduplicated; version 1, not 2) is the
+// one of the attempt that committed. Tokens are pruned after an hour.
+//
+// Allocating a branch's table suffix is the one transaction without a token: a lost
+// acknowledgement there skips a suffix number, which is harmless. The DDL of branch
+// tables runs in autocommit and is not retried.
+//
+// Connections idle for Options.ConnMaxIdleTime (5 minutes) are closed, and the driver
+// checks a pooled connection's liveness before using it, so that after a server
+// restart stale connections are dropped from the pool; a read that still meets one
+// runs again on a fresh connection.
 package matrixone

@@ -22,54 +22,55 @@ func (s *Store) WriteDocs(ctx context.Context, ws []store.DocWrite) ([]store.Doc
 	if err := s.usable(ctx); err != nil {
 		return nil, err
 	}
-	return retry(ctx, func() ([]store.Doc, error) {
-		out := make([]store.Doc, len(ws))
-		err := s.write(ctx, "WriteDocs", func(w *writeTx) error {
-			for i, dw := range ws {
-				have, err := getDoc(ctx, w, dw.Doc.Collection, dw.Doc.ID)
-				if err != nil && !errors.Is(err, store.ErrNotFound) {
-					return err
-				}
-				if err := store.CheckDocCond(dw, have); err != nil {
-					return err
-				}
-				if dw.Cond == store.DocDelete {
-					out[i] = *have
-					if _, err := w.ExecContext(ctx, "DELETE FROM day1_docs WHERE collection = ? AND id = ?", dw.Doc.Collection, dw.Doc.ID); err != nil {
-						return err
-					}
-					if err := deleteDocKeys(ctx, w, *have); err != nil {
-						return err
-					}
-					continue
-				}
-				d := store.NextDoc(dw, have, w.now)
-				keys, err := json.Marshal(d.Keys)
-				if err != nil {
-					return store.Invalid(fmt.Sprintf("DocWrite[%d].Doc.Keys", i), err.Error(), nil)
-				}
-				if have == nil {
-					_, err = w.ExecContext(ctx, "INSERT INTO day1_docs ("+docCols+") VALUES (?, ?, ?, ?, ?, ?, ?)",
-						d.Collection, d.ID, d.Version, string(d.Data), string(keys), d.CreatedAt, d.UpdatedAt)
-				} else {
-					_, err = w.ExecContext(ctx, "UPDATE day1_docs SET version = ?, data = ?, doc_keys = ?, updated_at = ? WHERE collection = ? AND id = ?",
-						d.Version, string(d.Data), string(keys), d.UpdatedAt, d.Collection, d.ID)
-					if err == nil {
-						err = deleteDocKeys(ctx, w, *have)
-					}
-				}
-				if err != nil {
-					return err
-				}
-				if err := insertDocKeys(ctx, w, d); err != nil {
-					return err
-				}
-				out[i] = d
+	out := make([]store.Doc, len(ws))
+	err := s.write(ctx, "WriteDocs", func(w *writeTx) error {
+		for i, dw := range ws {
+			have, err := getDoc(ctx, w, dw.Doc.Collection, dw.Doc.ID)
+			if err != nil && !errors.Is(err, store.ErrNotFound) {
+				return err
 			}
-			return nil
-		})
-		return out, err
+			if err := store.CheckDocCond(dw, have); err != nil {
+				return err
+			}
+			if dw.Cond == store.DocDelete {
+				out[i] = *have
+				if _, err := w.ExecContext(ctx, "DELETE FROM day1_docs WHERE collection = ? AND id = ?", dw.Doc.Collection, dw.Doc.ID); err != nil {
+					return err
+				}
+				if err := deleteDocKeys(ctx, w, *have); err != nil {
+					return err
+				}
+				continue
+			}
+			d := store.NextDoc(dw, have, w.now)
+			keys, err := json.Marshal(d.Keys)
+			if err != nil {
+				return store.Invalid(fmt.Sprintf("DocWrite[%d].Doc.Keys", i), err.Error(), nil)
+			}
+			if have == nil {
+				_, err = w.ExecContext(ctx, "INSERT INTO day1_docs ("+docCols+") VALUES (?, ?, ?, ?, ?, ?, ?)",
+					d.Collection, d.ID, d.Version, string(d.Data), string(keys), d.CreatedAt, d.UpdatedAt)
+			} else {
+				_, err = w.ExecContext(ctx, "UPDATE day1_docs SET version = ?, data = ?, doc_keys = ?, updated_at = ? WHERE collection = ? AND id = ?",
+					d.Version, string(d.Data), string(keys), d.UpdatedAt, d.Collection, d.ID)
+				if err == nil {
+					err = deleteDocKeys(ctx, w, *have)
+				}
+			}
+			if err != nil {
+				return err
+			}
+			if err := insertDocKeys(ctx, w, d); err != nil {
+				return err
+			}
+			out[i] = d
+		}
+		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // insertDocKeys writes a document's keys in one statement.
@@ -130,7 +131,7 @@ func (s *Store) GetDoc(ctx context.Context, collection, id string) (store.Doc, e
 	if err := s.usable(ctx); err != nil {
 		return store.Doc{}, err
 	}
-	return retry(ctx, func() (store.Doc, error) {
+	return retryIdempotent(ctx, s, "GetDoc", func() (store.Doc, error) {
 		d, err := getDoc(ctx, s.db, collection, id)
 		if err != nil {
 			if errors.Is(err, store.ErrNotFound) {
@@ -171,7 +172,7 @@ func (s *Store) ListDocs(ctx context.Context, q store.DocQuery) ([]store.Doc, er
 	if q.Limit > 0 {
 		fmt.Fprintf(&b, " LIMIT %d", q.Limit)
 	}
-	return retry(ctx, func() ([]store.Doc, error) {
+	return retryIdempotent(ctx, s, "ListDocs", func() ([]store.Doc, error) {
 		rows, err := s.db.QueryContext(ctx, b.String(), args...)
 		if err != nil {
 			return nil, wrap(ctx, "ListDocs", err)

@@ -63,8 +63,10 @@ func (e *Error) Unwrap() []error {
 
 // Retryable reports whether the failure is transient (a lost connection, a deadlock, a
 // lock wait timeout, a busy server, a transaction conflict) so that an idempotent
-// operation may be retried.
-func (e *Error) Retryable() bool { return transient(e.Err) }
+// operation may be retried. ErrCommitUnknown is not: the write may have applied.
+func (e *Error) Retryable() bool {
+	return !errors.Is(e.Sentinel, ErrCommitUnknown) && transient(e.Err)
+}
 
 // transient classifies driver and server errors.
 func transient(err error) bool {
@@ -133,23 +135,60 @@ func withSentinel(op string, sentinel, err error) error {
 	return &Error{Op: op, Sentinel: sentinel, Err: err}
 }
 
-// retryPolicy is how idempotent operations retry transient failures: exponential
-// backoff from 20 ms, at most 6 attempts and 5 seconds in all.
-func retryPolicy(ctx context.Context) backoff.BackOff {
-	b := backoff.NewExponentialBackOff()
-	b.InitialInterval = 20 * time.Millisecond
-	b.MaxInterval = time.Second
-	b.MaxElapsedTime = 5 * time.Second
-	return backoff.WithContext(backoff.WithMaxRetries(b, 5), ctx)
+// ErrCommitUnknown is the error of a write whose COMMIT was sent but whose answer was
+// lost (the connection dropped, the server died or the context ended), when the store
+// could not learn within Options.RetryTimeout whether the transaction committed. The
+// write is then either wholly applied or not at all; read it back to know. It is
+// wrapped in an *Error, with the driver's (or the context's) error.
+var ErrCommitUnknown = errors.New("day1: matrixone: the outcome of a commit is unknown: the connection was lost after COMMIT was sent and the store could not check it; read the data back to learn whether it applied")
+
+// ambiguous reports whether a COMMIT that failed with err may still have committed: the
+// connection failed (or the context ended) rather than the server answering with an
+// error.
+func ambiguous(err error) bool {
+	var me *mysql.MySQLError
+	return err != nil && !errors.As(err, &me)
 }
 
-// retry runs an idempotent operation, again after a transient failure.
-func retry[T any](ctx context.Context, op func() (T, error)) (T, error) {
-	return backoff.RetryWithData(func() (T, error) {
-		v, err := op()
+// minRetryInterval and maxRetryInterval bound the pause between two attempts.
+const (
+	minRetryInterval = 20 * time.Millisecond
+	maxRetryInterval = time.Second
+)
+
+// retryPolicy is how operations retry transient failures: exponential backoff from 20
+// ms to at most a second between attempts, for at most total in all, stopped by ctx.
+func retryPolicy(ctx context.Context, total time.Duration) backoff.BackOff {
+	b := backoff.NewExponentialBackOff()
+	b.InitialInterval = minRetryInterval
+	b.MaxInterval = maxRetryInterval
+	b.MaxElapsedTime = total
+	return backoff.WithContext(b, ctx)
+}
+
+// retry runs an idempotent operation, again after a transient failure (see the package
+// documentation, "Errors and retries").
+func (s *Store) retry(ctx context.Context, op string, fn func() error) error {
+	err := backoff.Retry(func() error {
+		err := fn()
 		if err != nil && !store.IsRetryable(err) {
-			return v, backoff.Permanent(err)
+			return backoff.Permanent(err)
 		}
-		return v, err
-	}, retryPolicy(ctx))
+		return err
+	}, retryPolicy(ctx, s.opts.RetryTimeout))
+	if err != nil && ctx.Err() != nil && !own(err) {
+		return fmt.Errorf("day1: matrixone: %s: %w", op, ctx.Err())
+	}
+	return err
+}
+
+// retryIdempotent runs an idempotent operation (a read, an upsert), again after a transient failure.
+func retryIdempotent[T any](ctx context.Context, s *Store, op string, fn func() (T, error)) (T, error) {
+	var v T
+	err := s.retry(ctx, op, func() error {
+		var err error
+		v, err = fn()
+		return err
+	})
+	return v, err
 }

@@ -17,6 +17,8 @@ const (
 	DefaultMaxOpenConns    = 16
 	DefaultMaxIdleConns    = 8
 	DefaultConnMaxLifetime = 30 * time.Minute
+	DefaultConnMaxIdleTime = 5 * time.Minute
+	DefaultRetryTimeout    = 10 * time.Second
 	DefaultRetention       = 7 * 24 * time.Hour
 	DefaultVectorIndexRows = 10000
 	DefaultVectorProbes    = 8
@@ -40,7 +42,8 @@ type Options struct {
 	// DSN is a go-sql-driver/mysql data source name, e.g.
 	// "root:111@tcp(127.0.0.1:6001)/day1". The database is created when missing; an
 	// empty database name means DefaultDatabase. parseTime, loc=UTC and
-	// interpolateParams are forced on (vecf32 parameters need interpolation) and
+	// interpolateParams are forced on (vecf32 parameters need interpolation),
+	// checkConnLiveness on (stale pooled connections are dropped before use) and
 	// multiStatements off. Required.
 	DSN string
 	// Dimensions is the length of every embedding the store holds: the vecf32 column
@@ -55,6 +58,18 @@ type Options struct {
 	// ConnMaxLifetime recycles connections older than this. Default
 	// DefaultConnMaxLifetime (30 minutes).
 	ConnMaxLifetime time.Duration
+	// ConnMaxIdleTime closes connections idle for longer than this, so that few stale
+	// ones wait in the pool after a server restart. Default DefaultConnMaxIdleTime (5
+	// minutes).
+	ConnMaxIdleTime time.Duration
+	// RetryTimeout bounds how long one operation retries transient failures (a lost
+	// connection, a restarting or busy server, a deadlock, a transaction conflict),
+	// with exponential backoff from 20 ms to 1 s between attempts, and how long a write
+	// whose COMMIT got no answer tries to learn whether it committed before failing with
+	// ErrCommitUnknown. The operation's context stops both sooner. Default
+	// DefaultRetryTimeout (10 seconds); longer rides out a server restart. See the
+	// package documentation, "Errors and retries".
+	RetryTimeout time.Duration
 	// Retention is how far back reads at an instant may go; older instants fail with
 	// store.ErrTooOld (snapshots stay readable). The store keeps every version, so this
 	// is a promise callers can rely on, leaving room to prune older history. Default
@@ -128,6 +143,12 @@ func (o Options) withDefaults() Options {
 	if o.ConnMaxLifetime == 0 {
 		o.ConnMaxLifetime = DefaultConnMaxLifetime
 	}
+	if o.ConnMaxIdleTime == 0 {
+		o.ConnMaxIdleTime = DefaultConnMaxIdleTime
+	}
+	if o.RetryTimeout == 0 {
+		o.RetryTimeout = DefaultRetryTimeout
+	}
 	if o.Retention == 0 {
 		o.Retention = DefaultRetention
 	}
@@ -154,6 +175,12 @@ func (o Options) validate() error {
 	if o.MaxOpenConns < 0 || o.MaxIdleConns < 0 || o.ConnMaxLifetime < 0 {
 		return store.Invalid("Options.MaxOpenConns", "pool sizes and lifetimes must not be negative", nil)
 	}
+	if o.ConnMaxIdleTime < 0 {
+		return store.Invalid("Options.ConnMaxIdleTime", "must not be negative (0 means the default, 5 minutes)", o.ConnMaxIdleTime)
+	}
+	if o.RetryTimeout < 0 {
+		return store.Invalid("Options.RetryTimeout", "must not be negative (0 means the default, 10 seconds)", o.RetryTimeout)
+	}
 	for _, m := range []struct {
 		field string
 		mode  IndexMode
@@ -172,8 +199,9 @@ func (o Options) validate() error {
 }
 
 // ParseDSN parses a DSN the way Open does: the driver's parser, then the settings the
-// store needs (parseTime, UTC, interpolateParams, no multiStatements) and the default
-// database name. The database name must be 1 to 64 letters, digits or underscores.
+// store needs (parseTime, UTC, interpolateParams, checkConnLiveness, no
+// multiStatements) and the default database name. The database name must be 1 to 64
+// letters, digits or underscores.
 func ParseDSN(dsn string) (*mysql.Config, error) {
 	cfg, err := mysql.ParseDSN(dsn)
 	if err != nil {
@@ -183,6 +211,7 @@ func ParseDSN(dsn string) (*mysql.Config, error) {
 	cfg.Loc = time.UTC
 	cfg.InterpolateParams = true
 	cfg.MultiStatements = false
+	cfg.CheckConnLiveness = true
 	if cfg.DBName == "" {
 		cfg.DBName = DefaultDatabase
 	}

@@ -28,7 +28,7 @@ func (s *Store) Get(ctx context.Context, v store.View, ref store.Ref) (store.Rec
 	if err := s.usable(ctx); err != nil {
 		return nil, err
 	}
-	return retry(ctx, func() (store.Record, error) {
+	return retryIdempotent(ctx, s, "Get", func() (store.Record, error) {
 		p, err := s.resolve(ctx, s.db, v)
 		if err != nil {
 			return nil, wrap(ctx, "Get", err)
@@ -138,7 +138,7 @@ func (s *Store) List(ctx context.Context, v store.View, q store.ListQuery) ([]st
 	if err := s.usable(ctx); err != nil {
 		return nil, err
 	}
-	return retry(ctx, func() ([]store.Record, error) {
+	return retryIdempotent(ctx, s, "List", func() ([]store.Record, error) {
 		p, err := s.resolve(ctx, s.db, v)
 		if err != nil {
 			return nil, wrap(ctx, "List", err)
@@ -242,7 +242,7 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 	if err != nil {
 		return nil, err
 	}
-	return retry(ctx, func() ([]store.Hit, error) {
+	return retryIdempotent(ctx, s, "Search", func() ([]store.Hit, error) {
 		p, err := s.resolve(ctx, s.db, v)
 		if err != nil {
 			return nil, wrap(ctx, "Search", err)

@@ -286,8 +286,9 @@ func TestErrorMapping(t *testing.T) {
 
 func TestRetry(t *testing.T) {
 	t.Parallel()
+	s := &Store{opts: Options{DSN: "x", RetryTimeout: 300 * time.Millisecond}.withDefaults()}
 	calls := 0
-	v, err := retry(context.Background(), func() (int, error) {
+	v, err := retryIdempotent(context.Background(), s, "Get", func() (int, error) {
 		calls++
 		if calls < 3 {
 			return 0, wrap(context.Background(), "Get", &mysql.MySQLError{Number: 1213})
@@ -298,11 +299,38 @@ func TestRetry(t *testing.T) {
 		t.Errorf("retry of a transient error: %v, %v after %d calls", v, err, calls)
 	}
 	calls = 0
-	_, err = retry(context.Background(), func() (int, error) {
+	_, err = retryIdempotent(context.Background(), s, "Get", func() (int, error) {
 		calls++
 		return 0, store.ErrNotFound
 	})
 	if calls != 1 || !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("a permanent error was retried %d times: %v", calls, err)
+	}
+
+	// A failure that stays transient is retried until Options.RetryTimeout, then
+	// returned as it is.
+	calls = 0
+	start := time.Now()
+	_, err = retryIdempotent(context.Background(), s, "Get", func() (int, error) {
+		calls++
+		return 0, wrap(context.Background(), "Get", mysql.ErrInvalidConn)
+	})
+	if !errors.Is(err, mysql.ErrInvalidConn) || !store.IsRetryable(err) || calls < 3 {
+		t.Errorf("a lasting transient failure: %v after %d calls", err, calls)
+	}
+	if d := time.Since(start); d > 10*s.opts.RetryTimeout {
+		t.Errorf("retries went on for %s with RetryTimeout %s", d, s.opts.RetryTimeout)
+	}
+
+	// The context stops the retries: its error is returned, naming the operation.
+	ctx, cancel := context.WithCancel(context.Background())
+	calls = 0
+	_, err = retryIdempotent(ctx, s, "Get", func() (int, error) {
+		calls++
+		cancel()
+		return 0, wrap(context.Background(), "Get", mysql.ErrInvalidConn)
+	})
+	if !errors.Is(err, context.Canceled) || calls != 1 || !strings.Contains(err.Error(), "Get") {
+		t.Errorf("retry after cancel: %v after %d calls", err, calls)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/day1ai/day1/internal/ids"
 	"github.com/day1ai/day1/store"
 )
 
@@ -21,6 +22,7 @@ type Store struct {
 	dbName string
 	caps   Capabilities
 	closed atomic.Bool
+	writes atomic.Uint64 // write transactions begun, to pace the pruning of tokens
 
 	dup       *dupCoder  // near-duplicate codes
 	codeCache codeCache  // near-duplicate codes of the live facts, per table
@@ -129,6 +131,7 @@ func openPool(cfg *mysql.Config, opts Options) (*sql.DB, error) {
 	db.SetMaxOpenConns(opts.MaxOpenConns)
 	db.SetMaxIdleConns(opts.MaxIdleConns)
 	db.SetConnMaxLifetime(opts.ConnMaxLifetime)
+	db.SetConnMaxIdleTime(opts.ConnMaxIdleTime)
 	return db, nil
 }
 
@@ -184,7 +187,8 @@ type queryer interface {
 }
 
 // inTx runs fn in a transaction: committed when fn returns nil, rolled back on an error
-// or a panic.
+// or a panic. A COMMIT that got no answer from the server fails with an *Error
+// wrapping a *commitError: it may have committed.
 func (s *Store) inTx(ctx context.Context, op string, fn func(tx *sql.Tx) error) (err error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -203,6 +207,9 @@ func (s *Store) inTx(ctx context.Context, op string, fn func(tx *sql.Tx) error) 
 		return wrap(ctx, op, err)
 	}
 	if err = tx.Commit(); err != nil {
+		if ambiguous(err) && !errors.Is(err, sql.ErrTxDone) {
+			return &Error{Op: op, Err: &commitError{err}}
+		}
 		return wrap(ctx, op, err)
 	}
 	return nil
@@ -251,17 +258,21 @@ func (w *writeTx) bump(ctx context.Context) (int64, error) {
 	return w.rev + 1, nil
 }
 
-// write runs fn in a write transaction. After the commit, the tables it added rows to
-// get their vector index when they crossed a mark (afterWrite).
+// write runs fn in a write transaction, retried after a transient failure, and after
+// the commit gives the tables it added rows to their vector index when they crossed a
+// mark (afterWrite).
+//
+// Each attempt runs fn again in a new transaction, which re-reads everything it
+// decides on, so fn must keep no state across attempts but what it returns. An
+// attempt that failed before COMMIT was sent left nothing behind. One whose COMMIT
+// got no answer (the connection dropped) is resolved by its token (resolveCommit):
+// committed is success, not committed is retried, undecided is ErrCommitUnknown.
 func (s *Store) write(ctx context.Context, op string, fn func(w *writeTx) error) error {
 	var done *writeTx
-	err := s.inTx(ctx, op, func(tx *sql.Tx) error {
-		w, err := s.lockState(ctx, tx)
-		if err != nil {
-			return err
-		}
+	err := s.retry(ctx, op, func() error {
+		w, err := s.writeOnce(ctx, op, fn)
 		done = w
-		return fn(w)
+		return err
 	})
 	if err == nil && done != nil {
 		for suffix, added := range done.added {
@@ -269,6 +280,99 @@ func (s *Store) write(ctx context.Context, op string, fn func(w *writeTx) error)
 		}
 	}
 	return err
+}
+
+// txnTokenTTL is how long a transaction's token is kept: far longer than resolving a
+// lost acknowledgement takes.
+const txnTokenTTL = time.Hour
+
+// pruneEvery is how many writes of a Store pass between two prunings of old tokens.
+const pruneEvery = 512
+
+// writeOnce is one attempt of write: a transaction that takes the write lock, inserts
+// its token, runs fn and commits. It returns the transaction when it committed.
+func (s *Store) writeOnce(ctx context.Context, op string, fn func(w *writeTx) error) (*writeTx, error) {
+	token := ids.New()
+	var w *writeTx
+	err := s.inTx(ctx, op, func(tx *sql.Tx) error {
+		var err error
+		if w, err = s.lockState(ctx, tx); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, "INSERT INTO day1_txns (token, at) VALUES (?, ?)", token, w.now); err != nil {
+			return err
+		}
+		if s.writes.Add(1)%pruneEvery == 0 {
+			if _, err := tx.ExecContext(ctx, "DELETE FROM day1_txns WHERE at < ?", w.now.Add(-txnTokenTTL)); err != nil {
+				return err
+			}
+		}
+		return fn(w)
+	})
+	var ce *commitError
+	if !errors.As(err, &ce) {
+		if err != nil {
+			return nil, err
+		}
+		return w, nil
+	}
+	committed, rerr := s.resolveCommit(ctx, token)
+	switch {
+	case rerr != nil:
+		if ctx.Err() != nil {
+			rerr = errors.Join(rerr, ctx.Err())
+		}
+		return nil, &Error{Op: op, Sentinel: ErrCommitUnknown, Err: errors.Join(ce.err, rerr)}
+	case committed:
+		return w, nil
+	}
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("day1: matrixone: %s: %w", op, ctx.Err())
+	}
+	// Not committed: nothing of the attempt remains, so it may run again.
+	return nil, &Error{Op: op, Err: ce.err}
+}
+
+// resolveAfterCancel bounds resolving a commit whose context ended.
+const resolveAfterCancel = 5 * time.Second
+
+// commitError is a COMMIT that got no answer from the server: it may have committed.
+type commitError struct{ err error }
+
+func (e *commitError) Error() string { return "commit: " + e.err.Error() }
+func (e *commitError) Unwrap() error { return e.err }
+
+// resolveCommit learns whether the transaction that inserted token committed. It
+// waits for the write lock on another connection first: the transaction held it until
+// it ended, so once the lock is free it has either committed (its token is there) or
+// never will. It retries transient failures (the server may be restarting) for
+// Options.RetryTimeout at most, and stops with ctx.
+func (s *Store) resolveCommit(ctx context.Context, token string) (bool, error) {
+	if ctx.Err() != nil {
+		// The caller gave up, perhaps while COMMIT ran: still say what happened, briefly.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), min(s.opts.RetryTimeout, resolveAfterCancel))
+		defer cancel()
+	}
+	var found bool
+	err := s.retry(ctx, "resolve commit", func() error {
+		return s.inTx(ctx, "resolve commit", func(tx *sql.Tx) error {
+			var rev int64
+			if err := tx.QueryRowContext(ctx, "SELECT rev FROM day1_state WHERE id = 1 FOR UPDATE").Scan(&rev); err != nil {
+				return err
+			}
+			var n int
+			if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM day1_txns WHERE token = ?", token).Scan(&n); err != nil {
+				return err
+			}
+			found = n > 0
+			return nil
+		})
+	})
+	if err != nil && ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	return found, err
 }
 
 // branchRow is a branch as stored, with what reads need to find its tables.

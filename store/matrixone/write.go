@@ -19,8 +19,7 @@ type key struct {
 }
 
 // Put writes a batch of records atomically, in one transaction holding the store's
-// write lock. It is retried after a transient failure: a repeated batch is
-// deduplicated by id.
+// write lock, retried after a transient failure (see "Errors and retries").
 func (s *Store) Put(ctx context.Context, branch string, recs []store.Record, opts store.PutOptions) ([]store.PutResult, error) {
 	if len(recs) > store.MaxBatch {
 		return nil, store.Invalid("records", fmt.Sprintf("a batch holds at most %d records", store.MaxBatch), len(recs))
@@ -47,7 +46,7 @@ func (s *Store) Put(ctx context.Context, branch string, recs []store.Record, opt
 		seen[k] = true
 		in[i] = normalize(store.WithBranch(store.Clone(r), branch))
 	}
-	return retry(ctx, func() ([]store.PutResult, error) { return s.put(ctx, branch, in, opts) })
+	return s.put(ctx, branch, in, opts)
 }
 
 func (s *Store) put(ctx context.Context, branch string, recs []store.Record, opts store.PutOptions) ([]store.PutResult, error) {
