@@ -30,8 +30,9 @@ func SortRanked(rs []Ranked) {
 }
 
 // Fuse turns the rankings of the keyword and vector retrievers into the hits of a
-// search: the final score per q.Mode and q.Fusion (see RRF and Weighted), MinScore
-// applied, best first, at most q.Limit. q must be normalised (NormalizeSearch). Every
+// search: the final score per q.Mode and q.Fusion (see RRF and Weighted), with a
+// Window the neighbours' part (see SearchQuery.Window), MinScore applied, best first,
+// at most q.Limit. q must be normalised (NormalizeSearch). Every
 // store calls it, so hybrid ranking is the same on all of them.
 func Fuse(q SearchQuery, keyword, vector []Ranked) []Hit {
 	SortRanked(keyword)
@@ -60,7 +61,6 @@ func Fuse(q SearchQuery, keyword, vector []Ranked) []Hit {
 	}
 	kwMin, kwMax := bounds(keyword)
 	vecMin, vecMax := bounds(vector)
-	out := make([]Ranked, 0, len(order))
 	for _, ref := range order {
 		h := hits[ref]
 		switch {
@@ -83,6 +83,13 @@ func Fuse(q SearchQuery, keyword, vector []Ranked) []Hit {
 				h.Score += q.VectorWeight / (q.RRFK + float64(h.VectorRank))
 			}
 		}
+	}
+	if q.Window > 0 {
+		scoreWindows(q, hits, order)
+	}
+	out := make([]Ranked, 0, len(order))
+	for _, ref := range order {
+		h := hits[ref]
 		if q.MinScore == 0 || h.Score >= q.MinScore {
 			out = append(out, Ranked{h.Record, h.Score})
 		}

@@ -33,14 +33,18 @@ type Filter struct {
 	SessionID       string // every kind but relation-less ones
 	TaskID          string
 	AgentID         string
-	ConversationID  string            // messages
-	ObsType         ObservationType   // observations
-	Entity          string            // relations: Source or Target equals it
-	RelationType    string            // relations
-	Since           time.Time         // CreatedAt >= Since
-	Until           time.Time         // CreatedAt < Until
-	Metadata        map[string]string // every pair equal (Properties for relations)
-	IDs             []string          // id is one of these
+	ConversationID  string          // messages
+	Role            Role            // messages: the speaker's role
+	ObsType         ObservationType // observations
+	Entity          string          // relations: Source or Target equals it
+	RelationType    string          // relations
+	// Since and Until bound CreatedAt: Since <= CreatedAt < Until. A message's
+	// CreatedAt is when it was said; a client that writes a past session stamps its
+	// messages with the session's time.
+	Since    time.Time
+	Until    time.Time
+	Metadata map[string]string // every pair equal (Properties for relations)
+	IDs      []string          // id is one of these
 }
 
 // Order is the order of List results.
@@ -103,11 +107,25 @@ const (
 	DefaultRRFK        = 60
 	DefaultAlpha       = 0.5
 	DefaultSearchLimit = 10
+	// DefaultWindowWeight is the share of its best neighbour's score a message hit
+	// gains in a search with a Window (see SearchQuery.WindowWeight).
+	DefaultWindowWeight = 0.5
+	// MaxWindow is the largest SearchQuery.Window.
+	MaxWindow = 20
 )
+
+// SearchKinds are the kinds a search can rank, in the order of Kinds: facts,
+// observations and messages by their text (Text, Summary, Content) and embedding,
+// conversations by their Title, keyword only (a conversation has no embedding).
+// An empty SearchQuery.Kinds searches all of them.
+var SearchKinds = []Kind{KindFact, KindObservation, KindConversation, KindMessage}
 
 // SearchQuery asks for the records most relevant to a text or a vector.
 type SearchQuery struct {
-	Kinds  []Kind    // which kinds to search: facts and observations; empty means both
+	// Kinds to search, of SearchKinds; empty means all of them, so a memory kept as
+	// facts and one kept as the messages of conversations are both found by a
+	// default search.
+	Kinds  []Kind
 	Text   string    // keyword query; required for Keyword and Hybrid
 	Vector []float32 // query embedding; required for Vector and used by Hybrid when set
 	Mode   SearchMode
@@ -126,6 +144,18 @@ type SearchQuery struct {
 	// search leaves them out (NormalizeSearch adds them to Filter.ExcludeStatuses),
 	// unless Filter.Status or Filter.Statuses names the statuses wanted.
 	IncludeHistory bool
+	// Window, 0 to MaxWindow, returns each message hit with the messages of its
+	// conversation whose Seq is within Window of its own (Hit.Before, Hit.After), and
+	// scores it with them: a message hit gains WindowWeight times the score of the
+	// best other candidate of the search within its window (Hit.WindowScore), so that
+	// a turn next to other matching turns ranks above a lone one, and an answer
+	// spread over two turns is found through either. Candidates are the fused
+	// rankings of the retrievers, before Limit cuts them. 0, the default, attaches
+	// and scores nothing.
+	Window int
+	// WindowWeight is the share of the best neighbour's score a message hit gains,
+	// 0 to 1; 0 means DefaultWindowWeight. Used only with a Window.
+	WindowWeight float64
 }
 
 // HistoryStatuses are the statuses of facts that are history, not current
@@ -152,6 +182,16 @@ type Hit struct {
 	VectorScore  float64 // cosine, when the vector retriever found it
 	VectorRank   int     // 1-based, 0 when not found by vector
 	FoundBy      []Retriever
+	// WindowScore is the part of Score a message hit gained from its neighbours in a
+	// search with a Window (see SearchQuery.Window); 0 otherwise.
+	WindowScore float64
+	// ConversationTitle is the Title of a message hit's conversation, as the search
+	// saw it; empty for other kinds, or when the conversation is not there.
+	ConversationTitle string
+	// Before and After are, in a search with a Window, the messages of a message
+	// hit's conversation just before and just after it: up to Window each, by Seq,
+	// the hit itself left out. Nil for other kinds and without a Window.
+	Before, After []Message
 }
 
 // Fact returns the hit's record as a Fact, and whether it is one.
@@ -164,6 +204,18 @@ func (h Hit) Fact() (Fact, bool) {
 func (h Hit) Observation() (Observation, bool) {
 	o, ok := h.Record.(Observation)
 	return o, ok
+}
+
+// Message returns the hit's record as a Message, and whether it is one.
+func (h Hit) Message() (Message, bool) {
+	m, ok := h.Record.(Message)
+	return m, ok
+}
+
+// Conversation returns the hit's record as a Conversation, and whether it is one.
+func (h Hit) Conversation() (Conversation, bool) {
+	c, ok := h.Record.(Conversation)
+	return c, ok
 }
 
 // Outcome says what a write did.

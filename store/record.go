@@ -236,7 +236,10 @@ type Message struct {
 	Seq            int    `json:"seq"`
 	Role           Role   `json:"role"`
 	Content        string `json:"content"`
-	Tool           string `json:"tool,omitempty"`
+	// Embedding is the vector of Content that vector search compares; the Client
+	// fills it at write time, like a fact's.
+	Embedding []float32 `json:"embedding,omitempty"`
+	Tool      string    `json:"tool,omitempty"`
 	// PickedTo lists the branches the message was cherry-picked to, each once. It is
 	// kept in step with Picks: stores add a Pick for a branch written here alone, and
 	// the branch of every Pick here.

@@ -9,6 +9,7 @@ import (
 // Match reports whether r passes the filter.
 func (f Filter) Match(r Record) bool {
 	var category, session, task, agent, conv string
+	var role Role
 	var status FactStatus
 	var obsType ObservationType
 	var meta map[string]string
@@ -28,7 +29,7 @@ func (f Filter) Match(r Record) bool {
 	case Conversation:
 		session, task, agent, meta = r.SessionID, r.TaskID, r.AgentID, r.Metadata
 	case Message:
-		session, task, agent, conv, meta = r.SessionID, r.TaskID, r.AgentID, r.ConversationID, r.Metadata
+		session, task, agent, conv, role, meta = r.SessionID, r.TaskID, r.AgentID, r.ConversationID, r.Role, r.Metadata
 	case Alias:
 	default:
 		return false
@@ -44,6 +45,7 @@ func (f Filter) Match(r Record) bool {
 		f.TaskID != "" && task != f.TaskID ||
 		f.AgentID != "" && agent != f.AgentID ||
 		f.ConversationID != "" && conv != f.ConversationID ||
+		f.Role != "" && role != f.Role ||
 		f.ObsType != "" && obsType != f.ObsType {
 		return false
 	}
@@ -158,8 +160,8 @@ func SameContent(a, b Record) bool {
 	return sameContent(a, b, false, false)
 }
 
-// SameContentExceptEmbedding is SameContent without comparing the embeddings of facts
-// and observations. A store that lists lean diffs (LeanDiffer) tells with it a record
+// SameContentExceptEmbedding is SameContent without comparing the embeddings of facts,
+// observations and messages. A store that lists lean diffs (LeanDiffer) tells with it a record
 // of a lean plan from the version it was listed from.
 func SameContentExceptEmbedding(a, b Record) bool {
 	return sameContent(a, b, false, true)
@@ -211,7 +213,7 @@ func sameContent(a, b Record, ignoreUpdated, ignoreEmbedding bool) bool {
 	case Message:
 		y, ok := b.(Message)
 		return ok && x.ID == y.ID && x.ConversationID == y.ConversationID && x.Seq == y.Seq &&
-			x.Role == y.Role && x.Content == y.Content && x.Tool == y.Tool && slices.Equal(x.PickedTo, y.PickedTo) && slices.EqualFunc(x.Picks, y.Picks, Pick.equal) &&
+			x.Role == y.Role && x.Content == y.Content && (ignoreEmbedding || slices.Equal(x.Embedding, y.Embedding)) && x.Tool == y.Tool && slices.Equal(x.PickedTo, y.PickedTo) && slices.EqualFunc(x.Picks, y.Picks, Pick.equal) &&
 			x.SessionID == y.SessionID && x.TaskID == y.TaskID && x.AgentID == y.AgentID &&
 			maps.Equal(x.Metadata, y.Metadata) && sameStamp(x.CreatedAt, y.CreatedAt)
 	case Alias:
@@ -260,25 +262,31 @@ func SearchText(r Record) string {
 	return ""
 }
 
-// EmbeddingOf returns the embedding of a fact or an observation, nil otherwise.
+// EmbeddingOf returns the embedding of a fact, an observation or a message, nil
+// otherwise.
 func EmbeddingOf(r Record) []float32 {
 	switch r := r.(type) {
 	case Fact:
 		return r.Embedding
 	case Observation:
 		return r.Embedding
+	case Message:
+		return r.Embedding
 	}
 	return nil
 }
 
-// WithEmbedding returns r with its embedding set to emb (nil removes it): a fact or an
-// observation; other kinds, which have none, are returned as they are.
+// WithEmbedding returns r with its embedding set to emb (nil removes it): a fact, an
+// observation or a message; other kinds, which have none, are returned as they are.
 func WithEmbedding(r Record, emb []float32) Record {
 	switch r := r.(type) {
 	case Fact:
 		r.Embedding = emb
 		return r
 	case Observation:
+		r.Embedding = emb
+		return r
+	case Message:
 		r.Embedding = emb
 		return r
 	}
@@ -303,6 +311,7 @@ func Clone(r Record) Record {
 		r.Metadata = maps.Clone(r.Metadata)
 		return r
 	case Message:
+		r.Embedding = slices.Clone(r.Embedding)
 		r.PickedTo = slices.Clone(r.PickedTo)
 		r.Picks = slices.Clone(r.Picks)
 		r.Metadata = maps.Clone(r.Metadata)
@@ -369,7 +378,7 @@ func StampLike(in, cur Record) Record {
 // IsZero reports whether the filter matches everything.
 func (f Filter) IsZero() bool {
 	return f.Category == "" && f.Status == "" && len(f.Statuses) == 0 && len(f.ExcludeStatuses) == 0 && f.SessionID == "" &&
-		f.TaskID == "" && f.AgentID == "" && f.ConversationID == "" && f.ObsType == "" &&
+		f.TaskID == "" && f.AgentID == "" && f.ConversationID == "" && f.Role == "" && f.ObsType == "" &&
 		f.Entity == "" && f.RelationType == "" && f.Since.IsZero() && f.Until.IsZero() &&
 		len(f.Metadata) == 0 && len(f.IDs) == 0
 }

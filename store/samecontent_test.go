@@ -24,7 +24,7 @@ func TestSameContentCoversEveryField(t *testing.T) {
 		Conversation{ID: "c", Branch: "main", SessionID: "s", AgentID: "a", TaskID: "k", Title: "t",
 			Verify: Verification{Status: Verified, Score: 0.7, By: "b", At: t0, Notes: "n"}, Metadata: map[string]string{"m": "1"},
 			CreatedAt: t0, UpdatedAt: t0},
-		Message{ID: "m", Branch: "main", ConversationID: "c", Seq: 1, Role: "user", Content: "hi", Tool: "x",
+		Message{ID: "m", Branch: "main", ConversationID: "c", Seq: 1, Role: "user", Content: "hi", Embedding: []float32{1}, Tool: "x",
 			PickedTo: []string{"b"}, SessionID: "s", TaskID: "k", AgentID: "a", Metadata: map[string]string{"m": "1"}, CreatedAt: t0},
 	}
 	for _, r := range full {

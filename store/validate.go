@@ -240,6 +240,7 @@ func ValidateRecord(r Record, dims int) error {
 			ValidateID("Message.ConversationID", r.ConversationID),
 			roleErr, seqErr,
 			validateText("Message.Content", r.Content, MaxTextLen, false),
+			ValidateEmbedding("Message.Embedding", r.Embedding, dims),
 			validateMeta("Message.Metadata", r.Metadata),
 		)
 	case Alias:
@@ -298,6 +299,9 @@ func ValidateFilter(f Filter) error {
 	if f.ObsType != "" && !f.ObsType.Valid() {
 		return Invalid("Filter.ObsType", "must be one of tool_use, discovery, decision, error, insight", f.ObsType)
 	}
+	if f.Role != "" && !f.Role.Valid() {
+		return Invalid("Filter.Role", "must be one of user, assistant, tool_call, tool_result, system", f.Role)
+	}
 	if !f.Since.IsZero() && !f.Until.IsZero() && !f.Until.After(f.Since) {
 		return Invalid("Filter.Until", "must be after Since", f.Until.Format(time.RFC3339Nano))
 	}
@@ -339,12 +343,24 @@ func NormalizeSearch(q SearchQuery, dims int) (SearchQuery, error) {
 		return q, Invalid("SearchQuery.Limit", fmt.Sprintf("must be between 1 and %d", MaxLimit), q.Limit)
 	}
 	if len(q.Kinds) == 0 {
-		q.Kinds = []Kind{KindFact, KindObservation}
+		q.Kinds = SearchKinds
 	}
-	for _, k := range q.Kinds {
-		if k != KindFact && k != KindObservation {
-			return q, Invalid("SearchQuery.Kinds", "may hold fact and observation", k)
+	for i, k := range q.Kinds {
+		if !slices.Contains(SearchKinds, k) {
+			return q, Invalid("SearchQuery.Kinds", "may hold fact, observation, conversation and message", k)
 		}
+		if slices.Contains(q.Kinds[:i], k) {
+			return q, Invalid("SearchQuery.Kinds", "must name each kind once", k)
+		}
+	}
+	if q.Window < 0 || q.Window > MaxWindow {
+		return q, Invalid("SearchQuery.Window", fmt.Sprintf("must be between 0 (no window) and %d messages", MaxWindow), q.Window)
+	}
+	if q.WindowWeight == 0 {
+		q.WindowWeight = DefaultWindowWeight
+	}
+	if err := validateUnit("SearchQuery.WindowWeight", q.WindowWeight); err != nil {
+		return q, err
 	}
 	if err := validateText("SearchQuery.Text", q.Text, MaxTextLen, false); err != nil {
 		return q, err

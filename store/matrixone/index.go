@@ -13,17 +13,21 @@ import (
 	"github.com/day1ai/day1/store"
 )
 
-// Search indexes. On the full-text path every facts and observations table has a
-// FULLTEXT index on its search tokens: Open makes the missing ones, CREATE TABLE ...
-// LIKE copies it to each new branch, and ensureBranchIndexes checks a natively created
-// branch. On the IVFFLAT path a facts or observations table gets an IVFFLAT index on its
-// embeddings when a write brings it to Options.VectorIndexRows rows, and a rebuild with
+// Search indexes. On the full-text path every facts, observations, conversations and
+// messages table has a FULLTEXT index on its search tokens: Open makes the missing
+// ones, CREATE TABLE ... LIKE copies it to each new branch, and ensureBranchIndexes
+// checks a natively created branch. On the IVFFLAT path a facts, observations or
+// messages table gets an IVFFLAT index on its embeddings when a write brings it to Options.VectorIndexRows rows, and a rebuild with
 // more lists at each fourfold growth after that. The store learns which tables have
 // which index from the catalog, once per table, and remembers it (indexCatalog): the
 // store never drops an index but with its table, and table names are never reused.
 
-// searchKinds are the kinds with search indexes.
-var searchKinds = []store.Kind{store.KindFact, store.KindObservation}
+// searchKinds are the kinds with search indexes: a FULLTEXT index each, and an
+// IVFFLAT index for those of vectorKinds.
+var searchKinds = store.SearchKinds
+
+// vectorKinds are the kinds whose tables have embeddings.
+var vectorKinds = []store.Kind{store.KindFact, store.KindObservation, store.KindMessage}
 
 // ivfIndexName is the name of the store's IVFFLAT indexes.
 const ivfIndexName = "ivf_embedding"
@@ -113,8 +117,8 @@ func (s *Store) loadIndexes(ctx context.Context, q queryer, name string) (map[st
 	return out, rs.Err()
 }
 
-// ensureFullText makes the FULLTEXT index of every facts and observations table of
-// every branch that lacks one, when the store is on the full-text path.
+// ensureFullText makes the FULLTEXT index of every table of searchKinds of every
+// branch that lacks one, when the store is on the full-text path.
 func (s *Store) ensureFullText(ctx context.Context) error {
 	if s.caps.KeywordPath != KeywordPathFullText {
 		return nil
@@ -228,7 +232,7 @@ func (s *Store) afterWrite(ctx context.Context, suffix string, added map[store.K
 	if s.caps.VectorPath != VectorPathIVFFlat {
 		return
 	}
-	for _, k := range searchKinds {
+	for _, k := range vectorKinds {
 		n := added[k]
 		if n == 0 || k == store.KindFact && s.opts.VectorCodes != IndexOff {
 			continue // facts rank by their codes (codeSearch): no build to wait for
@@ -244,7 +248,7 @@ func (s *Store) afterWrite(ctx context.Context, suffix string, added map[store.K
 }
 
 // BuildVectorIndexes builds, or rebuilds with √rows lists, the IVFFLAT indexes of a
-// branch's facts and observations tables, whatever their size (tables with no
+// branch's facts, observations and messages tables, whatever their size (tables with no
 // embedding are skipped). Writes to the tables wait while an index builds: seconds for
 // 10,000 rows. Errors: store.ErrNotSupported when the store is not on the IVFFLAT path
 // (Capabilities.VectorPath), store.ErrBranchNotFound, an *Error from the server.
@@ -263,7 +267,7 @@ func (s *Store) BuildVectorIndexes(ctx context.Context, branch string) error {
 	if err != nil {
 		return wrap(ctx, "BuildVectorIndexes", err)
 	}
-	for _, k := range searchKinds {
+	for _, k := range vectorKinds {
 		var rows int64
 		if err := s.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+table(k, b.suffix)+" WHERE embedding IS NOT NULL").Scan(&rows); err != nil {
 			return wrap(ctx, "BuildVectorIndexes", err)

@@ -148,6 +148,7 @@ var goSteps = map[int]func(s *Store, ctx context.Context, ms []migration) error{
 	6: (*Store).addForkPath,
 	7: (*Store).addMergeSourceRev,
 	8: (*Store).addAliasTables,
+	9: (*Store).addSearchColumns,
 }
 
 // addAliasTables gives every branch made before migration 008 its aliases table,
@@ -213,6 +214,91 @@ func (s *Store) addAliasTables(ctx context.Context, _ []migration) error {
 		}
 	}
 	return nil
+}
+
+// addSearchColumns adds the search columns of migration 009 to the conversations and
+// messages tables of every branch that lack them, and fills the tokens and lengths
+// of their rows from the text they search (title, content).
+func (s *Store) addSearchColumns(ctx context.Context, _ []migration) error {
+	var dims int
+	if err := s.db.QueryRowContext(ctx, "SELECT dims FROM day1_state WHERE id = 1").Scan(&dims); err != nil {
+		return wrap(ctx, "migrate", err)
+	}
+	suffixes, err := queryStrings(ctx, s.db, "SELECT suffix FROM day1_branches")
+	if err != nil {
+		return wrap(ctx, "migrate", err)
+	}
+	for _, sfx := range suffixes {
+		for _, c := range []struct {
+			kind store.Kind
+			text string
+		}{{store.KindConversation, "title"}, {store.KindMessage, "content"}} {
+			name := tableName(c.kind, sfx)
+			var n int
+			if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM information_schema.tables
+				WHERE table_schema = ? AND table_name = ?`, s.dbName, name).Scan(&n); err != nil {
+				return wrap(ctx, "migrate", err)
+			}
+			if n == 0 {
+				continue // a branch whose tables were never made
+			}
+			if err := s.addColumn(ctx, name, "tokens", "TEXT NULL"); err != nil {
+				return err
+			}
+			if err := s.addColumn(ctx, name, "doc_len", "INT NOT NULL DEFAULT 0"); err != nil {
+				return err
+			}
+			if c.kind == store.KindMessage {
+				if err := s.addColumn(ctx, name, "embedding", fmt.Sprintf("vecf32(%d) NULL", dims)); err != nil {
+					return err
+				}
+			}
+			if err := s.fillTokens(ctx, name, c.text); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// fillTokens sets the tokens and doc_len of the rows of a table whose tokens are NULL
+// from their text column, in one transaction.
+func (s *Store) fillTokens(ctx context.Context, name, text string) error {
+	type fill struct {
+		vid    int64
+		tokens string
+		n      int
+	}
+	rs, err := s.db.QueryContext(ctx, "SELECT vid, "+text+" FROM `"+name+"` WHERE tokens IS NULL")
+	if err != nil {
+		return wrap(ctx, "migrate", err)
+	}
+	var fills []fill
+	for rs.Next() {
+		var f fill
+		var body string
+		if err := rs.Scan(&f.vid, &body); err != nil {
+			rs.Close()
+			return wrap(ctx, "migrate", err)
+		}
+		f.tokens, f.n = tokenColumn(body)
+		fills = append(fills, f)
+	}
+	rs.Close()
+	if err := rs.Err(); err != nil || len(fills) == 0 {
+		return wrap(ctx, "migrate", err)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return wrap(ctx, "migrate", err)
+	}
+	defer tx.Rollback()
+	for _, f := range fills {
+		if _, err := tx.ExecContext(ctx, "UPDATE `"+name+"` SET tokens = ?, doc_len = ? WHERE vid = ?", f.tokens, f.n, f.vid); err != nil {
+			return wrap(ctx, "migrate", err)
+		}
+	}
+	return wrap(ctx, "migrate", tx.Commit())
 }
 
 // addForkPath adds day1_branches.fork_path when it is missing (see migration 006).
@@ -340,8 +426,11 @@ func (s *Store) rekeyTables(ctx context.Context, ms []migration) error {
 			case !tables[name]:
 				continue // a branch whose tables were never made
 			}
-			cols := specs[k].allCols()[1:] // the old columns: all but vid (and dup_code)
-			cols = slices.DeleteFunc(cols, func(c string) bool { return c == "`dup_code`" })
+			// The old columns: those of migration 002 but vid and dup_code.
+			cols := specs[k].allCols()[1:]
+			cols = slices.DeleteFunc(cols, func(c string) bool {
+				return c == "`dup_code`" || !strings.Contains(ddl[k], "\n\t"+strings.Trim(c, "`")+" ")
+			})
 			list := strings.Join(cols, ", ")
 			steps := []string{
 				"DROP TABLE IF EXISTS `" + rk + "`",

@@ -56,7 +56,7 @@ func (s *Store) Get(ctx context.Context, v store.View, ref store.Ref) (store.Rec
 func filterSQL(k store.Kind, f store.Filter) (conds sq.And, possible, pushed bool) {
 	has := func(cond bool, kinds ...store.Kind) bool { return !cond || slices.Contains(kinds, k) }
 	if !has(f.Category != "" || f.Status != "" || len(f.Statuses) > 0, store.KindFact) ||
-		!has(f.ConversationID != "", store.KindMessage) ||
+		!has(f.ConversationID != "" || f.Role != "", store.KindMessage) ||
 		!has(f.ObsType != "", store.KindObservation) ||
 		!has(f.Entity != "" || f.RelationType != "", store.KindRelation) {
 		return nil, false, false
@@ -86,6 +86,7 @@ func filterSQL(k store.Kind, f store.Filter) (conds sq.And, possible, pushed boo
 	eq("task_id", f.TaskID)
 	eq("agent_id", f.AgentID)
 	eq("conversation_id", f.ConversationID)
+	eq("msg_role", string(f.Role))
 	eq("obs_type", string(f.ObsType))
 	eq("rel_type", f.RelationType)
 	if f.Entity != "" {
@@ -226,7 +227,7 @@ func topRanked(rs []ranked, k int) []ranked {
 	return rs
 }
 
-// Search ranks facts and observations by keyword (BM25), vector (cosine similarity
+// Search ranks facts, observations, conversations and messages by keyword (BM25), vector (cosine similarity
 // computed by the server) or both, fused like the embedded store fuses them.
 //
 // Keyword scores are BM25 computed in Go over candidates the server selects, through
@@ -247,10 +248,7 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 		if err != nil {
 			return nil, wrap(ctx, "Search", err)
 		}
-		depth := q.Limit
-		if q.Mode == store.Hybrid {
-			depth = max(q.Limit*3, 50)
-		}
+		depth := store.SearchDepth(q)
 		// Every retriever on every kind is its own query: they run at once.
 		kws, vecs := make([][]ranked, len(q.Kinds)), make([][]ranked, len(q.Kinds))
 		g, gctx := errgroup.WithContext(ctx)
@@ -261,7 +259,7 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 					return err
 				})
 			}
-			if q.Mode != store.Keyword && len(q.Vector) > 0 {
+			if q.Mode != store.Keyword && len(q.Vector) > 0 && hasEmbedding(kind) {
 				g.Go(func() (err error) {
 					vecs[i], err = s.vectorSearch(gctx, p, kind, q, depth)
 					return err
@@ -272,8 +270,81 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 			return nil, wrap(ctx, "Search", err)
 		}
 		kw, vec := slices.Concat(kws...), slices.Concat(vecs...)
-		return fused(p, q, kw, vec), nil
+		hits := fused(p, q, kw, vec)
+		if err := s.messageContext(ctx, p, q, hits); err != nil {
+			return nil, wrap(ctx, "Search", err)
+		}
+		return hits, nil
 	})
+}
+
+// messageContext gives the message hits of a search their conversation's title and,
+// with a window, their neighbours: one query for the titles and one for the
+// neighbours of every hit.
+func (s *Store) messageContext(ctx context.Context, p pos, q store.SearchQuery, hits []store.Hit) error {
+	var convs []string
+	var ranges sq.Or
+	for _, h := range hits {
+		if m, ok := h.Message(); ok {
+			if !slices.Contains(convs, m.ConversationID) {
+				convs = append(convs, m.ConversationID)
+			}
+			lo, hi := store.WindowRange(m, q.Window)
+			ranges = append(ranges, sq.And{sq.Eq{"conversation_id": m.ConversationID}, sq.Expr("seq BETWEEN ? AND ?", lo, hi)})
+		}
+	}
+	if len(convs) == 0 {
+		return nil
+	}
+	titles := map[string]string{}
+	query, args, err := psql.Select("id", "title").From(table(store.KindConversation, p.tab.suffix)).
+		Where(visible(p.cut)).Where(sq.Eq{"id": convs}).ToSql()
+	if err != nil {
+		panic(err)
+	}
+	rs, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	for rs.Next() {
+		var id, title string
+		if err := rs.Scan(&id, &title); err != nil {
+			rs.Close()
+			return err
+		}
+		titles[id] = title
+	}
+	rs.Close()
+	if err := rs.Err(); err != nil {
+		return err
+	}
+	var near []store.Message
+	if q.Window > 0 {
+		query, args, err := psql.Select(specs[store.KindMessage].selectCols()).From(table(store.KindMessage, p.tab.suffix)).
+			Where(visible(p.cut)).Where(ranges).ToSql()
+		if err != nil {
+			panic(err)
+		}
+		rows, err := queryRows(ctx, s.db, store.KindMessage, query, args...)
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			m := r.rec.(store.Message)
+			m.Branch = p.name
+			near = append(near, m)
+		}
+	}
+	for i := range hits {
+		h := &hits[i]
+		if m, ok := h.Message(); ok {
+			h.ConversationTitle = titles[m.ConversationID]
+			if q.Window > 0 {
+				store.SetWindow(h, near, q.Window)
+			}
+		}
+	}
+	return nil
 }
 
 // keyword scores BM25 over the documents of a kind the position sees. Document count,

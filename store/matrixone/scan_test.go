@@ -76,7 +76,7 @@ func TestScanBindsColumnsByName(t *testing.T) {
 		store.KindConversation: store.Conversation{ID: "id", SessionID: "session_id", AgentID: "agent_id", TaskID: "task_id", Title: "title",
 			Verify: ver, Metadata: meta("metadata"), CreatedAt: ts("created_at"), UpdatedAt: ts("updated_at")},
 		store.KindMessage: store.Message{ID: "id", ConversationID: "conversation_id", Seq: len("seq"), Role: "msg_role", Content: "content",
-			Tool: "tool", PickedTo: []string{"picked_to"}, Picks: []store.Pick{{Branch: "picked_to"}}, SessionID: "session_id", TaskID: "task_id", AgentID: "agent_id",
+			Embedding: []float32{1, 2}, Tool: "tool", PickedTo: []string{"picked_to"}, Picks: []store.Pick{{Branch: "picked_to"}}, SessionID: "session_id", TaskID: "task_id", AgentID: "agent_id",
 			Metadata: meta("metadata"), CreatedAt: ts("created_at")},
 	}
 	for _, k := range store.Kinds {

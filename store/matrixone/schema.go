@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -36,13 +37,19 @@ var specs = map[store.Kind]*kindSpec{
 	store.KindRelation: {kind: store.KindRelation, prefix: "relations", cols: []string{
 		"src", "dst", "rel_type", "properties", "confidence", "valid_from", "valid_to",
 		"session_id", "task_id", "agent_id", "created_at"}},
-	store.KindConversation: {kind: store.KindConversation, prefix: "conversations", cols: []string{
-		"session_id", "agent_id", "task_id", "title", "verification", "metadata", "created_at", "updated_at"}},
-	store.KindMessage: {kind: store.KindMessage, prefix: "messages", cols: []string{
+	// The search columns of conversations and messages (tokens, doc_len, embedding)
+	// come last: migration 009 added them to tables made before it.
+	store.KindConversation: {kind: store.KindConversation, prefix: "conversations", text: "tokens", cols: []string{
+		"session_id", "agent_id", "task_id", "title", "verification", "metadata", "created_at", "updated_at",
+		"tokens", "doc_len"}},
+	store.KindMessage: {kind: store.KindMessage, prefix: "messages", text: "tokens", cols: []string{
 		"conversation_id", "seq", "msg_role", "content", "tool", "picked_to", "session_id",
-		"task_id", "agent_id", "metadata", "created_at"}},
+		"task_id", "agent_id", "metadata", "created_at", "tokens", "doc_len", "embedding"}},
 	store.KindAlias: {kind: store.KindAlias, prefix: "aliases", cols: []string{"target", "created_at"}},
 }
+
+// hasEmbedding reports whether the kind's table has an embedding column.
+func hasEmbedding(k store.Kind) bool { return slices.Contains(specs[k].cols, "embedding") }
 
 // table returns the quoted table name of kind k for a branch suffix.
 func table(k store.Kind, suffix string) string {
@@ -269,12 +276,14 @@ func values(k store.Kind, r store.Record, dup *dupCoder) []any {
 			nullTime(x.ValidTo), x.SessionID, x.TaskID, x.AgentID, nullTime(x.CreatedAt)}
 	case store.KindConversation:
 		c, _ := r.(store.Conversation)
+		tokens, n := tokenColumn(c.Title)
 		return []any{c.SessionID, c.AgentID, c.TaskID, c.Title, verifyText(c.Verify), metaText(c.Metadata),
-			nullTime(c.CreatedAt), nullTime(c.UpdatedAt)}
+			nullTime(c.CreatedAt), nullTime(c.UpdatedAt), tokens, n}
 	case store.KindMessage:
 		m, _ := r.(store.Message)
+		tokens, n := tokenColumn(m.Content)
 		return []any{m.ConversationID, m.Seq, string(m.Role), m.Content, m.Tool, picksText(m),
-			m.SessionID, m.TaskID, m.AgentID, metaText(m.Metadata), nullTime(m.CreatedAt)}
+			m.SessionID, m.TaskID, m.AgentID, metaText(m.Metadata), nullTime(m.CreatedAt), tokens, n, vecLiteral(m.Embedding)}
 	case store.KindAlias:
 		a, _ := r.(store.Alias)
 		return []any{a.Target, nullTime(a.CreatedAt)}
@@ -460,7 +469,7 @@ func scanConversation(sc scanner, extra []any) (row, error) {
 	)
 	err := rs.scan(store.KindConversation, sc, map[string]any{
 		"session_id": &session, "agent_id": &agent, "task_id": &task, "title": &title, "verification": &verify,
-		"metadata": &meta, "created_at": &created, "updated_at": &updated,
+		"metadata": &meta, "created_at": &created, "updated_at": &updated, "doc_len": &rs.r.docLen,
 	}, extra)
 	if err != nil || rs.r.deleted {
 		return rs.r, err
@@ -476,12 +485,13 @@ func scanMessage(sc scanner, extra []any) (row, error) {
 		conv, role, content, tool, picked string
 		session, task, agent, meta        string
 		seq                               int
+		emb                               sql.NullString
 		created                           sql.NullTime
 	)
 	err := rs.scan(store.KindMessage, sc, map[string]any{
 		"conversation_id": &conv, "seq": &seq, "msg_role": &role, "content": &content, "tool": &tool,
 		"picked_to": &picked, "session_id": &session, "task_id": &task, "agent_id": &agent, "metadata": &meta,
-		"created_at": &created,
+		"created_at": &created, "doc_len": &rs.r.docLen, "embedding": &emb,
 	}, extra)
 	if err != nil || rs.r.deleted {
 		return rs.r, err
@@ -490,7 +500,7 @@ func scanMessage(sc scanner, extra []any) (row, error) {
 	if err != nil {
 		rs.err = err
 	}
-	rs.r.rec = store.SyncPicks(store.Message{ID: rs.r.id, ConversationID: conv, Seq: seq, Role: store.Role(role), Content: content, Tool: tool,
+	rs.r.rec = store.SyncPicks(store.Message{ID: rs.r.id, ConversationID: conv, Seq: seq, Role: store.Role(role), Content: content, Embedding: rs.vec(emb), Tool: tool,
 		Picks: picks, SessionID: session, TaskID: task, AgentID: agent, Metadata: rs.meta(meta), CreatedAt: rs.time(created)})
 	return rs.done(store.KindMessage)
 }

@@ -568,9 +568,17 @@ func TestMigrationRekeysOldTables(t *testing.T) {
 			if prefix == "facts" {
 				exec("ALTER TABLE " + name + " DROP COLUMN dup_code")
 			}
+			// Tables that old had no search columns either (migration 009).
+			if prefix == "conversations" || prefix == "messages" {
+				exec("ALTER TABLE " + name + " DROP COLUMN tokens")
+				exec("ALTER TABLE " + name + " DROP COLUMN doc_len")
+			}
+			if prefix == "messages" {
+				exec("ALTER TABLE " + name + " DROP COLUMN embedding")
+			}
 		}
 	}
-	exec("DELETE FROM day1_migrations WHERE version = 4")
+	exec("DELETE FROM day1_migrations WHERE version IN (4, 9)")
 	s.Close()
 	s2 := openTest(t, dsn)
 	defer s2.Close()
@@ -620,5 +628,57 @@ func TestMigrationWidensDupCode(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 1))
 	if _, err := s2.Put(ctx, "main", []store.Record{store.Fact{ID: "f", Text: "a fact with a code", Embedding: unit(r, 384)}}, store.PutOptions{DedupeThreshold: 0.9}); err != nil {
 		t.Errorf("Put after the migration: %v", err)
+	}
+}
+
+// TestMigrationAddsMessageSearch removes the search columns of migration 009 from the
+// conversations and messages tables, as databases made before it have them, and opens
+// the database again: the migration adds them, fills the tokens of the rows there, and
+// keyword search finds those messages and conversations.
+func TestMigrationAddsMessageSearch(t *testing.T) {
+	t.Parallel()
+	dsn := testDatabase(t)
+	s := openWith(t, dsn, func(o *matrixone.Options) { o.FullText = matrixone.IndexOff })
+	ctx := t.Context()
+	put(t, s, "main", []store.Record{
+		store.Conversation{ID: "c1", Title: "quarterly zanzibar review"},
+		store.Message{ID: "m1", ConversationID: "c1", Seq: 1, Role: store.RoleUser, Content: "the zanzibar invoice is late"},
+		store.Message{ID: "m2", ConversationID: "c1", Seq: 2, Role: store.RoleAssistant, Content: "I will chase it"},
+	})
+	db := s.DB()
+	for _, q := range []string{
+		"ALTER TABLE conversations_b0 DROP COLUMN tokens", "ALTER TABLE conversations_b0 DROP COLUMN doc_len",
+		"ALTER TABLE messages_b0 DROP COLUMN tokens", "ALTER TABLE messages_b0 DROP COLUMN doc_len",
+		"ALTER TABLE messages_b0 DROP COLUMN embedding", "DELETE FROM day1_migrations WHERE version = 9",
+	} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	s.Close()
+	s2 := openTest(t, dsn)
+	defer s2.Close()
+	hits, err := s2.Search(ctx, store.View{Branch: "main"}, store.SearchQuery{Text: "zanzibar", Mode: store.Keyword, Window: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, h := range hits {
+		got = append(got, store.RefOf(h.Record).String())
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, []string{"conversation/c1", "message/m1"}) {
+		t.Fatalf("hits after the migration: %v", got)
+	}
+	for _, h := range hits {
+		if m, ok := h.Message(); ok && (len(h.After) != 1 || h.After[0].ID != "m2" || h.ConversationTitle != "quarterly zanzibar review") {
+			t.Errorf("hit %s: after %v, title %q", m.ID, h.After, h.ConversationTitle)
+		}
+	}
+	// Messages written after it have embeddings.
+	put(t, s2, "main", []store.Record{store.Message{ID: "m3", ConversationID: "c1", Seq: 3, Role: store.RoleUser,
+		Content: "thanks", Embedding: []float32{1, 0, 0, 0, 0, 0, 0, 0}}})
+	if got, err := s2.Get(ctx, store.View{Branch: "main"}, store.MessageRef("m3")); err != nil || len(store.EmbeddingOf(got)) == 0 {
+		t.Errorf("m3 read back: %v, %v", got, err)
 	}
 }

@@ -25,6 +25,10 @@ type branch struct {
 	stats   map[store.Kind][]stat
 	bit     uint64 // one bit chosen by the name's hash: see kindIndex.masks
 	id      uint32 // unique in the process, never 0: see docFast
+	// convs lists, by conversation id, the ids of the messages this branch has ever
+	// written a version of in that conversation, each once: the candidates of a
+	// search window, which reads their versions through a view.
+	convs map[string][]string
 }
 
 // branchIDs numbers the branches of the process (docFast.tag holds 31 bits of it).
@@ -394,4 +398,15 @@ func cmpU64(a, b uint64) int {
 		return 1
 	}
 	return 0
+}
+
+// addToConv lists message m under its conversation, unless it is there already.
+func (b *branch) addToConv(m store.Message) {
+	if b.convs == nil {
+		b.convs = map[string][]string{}
+	}
+	ids := b.convs[m.ConversationID]
+	if !slices.Contains(ids, m.ID) {
+		b.convs[m.ConversationID] = append(ids, m.ID)
+	}
 }

@@ -91,9 +91,11 @@ type posting struct {
 
 var textSeed = maphash.MakeSeed()
 
-// indexed reports whether records of kind k are indexed for search: facts and
-// observations.
-func indexed(k store.Kind) bool { return k == store.KindFact || k == store.KindObservation }
+// indexed reports whether records of kind k are indexed for search: the kinds of
+// store.SearchKinds.
+func indexed(k store.Kind) bool {
+	return k == store.KindFact || k == store.KindObservation || k == store.KindConversation || k == store.KindMessage
+}
 
 func newKindIndex() *kindIndex {
 	return &kindIndex{postings: map[string]*[]posting{}, texts: map[uint64]*[]*version{}}

@@ -303,14 +303,18 @@ func newStore(opts Options) *Store {
 
 // newState returns an empty state, without even its main branch.
 func newState(dims int) state {
-	return state{
+	st := state{
 		dims:     dims,
 		branches: map[string]*branch{},
 		snaps:    map[string]snapshot{},
 		sessions: map[string]store.Session{},
 		docs:     map[docKey]*store.Doc{},
-		index:    map[store.Kind]*kindIndex{store.KindFact: newKindIndex(), store.KindObservation: newKindIndex()},
+		index:    map[store.Kind]*kindIndex{},
 	}
+	for _, k := range store.SearchKinds {
+		st.index[k] = newKindIndex()
+	}
+	return st
 }
 
 func (s *Store) addRootBranch(now time.Time) {

@@ -87,7 +87,8 @@ func (v view) each(kind store.Kind) []store.Record {
 	return out
 }
 
-// Search ranks facts and observations by BM25, cosine similarity or both.
+// Search ranks facts, observations, conversations and messages by BM25, cosine
+// similarity or both.
 func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) ([]store.Hit, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -102,10 +103,7 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 	if err != nil {
 		return nil, err
 	}
-	depth := q.Limit
-	if q.Mode == store.Hybrid {
-		depth = max(q.Limit*3, 50)
-	}
+	depth := store.SearchDepth(q)
 	// The two retrievers of a hybrid search run at once; both only read.
 	var kw, vec []ranked
 	var wg sync.WaitGroup
@@ -129,9 +127,43 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 	}
 	hits := store.Fuse(q, records(kw), records(vec))
 	for i := range hits {
-		hits[i].Record = vw.out(hits[i].Record)
+		h := &hits[i]
+		h.Record = vw.out(h.Record)
+		m, ok := h.Record.(store.Message)
+		if !ok {
+			continue
+		}
+		if c, ok := vw.get(key{store.KindConversation, m.ConversationID}).(store.Conversation); ok {
+			h.ConversationTitle = c.Title
+		}
+		if q.Window > 0 {
+			store.SetWindow(h, vw.around(m, q.Window), q.Window)
+		}
 	}
 	return hits, nil
+}
+
+// around returns the messages the view sees in m's conversation whose Seq is within w
+// of m's, m among them, in no particular order. It reads the messages the chain's
+// branches list under the conversation (branch.convs), not every message.
+func (v view) around(m store.Message, w int) []store.Message {
+	lo, hi := store.WindowRange(m, w)
+	seen := map[string]bool{}
+	var out []store.Message
+	for _, l := range v.chain {
+		for _, id := range l.br.convs[m.ConversationID] {
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			n, ok := v.get(key{store.KindMessage, id}).(store.Message)
+			if ok && n.ConversationID == m.ConversationID && n.Seq >= lo && n.Seq <= hi {
+				n.Embedding = nil // SetWindow leaves it out: no copy
+				out = append(out, v.out(n).(store.Message))
+			}
+		}
+	}
+	return out
 }
 
 type ranked struct {

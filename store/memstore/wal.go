@@ -150,6 +150,7 @@ func (o op) record() (store.Record, error) {
 	case store.KindMessage:
 		var x store.Message
 		err = json.Unmarshal(o.Rec, &x)
+		x.Embedding = emb
 		// A log written before picks were recorded holds PickedTo alone.
 		return store.SyncPicks(x), err
 	}

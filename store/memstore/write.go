@@ -520,6 +520,9 @@ func (s *Store) addVersionAfter(b *branch, k key, r store.Record, owned bool, h 
 			ix.fast[last.ord].tag &= historyBit
 		}
 	}
+	if m, ok := r.(store.Message); ok && (prev == nil || prev.rec == nil || prev.rec.(store.Message).ConversationID != m.ConversationID) {
+		b.addToConv(m)
+	}
 	b.own[k] = append(b.own[k], v)
 	b.log = append(b.log, v)
 	b.info.Head = v.seq

@@ -1,0 +1,8 @@
+-- Message and conversation search. Messages tables gain tokens TEXT, doc_len INT and
+-- embedding vecf32({{dims}}), conversations tables tokens and doc_len (the columns
+-- keyword and vector search read, as on facts). This migration's Go step
+-- (addSearchColumns) adds them to every branch's tables that lack them and fills the
+-- tokens of the rows already there from content or title, so a migration cut short
+-- runs again safely; it has no statement. Messages written before it have no
+-- embedding: keyword search finds them, vector search does not. Open then gives the
+-- tables their FULLTEXT index like those of facts.
