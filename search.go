@@ -9,7 +9,8 @@ import (
 	"github.com/day1ai/day1/store"
 )
 
-// SearchQuery asks for the facts and observations most relevant to a text or a vector.
+// SearchQuery asks for the facts, observations, messages and conversations most
+// relevant to a text or a vector.
 type SearchQuery struct {
 	// Branch to search. Empty means DefaultBranch (the snapshot's branch in a View at a
 	// snapshot).
@@ -26,10 +27,15 @@ type SearchQuery struct {
 	// With Config.NoEmbeddings, Hybrid is keyword only and Vector fails with
 	// ErrNotSupported.
 	Mode SearchMode
-	// Kinds to search: KindFact, KindObservation. Empty means both.
+	// Kinds to search: KindFact, KindObservation, KindMessage (by Content and
+	// embedding), KindConversation (by Title, keyword only). Empty means all four
+	// (store.SearchKinds), so a memory written as facts and one written as the
+	// messages of conversations are both searched by default.
 	Kinds []Kind
 	// Filter narrows the candidates (category, status, session, task, agent, time,
-	// metadata, ids).
+	// metadata, ids; for messages the conversation and the speaker's Role). A field
+	// that applies to one kind only leaves the other kinds out: Filter.Role searches
+	// messages alone.
 	Filter Filter
 	// Limit is the most hits returned, 1 to store.MaxLimit. Default 10.
 	Limit int
@@ -51,6 +57,15 @@ type SearchQuery struct {
 	// leaves out by default: they are history, not what is known now. Setting
 	// Filter.Status or Filter.Statuses searches exactly those statuses instead.
 	IncludeHistory bool
+	// Window, 0 to store.MaxWindow, returns each message hit with up to Window
+	// messages of its conversation on each side, by Seq (Hit.Before, Hit.After), and
+	// adds to its score WindowWeight times the score of the best other candidate
+	// within Window of it (Hit.WindowScore): a turn next to other matching turns
+	// rises, so an answer spread over two turns is found. Default 0: no window.
+	Window int
+	// WindowWeight is the share of the best neighbour's score a message hit gains
+	// with a Window, 0 to 1. Default store.DefaultWindowWeight (0.1).
+	WindowWeight float64
 }
 
 // LexicalVectorWeight is the weight of the vector ranking in the RRF fusion of a
@@ -64,8 +79,9 @@ type SearchQuery struct {
 // this the default).
 const LexicalVectorWeight = 0.1
 
-// Search ranks facts and observations by keyword (BM25), vector (cosine) or both
-// (fused).
+// Search ranks facts, observations, messages and conversations by keyword (BM25),
+// vector (cosine) or both (fused). A message hit names its conversation's title
+// (Hit.ConversationTitle) and, with a Window, carries its neighbouring messages.
 //
 // # Fusion
 //
@@ -95,7 +111,7 @@ func (r reader) Search(ctx context.Context, q SearchQuery) ([]Hit, error) {
 	sq := store.SearchQuery{
 		Kinds: q.Kinds, Text: q.Text, Vector: q.Vector, Mode: q.Mode, Filter: q.Filter,
 		Limit: q.Limit, Fusion: q.Fusion, RRFK: q.RRFK, Alpha: q.Alpha, MinScore: q.MinScore,
-		VectorWeight: q.VectorWeight, IncludeHistory: q.IncludeHistory,
+		VectorWeight: q.VectorWeight, IncludeHistory: q.IncludeHistory, Window: q.Window, WindowWeight: q.WindowWeight,
 	}
 	if sq.Mode == "" {
 		sq.Mode = Hybrid

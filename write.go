@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/day1ai/day1/llm"
@@ -108,45 +109,84 @@ func (c *Client) WriteConversation(ctx context.Context, conv Conversation) (Writ
 // ErrNotFound. A zero Seq means the next in the conversation: the largest Seq there
 // plus one, 1 for the first message. Appends through one Client are serialised, so
 // concurrent appends to one conversation never get the same Seq. A non-zero Seq is
-// written as given. An empty ID gets a generated one; Role is required.
+// written as given. An empty ID gets a generated one; Role is required. A message
+// whose Embedding is empty gets its Content embedded, as a fact's Text is (see
+// WriteFacts), so that vector and hybrid search find it.
 func (c *Client) AppendMessage(ctx context.Context, m Message) (Written[Message], error) {
-	if err := c.use(ctx); err != nil {
-		return Written[Message]{}, err
-	}
-	if err := store.ValidateID("Message.ConversationID", m.ConversationID); err != nil {
-		return Written[Message]{}, err
-	}
-	m.Branch = branchOrMain(m.Branch)
-	v := store.View{Branch: m.Branch}
-	c.appendMu.Lock()
-	defer c.appendMu.Unlock()
-	if _, err := c.st.Get(ctx, v, Ref{Kind: KindConversation, ID: m.ConversationID}); err != nil {
-		if errors.Is(err, ErrNotFound) && !errors.Is(err, ErrBranchNotFound) {
-			return Written[Message]{}, fmt.Errorf("day1: conversation %q is not on branch %q; write it with WriteConversation first: %w", m.ConversationID, m.Branch, err)
-		}
-		return Written[Message]{}, err
-	}
-	if m.Seq == 0 {
-		last, err := c.st.List(ctx, v, store.ListQuery{
-			Kind:   KindMessage,
-			Filter: Filter{ConversationID: m.ConversationID},
-			Order:  OrderSeq,
-			Desc:   true,
-			Limit:  1,
-		})
-		if err != nil {
-			return Written[Message]{}, err
-		}
-		m.Seq = 1
-		if len(last) > 0 {
-			m.Seq = last[0].(Message).Seq + 1
-		}
-	}
-	ws, err := write(ctx, c, []Message{m}, "messages")
+	ws, err := c.AppendMessages(ctx, []Message{m})
 	if err != nil {
 		return Written[Message]{}, err
 	}
 	return ws[0], nil
+}
+
+// AppendMessages adds messages as one atomic batch, on one branch (empty Branch means
+// DefaultBranch), each to a conversation that exists there; otherwise it returns an
+// error matching ErrNotFound and writes nothing. Each zero Seq is the next in its
+// conversation, counting the messages before it in the batch, as AppendMessage
+// numbers one. Contents without an embedding are embedded in one Embed call; a
+// failure leaves those messages keyword-searchable and says why in Written.EmbedErr.
+// At most store.MaxBatch messages.
+func (c *Client) AppendMessages(ctx context.Context, msgs []Message) ([]Written[Message], error) {
+	if err := c.use(ctx); err != nil {
+		return nil, err
+	}
+	if len(msgs) == 0 {
+		return []Written[Message]{}, nil
+	}
+	if len(msgs) > store.MaxBatch {
+		return nil, store.Invalid("messages", fmt.Sprintf("holds %d records; a batch holds at most %d", len(msgs), store.MaxBatch), nil)
+	}
+	msgs = slices.Clone(msgs)
+	for i := range msgs {
+		if err := store.ValidateID("Message.ConversationID", msgs[i].ConversationID); err != nil {
+			return nil, inBatch(err, "messages", i, len(msgs))
+		}
+		msgs[i].Branch = branchOrMain(msgs[i].Branch)
+	}
+	c.appendMu.Lock()
+	defer c.appendMu.Unlock()
+	next := map[string]int{} // the next Seq of each conversation of the batch
+	for i := range msgs {
+		m := &msgs[i]
+		if m.Branch != msgs[0].Branch {
+			break // write reports the batch spanning branches
+		}
+		if _, ok := next[m.ConversationID]; !ok {
+			seq, err := c.nextSeq(ctx, store.View{Branch: m.Branch}, m.ConversationID)
+			if err != nil {
+				return nil, err
+			}
+			next[m.ConversationID] = seq
+		}
+		if m.Seq == 0 {
+			m.Seq = next[m.ConversationID]
+		}
+		next[m.ConversationID] = max(next[m.ConversationID], m.Seq+1)
+	}
+	return write(ctx, c, msgs, "messages")
+}
+
+// nextSeq checks that a conversation is on the view's branch and returns the Seq after
+// its last message's, 1 when it has none.
+func (c *Client) nextSeq(ctx context.Context, v store.View, conv string) (int, error) {
+	if _, err := c.st.Get(ctx, v, Ref{Kind: KindConversation, ID: conv}); err != nil {
+		if errors.Is(err, ErrNotFound) && !errors.Is(err, ErrBranchNotFound) {
+			return 0, fmt.Errorf("day1: conversation %q is not on branch %q; write it with WriteConversation first: %w", conv, v.Branch, err)
+		}
+		return 0, err
+	}
+	last, err := c.st.List(ctx, v, store.ListQuery{
+		Kind:   KindMessage,
+		Filter: Filter{ConversationID: conv},
+		Order:  OrderSeq,
+		Desc:   true,
+		Limit:  1,
+	})
+	if err != nil || len(last) == 0 {
+		return 1, err
+	}
+	return last[0].(Message).Seq + 1, nil
 }
 
 // Delete removes records from a branch (empty means DefaultBranch) as one atomic
@@ -237,7 +277,8 @@ func inBatch(err error, plural string, i, n int) error {
 	return &cp
 }
 
-// embed fills the embeddings of the facts and observations that have none, with one
+// embed fills the embeddings of the facts, observations and messages that have none,
+// with one
 // Embed call, and returns per record why it could not (nil entries otherwise). A
 // failure leaves the records without embeddings; it never fails the write.
 func (c *Client) embed(ctx context.Context, recs []store.Record) []error {
@@ -257,6 +298,10 @@ func (c *Client) embed(ctx context.Context, recs []store.Record) []error {
 		case Observation:
 			if len(r.Embedding) == 0 {
 				text = r.Summary
+			}
+		case Message:
+			if len(r.Embedding) == 0 {
+				text = r.Content
 			}
 		}
 		if strings.TrimSpace(text) != "" {
