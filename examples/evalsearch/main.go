@@ -1,13 +1,19 @@
 // Command evalsearch measures the quality of day1's search on a labelled, synthetic
 // conversational-memory data set (internal/evaldata): long multi-session dialogues,
-// each turn written as a fact with WriteFacts on one branch per dialogue with the
-// default Config, and questions labelled with the turns that answer them.
+// one branch per dialogue with the default Config, and questions labelled with the
+// turns that answer them. The turns are written in two ways, each in its own memory:
+// as facts with WriteFacts (the facts mode), and as the messages of conversations,
+// one conversation per session, with AppendMessages (the messages mode). Both are
+// searched with the default Kinds.
 //
 // For keyword, vector and hybrid search it prints recall@1, @5 and @10, MRR and
 // nDCG@10, overall and per question category (single-hop, paraphrase, temporal,
-// multi-session), and the p50 and p95 latency of a search.
+// multi-session), and the p50 and p95 latency of a search; in the messages mode also
+// hybrid search with a context window (SearchQuery.Window) and on the user's turns
+// only (Filter.Role), and in the facts mode the latter through the speaker metadata.
 //
-//	go run ./examples/evalsearch                     # the default data set
+//	go run ./examples/evalsearch                     # the default data set, both modes
+//	go run ./examples/evalsearch -mode messages
 //	go run ./examples/evalsearch -dialogues 20 -seed 7
 //	go run ./examples/evalsearch -json > eval.json
 //	go run ./examples/evalsearch -all                # also RRF and Weighted fusion
@@ -23,6 +29,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"text/tabwriter"
 	"time"
 
@@ -41,18 +48,30 @@ type options struct {
 	json     bool
 	all      bool
 	embedder string
+	mode     string
 }
+
+// Modes of writing the turns.
+const (
+	modeFacts    = "facts"
+	modeMessages = "messages"
+	modeBoth     = "both"
+)
 
 // Report is what -json prints.
 type Report struct {
-	Dialogues int                 `json:"dialogues"`
-	Turns     int                 `json:"turns"`
-	Questions int                 `json:"questions"`
-	Seed      uint64              `json:"seed"`
-	Embedder  string              `json:"embedder"`
-	LostTurns int                 `json:"lost_answer_turns"`
-	LoadTime  time.Duration       `json:"load_ns"`
-	Results   []searcheval.Result `json:"results"`
+	Dialogues int    `json:"dialogues"`
+	Turns     int    `json:"turns"`
+	Questions int    `json:"questions"`
+	Seed      uint64 `json:"seed"`
+	Embedder  string `json:"embedder"`
+	LostTurns int    `json:"lost_answer_turns"`
+	// LoadTime and Results are those of the facts mode.
+	LoadTime time.Duration       `json:"load_ns"`
+	Results  []searcheval.Result `json:"results"`
+	// MessagesLoadTime and MessageResults are those of the messages mode.
+	MessagesLoadTime time.Duration       `json:"messages_load_ns"`
+	MessageResults   []searcheval.Result `json:"message_results"`
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -67,11 +86,15 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.json, "json", false, "print the report as JSON")
 	fs.BoolVar(&o.all, "all", false, "also evaluate hybrid with other RRF weights and with Weighted fusion")
 	fs.StringVar(&o.embedder, "embedder", "", "embedder: empty for the Config default, hash or stem")
+	fs.StringVar(&o.mode, "mode", modeBoth, "how the turns are written: facts, messages or both")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+	if o.mode != modeFacts && o.mode != modeMessages && o.mode != modeBoth {
+		return o, fmt.Errorf("-mode %q: want facts, messages or both", o.mode)
 	}
 	return o, nil
 }
@@ -112,27 +135,14 @@ func evaluate(ctx context.Context, o options) (Report, error) {
 		}
 		cfg.Embedder = e
 	}
-	c, err := day1.Open(ctx, cfg)
-	if err != nil {
-		return Report{}, err
-	}
-	defer c.Close()
 	ds := evaldata.Generate(o.data)
-	start := time.Now()
-	l, err := searcheval.Load(ctx, c, ds)
-	if err != nil {
-		return Report{}, err
-	}
-	rep := Report{
-		Dialogues: len(ds), Turns: l.Turns, Seed: o.data.Seed, LostTurns: l.Lost,
-		LoadTime: time.Since(start), Embedder: c.Capabilities().Embedder,
-	}
+	rep := Report{Dialogues: len(ds), Seed: o.data.Seed}
 	for _, d := range ds {
 		rep.Questions += len(d.Questions)
 	}
 	variants := searcheval.DefaultVariants
 	if o.all {
-		variants = append(variants,
+		variants = append(slices.Clip(variants),
 			searcheval.Variant{Name: "hybrid rrf w=1", Mode: day1.Hybrid, Fusion: day1.RRF, VectorWeight: 1},
 			searcheval.Variant{Name: "hybrid weighted 0.5", Mode: day1.Hybrid, Fusion: day1.Weighted, Alpha: 0.5},
 			searcheval.Variant{Name: "hybrid rrf w=0.5", Mode: day1.Hybrid, VectorWeight: 0.5},
@@ -140,14 +150,49 @@ func evaluate(ctx context.Context, o options) (Report, error) {
 			searcheval.Variant{Name: "hybrid weighted 0.2", Mode: day1.Hybrid, Fusion: day1.Weighted, Alpha: 0.2},
 		)
 	}
-	for _, v := range variants {
-		r, err := searcheval.Evaluate(ctx, c, l, v)
+	speaker := searcheval.ContextVariants[len(searcheval.ContextVariants)-1]
+	if o.mode != modeMessages {
+		l, load, emb, err := evaluateMode(ctx, cfg, ds, searcheval.Load, append(slices.Clip(variants), speaker), &rep.Results)
 		if err != nil {
 			return Report{}, err
 		}
-		rep.Results = append(rep.Results, r)
+		rep.Turns, rep.LostTurns, rep.LoadTime, rep.Embedder = l.Turns, l.Lost, load, emb
+	}
+	if o.mode != modeFacts {
+		l, load, emb, err := evaluateMode(ctx, cfg, ds, searcheval.LoadMessages,
+			append(slices.Clip(variants), searcheval.ContextVariants...), &rep.MessageResults)
+		if err != nil {
+			return Report{}, err
+		}
+		rep.Turns, rep.MessagesLoadTime, rep.Embedder = l.Turns, load, emb
 	}
 	return rep, nil
+}
+
+// evaluateMode loads the data set into a new memory with load and evaluates each
+// variant on it, appending the results to out.
+func evaluateMode(ctx context.Context, cfg day1.Config, ds []evaldata.Dialogue,
+	load func(context.Context, *day1.Client, []evaldata.Dialogue) (*searcheval.Loaded, error),
+	variants []searcheval.Variant, out *[]searcheval.Result) (*searcheval.Loaded, time.Duration, string, error) {
+	c, err := day1.Open(ctx, cfg)
+	if err != nil {
+		return nil, 0, "", err
+	}
+	defer c.Close()
+	start := time.Now()
+	l, err := load(ctx, c, ds)
+	if err != nil {
+		return nil, 0, "", err
+	}
+	took := time.Since(start)
+	for _, v := range variants {
+		r, err := searcheval.Evaluate(ctx, c, l, v)
+		if err != nil {
+			return nil, 0, "", err
+		}
+		*out = append(*out, r)
+	}
+	return l, took, c.Capabilities().Embedder, nil
 }
 
 // embedderByName returns the embedder a -embedder flag names.
@@ -162,16 +207,26 @@ func embedderByName(name string) (llm.Embedder, error) {
 }
 
 func printReport(w io.Writer, rep Report) {
-	fmt.Fprintf(w, "%d dialogues, %d turns, %d questions, seed %d, embedder %s, loaded in %v",
-		rep.Dialogues, rep.Turns, rep.Questions, rep.Seed, rep.Embedder, rep.LoadTime.Round(time.Millisecond))
-	if rep.LostTurns > 0 {
-		fmt.Fprintf(w, " (%d answer turns not stored as their own fact)", rep.LostTurns)
+	fmt.Fprintf(w, "%d dialogues, %d turns, %d questions, seed %d, embedder %s\n",
+		rep.Dialogues, rep.Turns, rep.Questions, rep.Seed, rep.Embedder)
+	if rep.Results != nil {
+		fmt.Fprintf(w, "\nturns as facts, loaded in %v", rep.LoadTime.Round(time.Millisecond))
+		if rep.LostTurns > 0 {
+			fmt.Fprintf(w, " (%d answer turns not stored as their own fact)", rep.LostTurns)
+		}
+		fmt.Fprintln(w)
+		printResults(w, rep.Results)
 	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w)
+	if rep.MessageResults != nil {
+		fmt.Fprintf(w, "\nturns as messages of conversations, loaded in %v\n", rep.MessagesLoadTime.Round(time.Millisecond))
+		printResults(w, rep.MessageResults)
+	}
+}
+
+func printResults(w io.Writer, results []searcheval.Result) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "variant\tcategory\tquestions\trecall@1\trecall@5\trecall@10\tMRR\tnDCG@10\tp50\tp95\t")
-	for _, r := range rep.Results {
+	for _, r := range results {
 		row := func(cat string, m searcheval.Metrics, lat bool) {
 			p50, p95 := "", ""
 			if lat {

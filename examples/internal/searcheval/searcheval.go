@@ -1,6 +1,8 @@
 // Package searcheval measures the quality of day1's search on the labelled dialogues of
-// internal/evaldata: each turn is written as a fact with WriteFacts, one branch per
-// dialogue, as a user would, and every question is searched in each mode. It reports
+// internal/evaldata, written one branch per dialogue as a user would: each turn as a
+// fact with WriteFacts (Load), or each session as a conversation and its turns as
+// messages with AppendMessages (LoadMessages). Every question is searched with each
+// variant, with the default Kinds (what a default Search searches). It reports
 // recall@1, @5 and @10, MRR and nDCG@10 overall and per question category, with the
 // latency of the searches. The evalsearch command prints its results and the bench
 // table shows a row of them.
@@ -25,6 +27,13 @@ type Variant struct {
 	Alpha  float64
 	// VectorWeight is the vector ranking's weight in RRF fusion; 0 is the default.
 	VectorWeight float64
+	// Window is SearchQuery.Window: 0, the default, for none.
+	Window int
+	// WindowWeight is SearchQuery.WindowWeight; 0 is the default.
+	WindowWeight float64
+	// Speaker, when set ("user" or "assistant"), searches that speaker's turns only:
+	// Filter.Role for turns written as messages, the "speaker" metadata for facts.
+	Speaker string
 }
 
 // DefaultVariants are keyword, vector and the default hybrid search.
@@ -32,6 +41,16 @@ var DefaultVariants = []Variant{
 	{Name: "keyword", Mode: day1.Keyword},
 	{Name: "vector", Mode: day1.Vector},
 	{Name: "hybrid", Mode: day1.Hybrid},
+}
+
+// ContextVariants are the default hybrid search with a context window of one and of two
+// turns (with the default WindowWeight, and one of 0.5), and restricted to the user's
+// turns (which every answer of the data set is).
+var ContextVariants = []Variant{
+	{Name: "hybrid window=1", Mode: day1.Hybrid, Window: 1},
+	{Name: "hybrid window=2", Mode: day1.Hybrid, Window: 2},
+	{Name: "hybrid window=1 weight=0.5", Mode: day1.Hybrid, Window: 1, WindowWeight: 0.5},
+	{Name: "hybrid speaker=user", Mode: day1.Hybrid, Speaker: "user"},
 }
 
 // Metrics are the mean scores of a set of questions. Recall@k is the share of a
@@ -65,6 +84,60 @@ type Loaded struct {
 	// Turns is the number of turns written; Lost counts answer turns that were not
 	// stored as facts of their own (deduplicated or superseded at write).
 	Turns, Lost int
+	// Messages says the turns were written as messages (LoadMessages).
+	Messages bool
+}
+
+// SessionTime is when session n of every dialogue took place: a week apart, from
+// 2025-01-06. LoadMessages stamps a session's conversation and messages with it.
+func SessionTime(n int) time.Time {
+	return time.Date(2025, 1, 6, 18, 0, 0, 0, time.UTC).AddDate(0, 0, 7*n)
+}
+
+// LoadMessages writes every dialogue to its own branch as a user who keeps the chat
+// itself would: each session a conversation (its SessionID and title name the
+// session), each turn a message of it, appended with AppendMessages in one batch per
+// session, with the turn's speaker as Role and the session's time. A message keeps its
+// turn's id.
+func LoadMessages(ctx context.Context, c *day1.Client, ds []evaldata.Dialogue) (*Loaded, error) {
+	l := &Loaded{Dialogues: ds, stored: map[string]string{}, Messages: true}
+	for _, d := range ds {
+		br := Branch(d)
+		if _, err := c.Branch(ctx, br, day1.BranchOptions{}); err != nil {
+			return nil, err
+		}
+		for lo := 0; lo < len(d.Turns); {
+			hi := lo
+			for hi < len(d.Turns) && d.Turns[hi].Session == d.Turns[lo].Session {
+				hi++
+			}
+			n := d.Turns[lo].Session
+			session := fmt.Sprintf("%s-s%02d", d.ID, n)
+			at := SessionTime(n)
+			if _, err := c.WriteConversation(ctx, day1.Conversation{
+				ID: session, Branch: br, SessionID: session, Title: fmt.Sprintf("Chat, session %d", n+1), CreatedAt: at,
+			}); err != nil {
+				return nil, err
+			}
+			msgs := make([]day1.Message, 0, hi-lo)
+			for i, t := range d.Turns[lo:hi] {
+				msgs = append(msgs, day1.Message{
+					ID: t.ID, Branch: br, ConversationID: session, Role: day1.Role(t.Speaker), Content: t.Text,
+					SessionID: session, CreatedAt: at.Add(time.Duration(i) * time.Minute),
+				})
+			}
+			ws, err := c.AppendMessages(ctx, msgs)
+			if err != nil {
+				return nil, err
+			}
+			for _, w := range ws {
+				l.stored[w.Record.ID] = w.Record.ID
+			}
+			l.Turns += hi - lo
+			lo = hi
+		}
+	}
+	return l, nil
 }
 
 // Branch returns the branch that holds dialogue d.
@@ -127,11 +200,18 @@ func Evaluate(ctx context.Context, c *day1.Client, l *Loaded, v Variant) (Result
 	var lat []time.Duration
 	for _, d := range l.Dialogues {
 		for _, q := range d.Questions {
-			start := time.Now()
-			hits, err := c.Search(ctx, day1.SearchQuery{
+			sq := day1.SearchQuery{
 				Branch: Branch(d), Text: q.Text, Mode: v.Mode, Fusion: v.Fusion, Alpha: v.Alpha, VectorWeight: v.VectorWeight,
-				Kinds: []day1.Kind{day1.KindFact}, Limit: 10,
-			})
+				Window: v.Window, WindowWeight: v.WindowWeight, Limit: 10,
+			}
+			switch {
+			case v.Speaker != "" && l.Messages:
+				sq.Filter.Role = day1.Role(v.Speaker)
+			case v.Speaker != "":
+				sq.Filter.Metadata = map[string]string{"speaker": v.Speaker}
+			}
+			start := time.Now()
+			hits, err := c.Search(ctx, sq)
 			lat = append(lat, time.Since(start))
 			if err != nil {
 				return Result{}, fmt.Errorf("%s: %q: %w", v.Name, q.Text, err)
