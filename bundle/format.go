@@ -234,6 +234,11 @@ func (w *Writer) write(r store.Record) error {
 		return store.Invalid("record", fmt.Sprintf("%s comes after %s; records must be sorted by kind, then id, each once", ref, w.prev), ref)
 	}
 	emb := store.EmbeddingOf(r)
+	if ref.Kind == store.KindMessage && len(emb) > 0 {
+		// The format carries the embeddings of facts and observations only: a
+		// message's is left out, and the message is keyword-searchable where it lands.
+		r, emb = store.WithEmbedding(r, nil), nil
+	}
 	switch {
 	case w.dims == 0 && len(emb) > 0:
 		return store.Invalid("record", fmt.Sprintf("%s carries an embedding, but the manifest names no embedder", ref), ref)

@@ -222,3 +222,40 @@ func FuzzReader(f *testing.F) {
 		}
 	})
 }
+
+// A message's embedding stays out of a bundle, which carries those of facts and
+// observations only: the bundle is the one written without it.
+func TestWriterLeavesMessageEmbeddingsOut(t *testing.T) {
+	recs := sample()
+	for i, r := range recs {
+		if m, ok := r.(store.Message); ok {
+			m.Embedding = []float32{0, 0, 1, 0}
+			recs[i] = m
+		}
+	}
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, sampleManifest(recs), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf.Bytes(), encodeSample(t, false)) {
+		t.Errorf("a bundle of messages with embeddings differs from the one without")
+	}
+	_, got, err := readAll(buf.Bytes(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range got {
+		if m, ok := r.(store.Message); ok && m.Embedding != nil {
+			t.Errorf("message %s read back with an embedding", m.ID)
+		}
+	}
+}
