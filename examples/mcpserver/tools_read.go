@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -22,26 +23,46 @@ type timeRange struct {
 }
 
 type searchIn struct {
-	Query      string     `json:"query" jsonschema:"what to look for, in natural language or keywords"`
-	SearchType string     `json:"search_type,omitempty" jsonschema:"hybrid (default: keyword and semantic ranking fused), vector (semantic only) or keyword (BM25 only)"`
-	Branch     string     `json:"branch,omitempty" jsonschema:"branch to search (default: this session's current branch, else main)"`
-	Category   string     `json:"category,omitempty" jsonschema:"keep facts of this category only"`
-	AgentID    string     `json:"agent_id,omitempty" jsonschema:"keep the records of this agent only"`
-	Limit      int        `json:"limit,omitempty" jsonschema:"most hits to return (default 10)"`
-	TimeRange  *timeRange `json:"time_range,omitempty" jsonschema:"keep records created in this time range"`
+	Query        string     `json:"query" jsonschema:"what to look for, in natural language or keywords"`
+	SearchType   string     `json:"search_type,omitempty" jsonschema:"hybrid (default: keyword and semantic ranking fused), vector (semantic only) or keyword (BM25 only)"`
+	Branch       string     `json:"branch,omitempty" jsonschema:"branch to search (default: this session's current branch, else main)"`
+	Category     string     `json:"category,omitempty" jsonschema:"keep facts of this category only"`
+	AgentID      string     `json:"agent_id,omitempty" jsonschema:"keep the records of this agent only"`
+	Limit        int        `json:"limit,omitempty" jsonschema:"most hits to return (default 10)"`
+	TimeRange    *timeRange `json:"time_range,omitempty" jsonschema:"keep records created in this time range"`
+	Kinds        []string   `json:"kinds,omitempty" jsonschema:"search these kinds only: fact, observation, conversation (titles), message (default: all four)"`
+	Role         string     `json:"role,omitempty" jsonschema:"keep the messages of this speaker only: user, assistant, tool_call, tool_result, system"`
+	Conversation string     `json:"conversation_id,omitempty" jsonschema:"keep the messages of this conversation only"`
+	SessionID    string     `json:"session_id,omitempty" jsonschema:"keep the records of this session only"`
+	Window       int        `json:"window,omitempty" jsonschema:"return each message hit with this many messages before and after it in its conversation, 0 to 20 (default 0)"`
 }
 
 type hitView struct {
-	Kind     string    `json:"kind" jsonschema:"fact or observation"`
+	Kind     string    `json:"kind" jsonschema:"fact, observation, conversation or message"`
 	ID       string    `json:"id"`
 	Score    float64   `json:"score"`
 	FoundBy  []string  `json:"found_by" jsonschema:"the retrievers that found it: keyword, vector"`
-	Text     string    `json:"text" jsonschema:"the fact's text or the observation's summary"`
+	Text     string    `json:"text" jsonschema:"the fact's text, the observation's summary, the conversation's title or the message's content"`
 	Category string    `json:"category,omitempty"`
 	Status   string    `json:"status,omitempty" jsonschema:"a fact's status"`
 	Type     string    `json:"observation_type,omitempty"`
 	Branch   string    `json:"branch"`
 	Created  time.Time `json:"created_at"`
+	// A message hit's place in its conversation.
+	Conversation string        `json:"conversation_id,omitempty"`
+	Title        string        `json:"conversation_title,omitempty"`
+	Seq          int           `json:"seq,omitempty"`
+	Role         string        `json:"role,omitempty"`
+	Before       []messageLine `json:"before,omitempty" jsonschema:"the messages just before a message hit, with a window"`
+	After        []messageLine `json:"after,omitempty" jsonschema:"the messages just after a message hit, with a window"`
+}
+
+// messageLine is a neighbouring message of a message hit.
+type messageLine struct {
+	ID      string `json:"id"`
+	Seq     int    `json:"seq"`
+	Role    string `json:"role"`
+	Content string `json:"content"`
 }
 
 type searchOut struct {
@@ -86,7 +107,7 @@ type timelineOut struct {
 
 func (m *memServer) addReadTools(s *mcp.Server) {
 	addTool(s, "memory_search",
-		"Search memory (facts and observations) for what is relevant to a question before working on it. Hybrid search fuses keyword and semantic ranking.",
+		"Search memory (facts, observations, conversation titles and messages) for what is relevant to a question before working on it. Hybrid search fuses keyword and semantic ranking. With a window, each message hit comes with the turns around it.",
 		m.search)
 	addTool(s, "memory_graph_query",
 		"Walk the knowledge graph around an entity: the relations that touch it and, with depth, their neighbours.",
@@ -116,10 +137,19 @@ func (m *memServer) search(ctx context.Context, ss *mcp.ServerSession, in search
 func (m *memServer) searchQuery(ss *mcp.ServerSession, in searchIn) (day1.SearchQuery, error) {
 	q := day1.SearchQuery{
 		Branch: m.branch(ss, in.Branch), Text: in.Query, Mode: day1.SearchMode(in.SearchType),
-		Limit: in.Limit, Filter: day1.Filter{Category: in.Category, AgentID: in.AgentID},
+		Limit: in.Limit, Window: in.Window,
+		Filter: day1.Filter{Category: in.Category, AgentID: in.AgentID, Role: day1.Role(in.Role),
+			ConversationID: in.Conversation, SessionID: in.SessionID},
 	}
 	if q.Limit == 0 {
 		q.Limit = defaultSearchLimit
+	}
+	for _, k := range in.Kinds {
+		kind := day1.Kind(k)
+		if !slices.Contains(store.SearchKinds, kind) {
+			return q, store.Invalid("kinds", "must be fact, observation, conversation or message", k)
+		}
+		q.Kinds = append(q.Kinds, kind)
 	}
 	if in.TimeRange != nil {
 		var err error
@@ -145,8 +175,21 @@ func viewHits(hits []day1.Hit) []hitView {
 			v.Text, v.Category, v.Status = r.Text, r.Category, string(r.Status)
 		case day1.Observation:
 			v.Text, v.Type = r.Summary, string(r.Type)
+		case day1.Conversation:
+			v.Text = r.Title
+		case day1.Message:
+			v.Text, v.Conversation, v.Title, v.Seq, v.Role = r.Content, r.ConversationID, h.ConversationTitle, r.Seq, string(r.Role)
+			v.Before, v.After = messageLines(h.Before), messageLines(h.After)
 		}
 		out = append(out, v)
+	}
+	return out
+}
+
+func messageLines(ms []day1.Message) []messageLine {
+	var out []messageLine
+	for _, m := range ms {
+		out = append(out, messageLine{ID: m.ID, Seq: m.Seq, Role: string(m.Role), Content: m.Content})
 	}
 	return out
 }

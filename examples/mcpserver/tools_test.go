@@ -205,6 +205,17 @@ func TestMemoryTools(t *testing.T) {
 	if last.Seq != 4 {
 		t.Errorf("fourth message has seq %d", last.Seq)
 	}
+	// The messages are searchable, with the turns around a hit.
+	ms := call[searchOut](t, cs, "memory_search", map[string]any{"query": "signing algorithm validator", "branch": agentBranch,
+		"kinds": []string{"message"}, "role": "assistant", "window": 1, "limit": 1})
+	if len(ms.Hits) != 1 || ms.Hits[0].Kind != "message" || ms.Hits[0].Seq != 2 || ms.Hits[0].Role != "assistant" ||
+		ms.Hits[0].Title != "debugging the token check" || len(ms.Hits[0].Before) != 1 || len(ms.Hits[0].After) != 1 ||
+		ms.Hits[0].After[0].Content != "grep -r alg auth/" {
+		t.Errorf("message search = %+v", ms)
+	}
+	if msg := callError(t, cs, "memory_search", map[string]any{"query": "x", "kinds": []string{"relation"}}); !strings.Contains(msg, "kinds") {
+		t.Errorf("a search of relations: %q", msg)
+	}
 	pick := call[pickOut](t, cs, "memory_cherry_pick_conversation", map[string]any{"conversation_id": conv.ConversationID, "source_branch": agentBranch, "target_branch": "task/fix-auth"})
 	if pick.ConversationID != conv.ConversationID || len(pick.Picked) != 4 {
 		t.Errorf("cherry_pick_conversation = %+v", pick)
