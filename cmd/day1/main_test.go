@@ -246,3 +246,42 @@ func TestRewriteAt(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchMessages: search finds the messages of a conversation, filters them by
+// speaker, and shows the turns around each hit with --window.
+func TestSearchMessages(t *testing.T) {
+	dir := seeded(t)
+	ctx := context.Background()
+	c, err := day1.Open(ctx, demo.Config(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.WriteConversation(ctx, day1.Conversation{ID: "chat-1", Title: "cache planning"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.AppendMessages(ctx, []day1.Message{
+		{ID: "q1", ConversationID: "chat-1", Role: day1.RoleUser, Content: "Where do we keep sessions?"},
+		{ID: "a1", ConversationID: "chat-1", Role: day1.RoleAssistant, Content: "Sessions live in the memcached cluster."},
+		{ID: "q2", ConversationID: "chat-1", Role: day1.RoleUser, Content: "Thanks, that settles it."},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := day1Run(t, dir, "", "search", "memcached", "sessions", "--kind", "message", "--role", "assistant", "--window", "1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	var got []string
+	for _, l := range lines[1:] {
+		got = append(got, strings.Join(strings.Fields(l), " "))
+	}
+	want := []string{"message/q1 user: Where do we keep sessions?", "message/a1 assistant: Sessions live in the memcached cluster.",
+		"message/q2 user: Thanks, that settles it."}
+	if len(got) != 3 || !strings.HasSuffix(got[0], want[0]) || !strings.HasSuffix(got[1], want[1]) || !strings.HasPrefix(got[1], "1 ") ||
+		!strings.HasSuffix(got[2], want[2]) {
+		t.Errorf("search output:\n%s\nwant the hit a1 between q1 and q2", stdout)
+	}
+}

@@ -181,9 +181,10 @@ func newSearchCmd(a *app) *cobra.Command {
 	var kinds []string
 	cmd := &cobra.Command{
 		Use:   "search <query>",
-		Short: "Search facts and observations; show each retriever's score",
+		Short: "Search facts, observations, conversations and messages; show each retriever's score",
 		Example: `  day1 search "token refresh"
-  day1 search retries --branch agent-a --mode keyword --kind fact`,
+  day1 search retries --branch agent-a --mode keyword --kind fact
+  day1 search "which database" --kind message --role user --window 1`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			q.Text = strings.Join(args, " ")
@@ -200,12 +201,19 @@ func newSearchCmd(a *app) *cobra.Command {
 				return err
 			}
 			return a.out.emit(views, func() {
-				rows := make([][]string, len(views))
+				var rows [][]string
+				context := func(ms []*memview.Record) {
+					for _, m := range ms {
+						rows = append(rows, []string{"", "", "", "", "  " + string(m.Kind) + "/" + m.ID, memview.Shorten(m.Summary, 68)})
+					}
+				}
 				for i, h := range views {
-					rows[i] = []string{
+					context(h.Before)
+					rows = append(rows, []string{
 						strconv.Itoa(i + 1), fmt.Sprintf("%.4f", h.Score), rankScore(h.KeywordRank, h.KeywordScore),
 						rankScore(h.VectorRank, h.VectorScore), string(h.Record.Kind) + "/" + h.Record.ID, memview.Shorten(h.Record.Summary, 70),
-					}
+					})
+					context(h.After)
 				}
 				a.out.table([]string{"#", "SCORE", "KEYWORD", "VECTOR", "RECORD", "SUMMARY"}, rows)
 			})
@@ -214,10 +222,13 @@ func newSearchCmd(a *app) *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&q.Branch, "branch", "", "the branch to search (default main)")
 	f.StringVar(&mode, "mode", "", "hybrid (default), keyword or vector")
-	f.StringSliceVar(&kinds, "kind", nil, "fact, observation (default both)")
+	f.StringSliceVar(&kinds, "kind", nil, "fact, observation, conversation, message (default all four)")
 	f.IntVar(&q.Limit, "limit", 0, "the most hits (default 10)")
 	f.StringVar(&q.Filter.AgentID, "agent", "", "only this agent's records")
 	f.StringVar(&q.Filter.Category, "category", "", "only facts of this category")
+	f.StringVar((*string)(&q.Filter.Role), "role", "", "only the messages of this speaker: user, assistant, tool_call, tool_result, system")
+	f.StringVar(&q.Filter.ConversationID, "conversation", "", "only the messages of this conversation")
+	f.IntVar(&q.Window, "window", 0, "show each message hit with this many messages before and after it (0 to 20)")
 	addAt(a, cmd)
 	return cmd
 }

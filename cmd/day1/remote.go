@@ -158,6 +158,20 @@ type remoteHit struct {
 	Branch   string           `json:"branch"`
 	Created  time.Time        `json:"created_at"`
 	Category string           `json:"category"`
+	Title    string           `json:"conversation_title"`
+	Before   []remoteMessage  `json:"before"`
+	After    []remoteMessage  `json:"after"`
+}
+
+// remoteMessage is a neighbouring message of a message hit, as memory_search gives it.
+type remoteMessage struct {
+	ID      string `json:"id"`
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+func (m remoteMessage) view(branch string) *memview.Record {
+	return &memview.Record{Kind: day1.KindMessage, ID: m.ID, Branch: branch, Summary: m.Role + ": " + m.Content}
 }
 
 // search runs q on the server; at, when set, reads memory as it was then.
@@ -169,8 +183,9 @@ func (r *remote) search(ctx context.Context, q day1.SearchQuery, at day1.At) ([]
 	tool := "memory_search"
 	switch {
 	case at.Snapshot != "" || !at.Time.IsZero():
-		if q.Mode != "" || q.Filter.AgentID != "" || q.Filter.Category != "" {
-			return nil, fmt.Errorf("%w: through the MCP server, search --at takes no --mode, --agent or --category", day1.ErrNotSupported)
+		if q.Mode != "" || q.Filter.AgentID != "" || q.Filter.Category != "" || q.Filter.Role != "" ||
+			q.Filter.ConversationID != "" || q.Window != 0 {
+			return nil, fmt.Errorf("%w: through the MCP server, search --at takes no --mode, --agent, --category, --role, --conversation or --window", day1.ErrNotSupported)
 		}
 		tool, args["snapshot"] = "memory_time_travel", at.Snapshot
 		if !at.Time.IsZero() {
@@ -178,6 +193,14 @@ func (r *remote) search(ctx context.Context, q day1.SearchQuery, at day1.At) ([]
 		}
 	default:
 		args["search_type"], args["category"], args["agent_id"] = string(q.Mode), q.Filter.Category, q.Filter.AgentID
+		args["role"], args["conversation_id"], args["window"] = string(q.Filter.Role), q.Filter.ConversationID, q.Window
+		if len(q.Kinds) > 0 {
+			kinds := make([]string, len(q.Kinds))
+			for i, k := range q.Kinds {
+				kinds[i] = string(k)
+			}
+			args["kinds"] = kinds
+		}
 	}
 	if err := r.call(ctx, tool, args, &out); err != nil {
 		return nil, err
@@ -188,7 +211,14 @@ func (r *remote) search(ctx context.Context, q day1.SearchQuery, at day1.At) ([]
 			continue
 		}
 		rec := &memview.Record{Kind: h.Kind, ID: h.ID, Branch: h.Branch, Summary: h.Text, CreatedAt: h.Created}
-		hits = append(hits, memview.Hit{Record: rec, Score: h.Score, FoundBy: h.FoundBy})
+		hit := memview.Hit{Record: rec, Score: h.Score, FoundBy: h.FoundBy, ConversationTitle: h.Title}
+		for _, m := range h.Before {
+			hit.Before = append(hit.Before, m.view(h.Branch))
+		}
+		for _, m := range h.After {
+			hit.After = append(hit.After, m.view(h.Branch))
+		}
+		hits = append(hits, hit)
 	}
 	return hits, nil
 }

@@ -161,6 +161,9 @@ func Strip(r day1.Record) day1.Record {
 	case day1.Observation:
 		v.Embedding = nil
 		return v
+	case day1.Message:
+		v.Embedding = nil
+		return v
 	}
 	return r
 }
@@ -174,6 +177,11 @@ type Hit struct {
 	VectorScore  float64          `json:"vector_score,omitempty"`
 	VectorRank   int              `json:"vector_rank,omitempty"`
 	FoundBy      []day1.Retriever `json:"found_by"`
+	// A message hit's conversation title and, with a window, the messages around it.
+	ConversationTitle string    `json:"conversation_title,omitempty"`
+	WindowScore       float64   `json:"window_score,omitempty"`
+	Before            []*Record `json:"before,omitempty"`
+	After             []*Record `json:"after,omitempty"`
 }
 
 // Hits returns the views of hits.
@@ -184,7 +192,17 @@ func Hits(hits []day1.Hit) []Hit {
 			Record: View(h.Record), Score: h.Score,
 			KeywordScore: h.KeywordScore, KeywordRank: h.KeywordRank,
 			VectorScore: h.VectorScore, VectorRank: h.VectorRank, FoundBy: h.FoundBy,
+			ConversationTitle: h.ConversationTitle, WindowScore: h.WindowScore,
+			Before: messageViews(h.Before), After: messageViews(h.After),
 		}
+	}
+	return out
+}
+
+func messageViews(ms []day1.Message) []*Record {
+	var out []*Record
+	for _, m := range ms {
+		out = append(out, View(m))
 	}
 	return out
 }
