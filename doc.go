@@ -27,20 +27,23 @@
 // AppendMessage write records to a branch; an empty Branch means "main" and an empty
 // ID gets a generated one. Each write reports its Outcome: Created, Deduplicated (the
 // same record or the same fact text was there), Updated, or Superseded (a near-duplicate
-// fact, by embedding similarity, was replaced). Fact texts and observation summaries
-// are embedded for you; an embedding failure never blocks a write: the record is kept
-// without a vector, stays keyword-searchable, and Written.EmbedErr says why. A fact
-// written under an ID of yours and deduplicated against another fact's text leaves your
-// ID as an alias of that fact (Written.AliasOf): GetFact by it returns that fact.
+// fact, by embedding similarity, was replaced). Fact texts, observation summaries and
+// message contents are embedded for you; an embedding failure never blocks a write:
+// the record is kept without a vector, stays keyword-searchable, and Written.EmbedErr
+// says why. A fact written under an ID of yours and deduplicated against another
+// fact's text leaves your ID as an alias of that fact (Written.AliasOf): GetFact by it
+// returns that fact.
 //
 //	w, err := c.WriteFact(ctx, day1.Fact{Text: "The auth service signs JWTs with RS256", Category: "architecture"})
 //	fmt.Println(w.Outcome, w.Record.ID)
 //
 // # Searching
 //
-// Search ranks facts and observations by keyword (BM25), by vector (cosine) or by both
-// fused (Hybrid, the default, with reciprocal-rank fusion). Each Hit carries its final
-// score, the score and rank of every retriever that found it, and FoundBy. Timeline
+// Search ranks facts, observations, messages and conversation titles by keyword
+// (BM25), by vector (cosine) or by both fused (Hybrid, the default, with
+// reciprocal-rank fusion). Each Hit carries its final score, the score and rank of
+// every retriever that found it, and FoundBy; a message hit names its conversation
+// and, with SearchQuery.Window, carries the turns around it. Timeline
 // lists what happened on a branch in time order; Graph walks the relation graph around
 // an entity. All reads are in the Reader interface.
 //

@@ -85,11 +85,12 @@
 // Keyword search computes BM25 in Go, with the same tokenizer and parameters as the
 // embedded store, over candidates the database selects: each row keeps its search
 // tokens in a column, and the server returns the visible rows holding a query token.
-// On servers with FULLTEXT indexes (Capabilities.KeywordPath "fulltext") each facts and
-// observations table has one on that column and MATCH ... AGAINST selects the
-// candidates, one statement part per query token joined by UNION (several words in one
-// AGAINST match any of them on the 2024-11 build and all of them, as a phrase, on 3.x);
-// the portable path ("scan", Options.FullText off or no index) scans the
+// On servers with FULLTEXT indexes (Capabilities.KeywordPath "fulltext") each facts,
+// observations, conversations and messages table has one on that column and
+// MATCH ... AGAINST selects the candidates, one statement part per query token joined
+// by UNION (several words in one AGAINST match any of them on the 2024-11 build and
+// all of them, as a phrase, on 3.x); the portable path ("scan", Options.FullText off or
+// no index) scans the
 // visible rows' tokens with INSTR. Both give the same hits and scores: MatrixOne's own
 // relevance is another scoring and is not used.
 //
@@ -111,6 +112,10 @@
 // those by exact cosine similarity, so results are exact within the candidates. Smaller
 // tables, branch copies (which start without an index) and searches with metadata
 // filters scan every visible row ("exact", also the path with Options.VectorIndex off).
+// Conversations have no embedding column: vector search leaves them out.
+//
+// A message hit's conversation title, and with a Window its neighbouring messages, are
+// read in two more queries for all the hits at once.
 //
 // Record tables are keyed by a BIGINT version id: on the 2024-11 build both kinds of
 // index return no rows from large tables with a composite primary key

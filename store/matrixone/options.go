@@ -80,7 +80,8 @@ type Options struct {
 	Now func() time.Time
 	// FullText chooses how keyword search selects its candidates. IndexAuto (the
 	// default): when the server has FULLTEXT indexes (Capabilities.FullText), each
-	// facts and observations table gets one on its search tokens (made at Open for
+	// facts, observations, conversations and messages table gets one on its search
+	// tokens (made at Open for
 	// existing tables, copied with each new branch) and candidates come from
 	// MATCH ... AGAINST. IndexOff: the portable path, an INSTR scan of the visible
 	// rows' tokens. Both give the same BM25 scores, computed by the store.

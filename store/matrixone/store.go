@@ -37,7 +37,7 @@ var _ store.Store = (*Store)(nil)
 
 // Open connects to the server named by opts.DSN, creates the database when missing,
 // applies the migrations, detects the server's capabilities and, on the full-text path,
-// makes the FULLTEXT index of every facts and observations table that lacks one (a
+// makes the FULLTEXT index of every searchable table that lacks one (a
 // database written with Options.FullText off, or by a server without them). Errors: a
 // *store.ValidationError for bad options, an *Error when the server cannot be reached
 // or refuses the schema.

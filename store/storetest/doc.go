@@ -52,6 +52,11 @@
 //     every filter in every mode, including branch isolation; Kinds; Limit; MinScore;
 //     query validation, including a vector whose dimension differs from the
 //     embeddings the store holds.
+//   - messagesearch: messages (by content and embedding) and conversation titles in
+//     a default search; what a message hit carries to render it; filters on role,
+//     conversation, session, agent and time in every mode; a Window's neighbours, as
+//     the branch, snapshot or deletion leaves them, and its scoring; message
+//     embeddings read back and after a reopen.
 //   - branch: creation from main, from a branch, from a snapshot and from an instant;
 //     names; duplicates and unknown parents; GetBranch and ListBranches filters; a
 //     branch sees its parent as of the fork, never the parent's later creates, updates

@@ -1,0 +1,71 @@
+package day1_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+
+	"github.com/day1ai/day1"
+)
+
+// A dialogue kept as the messages of a conversation is searched like facts: the
+// default search finds the turns, names their conversation and, with a Window, gives
+// the turns around each hit: here the answer, two turns after the one found. Filter.Role
+// keeps one speaker's turns.
+func ExampleClient_Search_messages() {
+	ctx := context.Background()
+	c, err := day1.Open(ctx, exampleConfig())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+
+	if _, err := c.WriteConversation(ctx, day1.Conversation{ID: "chat-7", Title: "Weekend plans"}); err != nil {
+		log.Fatal(err)
+	}
+	var turns []day1.Message
+	for _, t := range []struct {
+		role day1.Role
+		text string
+	}{
+		{day1.RoleUser, "I adopted a dog last month"},
+		{day1.RoleAssistant, "Congratulations! What is its name?"},
+		{day1.RoleUser, "Biscuit, a beagle who loves the beach"},
+		{day1.RoleAssistant, "Beagles are great company on long walks"},
+	} {
+		turns = append(turns, day1.Message{ConversationID: "chat-7", Role: t.role, Content: t.text})
+	}
+	// One batch: the contents are embedded in one call, Seq numbers 1 to 4.
+	if _, err := c.AppendMessages(ctx, turns); err != nil {
+		log.Fatal(err)
+	}
+
+	hits, err := c.Search(ctx, day1.SearchQuery{Text: "what is the dog called", Limit: 1, Window: 2})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, h := range hits {
+		m, _ := h.Message()
+		fmt.Printf("%q, turn %d of %q\n", m.Content, m.Seq, h.ConversationTitle)
+		for _, n := range h.Before {
+			fmt.Printf("  before: %s: %s\n", n.Role, n.Content)
+		}
+		for _, n := range h.After {
+			fmt.Printf("  after:  %s: %s\n", n.Role, n.Content)
+		}
+	}
+
+	hits, err = c.Search(ctx, day1.SearchQuery{Text: "beagle", Limit: 1, Filter: day1.Filter{Role: day1.RoleUser}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, h := range hits {
+		m, _ := h.Message()
+		fmt.Printf("%s said: %s\n", m.Role, m.Content)
+	}
+	// Output:
+	// "I adopted a dog last month", turn 1 of "Weekend plans"
+	//   after:  assistant: Congratulations! What is its name?
+	//   after:  user: Biscuit, a beagle who loves the beach
+	// user said: Biscuit, a beagle who loves the beach
+}
