@@ -635,3 +635,46 @@ func exactTop(vecs [][]float32, q []float32, k int) map[string]bool {
 	}
 	return out
 }
+
+// BenchmarkSearchMessages searches 10,000 messages, the corpus texts as the turns of
+// conversations of 50, by hybrid search over every searchable kind (the default
+// Kinds), without a window and with one of two messages on each side.
+func BenchmarkSearchMessages(b *testing.B) {
+	const n, per = 10_000, 50
+	c := getCorpus(b, n)
+	s := newStore(b, memstore.Options{})
+	ctx := context.Background()
+	recs := make([]store.Record, 0, n+n/per)
+	for i := range n {
+		conv := fmt.Sprintf("c%04d", i/per)
+		if i%per == 0 {
+			recs = append(recs, store.Conversation{ID: conv, Title: "conversation " + conv})
+		}
+		recs = append(recs, store.Message{ID: fmt.Sprintf("m%06d", i), ConversationID: conv, Seq: i%per + 1,
+			Role: store.RoleUser, Content: c.texts[i], Embedding: c.vecs[i]})
+	}
+	for lo := 0; lo < len(recs); lo += 1000 {
+		if _, err := s.Put(ctx, store.DefaultBranch, recs[lo:min(lo+1000, len(recs))], store.PutOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	qs := queries(b, n)
+	for _, w := range []int{0, 2} {
+		b.Run(fmt.Sprintf("hybrid/window=%d", w), func(b *testing.B) {
+			lat := &latencies{}
+			i := 0
+			for b.Loop() {
+				q := qs[i%len(qs)]
+				i++
+				var err error
+				lat.time(func() {
+					_, err = s.Search(ctx, store.View{}, store.SearchQuery{Text: q.text, Vector: q.vec, Limit: 10, Window: w})
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			lat.report(b)
+		})
+	}
+}

@@ -148,14 +148,19 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 // branches list under the conversation (branch.convs), not every message.
 func (v view) around(m store.Message, w int) []store.Message {
 	lo, hi := store.WindowRange(m, w)
-	seen := map[string]bool{}
+	var seen map[string]bool // ids listed by an earlier branch of the chain
+	if len(v.chain) > 1 {
+		seen = map[string]bool{}
+	}
 	var out []store.Message
 	for _, l := range v.chain {
 		for _, id := range l.br.convs[m.ConversationID] {
-			if seen[id] {
-				continue
+			if seen != nil {
+				if seen[id] {
+					continue
+				}
+				seen[id] = true
 			}
-			seen[id] = true
 			n, ok := v.get(key{store.KindMessage, id}).(store.Message)
 			if ok && n.ConversationID == m.ConversationID && n.Seq >= lo && n.Seq <= hi {
 				n.Embedding = nil // SetWindow leaves it out: no copy
