@@ -360,14 +360,16 @@ func (q *query) kinds(name string) []day1.Kind {
 // filter reads the record filter common to lists, search and timeline.
 func (q *query) filter() day1.Filter {
 	return day1.Filter{
-		Category:  q.str("category"),
-		Status:    day1.FactStatus(q.str("status")),
-		SessionID: q.str("session"),
-		TaskID:    q.str("task"),
-		AgentID:   q.str("agent"),
-		Entity:    q.str("entity"),
-		Since:     q.time("since"),
-		Until:     q.time("until"),
+		Category:       q.str("category"),
+		Status:         day1.FactStatus(q.str("status")),
+		SessionID:      q.str("session"),
+		TaskID:         q.str("task"),
+		AgentID:        q.str("agent"),
+		ConversationID: q.str("conversation"),
+		Role:           day1.Role(q.str("role")),
+		Entity:         q.str("entity"),
+		Since:          q.time("since"),
+		Until:          q.time("until"),
 	}
 }
 

@@ -151,7 +151,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) (any, error) {
 	qq := q(r)
 	sq := day1.SearchQuery{
 		Branch: qq.str("branch"), Text: qq.str("q"), Mode: day1.SearchMode(qq.str("mode")),
-		Kinds: qq.kinds("kind"), Filter: qq.filter(), Limit: qq.int("limit"),
+		Kinds: qq.kinds("kind"), Filter: qq.filter(), Limit: qq.int("limit"), Window: qq.int("window"),
 	}
 	if qq.err != nil {
 		return nil, qq.err
