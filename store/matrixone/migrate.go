@@ -375,9 +375,10 @@ func (s *Store) rekeyTables(ctx context.Context, ms []migration) error {
 	if err != nil {
 		return wrap(ctx, "migrate", err)
 	}
-	tables := map[string]bool{}  // every table of the database
-	withVid := map[string]bool{} // tables that have the vid column
-	rs, err := s.db.QueryContext(ctx, "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = ? AND column_name IN ('id', 'vid')", s.dbName)
+	tables := map[string]bool{}             // every table of the database
+	withVid := map[string]bool{}            // tables that have the vid column
+	columns := map[string]map[string]bool{} // the columns of each table
+	rs, err := s.db.QueryContext(ctx, "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = ?", s.dbName)
 	if err != nil {
 		return wrap(ctx, "migrate", err)
 	}
@@ -387,7 +388,13 @@ func (s *Store) rekeyTables(ctx context.Context, ms []migration) error {
 			rs.Close()
 			return wrap(ctx, "migrate", err)
 		}
-		tables[t] = true
+		if columns[t] == nil {
+			columns[t] = map[string]bool{}
+		}
+		columns[t][c] = true
+		if c == "id" {
+			tables[t] = true
+		}
 		if c == "vid" {
 			withVid[t] = true
 		}
@@ -426,11 +433,10 @@ func (s *Store) rekeyTables(ctx context.Context, ms []migration) error {
 			case !tables[name]:
 				continue // a branch whose tables were never made
 			}
-			// The old columns: those of migration 002 but vid and dup_code.
+			// The columns the old table has (not vid nor dup_code, nor those later
+			// migrations added); the new one gives the others their defaults.
 			cols := specs[k].allCols()[1:]
-			cols = slices.DeleteFunc(cols, func(c string) bool {
-				return c == "`dup_code`" || !strings.Contains(ddl[k], "\n\t"+strings.Trim(c, "`")+" ")
-			})
+			cols = slices.DeleteFunc(cols, func(c string) bool { return !columns[name][strings.Trim(c, "`")] })
 			list := strings.Join(cols, ", ")
 			steps := []string{
 				"DROP TABLE IF EXISTS `" + rk + "`",

@@ -94,6 +94,8 @@ CREATE TABLE IF NOT EXISTS conversations_b0 (
 	metadata     TEXT         NOT NULL,
 	created_at   DATETIME(6)  NULL,
 	updated_at   DATETIME(6)  NULL,
+	tokens       TEXT         NULL,
+	doc_len      INT          NOT NULL DEFAULT 0,
 	PRIMARY KEY (vid),
 	KEY conversations_id (id),
 	KEY conversations_rev (rev)
@@ -115,6 +117,9 @@ CREATE TABLE IF NOT EXISTS messages_b0 (
 	agent_id        VARCHAR(255) NOT NULL DEFAULT '',
 	metadata        TEXT         NOT NULL,
 	created_at      DATETIME(6)  NULL,
+	tokens          TEXT         NULL,
+	doc_len         INT          NOT NULL DEFAULT 0,
+	embedding       vecf32({{dims}}) NULL,
 	PRIMARY KEY (vid),
 	KEY messages_id (id),
 	KEY messages_rev (rev)
