@@ -3,6 +3,7 @@
 -- keyword and vector search read, as on facts). This migration's Go step
 -- (addSearchColumns) adds them to every branch's tables that lack them and fills the
 -- tokens of the rows already there from content or title, so a migration cut short
--- runs again safely; it has no statement. Messages written before it have no
+-- runs again safely; it has no statement. Tables made by 002_branch_tables.sql since
+-- have the columns already. Messages written before it have no
 -- embedding: keyword search finds them, vector search does not. Open then gives the
 -- tables their FULLTEXT index like those of facts.
