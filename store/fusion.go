@@ -32,8 +32,8 @@ func SortRanked(rs []Ranked) {
 // Fuse turns the rankings of the keyword and vector retrievers into the hits of a
 // search: the final score per q.Mode and q.Fusion (see RRF and Weighted), with a
 // Window the neighbours' part (see SearchQuery.Window), MinScore applied, best first,
-// at most q.Limit. q must be normalised (NormalizeSearch). Every
-// store calls it, so hybrid ranking is the same on all of them.
+// at most q.Limit. q must be normalised (NormalizeSearch). Every store calls it, so
+// hybrid ranking is the same on all of them.
 func Fuse(q SearchQuery, keyword, vector []Ranked) []Hit {
 	SortRanked(keyword)
 	SortRanked(vector)

@@ -60,8 +60,7 @@ func WindowRange(m Message, w int) (lo, hi int) { return m.Seq - w, m.Seq + w }
 // hit's conversation as the search saw them, in any order, among them those with Seq
 // in WindowRange (others, and the hit's own message, are left out). Up to w messages
 // are kept on each side, the nearest, in Seq order (then id), without their
-// embeddings. It does nothing for a
-// hit of another kind.
+// embeddings. It does nothing for a hit of another kind.
 func SetWindow(h *Hit, msgs []Message, w int) {
 	m, ok := h.Record.(Message)
 	if !ok {
