@@ -143,12 +143,12 @@ func (s *Store) migrate(ctx context.Context) error {
 // goSteps are the parts of migrations that SQL alone cannot do, run after the
 // migration's statements. Each is idempotent.
 var goSteps = map[int]func(s *Store, ctx context.Context, ms []migration) error{
-	4: (*Store).rekeyTables,
-	5: (*Store).widenDupCode,
-	6: (*Store).addForkPath,
-	7: (*Store).addMergeSourceRev,
-	8: (*Store).addAliasTables,
-	9: (*Store).addSearchColumns,
+	4:  (*Store).rekeyTables,
+	5:  (*Store).widenDupCode,
+	6:  (*Store).addForkPath,
+	7:  (*Store).addMergeSourceRev,
+	8:  (*Store).addAliasTables,
+	10: (*Store).addSearchColumns,
 }
 
 // addAliasTables gives every branch made before migration 008 its aliases table,
@@ -216,7 +216,7 @@ func (s *Store) addAliasTables(ctx context.Context, _ []migration) error {
 	return nil
 }
 
-// addSearchColumns adds the search columns of migration 009 to the conversations and
+// addSearchColumns adds the search columns of migration 010 to the conversations and
 // messages tables of every branch that lack them, and fills the tokens and lengths
 // of their rows from the text they search (title, content).
 func (s *Store) addSearchColumns(ctx context.Context, _ []migration) error {

@@ -38,7 +38,7 @@ var specs = map[store.Kind]*kindSpec{
 		"src", "dst", "rel_type", "properties", "confidence", "valid_from", "valid_to",
 		"session_id", "task_id", "agent_id", "created_at"}},
 	// The search columns of conversations and messages (tokens, doc_len, embedding)
-	// come last: migration 009 added them to tables made before it.
+	// come last: migration 010 added them to tables made before it.
 	store.KindConversation: {kind: store.KindConversation, prefix: "conversations", text: "tokens", cols: []string{
 		"session_id", "agent_id", "task_id", "title", "verification", "metadata", "created_at", "updated_at",
 		"tokens", "doc_len"}},

@@ -568,7 +568,7 @@ func TestMigrationRekeysOldTables(t *testing.T) {
 			if prefix == "facts" {
 				exec("ALTER TABLE " + name + " DROP COLUMN dup_code")
 			}
-			// Tables that old had no search columns either (migration 009).
+			// Tables that old had no search columns either (migration 010).
 			if prefix == "conversations" || prefix == "messages" {
 				exec("ALTER TABLE " + name + " DROP COLUMN tokens")
 				exec("ALTER TABLE " + name + " DROP COLUMN doc_len")
@@ -578,7 +578,7 @@ func TestMigrationRekeysOldTables(t *testing.T) {
 			}
 		}
 	}
-	exec("DELETE FROM day1_migrations WHERE version IN (4, 9)")
+	exec("DELETE FROM day1_migrations WHERE version IN (4, 10)")
 	s.Close()
 	s2 := openTest(t, dsn)
 	defer s2.Close()
@@ -631,7 +631,7 @@ func TestMigrationWidensDupCode(t *testing.T) {
 	}
 }
 
-// TestMigrationAddsMessageSearch removes the search columns of migration 009 from the
+// TestMigrationAddsMessageSearch removes the search columns of migration 010 from the
 // conversations and messages tables, as databases made before it have them, and opens
 // the database again: the migration adds them, fills the tokens of the rows there, and
 // keyword search finds those messages and conversations.
@@ -649,7 +649,7 @@ func TestMigrationAddsMessageSearch(t *testing.T) {
 	for _, q := range []string{
 		"ALTER TABLE conversations_b0 DROP COLUMN tokens", "ALTER TABLE conversations_b0 DROP COLUMN doc_len",
 		"ALTER TABLE messages_b0 DROP COLUMN tokens", "ALTER TABLE messages_b0 DROP COLUMN doc_len",
-		"ALTER TABLE messages_b0 DROP COLUMN embedding", "DELETE FROM day1_migrations WHERE version = 9",
+		"ALTER TABLE messages_b0 DROP COLUMN embedding", "DELETE FROM day1_migrations WHERE version = 10",
 	} {
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
