@@ -79,6 +79,9 @@ func (s *Store) CreateBranch(ctx context.Context, spec store.BranchSpec) (store.
 	if err != nil {
 		return store.Branch{}, wrap(ctx, "CreateBranch", err)
 	}
+	if s.beforeFork != nil {
+		s.beforeFork()
+	}
 	if native {
 		err = s.nativeTables(ctx, suffix, p)
 	} else {

@@ -1,6 +1,7 @@
 package matrixone_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -127,5 +128,69 @@ func TestNativeDiff(t *testing.T) {
 		if len(got.Conflicts) == 0 {
 			t.Errorf("Diff(%s, %s) found no conflict on f0000", pair[0], pair[1])
 		}
+	}
+}
+
+// TestForkRacesAWrite commits a write to the parent between the revision a fork reads
+// and the making of the branch's tables (an update, a new fact and a delete): the
+// branch holds the parent as of its fork instant, whichever path made its tables (on
+// the native path the server's copy holds the write, and the store trims it).
+func TestForkRacesAWrite(t *testing.T) {
+	t.Parallel()
+	s := openTest(t, testDatabase(t))
+	ctx := t.Context()
+	put(t, s, "main", []store.Record{
+		store.Fact{ID: "kept", Text: "written before the fork"},
+		store.Fact{ID: "gone", Text: "deleted while the fork runs"},
+	})
+	matrixone.SetBeforeFork(s, func() {
+		matrixone.SetBeforeFork(s, nil)
+		put(t, s, "main", []store.Record{
+			store.Fact{ID: "kept", Text: "updated while the fork runs"},
+			store.Fact{ID: "new", Text: "added while the fork runs"},
+		})
+		if err := s.Delete(ctx, "main", []store.Ref{{Kind: store.KindFact, ID: "gone"}}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	b, err := s.CreateBranch(ctx, store.BranchSpec{Name: "task/raced"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := func(v store.View) map[string]string {
+		t.Helper()
+		rs, err := s.List(ctx, v, store.ListQuery{Kind: store.KindFact})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, r := range rs {
+			out[r.RecordID()] = r.(store.Fact).Text
+		}
+		return out
+	}
+	want := map[string]string{"kept": "written before the fork", "gone": "deleted while the fork runs"}
+	if d := cmp.Diff(want, texts(store.View{Branch: "task/raced"})); d != "" {
+		t.Errorf("the branch (path %s) mismatch (-want +got):\n%s", forkPath(t, s, "task/raced"), d)
+	}
+	if d := cmp.Diff(want, texts(store.View{Branch: "main", At: store.Point{Time: b.ForkedAt}})); d != "" {
+		t.Errorf("main at the fork instant mismatch (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(map[string]string{"kept": "updated while the fork runs", "new": "added while the fork runs"}, texts(store.View{Branch: "main"})); d != "" {
+		t.Errorf("main mismatch (-want +got):\n%s", d)
+	}
+	// The raced rows are the parent's changes since the fork.
+	put(t, s, "task/raced", []store.Record{store.Fact{ID: "own", Text: "written on the branch"}})
+	d, err := s.Diff(ctx, "task/raced", "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var target []string
+	for _, c := range d.TargetChanges {
+		target = append(target, c.Ref.ID)
+	}
+	slices.Sort(target)
+	if !slices.Equal(target, []string{"gone", "kept", "new"}) {
+		t.Errorf("main's changes since the fork = %v; want gone, kept, new", target)
 	}
 }

@@ -17,3 +17,7 @@ func CodeQueries(s *Store) int64 { return s.codeQueries.Load() }
 // StatsQueries returns how many keyword searches read a table's statistics from the
 // server, for tests.
 func StatsQueries(s *Store) int64 { return s.statsQueries.Load() }
+
+// SetBeforeFork sets the function CreateBranch runs between the revision it forks from
+// and the making of the branch's tables, for tests.
+func SetBeforeFork(s *Store, fn func()) { s.beforeFork = fn }

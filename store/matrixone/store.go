@@ -28,6 +28,9 @@ type Store struct {
 	codeCache codeCache  // near-duplicate codes of the live facts, per table
 	stats     statsCache // keyword statistics of each table at its branch's head
 	indexes   indexCatalog
+	// beforeFork, when set, runs between the revision a fork reads and the making of
+	// its tables: tests commit there a write that races the fork.
+	beforeFork func()
 	// Searches answered through each index, and record kinds diffed through DATA
 	// BRANCH DIFF, for tests.
 	fullTextQueries, ivfQueries, codeQueries, statsQueries, nativeDiffs atomic.Int64
