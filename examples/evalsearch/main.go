@@ -17,6 +17,15 @@
 //	go run ./examples/evalsearch -dialogues 20 -seed 7
 //	go run ./examples/evalsearch -json > eval.json
 //	go run ./examples/evalsearch -all                # also RRF and Weighted fusion
+//	go run ./examples/evalsearch -locomo locomo10.json
+//
+// -locomo evaluates on the public LoCoMo benchmark instead (Maharana et al., 2024: ten
+// long two-person dialogues, 5,882 turns, 1,981 questions labelled with the turns
+// that answer them, in categories locomo-1 to locomo-5), read by evaldata.ReadLoCoMo
+// from the data set's locomo10.json or from its archive's directory of one file per
+// dialogue (data/multimodal_dialog/locomo10_v2 in data/locomo10.zip of
+// github.com/snap-research/locomo). The data set is not part of this module: fetch it
+// yourself under its own licence.
 //
 // The same flags always give the same data set and the same quality figures.
 package main
@@ -49,6 +58,7 @@ type options struct {
 	all      bool
 	embedder string
 	mode     string
+	locomo   string
 }
 
 // Modes of writing the turns.
@@ -64,6 +74,8 @@ type Report struct {
 	Turns     int    `json:"turns"`
 	Questions int    `json:"questions"`
 	Seed      uint64 `json:"seed"`
+	// DataSet is empty for the generated data set, "LoCoMo" for -locomo.
+	DataSet   string `json:"data_set,omitempty"`
 	Embedder  string `json:"embedder"`
 	LostTurns int    `json:"lost_answer_turns"`
 	// LoadTime and Results are those of the facts mode.
@@ -87,6 +99,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.all, "all", false, "also evaluate hybrid with other RRF weights and with Weighted fusion")
 	fs.StringVar(&o.embedder, "embedder", "", "embedder: empty for the Config default, hash or stem")
 	fs.StringVar(&o.mode, "mode", modeBoth, "how the turns are written: facts, messages or both")
+	fs.StringVar(&o.locomo, "locomo", "", "evaluate on the LoCoMo data set at this path (locomo10.json, or a directory of one file per dialogue) instead of the generated one")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -137,6 +150,13 @@ func evaluate(ctx context.Context, o options) (Report, error) {
 	}
 	ds := evaldata.Generate(o.data)
 	rep := Report{Dialogues: len(ds), Seed: o.data.Seed}
+	if o.locomo != "" {
+		var err error
+		if ds, err = evaldata.ReadLoCoMo(o.locomo); err != nil {
+			return Report{}, err
+		}
+		rep = Report{Dialogues: len(ds), DataSet: "LoCoMo"}
+	}
 	for _, d := range ds {
 		rep.Questions += len(d.Questions)
 	}
@@ -207,8 +227,12 @@ func embedderByName(name string) (llm.Embedder, error) {
 }
 
 func printReport(w io.Writer, rep Report) {
-	fmt.Fprintf(w, "%d dialogues, %d turns, %d questions, seed %d, embedder %s\n",
-		rep.Dialogues, rep.Turns, rep.Questions, rep.Seed, rep.Embedder)
+	source := fmt.Sprintf("seed %d", rep.Seed)
+	if rep.DataSet != "" {
+		source = rep.DataSet
+	}
+	fmt.Fprintf(w, "%d dialogues, %d turns, %d questions, %s, embedder %s\n",
+		rep.Dialogues, rep.Turns, rep.Questions, source, rep.Embedder)
 	if rep.Results != nil {
 		fmt.Fprintf(w, "\nturns as facts, loaded in %v", rep.LoadTime.Round(time.Millisecond))
 		if rep.LostTurns > 0 {
@@ -236,7 +260,7 @@ func printResults(w io.Writer, results []searcheval.Result) {
 				100*m.Recall1, 100*m.Recall5, 100*m.Recall10, m.MRR, m.NDCG10, p50, p95)
 		}
 		row("all", r.All, true)
-		for _, c := range evaldata.Categories {
+		for _, c := range slices.Concat(evaldata.Categories, evaldata.LoCoMoCategories) {
 			if m, ok := r.ByCategory[c]; ok {
 				row(string(c), m, false)
 			}

@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"time"
 )
 
 // Category is the kind of a question.
@@ -48,6 +49,10 @@ type Turn struct {
 	Session int    // 0-based session of the dialogue
 	Speaker string // "user" or "assistant"
 	Text    string
+	// Name is the speaker's name and At the session's time, where the data set gives
+	// them (ReadLoCoMo); Generate leaves them empty.
+	Name string
+	At   time.Time
 }
 
 // Question is a question about one dialogue with the turns that answer it.

@@ -114,6 +114,9 @@ func LoadMessages(ctx context.Context, c *day1.Client, ds []evaldata.Dialogue) (
 			n := d.Turns[lo].Session
 			session := fmt.Sprintf("%s-s%02d", d.ID, n)
 			at := SessionTime(n)
+			if t := d.Turns[lo].At; !t.IsZero() {
+				at = t
+			}
 			if _, err := c.WriteConversation(ctx, day1.Conversation{
 				ID: session, Branch: br, SessionID: session, Title: fmt.Sprintf("Chat, session %d", n+1), CreatedAt: at,
 			}); err != nil {
