@@ -74,7 +74,7 @@ func Example() {
 	// created id-3 Login fails when the session token has expired
 	// deduplicated as id-2
 	// 1 Login fails when the session token has expired [keyword vector]
-	// 2 The auth service signs JWT tokens with RS256 [vector]
+	// 2 The auth service signs JWT tokens with RS256 [keyword vector]
 }
 
 func ExampleClient_Capabilities() {

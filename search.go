@@ -39,17 +39,17 @@ type SearchQuery struct {
 	Filter Filter
 	// Limit is the most hits returned, 1 to store.MaxLimit. Default 10.
 	Limit int
-	// Fusion combines the rankings of a Hybrid search: RRF (the default, weighted by
-	// VectorWeight) or Weighted (by Alpha).
+	// Fusion combines the rankings of a Hybrid search: RRF (weighted by VectorWeight),
+	// Weighted (by Alpha) or Fill (keyword hits first). Empty means the rule the
+	// embedder earns (see Search): Fill for a lexical embedder, RRF otherwise.
 	Fusion Fusion
 	// RRFK is the rank constant of RRF fusion. Default 60.
 	RRFK float64
 	// Alpha weighs the vector score in Weighted fusion, 0 to 1. Default 0.5.
 	Alpha float64
 	// VectorWeight weighs the vector ranking against the keyword ranking (weight 1) in
-	// RRF fusion, 0 to 1. 0 means the weight the embedder earns: LexicalVectorWeight
-	// for an embedder whose llm.QualityOf is llm.QualityLexical (the local embedder),
-	// 1 for any other (see Search).
+	// RRF fusion, 0 to 1. Default 1. Setting it asks for RRF fusion when Fusion is
+	// empty, whatever the embedder.
 	VectorWeight float64
 	// MinScore drops hits whose final score is below it. Default 0: keep every hit.
 	MinScore float64
@@ -58,26 +58,19 @@ type SearchQuery struct {
 	// Filter.Status or Filter.Statuses searches exactly those statuses instead.
 	IncludeHistory bool
 	// Window, 0 to store.MaxWindow, returns each message hit with up to Window
-	// messages of its conversation on each side, by Seq (Hit.Before, Hit.After), and
-	// adds to its score WindowWeight times the score of the best other candidate
-	// within Window of it (Hit.WindowScore): a turn next to other matching turns
-	// rises, so an answer spread over two turns is found. Default 0: no window.
+	// messages of its conversation on each side, by Seq (Hit.Before, Hit.After).
+	// Default 0: no neighbours attached. A Window above store.DefaultContextSpan (2)
+	// also widens the context of WindowWeight.
 	Window int
-	// WindowWeight is the share of the best neighbour's score a message hit gains
-	// with a Window, 0 to 1. Default store.DefaultWindowWeight (0.1).
+	// WindowWeight is the share of their keyword scores that neighbouring messages of
+	// a conversation lend each other, 0 to 1: a message gains WindowWeight times the
+	// keyword scores of the messages within two of it (Hit.WindowScore), so a turn
+	// among matching turns rises, and the answer after a question is found even when
+	// it shares no word with the query (KeywordScore 0). Default
+	// store.DefaultWindowWeight (0.3); negative turns it off. Facts, observations and
+	// conversations neither lend nor gain.
 	WindowWeight float64
 }
-
-// LexicalVectorWeight is the weight of the vector ranking in the RRF fusion of a
-// Hybrid search whose embedder reports llm.QualityLexical, the keyword ranking's being
-// 1. At that weight a vector rank can lift a keyword hit past hits whose keyword
-// ranks are close (a vector's first lifts keyword rank 10 to 3 at most, with the
-// default RRFK), and the hits keyword search did not find come after those it did. A lexical embedder sees
-// the same words BM25 sees, without their rarity, so it cannot be trusted to overrule
-// BM25; on the labelled dialogues of examples/evalsearch, equal weights made hybrid
-// search rank worse than keyword search alone at recall@1 (see the commit that made
-// this the default).
-const LexicalVectorWeight = 0.1
 
 // Search ranks facts, observations, messages and conversations by keyword (BM25),
 // vector (cosine) or both (fused). A message hit names its conversation's title
@@ -85,16 +78,18 @@ const LexicalVectorWeight = 0.1
 //
 // # Fusion
 //
-// A Hybrid search with RRF fusion (the default) scores a hit
-// 1/(RRFK + keyword rank) + VectorWeight/(RRFK + vector rank), counting only the
-// retrievers that found it. The vector ranking is weighed by the quality the
-// embedder reports (llm.QualityOf): an embedder that captures meaning
-// (llm.QualitySemantic, an OpenAI-compatible endpoint, or any embedder that reports
-// nothing) votes as much as keyword search, since it finds paraphrases keyword search
-// cannot; a lexical one (llm.QualityLexical, the local embedder) gets
-// LexicalVectorWeight, so that it breaks near-ties between keyword hits and fills the
-// results keyword search leaves empty, but never pushes a clear keyword match down.
-// SearchQuery.VectorWeight overrides the rule; Weighted fusion uses Alpha instead.
+// A Hybrid search weighs the vector ranking by the quality the embedder reports
+// (llm.QualityOf). An embedder that captures meaning (llm.QualitySemantic, an
+// OpenAI-compatible endpoint, or any embedder that reports nothing) votes as much as
+// keyword search, with RRF fusion: a hit scores 1/(RRFK + keyword rank) +
+// VectorWeight/(RRFK + vector rank), counting only the retrievers that found it,
+// since it finds paraphrases keyword search cannot. A lexical embedder
+// (llm.QualityLexical, the local embedders) sees the same words BM25 sees without
+// their rarity, so its votes only add noise: the default fusion is then Fill, which
+// keeps keyword search's ranking and fills the results keyword search leaves empty
+// with the vector retriever's other hits. A default search then ranks exactly as a
+// keyword search wherever keyword search finds enough, and finds more where it does
+// not. Setting Fusion or VectorWeight overrides the rule.
 //
 // Hits carry their final score, the score and rank of each retriever that
 // found them, and the retrievers' names. Errors: *ValidationError for a bad query (an
@@ -116,8 +111,8 @@ func (r reader) Search(ctx context.Context, q SearchQuery) ([]Hit, error) {
 	if sq.Mode == "" {
 		sq.Mode = Hybrid
 	}
-	if sq.VectorWeight == 0 && r.c.emb != nil && llm.QualityOf(r.c.emb) == llm.QualityLexical {
-		sq.VectorWeight = LexicalVectorWeight
+	if sq.Fusion == "" && sq.VectorWeight == 0 && r.c.emb != nil && llm.QualityOf(r.c.emb) == llm.QualityLexical {
+		sq.Fusion = Fill
 	}
 	if sq.Mode != Keyword && len(sq.Vector) == 0 && strings.TrimSpace(sq.Text) != "" {
 		vec, err := r.c.embedQuery(ctx, sq.Text)

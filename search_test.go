@@ -48,10 +48,11 @@ func rankOf(hits []Hit, id string) int {
 	return i + 1
 }
 
-// TestHybridBeatsKeywordOnParaphrase: with equal RRF weights the vector ranking lifts
-// paraphrased answers above keyword matches; with the default weight of a lexical
-// embedder the answer is never ranked below keyword search's rank.
-func TestHybridBeatsKeywordOnParaphrase(t *testing.T) {
+// TestHybridOnParaphrase: keyword search finds paraphrases that share stems with the
+// answer ("authenticating" and "authentication"); with equal RRF weights the vector
+// ranking, which found it too, keeps it at the top; with the default fusion of a
+// lexical embedder the answer is never ranked below keyword search's rank.
+func TestHybridOnParaphrase(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	c, _ := open(t, nil)
@@ -100,8 +101,8 @@ func TestHybridBeatsKeywordOnParaphrase(t *testing.T) {
 			if hyRank == 0 {
 				t.Fatalf("hybrid search missed the relevant fact; hits: %v", hitIDs(hy))
 			}
-			if kwRank != 0 && hyRank >= kwRank {
-				t.Errorf("hybrid rank %d is not better than keyword rank %d", hyRank, kwRank)
+			if kwRank == 0 || hyRank > kwRank {
+				t.Errorf("hybrid rank %d, keyword rank %d; want keyword search to find the stems and hybrid no worse", hyRank, kwRank)
 			}
 			if hyRank > 5 {
 				t.Errorf("hybrid rank %d, want the relevant fact in the top 5", hyRank)
@@ -235,6 +236,43 @@ func TestSearchLeavesHistoryOut(t *testing.T) {
 		slices.Sort(got)
 		if d := cmp.Diff(tt.want, got); d != "" {
 			t.Errorf("%+v: hits (-want +got):\n%s", tt.q, d)
+		}
+	}
+}
+
+// TestDefaultFusionFollowsKeyword: with the local embedder, a lexical one, the default
+// Hybrid search keeps keyword search's ranking and adds the vector retriever's other
+// hits after it, so it is never worse than keyword search at any cut-off.
+func TestDefaultFusionFollowsKeyword(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c, _ := open(t, nil)
+	facts := make([]Fact, len(paraphraseCorpus))
+	for i, text := range paraphraseCorpus {
+		facts[i] = Fact{Text: text}
+	}
+	if _, err := c.WriteFacts(ctx, facts); err != nil {
+		t.Fatal(err)
+	}
+	for _, query := range []string{"authentication token", "database migrations time out", "payment gateway", "certificates renew"} {
+		kw, err := c.Search(ctx, SearchQuery{Text: query, Mode: Keyword, Limit: 8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		def, err := c.Search(ctx, SearchQuery{Text: query, Limit: 8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(kw) == 0 || len(def) < len(kw) {
+			t.Fatalf("%q: keyword %d hits, default %d", query, len(kw), len(def))
+		}
+		if d := cmp.Diff(hitIDs(kw), hitIDs(def[:len(kw)])); d != "" {
+			t.Errorf("%q: default search reorders keyword hits (-keyword +default):\n%s", query, d)
+		}
+		for _, h := range def[len(kw):] {
+			if h.KeywordRank != 0 || h.VectorRank == 0 {
+				t.Errorf("%q: hit after the keyword hits %s: keyword rank %d, vector rank %d", query, h.Record.RecordID(), h.KeywordRank, h.VectorRank)
+			}
 		}
 	}
 }

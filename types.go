@@ -121,6 +121,9 @@ const (
 	RRF = store.RRF
 	// Weighted is Alpha*vector + (1-Alpha)*keyword over min-max normalised scores.
 	Weighted = store.Weighted
+	// Fill ranks keyword hits first, in keyword order, then the vector retriever's
+	// other hits; the default for a lexical embedder (see Client.Search).
+	Fill = store.Fill
 )
 
 // Retrievers named in Hit.FoundBy.

@@ -35,6 +35,8 @@ func SortRanked(rs []Ranked) {
 // at most q.Limit. q must be normalised (NormalizeSearch). Every store calls it, so
 // hybrid ranking is the same on all of them.
 func Fuse(q SearchQuery, keyword, vector []Ranked) []Hit {
+	gains := map[Ref]float64{}
+	keyword = addContext(q, keyword, gains)
 	SortRanked(keyword)
 	SortRanked(vector)
 	hits := map[Ref]*Hit{}
@@ -51,7 +53,8 @@ func Fuse(q SearchQuery, keyword, vector []Ranked) []Hit {
 	}
 	for i, r := range keyword {
 		h := get(r.Record)
-		h.KeywordScore, h.KeywordRank = r.Score, i+1
+		h.WindowScore = gains[RefOf(r.Record)]
+		h.KeywordScore, h.KeywordRank = r.Score-h.WindowScore, i+1
 		h.FoundBy = append(h.FoundBy, RetrieverKeyword)
 	}
 	for i, r := range vector {
@@ -65,15 +68,21 @@ func Fuse(q SearchQuery, keyword, vector []Ranked) []Hit {
 		h := hits[ref]
 		switch {
 		case q.Mode == Keyword:
-			h.Score = h.KeywordScore
+			h.Score = h.KeywordScore + h.WindowScore
 		case q.Mode == Vector:
 			h.Score = h.VectorScore
+		case q.Fusion == Fill:
+			if h.KeywordRank > 0 {
+				h.Score = 1 + unit(h.KeywordScore+h.WindowScore, kwMin, kwMax)
+			} else {
+				h.Score = 0.999 * unit(h.VectorScore, vecMin, vecMax)
+			}
 		case q.Fusion == Weighted:
 			if h.VectorRank > 0 {
 				h.Score += q.Alpha * unit(h.VectorScore, vecMin, vecMax)
 			}
 			if h.KeywordRank > 0 {
-				h.Score += (1 - q.Alpha) * unit(h.KeywordScore, kwMin, kwMax)
+				h.Score += (1 - q.Alpha) * unit(h.KeywordScore+h.WindowScore, kwMin, kwMax)
 			}
 		default:
 			if h.KeywordRank > 0 {
@@ -83,9 +92,6 @@ func Fuse(q SearchQuery, keyword, vector []Ranked) []Hit {
 				h.Score += q.VectorWeight / (q.RRFK + float64(h.VectorRank))
 			}
 		}
-	}
-	if q.Window > 0 {
-		scoreWindows(q, hits, order)
 	}
 	out := make([]Ranked, 0, len(order))
 	for _, ref := range order {

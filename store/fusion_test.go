@@ -47,3 +47,38 @@ func TestFuseVectorWeight(t *testing.T) {
 		t.Error("VectorWeight 1.5 was accepted; want an error")
 	}
 }
+
+// TestFuseFill: keyword hits first, in keyword order whatever the vector ranking says,
+// then the hits only the vector found, in vector order; scores above 1 for the first,
+// below for the others; Limit cuts the vector hits first.
+func TestFuseFill(t *testing.T) {
+	kw := []Ranked{{Fact{ID: "a"}, 3}, {Fact{ID: "b"}, 2}, {Fact{ID: "c"}, 1}}
+	vec := []Ranked{{Fact{ID: "v"}, 0.9}, {Fact{ID: "c"}, 0.8}, {Fact{ID: "w"}, 0.5}, {Fact{ID: "a"}, 0.1}}
+	q, err := NormalizeSearch(SearchQuery{Text: "x", Fusion: Fill}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits := Fuse(q, kw, vec)
+	var got []string
+	for _, h := range hits {
+		got = append(got, h.Record.RecordID())
+	}
+	if d := cmp.Diff([]string{"a", "b", "c", "v", "w"}, got); d != "" {
+		t.Errorf("order (-want +got):\n%s", d)
+	}
+	for _, h := range hits {
+		if kwHit := h.KeywordRank > 0; kwHit != (h.Score >= 1) || h.Score < 0 || h.Score > 2 {
+			t.Errorf("%s: Score %v, KeywordRank %d; want [1, 2] for keyword hits, [0, 1) for the others", h.Record.RecordID(), h.Score, h.KeywordRank)
+		}
+	}
+	if c := hits[2]; c.VectorRank != 2 || c.VectorScore != 0.8 || len(c.FoundBy) != 2 {
+		t.Errorf("c keeps its vector rank and score: %+v", c)
+	}
+	q.Limit = 4
+	if hits := Fuse(q, kw, vec); len(hits) != 4 || hits[3].Record.RecordID() != "v" {
+		t.Errorf("Limit 4: %v", hits)
+	}
+	if _, err := NormalizeSearch(SearchQuery{Text: "x", Fusion: "blend"}, 0); err == nil {
+		t.Error("Fusion blend was accepted; want an error")
+	}
+}

@@ -359,7 +359,9 @@ func NormalizeSearch(q SearchQuery, dims int) (SearchQuery, error) {
 	if q.WindowWeight == 0 {
 		q.WindowWeight = DefaultWindowWeight
 	}
-	if err := validateUnit("SearchQuery.WindowWeight", q.WindowWeight); err != nil {
+	if q.WindowWeight < 0 {
+		q.WindowWeight = -1
+	} else if err := validateUnit("SearchQuery.WindowWeight", q.WindowWeight); err != nil {
 		return q, err
 	}
 	if err := validateText("SearchQuery.Text", q.Text, MaxTextLen, false); err != nil {
@@ -385,8 +387,8 @@ func NormalizeSearch(q SearchQuery, dims int) (SearchQuery, error) {
 	if q.Fusion == "" {
 		q.Fusion = RRF
 	}
-	if q.Fusion != RRF && q.Fusion != Weighted {
-		return q, Invalid("SearchQuery.Fusion", "must be rrf or weighted", q.Fusion)
+	if q.Fusion != RRF && q.Fusion != Weighted && q.Fusion != Fill {
+		return q, Invalid("SearchQuery.Fusion", "must be rrf, weighted or fill", q.Fusion)
 	}
 	if q.RRFK == 0 {
 		q.RRFK = DefaultRRFK

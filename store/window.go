@@ -9,47 +9,131 @@ import (
 // for a Hybrid search or one with a Window more, so that fusion and window scoring
 // have candidates beyond the last hit to rank. q must be normalised.
 func SearchDepth(q SearchQuery) int {
-	if q.Mode == Hybrid || q.Window > 0 {
+	if q.Mode == Hybrid || q.Window > 0 || messageContext(q) {
 		return max(q.Limit*3, 50)
 	}
 	return q.Limit
 }
 
-// scoreWindows adds to each message hit WindowWeight times the fused score of the best
-// other message candidate of its conversation whose Seq is within q.Window of its own
-// (see SearchQuery.Window). Every hit gains from the scores before any gain, so the
-// order of hits does not matter.
-func scoreWindows(q SearchQuery, hits map[Ref]*Hit, order []Ref) {
+// DefaultContextSpan is the least distance in Seq within which the messages of one
+// conversation lend each other keyword score (see ContextSpan).
+const DefaultContextSpan = 2
+
+// ContextSpan is the distance in Seq within which the messages of one conversation
+// lend each other keyword score in a search (see SearchQuery.WindowWeight): the
+// query's Window, at least DefaultContextSpan. q must be normalised.
+func ContextSpan(q SearchQuery) int { return max(q.Window, DefaultContextSpan) }
+
+// contextSeeds is how many of the best message candidates of a keyword ranking, per
+// hit asked for, have their neighbours added (see NeighbourRanges).
+const contextSeeds = 2
+
+// SeqRange is the messages of one conversation whose Seq is from Lo to Hi.
+type SeqRange struct {
+	ConversationID string
+	Lo, Hi         int
+}
+
+// NeighbourRanges returns the ranges of messages around the best message candidates
+// of a keyword ranking (2*q.Limit of them, best first) that a store reads and passes
+// to AddNeighbours before fusion, so that a turn with no word of the query, next to
+// turns that match, can be found: the answer that follows a question. It returns nil
+// when the search gives no message context: a Vector search, one without messages in
+// its Kinds, or one with a negative WindowWeight. q must be normalised.
+func NeighbourRanges(q SearchQuery, keyword []Ranked) []SeqRange {
+	if !messageContext(q) {
+		return nil
+	}
+	var seeds []Ranked
+	for _, r := range keyword {
+		if _, ok := r.Record.(Message); ok {
+			seeds = append(seeds, r)
+		}
+	}
+	SortRanked(seeds)
+	span := ContextSpan(q)
+	var out []SeqRange
+	for _, r := range seeds[:min(len(seeds), contextSeeds*q.Limit)] {
+		m := r.Record.(Message)
+		out = append(out, SeqRange{m.ConversationID, m.Seq - span, m.Seq + span})
+	}
+	return out
+}
+
+// AddNeighbours adds to a keyword ranking, with score 0, the messages of msgs it does
+// not hold that q.Filter accepts: the neighbours a store read for NeighbourRanges.
+// Fusion then gives them the context of the candidates around them; those that gain
+// nothing are dropped.
+func AddNeighbours(q SearchQuery, keyword []Ranked, msgs []Message) []Ranked {
+	if len(msgs) == 0 {
+		return keyword
+	}
+	have := make(map[Ref]bool, len(keyword))
+	for _, r := range keyword {
+		have[RefOf(r.Record)] = true
+	}
+	for _, m := range msgs {
+		if ref := RefOf(m); !have[ref] && q.Filter.Match(m) {
+			have[ref] = true
+			keyword = append(keyword, Ranked{Record: m})
+		}
+	}
+	return keyword
+}
+
+// messageContext reports whether the messages of a search lend each other keyword
+// score.
+func messageContext(q SearchQuery) bool {
+	return q.WindowWeight > 0 && q.Mode != Vector && slices.Contains(q.Kinds, KindMessage)
+}
+
+// addContext gives each message of a keyword ranking the context of its
+// conversation: its score gains q.WindowWeight times the sum of the keyword scores of
+// the other messages of the ranking within ContextSpan(q) of it. gains receives each
+// message's gain. Every message gains from the scores before any gain, so the order of
+// the ranking does not matter; the result is unsorted.
+func addContext(q SearchQuery, keyword []Ranked, gains map[Ref]float64) []Ranked {
+	if !messageContext(q) {
+		return keyword
+	}
 	type cand struct {
 		seq   int
 		id    string
 		score float64
-		h     *Hit
+		i     int
 	}
 	byConv := map[string][]cand{}
-	for _, ref := range order {
-		h := hits[ref]
-		if m, ok := h.Record.(Message); ok {
-			byConv[m.ConversationID] = append(byConv[m.ConversationID], cand{m.Seq, m.ID, h.Score, h})
+	for i, r := range keyword {
+		if m, ok := r.Record.(Message); ok {
+			byConv[m.ConversationID] = append(byConv[m.ConversationID], cand{m.Seq, m.ID, r.Score, i})
 		}
 	}
+	if len(byConv) == 0 {
+		return keyword
+	}
+	out := slices.Clone(keyword)
+	span := ContextSpan(q)
 	for _, cs := range byConv {
 		if len(cs) < 2 {
 			continue
 		}
 		slices.SortFunc(cs, func(a, b cand) int { return cmp.Or(cmp.Compare(a.seq, b.seq), cmp.Compare(a.id, b.id)) })
 		for i, c := range cs {
-			best := 0.0
-			for j := i - 1; j >= 0 && c.seq-cs[j].seq <= q.Window; j-- {
-				best = max(best, cs[j].score)
+			sum := 0.0
+			for j := i - 1; j >= 0 && c.seq-cs[j].seq <= span; j-- {
+				sum += cs[j].score
 			}
-			for j := i + 1; j < len(cs) && cs[j].seq-c.seq <= q.Window; j++ {
-				best = max(best, cs[j].score)
+			for j := i + 1; j < len(cs) && cs[j].seq-c.seq <= span; j++ {
+				sum += cs[j].score
 			}
-			c.h.WindowScore = q.WindowWeight * best
-			c.h.Score += c.h.WindowScore
+			if gain := q.WindowWeight * sum; gain > 0 {
+				out[c.i].Score += gain
+				gains[RefOf(out[c.i].Record)] = gain
+			}
 		}
 	}
+	// Neighbours that gained nothing have no score at all.
+	return slices.DeleteFunc(out, func(r Ranked) bool { return r.Score <= 0 })
 }
 
 // WindowRange is the Seq range of the messages around a message hit that a search

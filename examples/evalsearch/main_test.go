@@ -24,22 +24,24 @@ type floor struct{ recall1, recall5, recall10, mrr, ndcg float64 }
 // floors are the least quality each variant must keep on smallSet with the turns
 // written as facts. The data set and the search are deterministic, so a drop below a
 // floor is a regression, not noise. Raise a floor when the search gets better; lower
-// one only with a reason.
+// one only with a reason. (The hybrid floors were lowered by about one question at
+// recall@1 and @5 when the local embedder's vectors stopped voting in hybrid search,
+// fusion Fill: on the LoCoMo benchmark their votes cost 2.2 points of recall@10.)
 var floors = map[string]floor{
-	"keyword":             {0.20, 0.41, 0.44, 0.33, 0.34},
+	"keyword":             {0.20, 0.44, 0.50, 0.37, 0.37},
 	"vector":              {0.19, 0.43, 0.52, 0.36, 0.37},
-	"hybrid":              {0.21, 0.46, 0.53, 0.38, 0.39},
-	"hybrid speaker=user": {0.40, 0.54, 0.57, 0.55, 0.51},
+	"hybrid":              {0.20, 0.45, 0.53, 0.37, 0.38},
+	"hybrid speaker=user": {0.39, 0.53, 0.57, 0.54, 0.51},
 }
 
 // messageFloors are the floors of the messages mode: the same turns written as the
 // messages of one conversation per session, searched with the default Kinds.
 var messageFloors = map[string]floor{
-	"keyword":             {0.20, 0.41, 0.44, 0.33, 0.34},
+	"keyword":             {0.21, 0.43, 0.55, 0.39, 0.40},
 	"vector":              {0.20, 0.44, 0.52, 0.36, 0.37},
-	"hybrid":              {0.22, 0.47, 0.54, 0.38, 0.40},
-	"hybrid window=1":     {0.20, 0.48, 0.55, 0.38, 0.40},
-	"hybrid speaker=user": {0.40, 0.54, 0.57, 0.55, 0.51},
+	"hybrid":              {0.21, 0.44, 0.57, 0.39, 0.40},
+	"hybrid window=1":     {0.21, 0.44, 0.57, 0.39, 0.40},
+	"hybrid speaker=user": {0.39, 0.56, 0.62, 0.55, 0.52},
 }
 
 func TestQualityFloors(t *testing.T) {

@@ -237,7 +237,7 @@ func run(ctx context.Context, w io.Writer, o options) (result, error) {
 	if res.imported, err = other.ImportBundle(ctx, day1.ImportBundleRequest{From: &file}); err != nil {
 		return res, err
 	}
-	hits, err := other.Search(ctx, day1.SearchQuery{Text: "OAuth2 refresh backoff", Limit: 3})
+	hits, err := other.Search(ctx, day1.SearchQuery{Text: "OAuth2 refresh backoff", Kinds: []day1.Kind{day1.KindFact}, Limit: 3})
 	if err != nil {
 		return res, err
 	}

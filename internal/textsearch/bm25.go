@@ -13,8 +13,12 @@ type BM25 struct {
 	B  float64
 }
 
-// DefaultBM25 holds the usual parameters, the ones Lucene and Elasticsearch use.
-var DefaultBM25 = BM25{K1: 1.2, B: 0.75}
+// DefaultBM25 holds the parameters day1 scores with: Lucene's K1 of 1.2, and a B of 0.5
+// where Lucene uses 0.75. Memories hold short texts of uneven length (a greeting, a
+// paragraph of explanation); full length normalisation lets a short greeting that
+// repeats a name outrank the long turn that answers. On the LoCoMo conversational
+// benchmark B 0.5 raised recall@10 by about one point over 0.75 (0.3 gave the same).
+var DefaultBM25 = BM25{K1: 1.2, B: 0.5}
 
 // IDF returns the inverse document frequency of a term that occurs in df of n documents,
 // in the Lucene form

@@ -53,8 +53,8 @@ func TestBM25Score(t *testing.T) {
 	}{
 		{"average length, tf 1", DefaultBM25, 1, 10, 10, idf * 1 * 2.2 / (1 + 1.2)},
 		{"average length, tf 3", DefaultBM25, 3, 10, 10, idf * 3 * 2.2 / (3 + 1.2)},
-		{"long document", DefaultBM25, 1, 20, 10, idf * 2.2 / (1 + 1.2*(0.25+0.75*2))},
-		{"short document", DefaultBM25, 1, 5, 10, idf * 2.2 / (1 + 1.2*(0.25+0.75*0.5))},
+		{"long document", DefaultBM25, 1, 20, 10, idf * 2.2 / (1 + 1.2*(0.5+0.5*2))},
+		{"short document", DefaultBM25, 1, 5, 10, idf * 2.2 / (1 + 1.2*(0.5+0.5*0.5))},
 		{"zero tf", DefaultBM25, 0, 10, 10, 0},
 		{"negative tf", DefaultBM25, -2, 10, 10, 0},
 		{"no average skips normalisation", DefaultBM25, 1, 50, 0, idf * 2.2 / (1 + 1.2)},

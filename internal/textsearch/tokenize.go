@@ -45,7 +45,7 @@ func (k Kind) String() string {
 // "user_id", "user", "id". Han, Hiragana and Katakana characters are one token each;
 // Hangul, which Korean separates with spaces, forms words like Latin letters do.
 // Stopwords (see [IsStopword]) and single Latin letters are dropped, single digits kept.
-// Tokens are not stemmed.
+// Tokens are not stemmed: [Terms] stems them for keyword search.
 //
 // Tokens that need no lowercasing share memory with s.
 func Tokenize(s string) []string {

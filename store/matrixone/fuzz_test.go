@@ -76,7 +76,7 @@ func FuzzKeywordSQL(f *testing.F) {
 	f.Add("cache warmed", "build", "active", "s1", "x\"); DROP TABLE facts; --", false)
 	f.Add("naïve café 東京 ' OR 1=1 --", "", "", "", "?", true)
 	f.Fuzz(func(t *testing.T, text, category, status, session, id string, fullText bool) {
-		terms := textsearch.TermFreqs(textsearch.Tokenize(text))
+		terms := textsearch.TermFreqs(textsearch.Terms(text))
 		list := make([]string, 0, len(terms))
 		plain := make([]string, 0, len(terms))
 		for term := range terms {

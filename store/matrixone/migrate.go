@@ -2,7 +2,9 @@ package matrixone
 
 import (
 	"context"
+	"database/sql"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"regexp"
@@ -149,6 +151,7 @@ var goSteps = map[int]func(s *Store, ctx context.Context, ms []migration) error{
 	7:  (*Store).addMergeSourceRev,
 	8:  (*Store).addAliasTables,
 	10: (*Store).addSearchColumns,
+	11: (*Store).stemTerms,
 }
 
 // addAliasTables gives every branch made before migration 008 its aliases table,
@@ -299,6 +302,122 @@ func (s *Store) fillTokens(ctx context.Context, name, text string) error {
 		}
 	}
 	return wrap(ctx, "migrate", tx.Commit())
+}
+
+// stemTerms rewrites the tokens of every row of every branch's search tables as
+// textsearch.Terms gives them (see migration 011), unless a branch was forked natively.
+func (s *Store) stemTerms(ctx context.Context, _ []migration) error {
+	var native int
+	if err := s.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM day1_branches WHERE fork_path = ?", BranchPathNative).Scan(&native); err != nil {
+		return wrap(ctx, "migrate", err)
+	}
+	if native > 0 {
+		return nil
+	}
+	suffixes, err := queryStrings(ctx, s.db, "SELECT suffix FROM day1_branches")
+	if err != nil {
+		return wrap(ctx, "migrate", err)
+	}
+	for _, sfx := range suffixes {
+		for _, c := range []struct {
+			kind store.Kind
+			text string
+		}{{store.KindFact, "txt"}, {store.KindObservation, "summary"}, {store.KindConversation, "title"}, {store.KindMessage, "content"}} {
+			name := tableName(c.kind, sfx)
+			var n int
+			if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM information_schema.tables
+				WHERE table_schema = ? AND table_name = ?`, s.dbName, name).Scan(&n); err != nil {
+				return wrap(ctx, "migrate", err)
+			}
+			if n == 0 {
+				continue // a branch whose tables were never made
+			}
+			if err := s.restem(ctx, name, c.text); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// unstemmedRows reports whether migration 011 left rows with their search tokens as
+// written: it does where a branch forked natively before it ran. (Two queries: the
+// 2024-11 server fails on the join of the two tables.)
+func (s *Store) unstemmedRows(ctx context.Context) (bool, error) {
+	var applied time.Time
+	err := s.db.QueryRowContext(ctx, "SELECT applied_at FROM day1_migrations WHERE version = 11").Scan(&applied)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	var n int
+	err = s.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM day1_branches WHERE fork_path = ? AND created_at <= ?",
+		BranchPathNative, applied).Scan(&n)
+	return n > 0, err
+}
+
+// tokenFill is the new tokens of one row.
+type tokenFill struct {
+	vid    int64
+	tokens string
+}
+
+// writeTokens sets the tokens of the given rows of a table in one transaction.
+func (s *Store) writeTokens(ctx context.Context, name string, fills []tokenFill) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return wrap(ctx, "migrate", err)
+	}
+	defer tx.Rollback()
+	for _, f := range fills {
+		if _, err := tx.ExecContext(ctx, "UPDATE `"+name+"` SET tokens = ? WHERE vid = ?", f.tokens, f.vid); err != nil {
+			return wrap(ctx, "migrate", err)
+		}
+	}
+	return wrap(ctx, "migrate", tx.Commit())
+}
+
+// restemBatch is how many rows one transaction of restem rewrites.
+const restemBatch = 500
+
+// restem rewrites the tokens of a table's rows whose stored tokens differ from the
+// terms of their text, restemBatch rows a transaction, in vid order.
+func (s *Store) restem(ctx context.Context, name, text string) error {
+	for after := int64(-1); ; {
+		rs, err := s.db.QueryContext(ctx, "SELECT vid, "+text+", COALESCE(tokens, '') FROM `"+name+"` WHERE vid > ? ORDER BY vid LIMIT ?", after, restemBatch)
+		if err != nil {
+			return wrap(ctx, "migrate", err)
+		}
+		var fills []tokenFill
+		rows := 0
+		for rs.Next() {
+			var vid int64
+			var body, old string
+			if err := rs.Scan(&vid, &body, &old); err != nil {
+				rs.Close()
+				return wrap(ctx, "migrate", err)
+			}
+			rows++
+			after = vid
+			if tokens, _ := tokenColumn(body); tokens != old {
+				fills = append(fills, tokenFill{vid, tokens})
+			}
+		}
+		rs.Close()
+		if err := rs.Err(); err != nil {
+			return wrap(ctx, "migrate", err)
+		}
+		if len(fills) > 0 {
+			if err := s.writeTokens(ctx, name, fills); err != nil {
+				return err
+			}
+		}
+		if rows < restemBatch {
+			return nil
+		}
+	}
 }
 
 // addForkPath adds day1_branches.fork_path when it is missing (see migration 006).

@@ -270,12 +270,52 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 			return nil, wrap(ctx, "Search", err)
 		}
 		kw, vec := slices.Concat(kws...), slices.Concat(vecs...)
-		hits := fused(p, q, kw, vec)
+		keyword := conv(kw)
+		if ranges := store.NeighbourRanges(q, keyword); len(ranges) > 0 {
+			near, err := s.messagesIn(ctx, p, ranges)
+			if err != nil {
+				return nil, wrap(ctx, "Search", err)
+			}
+			keyword = store.AddNeighbours(q, keyword, near)
+		}
+		hits := fused(p, q, keyword, conv(vec))
 		if err := s.messageContext(ctx, p, q, hits); err != nil {
 			return nil, wrap(ctx, "Search", err)
 		}
 		return hits, nil
 	})
+}
+
+func conv(rs []ranked) []store.Ranked {
+	out := make([]store.Ranked, len(rs))
+	for i, r := range rs {
+		out[i] = store.Ranked{Record: r.rec, Score: r.score}
+	}
+	return out
+}
+
+// messagesIn reads the messages the position sees in the given ranges, in one query.
+func (s *Store) messagesIn(ctx context.Context, p pos, ranges []store.SeqRange) ([]store.Message, error) {
+	or := make(sq.Or, 0, len(ranges))
+	for _, r := range ranges {
+		or = append(or, sq.And{sq.Eq{"conversation_id": r.ConversationID}, sq.Expr("seq BETWEEN ? AND ?", r.Lo, r.Hi)})
+	}
+	query, args, err := psql.Select(specs[store.KindMessage].selectCols()).From(table(store.KindMessage, p.tab.suffix)).
+		Where(visible(p.cut)).Where(or).ToSql()
+	if err != nil {
+		panic(err)
+	}
+	rows, err := queryRows(ctx, s.db, store.KindMessage, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]store.Message, 0, len(rows))
+	for _, r := range rows {
+		m := r.rec.(store.Message)
+		m.Branch = p.name
+		out = append(out, m)
+	}
+	return out, nil
 }
 
 // messageContext gives the message hits of a search their conversation's title and,
@@ -357,7 +397,7 @@ func (s *Store) messageContext(ctx context.Context, p pos, q store.SearchQuery, 
 // pass. A common word matches thousands of rows whose embeddings and texts would
 // otherwise all cross the wire.
 func (s *Store) keyword(ctx context.Context, p pos, kind store.Kind, q store.SearchQuery, k int) ([]ranked, error) {
-	terms := textsearch.TermFreqs(textsearch.Tokenize(q.Text))
+	terms := textsearch.TermFreqs(textsearch.Terms(q.Text))
 	if len(terms) == 0 {
 		return nil, nil
 	}
@@ -365,9 +405,24 @@ func (s *Store) keyword(ctx context.Context, p pos, kind store.Kind, q store.Sea
 	if !possible {
 		return nil, nil
 	}
-	list := make([]string, 0, len(terms))
+	// Rows written before migration 011 on natively forked branches hold their words
+	// as written: they are matched by the query's words too, and counted as stems.
+	written := map[string]string{}
+	if s.wordsAsWritten {
+		textsearch.Scan(q.Text, func(tok string, _ textsearch.Kind) {
+			if st := textsearch.Stem(tok); st != tok {
+				written[tok] = st
+			}
+		})
+	}
+	list := make([]string, 0, len(terms)+len(written))
 	for term := range terms {
 		list = append(list, term)
+	}
+	for tok := range written {
+		if _, ok := terms[tok]; !ok {
+			list = append(list, tok)
+		}
 	}
 	slices.Sort(list)
 	fullText := false
@@ -430,6 +485,8 @@ func (s *Store) keyword(ctx context.Context, p pos, kind store.Kind, q store.Sea
 			for _, tok := range strings.Fields(tokens) {
 				if _, ok := terms[tok]; ok {
 					c.tf[tok]++
+				} else if st, ok := written[tok]; ok {
+					c.tf[st]++
 				}
 			}
 			for term := range c.tf {
@@ -647,15 +704,8 @@ func vectorSQL(kind store.Kind, p pos, q store.SearchQuery, dims, k int, ivf boo
 
 // fused turns the retrievers' rankings into hits with store.Fuse, as every store does,
 // naming the branch read.
-func fused(p pos, q store.SearchQuery, kw, vec []ranked) []store.Hit {
-	conv := func(rs []ranked) []store.Ranked {
-		out := make([]store.Ranked, len(rs))
-		for i, r := range rs {
-			out[i] = store.Ranked{Record: r.rec, Score: r.score}
-		}
-		return out
-	}
-	hits := store.Fuse(q, conv(kw), conv(vec))
+func fused(p pos, q store.SearchQuery, kw, vec []store.Ranked) []store.Hit {
+	hits := store.Fuse(q, kw, vec)
 	for i := range hits {
 		hits[i].Record = store.WithBranch(hits[i].Record, p.name)
 	}

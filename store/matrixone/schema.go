@@ -94,7 +94,7 @@ func normKey(s string) string {
 // tokenColumn stores the search tokens of a text between single spaces, so that a token
 // is matched exactly by looking for " token ".
 func tokenColumn(text string) (string, int) {
-	toks := textsearch.Tokenize(text)
+	toks := textsearch.Terms(text)
 	if len(toks) == 0 {
 		return " ", 0
 	}

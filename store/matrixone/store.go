@@ -24,6 +24,10 @@ type Store struct {
 	closed atomic.Bool
 	writes atomic.Uint64 // write transactions begun, to pace the pruning of tokens
 
+	// wordsAsWritten says some rows hold their search tokens unstemmed (see
+	// migration 011): keyword search then also matches the query's words as written.
+	wordsAsWritten bool
+
 	dup       *dupCoder  // near-duplicate codes
 	codeCache codeCache  // near-duplicate codes of the live facts, per table
 	stats     statsCache // keyword statistics of each table at its branch's head
@@ -64,6 +68,10 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
+	}
+	if s.wordsAsWritten, err = s.unstemmedRows(ctx); err != nil {
+		db.Close()
+		return nil, wrap(ctx, "Open", err)
 	}
 	var dims int
 	if err := db.QueryRowContext(ctx, "SELECT dims FROM day1_state WHERE id = 1").Scan(&dims); err != nil {

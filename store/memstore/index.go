@@ -314,7 +314,7 @@ func analyze(text string) docTerms {
 	// A text of a few sentences has a few dozen distinct terms: a linear search of
 	// those counted so far beats a map, which only longer texts get.
 	var counts map[string]int
-	textsearch.Scan(text, func(tok string, _ textsearch.Kind) {
+	textsearch.ScanTerms(text, func(tok string) {
 		d.n++
 		if counts != nil {
 			if i, ok := counts[tok]; ok {

@@ -33,7 +33,7 @@ func TestTextKeyMatchesNormText(t *testing.T) {
 	}
 }
 
-// TestAnalyzeCountsTokens checks analyze against counting textsearch.Tokenize's tokens,
+// TestAnalyzeCountsTokens checks analyze against counting textsearch.Terms,
 // for short texts and for one with more distinct terms than its linear count holds.
 func TestAnalyzeCountsTokens(t *testing.T) {
 	t.Parallel()
@@ -49,7 +49,7 @@ func TestAnalyzeCountsTokens(t *testing.T) {
 		"記憶 記憶 テスト", many.String(),
 	} {
 		got := analyze(text)
-		tokens := textsearch.Tokenize(text)
+		tokens := textsearch.Terms(text)
 		want := map[string]int32{}
 		for tok, n := range textsearch.TermFreqs(tokens) {
 			want[tok] = int32(n)

@@ -125,7 +125,11 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	hits := store.Fuse(q, records(kw), records(vec))
+	keyword := records(kw)
+	if ranges := store.NeighbourRanges(q, keyword); len(ranges) > 0 {
+		keyword = store.AddNeighbours(q, keyword, vw.neighbours(ranges))
+	}
+	hits := store.Fuse(q, keyword, records(vec))
 	for i := range hits {
 		h := &hits[i]
 		h.Record = vw.out(h.Record)
@@ -171,6 +175,39 @@ func (v view) around(m store.Message, w int) []store.Message {
 	return out
 }
 
+// neighbours returns the messages the view sees in the given ranges, as stored (not
+// copied: Search copies the hits it returns). It reads each conversation's messages
+// once, however many ranges fall in it.
+func (v view) neighbours(ranges []store.SeqRange) []store.Message {
+	byConv := map[string][]store.SeqRange{}
+	for _, r := range ranges {
+		byConv[r.ConversationID] = append(byConv[r.ConversationID], r)
+	}
+	var out []store.Message
+	seen := map[string]bool{}
+	for conv, rs := range byConv {
+		for _, l := range v.chain {
+			for _, id := range l.br.convs[conv] {
+				if seen[id] {
+					continue
+				}
+				seen[id] = true
+				n, ok := v.get(key{store.KindMessage, id}).(store.Message)
+				if !ok || n.ConversationID != conv {
+					continue
+				}
+				for _, r := range rs {
+					if n.Seq >= r.Lo && n.Seq <= r.Hi {
+						out = append(out, n)
+						break
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
 type ranked struct {
 	v     *version
 	score float64
@@ -203,7 +240,7 @@ func (s *Store) keyword(vw view, ix *kindIndex, kind store.Kind, q store.SearchQ
 		headID = vw.chain[0].br.id
 	}
 	hits := sc.hits[:0]
-	for term := range textsearch.TermFreqs(textsearch.Tokenize(q.Text)) {
+	for term := range textsearch.TermFreqs(textsearch.Terms(q.Text)) {
 		hits = hits[:0]
 		df := 0
 		var ps []posting

@@ -56,6 +56,10 @@ func msgIDs(ms []store.Message) []string {
 	return out
 }
 
+// noContext is the WindowWeight of a search whose messages lend each other no keyword
+// score, for the subtests that check what the retrievers alone find.
+const noContext = -1
+
 // testMessageSearch checks that messages (by Content and embedding) and conversations
 // (by Title) are searched like facts, found by a default search, filtered by role,
 // conversation, session, agent and time, and that a Window returns and scores a
@@ -66,7 +70,7 @@ func testMessageSearch(t *testing.T, h Harness) {
 
 	subtest(t, h, area, "a default search finds messages, conversations and facts", func(e *env) {
 		e.put(store.DefaultBranch, store.PutOptions{}, messageFixture()...)
-		hits := e.search(main, store.SearchQuery{Text: "kerberos", Mode: store.Keyword})
+		hits := e.search(main, store.SearchQuery{Text: "kerberos", Mode: store.Keyword, WindowWeight: noContext})
 		same(e.t, "hits", []string{"conversation/c1", "fact/fK", "message/m2", "message/n3"}, sorted(refIDs(hits)))
 		checkKeywordHits(e.t, hits)
 		for _, k := range store.SearchKinds {
@@ -81,7 +85,7 @@ func testMessageSearch(t *testing.T, h Harness) {
 
 	subtest(t, h, area, "a message hit carries what renders it", func(e *env) {
 		e.put(store.DefaultBranch, store.PutOptions{}, messageFixture()...)
-		hits := e.search(main, store.SearchQuery{Text: "expired", Mode: store.Keyword})
+		hits := e.search(main, store.SearchQuery{Text: "expired", Mode: store.Keyword, WindowWeight: noContext})
 		if !same(e.t, "hits", []string{"message/m2"}, refIDs(hits)) {
 			return
 		}
@@ -107,7 +111,8 @@ func testMessageSearch(t *testing.T, h Harness) {
 		e.put(store.DefaultBranch, store.PutOptions{}, messageFixture()...)
 		for _, mode := range []store.SearchMode{store.Keyword, store.Vector, store.Hybrid} {
 			q := func(f store.Filter) []string {
-				q := store.SearchQuery{Text: "kerberos ticket service kinit", Vector: searchQuery, Mode: mode, Filter: f, Limit: 100}
+				q := store.SearchQuery{Text: "kerberos ticket service kinit", Vector: searchQuery, Mode: mode, Filter: f, Limit: 100,
+					WindowWeight: noContext}
 				if mode == store.Keyword {
 					q.Vector = nil
 				}
@@ -162,7 +167,8 @@ func testMessageSearch(t *testing.T, h Harness) {
 
 	subtest(t, h, area, "a window returns the neighbours of each message hit", func(e *env) {
 		e.put(store.DefaultBranch, store.PutOptions{}, messageFixture()...)
-		hits := e.search(main, store.SearchQuery{Text: "kerberos", Mode: store.Keyword, Kinds: []store.Kind{store.KindMessage}, Window: 1})
+		hits := e.search(main, store.SearchQuery{Text: "kerberos", Mode: store.Keyword, Kinds: []store.Kind{store.KindMessage}, Window: 1,
+			WindowWeight: noContext})
 		byID := map[string]store.Hit{}
 		for _, h := range hits {
 			byID[h.Record.RecordID()] = h
@@ -177,7 +183,7 @@ func testMessageSearch(t *testing.T, h Harness) {
 			want.Embedding = nil
 			same(e.t, "neighbour m1", want, b[0])
 		}
-		wide := e.search(main, store.SearchQuery{Text: "expired", Mode: store.Keyword, Window: 5})
+		wide := e.search(main, store.SearchQuery{Text: "expired", Mode: store.Keyword, Window: 5, WindowWeight: noContext})
 		if same(e.t, "wide hits", []string{"message/m2"}, refIDs(wide)) {
 			same(e.t, "wide window", [][]string{{"m1"}, {"m3", "m4"}}, [][]string{msgIDs(wide[0].Before), msgIDs(wide[0].After)})
 		}
@@ -189,29 +195,74 @@ func testMessageSearch(t *testing.T, h Harness) {
 		}
 	})
 
-	subtest(t, h, area, "a window scores a hit with its best neighbour", func(e *env) {
+	subtest(t, h, area, "a message gains the keyword scores of its neighbours", func(e *env) {
 		e.put(store.DefaultBranch, store.PutOptions{}, messageFixture()...)
-		// "expired" is in m2, "kinit" in m3, "bundle" in n1: m2 and m3 are neighbours.
-		q := store.SearchQuery{Text: "expired kinit bundle", Mode: store.Keyword, Kinds: []store.Kind{store.KindMessage}}
+		// "expired" is in m2, "kinit" in m3, "bundle" in n1.
+		q := store.SearchQuery{Text: "expired kinit bundle", Mode: store.Keyword, Kinds: []store.Kind{store.KindMessage},
+			WindowWeight: noContext}
 		plain := e.search(main, q)
-		q.Window, q.WindowWeight = 1, 0.5
-		windowed := e.search(main, q)
-		same(e.t, "hits", sorted(hitIDs(plain)), sorted(hitIDs(windowed)))
-		base := map[string]float64{}
-		for _, h := range plain {
-			base[h.Record.RecordID()] = h.Score
+		if !same(e.t, "hits without context", []string{"m2", "m3", "n1"}, sorted(hitIDs(plain))) {
+			return
 		}
-		want := map[string]float64{"m2": 0.5 * base["m3"], "m3": 0.5 * base["m2"], "n1": 0}
-		for _, h := range windowed {
-			id := h.Record.RecordID()
-			if !near(h.WindowScore, want[id], 1e-9) || !near(h.Score, base[id]+want[id], 1e-9) || !near(h.KeywordScore, base[id], 1e-9) {
-				e.t.Errorf("%s: Score %v, WindowScore %v, KeywordScore %v; want %v, %v, %v", id, h.Score, h.WindowScore, h.KeywordScore,
-					base[id]+want[id], want[id], base[id])
+		b := map[string]float64{}
+		for _, h := range plain {
+			b[h.Record.RecordID()] = h.Score
+		}
+		// Within DefaultContextSpan (2) of each other: m1..m4 all, n1..n3 all. Messages
+		// with no query word join through the neighbours of the candidates.
+		for _, c := range []struct {
+			name   string
+			window int
+			weight float64
+			w      float64
+		}{
+			{"by default", 0, 0, store.DefaultWindowWeight},
+			{"with a window of 1 and weight 0.5", 1, 0.5, 0.5},
+		} {
+			q.Window, q.WindowWeight = c.window, c.weight
+			got := e.search(main, q)
+			want := map[string]float64{
+				"m1": c.w * (b["m2"] + b["m3"]), "m2": c.w * b["m3"], "m3": c.w * b["m2"], "m4": c.w * (b["m2"] + b["m3"]),
+				"n2": c.w * b["n1"], "n3": c.w * b["n1"],
+			}
+			same(e.t, c.name+": hits", []string{"m1", "m2", "m3", "m4", "n1", "n2", "n3"}, sorted(hitIDs(got)))
+			for _, h := range got {
+				id := h.Record.RecordID()
+				if !near(h.WindowScore, want[id], 1e-9) || !near(h.KeywordScore, b[id], 1e-9) || !near(h.Score, b[id]+want[id], 1e-9) {
+					e.t.Errorf("%s: %s: Score %v, WindowScore %v, KeywordScore %v; want %v, %v, %v", c.name, id, h.Score, h.WindowScore,
+						h.KeywordScore, b[id]+want[id], want[id], b[id])
+				}
+				same(e.t, c.name+": FoundBy of "+id, []store.Retriever{store.RetrieverKeyword}, h.FoundBy)
+			}
+			checkDescending(e.t, got)
+		}
+		// A wider window widens the span: n1 reaches nothing new, m2 reaches m4's zero.
+		q.Window, q.WindowWeight = 3, 0
+		if got := e.search(main, q); len(got) != 7 {
+			e.t.Errorf("window 3: hits %v, want all seven messages", hitIDs(got))
+		}
+		// Other kinds lend and gain nothing.
+		for _, h := range e.search(main, store.SearchQuery{Text: "kerberos", Mode: store.Keyword}) {
+			if _, ok := h.Message(); !ok && h.WindowScore != 0 {
+				e.t.Errorf("%s gained %v from context", store.RefOf(h.Record), h.WindowScore)
 			}
 		}
-		checkDescending(e.t, windowed)
-		if len(windowed) == 3 && windowed[2].Record.RecordID() != "n1" {
-			e.t.Errorf("the lone hit n1 ranks %v, want last", hitIDs(windowed))
+	})
+
+	subtest(t, h, area, "context keeps to the filter and the search mode", func(e *env) {
+		e.put(store.DefaultBranch, store.PutOptions{}, messageFixture()...)
+		// m3 is the user's; its neighbours m2 and m4 are the assistant's, m1 the user's.
+		users := e.search(main, store.SearchQuery{Text: "kinit", Mode: store.Keyword, Filter: store.Filter{Role: store.RoleUser}})
+		same(e.t, "user turns", []string{"m1", "m3"}, sorted(hitIDs(users)))
+		// No message of the assistant's holds "kinit": nothing to lend context from.
+		none := e.search(main, store.SearchQuery{Text: "kinit", Mode: store.Keyword, Filter: store.Filter{Role: store.RoleAssistant}})
+		same(e.t, "assistant turns", []string{}, hitIDs(none))
+		// A vector search has no keyword scores to lend.
+		vs := e.search(main, store.SearchQuery{Vector: searchQuery, Mode: store.Vector, Kinds: []store.Kind{store.KindMessage}})
+		for _, h := range vs {
+			if h.WindowScore != 0 {
+				e.t.Errorf("vector hit %s gained %v from context", h.Record.RecordID(), h.WindowScore)
+			}
 		}
 	})
 
@@ -225,7 +276,7 @@ func testMessageSearch(t *testing.T, h Harness) {
 		e.put(store.DefaultBranch, store.PutOptions{},
 			store.Message{ID: "m6", ConversationID: "c1", Seq: 5, Role: store.RoleUser, Content: "main only turn", SessionID: "s1"})
 		e.del(store.DefaultBranch, msgRef("m3"))
-		q := store.SearchQuery{Text: "schedule", Mode: store.Keyword, Window: 2}
+		q := store.SearchQuery{Text: "schedule", Mode: store.Keyword, Window: 2, WindowWeight: noContext}
 		around := func(v store.View) [][]string {
 			hits := e.search(v, q)
 			if len(hits) != 1 {
@@ -276,7 +327,8 @@ func testMessageSearch(t *testing.T, h Harness) {
 		e.put(store.DefaultBranch, store.PutOptions{}, messageFixture()...)
 		e.reopen()
 		same(e.t, "embedding", vec(3, 4), store.EmbeddingOf(e.get(main, msgRef("n1"))))
-		hits := e.search(main, store.SearchQuery{Vector: searchQuery, Text: "kinit", Mode: store.Hybrid, Kinds: []store.Kind{store.KindMessage}, Window: 1})
+		hits := e.search(main, store.SearchQuery{Vector: searchQuery, Text: "kinit", Mode: store.Hybrid, Kinds: []store.Kind{store.KindMessage}, Window: 1,
+			WindowWeight: noContext})
 		if len(hits) == 0 || hits[0].Record.RecordID() != "m3" || !slices.Equal(msgIDs(hits[0].After), []string{"m4"}) {
 			e.t.Errorf("after a reopen: hits %v", refIDs(hits))
 		}

@@ -1,0 +1,8 @@
+-- Stemmed search terms. Keyword search now indexes and queries stemmed terms
+-- (textsearch.Terms: "painted" and "painting" are the term "paint"). This migration's
+-- Go step (stemTerms) rewrites the tokens column of the rows already written, from
+-- their text, title, summary or content, a batch at a time, so a migration cut short
+-- runs again safely; it has no statement. On a database with natively forked branches
+-- (DATA BRANCH) the rows are left as they are, since an in-place rewrite would show in
+-- the server's branch diffs: keyword search then finds those older rows by their words
+-- as written and scores them by their stems.
