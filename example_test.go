@@ -73,8 +73,8 @@ func Example() {
 	// created id-2 Sessions are kept in Redis for 30 minutes
 	// created id-3 Login fails when the session token has expired
 	// deduplicated as id-2
-	// 1 Login fails when the session token has expired [keyword vector]
-	// 2 The auth service signs JWT tokens with RS256 [keyword vector]
+	// 1 Login fails when the session token has expired [keyword]
+	// 2 The auth service signs JWT tokens with RS256 [keyword]
 }
 
 func ExampleClient_Capabilities() {

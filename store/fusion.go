@@ -111,6 +111,15 @@ func Fuse(q SearchQuery, keyword, vector []Ranked) []Hit {
 	return res
 }
 
+// NeedVector reports whether a search's vector retriever can change its hits, given
+// how many hits its keyword retriever found (with the neighbours of NeighbourRanges):
+// always, except in a Hybrid search with Fill fusion whose keyword hits fill its
+// Limit. q must be normalised. Stores that run the retrievers one after the other
+// skip the vector retriever when it cannot.
+func NeedVector(q SearchQuery, keywordHits int) bool {
+	return q.Mode != Keyword && !(q.Mode == Hybrid && q.Fusion == Fill && keywordHits >= q.Limit)
+}
+
 func bounds(rs []Ranked) (lo, hi float64) {
 	lo, hi = math.Inf(1), math.Inf(-1)
 	for _, r := range rs {

@@ -107,7 +107,10 @@ const (
 	// the min-max normalised cosine (below 1) for a vector-only one. It suits an
 	// embedder that sees the same words as keyword search (llm.QualityLexical), whose
 	// votes would only add noise to BM25's: a hybrid search then ranks exactly as a
-	// keyword search where keyword search finds enough.
+	// keyword search where keyword search finds enough. Since the vector ranking then
+	// changes nothing, stores run the vector retriever only when keyword search finds
+	// fewer than Limit hits (see NeedVector): a keyword hit carries a vector score and
+	// rank only when it did.
 	Fill Fusion = "fill"
 )
 

@@ -249,8 +249,21 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 			return nil, wrap(ctx, "Search", err)
 		}
 		depth := store.SearchDepth(q)
-		// Every retriever on every kind is its own query: they run at once.
+		// Every retriever on every kind is its own query: they run at once. With Fill
+		// fusion the vector queries run after the keyword ones, and only when they
+		// can change the hits.
+		after := q.Fusion == store.Fill && q.Mode == store.Hybrid
 		kws, vecs := make([][]ranked, len(q.Kinds)), make([][]ranked, len(q.Kinds))
+		vectors := func(g *errgroup.Group, gctx context.Context) {
+			for i, kind := range q.Kinds {
+				if q.Mode != store.Keyword && len(q.Vector) > 0 && hasEmbedding(kind) {
+					g.Go(func() (err error) {
+						vecs[i], err = s.vectorSearch(gctx, p, kind, q, depth)
+						return err
+					})
+				}
+			}
+		}
 		g, gctx := errgroup.WithContext(ctx)
 		for i, kind := range q.Kinds {
 			if q.Mode != store.Vector && strings.TrimSpace(q.Text) != "" {
@@ -259,18 +272,14 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 					return err
 				})
 			}
-			if q.Mode != store.Keyword && len(q.Vector) > 0 && hasEmbedding(kind) {
-				g.Go(func() (err error) {
-					vecs[i], err = s.vectorSearch(gctx, p, kind, q, depth)
-					return err
-				})
-			}
+		}
+		if !after {
+			vectors(g, gctx)
 		}
 		if err := g.Wait(); err != nil {
 			return nil, wrap(ctx, "Search", err)
 		}
-		kw, vec := slices.Concat(kws...), slices.Concat(vecs...)
-		keyword := conv(kw)
+		keyword := conv(slices.Concat(kws...))
 		if ranges := store.NeighbourRanges(q, keyword); len(ranges) > 0 {
 			near, err := s.messagesIn(ctx, p, ranges)
 			if err != nil {
@@ -278,7 +287,14 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 			}
 			keyword = store.AddNeighbours(q, keyword, near)
 		}
-		hits := fused(p, q, keyword, conv(vec))
+		if after && store.NeedVector(q, len(keyword)) {
+			g, gctx := errgroup.WithContext(ctx)
+			vectors(g, gctx)
+			if err := g.Wait(); err != nil {
+				return nil, wrap(ctx, "Search", err)
+			}
+		}
+		hits := fused(p, q, keyword, conv(slices.Concat(vecs...)))
 		if err := s.messageContext(ctx, p, q, hits); err != nil {
 			return nil, wrap(ctx, "Search", err)
 		}

@@ -104,16 +104,22 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 		return nil, err
 	}
 	depth := store.SearchDepth(q)
-	// The two retrievers of a hybrid search run at once; both only read.
+	// The two retrievers of a hybrid search run at once, both only read; with Fill
+	// fusion the vector retriever runs after the keyword one, and only when it can
+	// change the hits.
 	var kw, vec []ranked
 	var wg sync.WaitGroup
-	if q.Mode != store.Keyword && len(q.Vector) > 0 {
+	runVector := func() {
+		for _, kind := range q.Kinds {
+			vec = append(vec, vectorSearch(ctx, vw, s.index[kind], q, depth)...)
+		}
+	}
+	after := q.Fusion == store.Fill && q.Mode == store.Hybrid
+	if q.Mode != store.Keyword && len(q.Vector) > 0 && !after {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for _, kind := range q.Kinds {
-				vec = append(vec, vectorSearch(ctx, vw, s.index[kind], q, depth)...)
-			}
+			runVector()
 		}()
 	}
 	if q.Mode != store.Vector && strings.TrimSpace(q.Text) != "" {
@@ -128,6 +134,12 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 	keyword := records(kw)
 	if ranges := store.NeighbourRanges(q, keyword); len(ranges) > 0 {
 		keyword = store.AddNeighbours(q, keyword, vw.neighbours(ranges))
+	}
+	if after && len(q.Vector) > 0 && store.NeedVector(q, len(keyword)) {
+		runVector()
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 	}
 	hits := store.Fuse(q, keyword, records(vec))
 	for i := range hits {

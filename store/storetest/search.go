@@ -122,6 +122,35 @@ func testSearch(t *testing.T, h Harness) {
 		checkRRF(e.t, hits, 10)
 	})
 
+	subtest(t, h, area, "hybrid fill fusion", func(e *env) {
+		e.writeSearchFixture()
+		// "service" is in every record: keyword hits fill any limit up to eight, in
+		// keyword order, and the vector retriever, which could change nothing, is
+		// not asked.
+		q := store.SearchQuery{IncludeHistory: true, Text: "service", Vector: searchQuery, Mode: store.Hybrid, Fusion: store.Fill, Limit: 5}
+		kw := q
+		kw.Mode, kw.Vector = store.Keyword, nil
+		hits := e.search(main, q)
+		same(e.t, "full: keyword order", hitIDs(e.search(main, kw)), hitIDs(hits))
+		for _, h := range hits {
+			if h.VectorRank != 0 || h.Score < 1 {
+				e.t.Errorf("%s: VectorRank %d, Score %v; want no vector rank and a score of 1 or more", h.Record.RecordID(), h.VectorRank, h.Score)
+			}
+		}
+		// Keyword finds only fB: it comes first, then the vector's other hits in
+		// vector order, with scores below 1.
+		q.Text, q.Kinds = "restart", factsOnly
+		hits = e.search(main, q)
+		same(e.t, "filled", []string{"fB", "fA", "fF", "fC", "fD"}, hitIDs(hits))
+		if len(hits) == 5 {
+			if hits[0].Score < 1 || hits[0].VectorRank != 3 || hits[1].Score >= 1 || hits[1].KeywordRank != 0 {
+				e.t.Errorf("fB score %v vector rank %d; fA score %v keyword rank %d", hits[0].Score, hits[0].VectorRank,
+					hits[1].Score, hits[1].KeywordRank)
+			}
+		}
+		checkDescending(e.t, hits)
+	})
+
 	subtest(t, h, area, "hybrid weighted fusion", func(e *env) {
 		e.writeSearchFixture()
 		for _, c := range []struct {
