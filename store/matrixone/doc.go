@@ -82,9 +82,15 @@
 // Filters are pushed into SQL (built with squirrel, every value a bound parameter) and
 // hybrid search fuses both rankings exactly like the embedded store (RRF or weighted).
 //
-// Keyword search computes BM25 in Go, with the same tokenizer and parameters as the
-// embedded store, over candidates the database selects: each row keeps its search
-// tokens in a column, and the server returns the visible rows holding a query token.
+// Keyword search computes BM25 in Go, with the same terms (stemmed tokens) and
+// parameters as the embedded store. Each row keeps its search terms in a column. At a
+// branch's head the store ranks from memory (Options.KeywordCache): it keeps the terms
+// of every row the branch sees, per table, read whole at the first search and then
+// only the rows written since (by any process: the rows carry their revision), ranks
+// every row holding a query term, and reads the best by primary key, checking the
+// filter in Go. Reads of the past, and searches whose filter rejects the best few
+// hundred candidates, select their candidates in the database instead: the server
+// returns the visible rows holding a query term.
 // On servers with FULLTEXT indexes (Capabilities.KeywordPath "fulltext") each facts,
 // observations, conversations and messages table has one on that column and
 // MATCH ... AGAINST selects the candidates, one statement part per query token joined
@@ -114,8 +120,11 @@
 // filters scan every visible row ("exact", also the path with Options.VectorIndex off).
 // Conversations have no embedding column: vector search leaves them out.
 //
-// A message hit's conversation title, and with a Window its neighbouring messages, are
-// read in two more queries for all the hits at once.
+// The neighbours of the best message candidates, which lend them context (see
+// store.SearchQuery.WindowWeight), are read in one more query; a message hit's
+// conversation title, and with a Window its neighbouring messages, in two more for all
+// the hits at once. With Fill fusion (the default for a lexical embedder) the vector
+// queries are sent only when the keyword hits fall short of the limit.
 //
 // Record tables are keyed by a BIGINT version id: on the 2024-11 build both kinds of
 // index return no rows from large tables with a composite primary key

@@ -14,6 +14,10 @@ func NativeDiffs(s *Store) int64 { return s.nativeDiffs.Load() }
 // near-duplicate codes, for tests.
 func CodeQueries(s *Store) int64 { return s.codeQueries.Load() }
 
+// TermQueries returns how many keyword searches ranked through the in-memory term
+// index, for tests.
+func TermQueries(s *Store) int64 { return s.termQueries.Load() }
+
 // StatsQueries returns how many keyword searches read a table's statistics from the
 // server, for tests.
 func StatsQueries(s *Store) int64 { return s.statsQueries.Load() }
@@ -25,3 +29,7 @@ func SetBeforeFork(s *Store, fn func()) { s.beforeFork = fn }
 // SetWordsAsWritten marks the store's rows as holding some tokens unstemmed, as
 // migration 011 leaves them beside natively forked branches, for tests.
 func SetWordsAsWritten(s *Store, on bool) { s.wordsAsWritten = on }
+
+// WaitIndexBuilds returns when the vector index builds that writes started are done,
+// for tests.
+func WaitIndexBuilds(s *Store) { s.indexer.wait() }

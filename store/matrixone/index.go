@@ -223,11 +223,76 @@ func (s *Store) vectorMarks(before, after int64) bool {
 	return false
 }
 
+// indexer runs afterWrite for committed writes in one background goroutine at a time,
+// so that no write waits for an index build: the tables' rows added since it last ran
+// are summed per table. Searches take the exact scan until a table's index is built.
+type indexer struct {
+	ctx     context.Context
+	cancel  context.CancelFunc
+	mu      sync.Mutex
+	pending map[string]map[store.Kind]int // rows added, by table suffix
+	running bool
+	wg      sync.WaitGroup
+}
+
+// queue adds the rows a write added and starts the worker when it is idle.
+func (ix *indexer) queue(s *Store, added map[string]map[store.Kind]int) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.ctx.Err() != nil {
+		return
+	}
+	if ix.pending == nil {
+		ix.pending = map[string]map[store.Kind]int{}
+	}
+	for suffix, kinds := range added {
+		if ix.pending[suffix] == nil {
+			ix.pending[suffix] = map[store.Kind]int{}
+		}
+		for k, n := range kinds {
+			ix.pending[suffix][k] += n
+		}
+	}
+	if ix.running {
+		return
+	}
+	ix.running = true
+	ix.wg.Add(1)
+	go func() {
+		defer ix.wg.Done()
+		for {
+			ix.mu.Lock()
+			work := ix.pending
+			ix.pending = nil
+			if len(work) == 0 || ix.ctx.Err() != nil {
+				ix.running = false
+				ix.mu.Unlock()
+				return
+			}
+			ix.mu.Unlock()
+			for suffix, kinds := range work {
+				s.afterWrite(ix.ctx, suffix, kinds)
+			}
+		}
+	}()
+}
+
+// wait returns when no build is running or queued.
+func (ix *indexer) wait() { ix.wg.Wait() }
+
+// stop cancels the running build and waits for the worker to return.
+func (ix *indexer) stop() {
+	ix.mu.Lock()
+	ix.cancel()
+	ix.mu.Unlock()
+	ix.wg.Wait()
+}
+
 // afterWrite builds or rebuilds the IVFFLAT index of the tables a committed write added
 // rows to, when the write brought them across a mark (see Options.VectorIndex): the
-// observations tables, and the facts tables when Options.VectorCodes is off. A failed
-// build leaves the table searched by the exact scan, and is not the write's failure:
-// the records are committed.
+// observations and messages tables, and the facts tables when Options.VectorCodes is
+// off. It runs in the indexer's goroutine. A failed build leaves the table searched by
+// the exact scan, and is not the write's failure: the records are committed.
 func (s *Store) afterWrite(ctx context.Context, suffix string, added map[store.Kind]int) {
 	if s.caps.VectorPath != VectorPathIVFFlat {
 		return
@@ -242,7 +307,7 @@ func (s *Store) afterWrite(ctx context.Context, suffix string, added map[store.K
 			continue
 		}
 		if s.vectorMarks(rows-int64(n), rows) {
-			s.buildVectorIndex(ctx, k, suffix, rows)
+			_ = s.buildVectorIndex(ctx, k, suffix, rows)
 		}
 	}
 }

@@ -421,6 +421,9 @@ func (s *Store) keyword(ctx context.Context, p pos, kind store.Kind, q store.Sea
 	if !possible {
 		return nil, nil
 	}
+	if out, ok, err := s.termSearch(ctx, p, kind, q, terms, k); err != nil || ok {
+		return out, err
+	}
 	// Rows written before migration 011 on natively forked branches hold their words
 	// as written: they are matched by the query's words too, and counted as stems.
 	written := map[string]string{}
@@ -539,9 +542,25 @@ func (s *Store) keyword(ctx context.Context, p pos, kind store.Kind, q store.Sea
 		}
 		return strings.Compare(a.id, b.id)
 	})
-	out := make([]ranked, 0, k)
+	best := make([]termCand, len(cands))
+	for i, c := range cands {
+		best[i] = termCand{c.vid, c.id, c.score}
+	}
+	out, _, err := s.fetchBest(ctx, p, kind, q, best, k, 0)
+	return out, err
+}
+
+// fetchBest reads the whole records of ranked candidates, best first, by primary key,
+// a chunk at a time, and keeps those the filter accepts, until it has k. With
+// maxChunks > 0 it reads at most that many chunks; complete reports that it read
+// enough (k records, or every candidate).
+func (s *Store) fetchBest(ctx context.Context, p pos, kind store.Kind, q store.SearchQuery, cands []termCand, k, maxChunks int) (out []ranked, complete bool, err error) {
+	out = make([]ranked, 0, k)
 	chunk := max(k, 32)
-	for lo := 0; lo < len(cands) && len(out) < k; lo += chunk {
+	for lo, n := 0, 0; lo < len(cands) && len(out) < k; lo, n = lo+chunk, n+1 {
+		if maxChunks > 0 && n == maxChunks {
+			return nil, false, nil
+		}
 		part := cands[lo:min(lo+chunk, len(cands))]
 		args := make([]any, len(part))
 		for i, c := range part {
@@ -550,7 +569,7 @@ func (s *Store) keyword(ctx context.Context, p pos, kind store.Kind, q store.Sea
 		rs, err := s.db.QueryContext(ctx, "SELECT "+specs[kind].selectCols()+", vid FROM "+table(kind, p.tab.suffix)+
 			" WHERE vid IN ("+placeholders(len(part))+")", args...)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		recs := make(map[int64]store.Record, len(part))
 		for rs.Next() {
@@ -558,13 +577,13 @@ func (s *Store) keyword(ctx context.Context, p pos, kind store.Kind, q store.Sea
 			r, err := scanRow(kind, rs, &vid)
 			if err != nil {
 				rs.Close()
-				return nil, err
+				return nil, false, err
 			}
 			recs[vid] = r.rec
 		}
 		rs.Close()
 		if err := rs.Err(); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		for _, c := range part {
 			if r := recs[c.vid]; r != nil && q.Filter.Match(r) && len(out) < k {
@@ -572,7 +591,7 @@ func (s *Store) keyword(ctx context.Context, p pos, kind store.Kind, q store.Sea
 			}
 		}
 	}
-	return out, nil
+	return out, true, nil
 }
 
 // keywordSQL selects, for every visible document holding any of the terms, its vid,

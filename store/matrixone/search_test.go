@@ -47,7 +47,9 @@ func searchOnly(reason string) map[string]string {
 // IVFFLAT indexes would otherwise never take.
 func TestConformancePortableSearch(t *testing.T) {
 	testDSN(t)
-	off := func(o *matrixone.Options) { o.FullText, o.VectorIndex = matrixone.IndexOff, matrixone.IndexOff }
+	off := func(o *matrixone.Options) {
+		o.FullText, o.VectorIndex, o.KeywordCache = matrixone.IndexOff, matrixone.IndexOff, matrixone.IndexOff
+	}
 	storetest.Run(t, storetest.Harness{
 		New: func(t *testing.T) store.Store {
 			s := openWith(t, testDatabase(t), off)
@@ -57,6 +59,19 @@ func TestConformancePortableSearch(t *testing.T) {
 			return s
 		},
 		Unsupported: searchOnly("run by TestConformance; this run covers the portable search paths"),
+	})
+}
+
+// TestConformanceFullTextSearch runs the search and time-travel areas with the term
+// index off, so that keyword searches at a branch's head go through the FULLTEXT index
+// (or the scan, on a server without one).
+func TestConformanceFullTextSearch(t *testing.T) {
+	testDSN(t)
+	storetest.Run(t, storetest.Harness{
+		New: func(t *testing.T) store.Store {
+			return openWith(t, testDatabase(t), func(o *matrixone.Options) { o.KeywordCache = matrixone.IndexOff })
+		},
+		Unsupported: searchOnly("run by TestConformance; this run covers keyword search without the term index"),
 	})
 }
 
@@ -140,35 +155,24 @@ func keys(hits []store.Hit) []hitKey {
 	return out
 }
 
-// TestKeywordPaths searches one database through the FULLTEXT index and through the
-// portable token scan, at the head and at a snapshot: both must give the same hits with
-// the same BM25 scores.
+// TestKeywordPaths searches one database through the in-memory term index, through the
+// FULLTEXT index and through the portable token scan, at the head and at a snapshot,
+// after writes by this store and by another: all must give the same hits with the same
+// BM25 scores.
 func TestKeywordPaths(t *testing.T) {
 	t.Parallel()
 	dsn := testDatabase(t)
-	ft := openWith(t, dsn, nil)
+	cached := openWith(t, dsn, nil)
+	defer cached.Close()
+	ft := openWith(t, dsn, func(o *matrixone.Options) { o.KeywordCache = matrixone.IndexOff })
 	defer ft.Close()
-	if ft.Capabilities().KeywordPath != matrixone.KeywordPathFullText {
-		t.Skipf("capability FullText is missing on %s", ft.Capabilities().Version)
-	}
-	scan := openWith(t, dsn, func(o *matrixone.Options) { o.FullText = matrixone.IndexOff })
+	fullText := ft.Capabilities().KeywordPath == matrixone.KeywordPathFullText
+	scan := openWith(t, dsn, func(o *matrixone.Options) { o.FullText, o.KeywordCache = matrixone.IndexOff, matrixone.IndexOff })
 	defer scan.Close()
 	ctx := t.Context()
 	recs := corpus(400, 8, 1)
-	put(t, ft, "main", recs)
-	if _, err := ft.CreateSnapshot(ctx, "main", "before", ""); err != nil {
-		t.Fatal(err)
-	}
-	// New versions after the snapshot: the old ones must still be found at it.
-	var later []store.Record
-	for i, r := range recs[:60] {
-		if f, ok := r.(store.Fact); ok {
-			f.Text = fmt.Sprintf("rewritten %d about kerberos tickets", i)
-			later = append(later, f)
-		}
-	}
-	put(t, ft, "main", later)
-	if err := ft.Delete(ctx, "main", []store.Ref{store.RefOf(recs[3])}); err != nil {
+	put(t, cached, "main", recs)
+	if _, err := cached.CreateSnapshot(ctx, "main", "before", ""); err != nil {
 		t.Fatal(err)
 	}
 	var texts []string
@@ -179,29 +183,62 @@ func TestKeywordPaths(t *testing.T) {
 		strings.Repeat("x", 90), "kerberos tickets", "k8s e2e 2024", "nothing matches zzyzx")
 	views := []store.View{{Branch: "main"}, {At: store.Point{Snapshot: "before"}}}
 	filters := []store.Filter{{}, {Category: "auth"}, {SessionID: "s2"}}
-	for _, v := range views {
-		for _, text := range texts {
-			for fi, f := range filters {
-				q := store.SearchQuery{Text: text, Mode: store.Keyword, Limit: 20, Filter: f}
-				want, err := scan.Search(ctx, v, q)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got, err := ft.Search(ctx, v, q)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if d := cmp.Diff(keys(want), keys(got)); d != "" {
-					t.Errorf("%+v %q filter %d: full-text path differs from the scan (-scan +fulltext):\n%s", v.At, text, fi, d)
+	compare := func(stage string) {
+		t.Helper()
+		for _, v := range views {
+			for _, text := range texts {
+				for fi, f := range filters {
+					q := store.SearchQuery{Text: text, Mode: store.Keyword, Limit: 20, Filter: f}
+					want, err := scan.Search(ctx, v, q)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for name, s := range map[string]*matrixone.Store{"full-text": ft, "term index": cached} {
+						got, err := s.Search(ctx, v, q)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if d := cmp.Diff(keys(want), keys(got)); d != "" {
+							t.Errorf("%s: %+v %q filter %d: the %s path differs from the scan (-scan +%s):\n%s", stage, v.At, text, fi, name, name, d)
+						}
+					}
 				}
 			}
 		}
 	}
-	if n, _ := matrixone.SearchIndexQueries(ft); n == 0 {
-		t.Errorf("no keyword query went through the FULLTEXT index")
+	compare("first")
+	// New versions after the snapshot, written by this store and by another one: the
+	// old ones must still be found at it, and the term index must follow both.
+	var later, others []store.Record
+	for i, r := range recs[:60] {
+		if f, ok := r.(store.Fact); ok {
+			f.Text = fmt.Sprintf("rewritten %d about kerberos tickets", i)
+			if i%2 == 0 {
+				later = append(later, f)
+			} else {
+				others = append(others, f)
+			}
+		}
+	}
+	put(t, cached, "main", later)
+	put(t, scan, "main", others)
+	if err := scan.Delete(ctx, "main", []store.Ref{store.RefOf(recs[3])}); err != nil {
+		t.Fatal(err)
+	}
+	compare("after writes")
+	if fullText {
+		if n, _ := matrixone.SearchIndexQueries(ft); n == 0 {
+			t.Errorf("no keyword query went through the FULLTEXT index")
+		}
 	}
 	if n, _ := matrixone.SearchIndexQueries(scan); n != 0 {
 		t.Errorf("the store with FullText off used the index %d times", n)
+	}
+	if n := matrixone.TermQueries(cached); n == 0 {
+		t.Errorf("no keyword search went through the term index")
+	}
+	if n := matrixone.TermQueries(ft) + matrixone.TermQueries(scan); n != 0 {
+		t.Errorf("the stores with KeywordCache off used the term index %d times", n)
 	}
 }
 
@@ -226,6 +263,7 @@ func TestVectorIndex(t *testing.T) {
 	ctx := t.Context()
 	recs := corpus(450, dims, 3) // 300 facts: the facts table crosses 200 rows
 	put(t, ivf, "main", recs)
+	matrixone.WaitIndexBuilds(ivf) // the build runs after the write, in the background
 	if _, err := ivf.CreateSnapshot(ctx, "main", "before", ""); err != nil {
 		t.Fatal(err)
 	}
@@ -238,6 +276,7 @@ func TestVectorIndex(t *testing.T) {
 		}
 	}
 	put(t, ivf, "main", later)
+	matrixone.WaitIndexBuilds(ivf)
 	compare := func(s1, s2 *matrixone.Store, v store.View, what string) {
 		t.Helper()
 		for i := range 15 {
@@ -292,7 +331,7 @@ func TestVectorIndex(t *testing.T) {
 func TestKeywordStatsCache(t *testing.T) {
 	t.Parallel()
 	dsn := testDatabase(t)
-	s := openWith(t, dsn, func(o *matrixone.Options) { o.Dimensions = 8 })
+	s := openWith(t, dsn, func(o *matrixone.Options) { o.Dimensions, o.KeywordCache = 8, matrixone.IndexOff })
 	defer s.Close()
 	ctx := t.Context()
 	put(t, s, "main", corpus(120, 8, 5))
@@ -325,7 +364,7 @@ func TestKeywordStatsCache(t *testing.T) {
 	if n := matrixone.StatsQueries(s) - before; n != 1 {
 		t.Errorf("after a write to main the statistics were read %d times, want 1", n)
 	}
-	fresh := openWith(t, dsn, func(o *matrixone.Options) { o.Dimensions = 8 })
+	fresh := openWith(t, dsn, func(o *matrixone.Options) { o.Dimensions, o.KeywordCache = 8, matrixone.IndexOff })
 	defer fresh.Close()
 	want, err := fresh.Search(ctx, store.View{}, q)
 	if err != nil {
@@ -592,13 +631,16 @@ func TestMigrationRekeysOldTables(t *testing.T) {
 		t.Errorf("%d tables have vid (%v); want 12", n, err)
 	}
 	put(t, s2, "main", []store.Record{store.Fact{ID: "new", Text: "written after the zanzibar migration"}})
-	hits, err := s2.Search(ctx, store.View{Branch: "main"}, store.SearchQuery{Text: "zanzibar", Mode: store.Keyword})
+	// Without the term index, the search goes to the server.
+	s3 := openWith(t, dsn, func(o *matrixone.Options) { o.KeywordCache = matrixone.IndexOff })
+	defer s3.Close()
+	hits, err := s3.Search(ctx, store.View{Branch: "main"}, store.SearchQuery{Text: "zanzibar", Mode: store.Keyword})
 	if err != nil || len(hits) != 1 || hits[0].Record.RecordID() != "new" {
 		t.Errorf("search after the migration: %v, %v", hits, err)
 	}
-	if s2.Capabilities().KeywordPath == matrixone.KeywordPathFullText {
+	if s3.Capabilities().KeywordPath == matrixone.KeywordPathFullText {
 		// Open made the FULLTEXT indexes the tables lacked, and the search used one.
-		if n, _ := matrixone.SearchIndexQueries(s2); n == 0 {
+		if n, _ := matrixone.SearchIndexQueries(s3); n == 0 {
 			t.Errorf("the search after the migration did not use a FULLTEXT index")
 		}
 	}

@@ -30,14 +30,17 @@ type Store struct {
 
 	dup       *dupCoder  // near-duplicate codes
 	codeCache codeCache  // near-duplicate codes of the live facts, per table
+	termCache termCache  // search terms of the rows at a branch's head, per table
 	stats     statsCache // keyword statistics of each table at its branch's head
 	indexes   indexCatalog
 	// beforeFork, when set, runs between the revision a fork reads and the making of
 	// its tables: tests commit there a write that races the fork.
 	beforeFork func()
+	// indexer builds vector indexes after writes, off their path (see afterWrite).
+	indexer indexer
 	// Searches answered through each index, and record kinds diffed through DATA
 	// BRANCH DIFF, for tests.
-	fullTextQueries, ivfQueries, codeQueries, statsQueries, nativeDiffs atomic.Int64
+	fullTextQueries, ivfQueries, codeQueries, statsQueries, termQueries, nativeDiffs atomic.Int64
 }
 
 var _ store.Store = (*Store)(nil)
@@ -65,6 +68,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{opts: opts, db: db, dbName: cfg.DBName, dup: newDupCoder(opts.Dimensions)}
+	s.indexer.ctx, s.indexer.cancel = context.WithCancel(context.Background())
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -167,6 +171,7 @@ func (s *Store) Close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
+	s.indexer.stop()
 	return s.db.Close()
 }
 
@@ -270,8 +275,8 @@ func (w *writeTx) bump(ctx context.Context) (int64, error) {
 }
 
 // write runs fn in a write transaction, retried after a transient failure, and after
-// the commit gives the tables it added rows to their vector index when they crossed a
-// mark (afterWrite).
+// the commit hands the tables it added rows to the indexer, which gives them their
+// vector index in the background when they crossed a mark (afterWrite).
 //
 // Each attempt runs fn again in a new transaction, which re-reads everything it
 // decides on, so fn must keep no state across attempts but what it returns. An
@@ -285,10 +290,8 @@ func (s *Store) write(ctx context.Context, op string, fn func(w *writeTx) error)
 		done = w
 		return err
 	})
-	if err == nil && done != nil {
-		for suffix, added := range done.added {
-			s.afterWrite(ctx, suffix, added)
-		}
+	if err == nil && done != nil && len(done.added) > 0 && s.caps.VectorPath == VectorPathIVFFlat {
+		s.indexer.queue(s, done.added)
 	}
 	return err
 }
