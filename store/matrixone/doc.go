@@ -83,14 +83,15 @@
 // hybrid search fuses both rankings exactly like the embedded store (RRF or weighted).
 //
 // Keyword search computes BM25 in Go, with the same terms (stemmed tokens) and
-// parameters as the embedded store. Each row keeps its search terms in a column. At a
-// branch's head the store ranks from memory (Options.KeywordCache): it keeps the terms
-// of every row the branch sees, per table, read whole at the first search and then
-// only the rows written since (by any process: the rows carry their revision), ranks
-// every row holding a query term, and reads the best by primary key, checking the
-// filter in Go. Reads of the past, and searches whose filter rejects the best few
-// hundred candidates, select their candidates in the database instead: the server
-// returns the visible rows holding a query term.
+// parameters as the embedded store. Each row keeps its search terms in a column. The
+// store ranks from memory (Options.KeywordCache): it keeps the terms of every row
+// version of a table, with the revisions each is visible between, read whole at the
+// first search and then only the versions written or closed since (by any process:
+// the rows carry their revisions); a search ranks the versions visible at the revision
+// it reads, head or past, and reads the best by primary key, checking the filter in
+// Go. Searches whose filter rejects the best few hundred candidates select their
+// candidates in the database instead: the server returns the visible rows holding a
+// query term.
 // On servers with FULLTEXT indexes (Capabilities.KeywordPath "fulltext") each facts,
 // observations, conversations and messages table has one on that column and
 // MATCH ... AGAINST selects the candidates, one statement part per query token joined

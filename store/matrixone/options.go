@@ -111,13 +111,14 @@ type Options struct {
 	// codes cannot answer (the past, history included, a filter that leaves too few
 	// candidates) take VectorIndex's path. IndexOff: facts take VectorIndex's path.
 	VectorCodes IndexMode
-	// KeywordCache chooses how a keyword search at a branch's head ranks. IndexAuto
-	// (the default): by BM25 in Go over the search terms of every row the branch
-	// sees, kept in memory per table (read whole at the first search, then only the
-	// rows written since), and the best are fetched by primary key; no full-text
-	// match. Searches of the past, and those whose filter rejects the best few
-	// hundred candidates, take FullText's path. IndexOff: always FullText's path. The
-	// memory is a few tens of bytes per row and term, for the 16 tables searched last.
+	// KeywordCache chooses how keyword search ranks. IndexAuto (the default): by BM25
+	// in Go over the search terms of every row version a table holds, kept in memory
+	// per table (read whole at the first search, then only the versions written or
+	// closed since), at the head and in the past alike; the best are fetched by
+	// primary key, no full-text match. Searches whose filter rejects the best few
+	// hundred candidates take FullText's path. IndexOff: always FullText's path. The
+	// memory is a few tens of bytes per row version and term, for the 16 tables
+	// searched last.
 	KeywordCache IndexMode
 	// VectorIndexRows is the table size (row versions) at which the IVFFLAT index is
 	// built. Default DefaultVectorIndexRows (10,000).

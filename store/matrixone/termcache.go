@@ -12,19 +12,20 @@ import (
 )
 
 // Keyword search in memory. The store keeps, per searched table, the search terms of
-// every row visible at the branch's head (termIndex): the postings of each term with
-// its frequency, and each row's length and vid. A keyword search at the head ranks
-// every row holding a query term by BM25 in Go, with the exact collection statistics,
-// and fetches the best by primary key, checking the whole filter in Go, until it has
-// enough: one short query instead of a full-text match that returns the tokens of
-// every row holding a common word. The index is read whole once, then only the rows
-// written since the revision it holds (like the code index of the facts' vectors), so
-// a search after a write reads the rows that write made.
+// every row version the table holds up to a revision (termIndex): the postings of each
+// term with its frequency, and each version's vid, id, length and the revisions it is
+// visible between. A keyword search ranks every version visible at the revision it
+// reads, holding a query term, by BM25 in Go, with the exact collection statistics of
+// that revision, and fetches the best by primary key, checking the whole filter in Go,
+// until it has enough: one short query instead of a full-text match that returns the
+// tokens of every row holding a common word. The index is read whole once, then only
+// the versions written or closed since the revision it holds (every process's writes:
+// the rows carry their revisions), so a search after a write reads what that write
+// changed, and a search of the past reads nothing.
 //
-// A search of the past, one on a table whose index already moved past the revision
-// read (a search that raced a newer write), or one whose filter rejects the best
-// maxTermFetches chunks of candidates takes the full-text or scan path instead. Both
-// paths give the same hits and scores (TestTermCache).
+// A search whose filter rejects the best maxTermFetches chunks of candidates takes the
+// full-text or scan path instead. The paths give the same hits and scores
+// (TestKeywordPaths).
 
 // maxTermTables bounds the term indexes kept in memory.
 const maxTermTables = 16
@@ -33,84 +34,67 @@ const maxTermTables = 16
 // checks against its filter, before it leaves the ranking to the server.
 const maxTermFetches = 4
 
-// termIndex is the search terms of the rows of one table visible at revision rev.
+// termIndex is the search terms of the row versions of one table written up to
+// revision rev.
 type termIndex struct {
-	mu  sync.Mutex
-	rev int64
-	// slot maps an id to its slot; ids, vids and lens are by slot, ids[i] "" for a
-	// free slot. gen[i] counts the times slot i was freed: a posting is live when its
-	// generation is the slot's.
-	slot   map[string]int32
-	ids    []string
-	vids   []int64
-	lens   []int32
-	gen    []uint32
-	nterms []int32 // distinct terms, the slot's postings
-	free   []int32
-	post   map[string][]termPosting
-	// n and sumLen are the live rows and their total length; dead counts postings of
-	// freed slots, which a rebuild drops.
-	n, sumLen  int64
-	live, dead int
+	mu   sync.Mutex
+	rev  int64
+	at   map[int64]int32 // vid -> entry
+	ents []termEntry
+	post map[string][]termPosting
+	// statsCut, n and sumLen are the statistics of the versions visible at statsCut,
+	// kept for the next search at the same revision; statsCut -1 when none.
+	statsCut  int64
+	n, sumLen int64
 }
+
+// termEntry is one row version.
+type termEntry struct {
+	vid, rev, next int64
+	id             string
+	docLen         int32
+	deleted        bool
+}
+
+// visible reports whether the version is visible at revision cut, as the SQL
+// predicate visible(cut) says.
+func (e *termEntry) visible(cut int64) bool { return e.rev <= cut && e.next > cut && !e.deleted }
 
 type termPosting struct {
-	slot int32
-	gen  uint32
-	tf   int32
+	ent int32
+	tf  int32
 }
 
-// termRow is one row catchUpTerms applies to a term index.
+// termRow is one row version catchUpTerms reads.
 type termRow struct {
-	id     string
-	vid    int64
+	termEntry
 	tokens string
-	docLen int32
-	live   bool
 }
 
 func newTermIndex() *termIndex {
-	return &termIndex{rev: -1, slot: map[string]int32{}, post: map[string][]termPosting{}}
+	return &termIndex{rev: -1, at: map[int64]int32{}, post: map[string][]termPosting{}, statsCut: -1}
 }
 
-func (ix *termIndex) remove(id string) {
-	i, ok := ix.slot[id]
-	if !ok {
+// apply records a row version: a new one with its terms, or the new closing revision
+// of one it holds.
+func (ix *termIndex) apply(r termRow) {
+	if i, ok := ix.at[r.vid]; ok {
+		ix.ents[i].next = r.next
 		return
 	}
-	delete(ix.slot, id)
-	ix.n--
-	ix.sumLen -= int64(ix.lens[i])
-	ix.live -= int(ix.nterms[i])
-	ix.dead += int(ix.nterms[i])
-	ix.ids[i] = ""
-	ix.gen[i]++
-	ix.free = append(ix.free, i)
-}
-
-func (ix *termIndex) set(r termRow) {
-	ix.remove(r.id)
-	var i int32
-	if n := len(ix.free); n > 0 {
-		i, ix.free = ix.free[n-1], ix.free[:n-1]
-	} else {
-		i = int32(len(ix.ids))
-		ix.ids, ix.vids, ix.lens = append(ix.ids, ""), append(ix.vids, 0), append(ix.lens, 0)
-		ix.gen, ix.nterms = append(ix.gen, 0), append(ix.nterms, 0)
+	i := int32(len(ix.ents))
+	ix.at[r.vid] = i
+	ix.ents = append(ix.ents, r.termEntry)
+	if r.deleted {
+		return
 	}
-	ix.slot[r.id] = i
-	ix.ids[i], ix.vids[i], ix.lens[i] = r.id, r.vid, r.docLen
-	ix.n++
-	ix.sumLen += int64(r.docLen)
 	tf := map[string]int32{}
 	for _, t := range strings.Fields(r.tokens) {
 		tf[t]++
 	}
 	for t, c := range tf {
-		ix.post[t] = append(ix.post[t], termPosting{i, ix.gen[i], c})
+		ix.post[t] = append(ix.post[t], termPosting{i, c})
 	}
-	ix.nterms[i] = int32(len(tf))
-	ix.live += len(tf)
 }
 
 // termCache keeps the term indexes of the most recently searched maxTermTables tables.
@@ -146,66 +130,39 @@ func (c *termCache) get(name string) *termIndex {
 	return ix
 }
 
-// drop forgets a table's index, so that the next search reads it whole again: when
-// freed postings outnumber live ones.
-func (c *termCache) drop(name string, ix *termIndex) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.tabs[name] == ix {
-		delete(c.tabs, name)
-	}
-}
-
-// termsAt returns the term index of a table brought up to revision cut, a committed
-// revision; false when the index is already past it. The caller must hold the index's
-// mutex while it uses it.
-func (s *Store) termsAt(ctx context.Context, kind store.Kind, suffix string, cut int64) (*termIndex, bool, error) {
-	name := tableName(kind, suffix)
-	ix := s.termCache.get(name)
+// termsAt returns the term index of a table holding every version up to revision cut
+// at least, a committed revision. The caller must unlock the index's mutex when done.
+func (s *Store) termsAt(ctx context.Context, kind store.Kind, suffix string, cut int64) (*termIndex, error) {
+	ix := s.termCache.get(tableName(kind, suffix))
 	for {
 		ix.mu.Lock()
 		from := ix.rev
-		ix.mu.Unlock()
 		if from >= cut {
-			break
+			return ix, nil
 		}
+		ix.mu.Unlock()
 		// Read without the mutex, so that no search waits on the index while another
 		// waits on the server; when another caller moved it meanwhile, read again.
 		rows, err := s.termRows(ctx, kind, suffix, from, cut)
 		if err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		ix.mu.Lock()
 		if ix.rev == from {
 			for _, r := range rows {
-				if r.live {
-					ix.set(r)
-				} else {
-					ix.remove(r.id)
-				}
+				ix.apply(r)
 			}
-			ix.rev = cut
-			stale := ix.dead > ix.live/2+1024
-			ix.mu.Unlock()
-			if stale {
-				s.termCache.drop(name, ix)
-			}
-			break
+			ix.rev, ix.statsCut = cut, -1
 		}
 		ix.mu.Unlock()
 	}
-	ix.mu.Lock()
-	if ix.rev != cut {
-		ix.mu.Unlock()
-		return nil, false, nil
-	}
-	return ix, true, nil
 }
 
-// termRows reads the rows of a table current at rev and written after from.
+// termRows reads the row versions of a table written or closed after revision from, up
+// to rev.
 func (s *Store) termRows(ctx context.Context, kind store.Kind, suffix string, from, rev int64) ([]termRow, error) {
-	rs, err := s.db.QueryContext(ctx, "SELECT id, vid, deleted, COALESCE(tokens, ''), doc_len FROM "+table(kind, suffix)+
-		" WHERE rev > ? AND rev <= ? AND next_rev > ?", from, rev, rev)
+	rs, err := s.db.QueryContext(ctx, "SELECT vid, id, rev, next_rev, deleted, COALESCE(tokens, ''), doc_len FROM "+table(kind, suffix)+
+		" WHERE rev > ? AND rev <= ? OR next_rev > ? AND next_rev <= ?", from, rev, from, rev)
 	if err != nil {
 		return nil, err
 	}
@@ -213,11 +170,9 @@ func (s *Store) termRows(ctx context.Context, kind store.Kind, suffix string, fr
 	var out []termRow
 	for rs.Next() {
 		var r termRow
-		var deleted bool
-		if err := rs.Scan(&r.id, &r.vid, &deleted, &r.tokens, &r.docLen); err != nil {
+		if err := rs.Scan(&r.vid, &r.id, &r.rev, &r.next, &r.deleted, &r.tokens, &r.docLen); err != nil {
 			return nil, err
 		}
-		r.live = !deleted
 		out = append(out, r)
 	}
 	return out, rs.Err()
@@ -236,11 +191,11 @@ func (s *Store) termSearch(ctx context.Context, p pos, kind store.Kind, q store.
 	if s.opts.KeywordCache == IndexOff || s.wordsAsWritten {
 		return nil, false, nil
 	}
-	ix, ok, err := s.termsAt(ctx, kind, p.tab.suffix, p.cut)
-	if err != nil || !ok {
+	ix, err := s.termsAt(ctx, kind, p.tab.suffix, p.cut)
+	if err != nil {
 		return nil, false, err
 	}
-	cands := ix.rank(terms)
+	cands := ix.rank(terms, p.cut)
 	ix.mu.Unlock()
 	s.termQueries.Add(1)
 	out, complete, err := s.fetchBest(ctx, p, kind, q, cands, k, maxTermFetches)
@@ -250,9 +205,19 @@ func (s *Store) termSearch(ctx context.Context, p pos, kind store.Kind, q store.
 	return out, true, nil
 }
 
-// rank scores every live row holding one of the terms, best first, ties by id. The
-// caller holds ix.mu.
-func (ix *termIndex) rank(terms map[string]int) []termCand {
+// rank scores every version visible at cut holding one of the terms, best first, ties
+// by id. The caller holds ix.mu.
+func (ix *termIndex) rank(terms map[string]int, cut int64) []termCand {
+	if ix.statsCut != cut {
+		ix.n, ix.sumLen = 0, 0
+		for i := range ix.ents {
+			if e := &ix.ents[i]; e.visible(cut) {
+				ix.n++
+				ix.sumLen += int64(e.docLen)
+			}
+		}
+		ix.statsCut = cut
+	}
 	if ix.n == 0 {
 		return nil
 	}
@@ -268,7 +233,7 @@ func (ix *termIndex) rank(terms map[string]int) []termCand {
 		ps := ix.post[t]
 		df := 0
 		for _, p := range ps {
-			if ix.gen[p.slot] == p.gen {
+			if ix.ents[p.ent].visible(cut) {
 				df++
 			}
 		}
@@ -277,14 +242,15 @@ func (ix *termIndex) rank(terms map[string]int) []termCand {
 		}
 		idf := textsearch.DefaultBM25.IDF(df, int(ix.n))
 		for _, p := range ps {
-			if ix.gen[p.slot] == p.gen {
-				acc[p.slot] += textsearch.DefaultBM25.Score(int(p.tf), int(ix.lens[p.slot]), avg, idf)
+			if e := &ix.ents[p.ent]; e.visible(cut) {
+				acc[p.ent] += textsearch.DefaultBM25.Score(int(p.tf), int(e.docLen), avg, idf)
 			}
 		}
 	}
 	out := make([]termCand, 0, len(acc))
 	for i, sc := range acc {
-		out = append(out, termCand{ix.vids[i], ix.ids[i], sc})
+		e := &ix.ents[i]
+		out = append(out, termCand{e.vid, e.id, sc})
 	}
 	slices.SortFunc(out, func(a, b termCand) int {
 		if a.score != b.score {
