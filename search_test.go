@@ -40,6 +40,15 @@ var paraphraseCorpus = []string{
 	"TLS certificates renew automatically through cert-manager",
 }
 
+// paraphraseFacts returns paraphraseCorpus as facts to write.
+func paraphraseFacts() []Fact {
+	facts := make([]Fact, len(paraphraseCorpus))
+	for i, text := range paraphraseCorpus {
+		facts[i] = Fact{Text: text}
+	}
+	return facts
+}
+
 func rankOf(hits []Hit, id string) int {
 	i := slices.IndexFunc(hits, func(h Hit) bool { return h.Record.RecordID() == id })
 	if i < 0 {
@@ -56,11 +65,7 @@ func TestHybridOnParaphrase(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	c, _ := open(t, nil)
-	facts := make([]Fact, len(paraphraseCorpus))
-	for i, text := range paraphraseCorpus {
-		facts[i] = Fact{Text: text}
-	}
-	ws, err := c.WriteFacts(ctx, facts)
+	ws, err := c.WriteFacts(ctx, paraphraseFacts())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,11 +252,7 @@ func TestDefaultFusionFollowsKeyword(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	c, _ := open(t, nil)
-	facts := make([]Fact, len(paraphraseCorpus))
-	for i, text := range paraphraseCorpus {
-		facts[i] = Fact{Text: text}
-	}
-	if _, err := c.WriteFacts(ctx, facts); err != nil {
+	if _, err := c.WriteFacts(ctx, paraphraseFacts()); err != nil {
 		t.Fatal(err)
 	}
 	for _, query := range []string{"authentication token", "database migrations time out", "payment gateway", "certificates renew"} {

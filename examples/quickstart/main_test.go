@@ -27,7 +27,7 @@ func TestRun(t *testing.T) {
 		"fact deduplicated User sessions are stored in Redis (the same text again)",
 		`conversation "Why are users logged out?" with 3 messages`,
 		`== Hybrid search: "why are users logged out after the token expires"`,
-		"found by keyword+vector Users get logged out when the refresh handler rejects a valid token",
+		"found by keyword        Users get logged out when the refresh handler rejects a valid token",
 		"== Branch task/fix-auth/agent-a",
 		"main does not see the branch's fact yet",
 		"added   fact        The refresh handler must allow 60 seconds of clock leeway",

@@ -198,9 +198,8 @@ func (ix *codeIndex) set(id string, code []uint64, known bool, words int) {
 // codeCache keeps the code indexes of the tables the store writes to, the most
 // recently used maxCodeTables of them (about 100 bytes per live fact each).
 type codeCache struct {
-	mu   sync.Mutex
-	tabs map[string]*codeIndex
-	used []string // least recently used first
+	mu  sync.Mutex
+	lru tableLRU[*codeIndex]
 }
 
 // maxCodeTables bounds the code indexes kept in memory.
@@ -310,35 +309,15 @@ func (s *Store) codeChanges(ctx context.Context, q queryer, suffix string, from,
 func (c *codeCache) get(name string, rev int64, writer bool) *codeIndex {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.tabs == nil {
-		c.tabs = map[string]*codeIndex{}
-	}
-	ix := c.tabs[name]
-	if ix != nil && writer {
+	keep := func(ix *codeIndex) bool {
+		if !writer {
+			return true
+		}
 		ix.mu.Lock()
-		back := ix.rev > rev
-		ix.mu.Unlock()
-		if back {
-			ix = nil
-		}
+		defer ix.mu.Unlock()
+		return ix.rev <= rev
 	}
-	if ix == nil {
-		ix = &codeIndex{rev: -1, slot: map[string]int{}}
-		c.tabs[name] = ix
-	}
-	used := c.used[:0]
-	for _, n := range c.used {
-		if n != name {
-			used = append(used, n)
-		}
-	}
-	used = append(used, name)
-	for len(used) > maxCodeTables {
-		delete(c.tabs, used[0])
-		used = used[1:]
-	}
-	c.used = used
-	return ix
+	return c.lru.use(name, maxCodeTables, keep, func() *codeIndex { return &codeIndex{rev: -1, slot: map[string]int{}} })
 }
 
 // candidates returns the ids of the facts of ix whose code is within the bound of code,

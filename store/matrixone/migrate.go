@@ -227,36 +227,46 @@ func (s *Store) addSearchColumns(ctx context.Context, _ []migration) error {
 	if err := s.db.QueryRowContext(ctx, "SELECT dims FROM day1_state WHERE id = 1").Scan(&dims); err != nil {
 		return wrap(ctx, "migrate", err)
 	}
+	return s.eachSearchTable(ctx, []store.Kind{store.KindConversation, store.KindMessage}, func(kind store.Kind, name, text string) error {
+		if err := s.addColumn(ctx, name, "tokens", "TEXT NULL"); err != nil {
+			return err
+		}
+		if err := s.addColumn(ctx, name, "doc_len", "INT NOT NULL DEFAULT 0"); err != nil {
+			return err
+		}
+		if kind == store.KindMessage {
+			if err := s.addColumn(ctx, name, "embedding", fmt.Sprintf("vecf32(%d) NULL", dims)); err != nil {
+				return err
+			}
+		}
+		return s.fillTokens(ctx, name, text)
+	})
+}
+
+// searchText names the column each searched kind's terms come from.
+var searchText = map[store.Kind]string{
+	store.KindFact: "txt", store.KindObservation: "summary", store.KindConversation: "title", store.KindMessage: "content",
+}
+
+// eachSearchTable calls fn with the name of every branch's table of each kind that
+// exists (a branch's tables are made at its first write) and the column of its text.
+func (s *Store) eachSearchTable(ctx context.Context, kinds []store.Kind, fn func(kind store.Kind, name, text string) error) error {
 	suffixes, err := queryStrings(ctx, s.db, "SELECT suffix FROM day1_branches")
 	if err != nil {
 		return wrap(ctx, "migrate", err)
 	}
 	for _, sfx := range suffixes {
-		for _, c := range []struct {
-			kind store.Kind
-			text string
-		}{{store.KindConversation, "title"}, {store.KindMessage, "content"}} {
-			name := tableName(c.kind, sfx)
+		for _, k := range kinds {
+			name := tableName(k, sfx)
 			var n int
 			if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM information_schema.tables
 				WHERE table_schema = ? AND table_name = ?`, s.dbName, name).Scan(&n); err != nil {
 				return wrap(ctx, "migrate", err)
 			}
 			if n == 0 {
-				continue // a branch whose tables were never made
+				continue
 			}
-			if err := s.addColumn(ctx, name, "tokens", "TEXT NULL"); err != nil {
-				return err
-			}
-			if err := s.addColumn(ctx, name, "doc_len", "INT NOT NULL DEFAULT 0"); err != nil {
-				return err
-			}
-			if c.kind == store.KindMessage {
-				if err := s.addColumn(ctx, name, "embedding", fmt.Sprintf("vecf32(%d) NULL", dims)); err != nil {
-					return err
-				}
-			}
-			if err := s.fillTokens(ctx, name, c.text); err != nil {
+			if err := fn(k, name, searchText[k]); err != nil {
 				return err
 			}
 		}
@@ -314,30 +324,9 @@ func (s *Store) stemTerms(ctx context.Context, _ []migration) error {
 	if native > 0 {
 		return nil
 	}
-	suffixes, err := queryStrings(ctx, s.db, "SELECT suffix FROM day1_branches")
-	if err != nil {
-		return wrap(ctx, "migrate", err)
-	}
-	for _, sfx := range suffixes {
-		for _, c := range []struct {
-			kind store.Kind
-			text string
-		}{{store.KindFact, "txt"}, {store.KindObservation, "summary"}, {store.KindConversation, "title"}, {store.KindMessage, "content"}} {
-			name := tableName(c.kind, sfx)
-			var n int
-			if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM information_schema.tables
-				WHERE table_schema = ? AND table_name = ?`, s.dbName, name).Scan(&n); err != nil {
-				return wrap(ctx, "migrate", err)
-			}
-			if n == 0 {
-				continue // a branch whose tables were never made
-			}
-			if err := s.restem(ctx, name, c.text); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return s.eachSearchTable(ctx, store.SearchKinds, func(_ store.Kind, name, text string) error {
+		return s.restem(ctx, name, text)
+	})
 }
 
 // unstemmedRows reports whether migration 011 left rows with their search tokens as

@@ -99,35 +99,14 @@ func (ix *termIndex) apply(r termRow) {
 
 // termCache keeps the term indexes of the most recently searched maxTermTables tables.
 type termCache struct {
-	mu   sync.Mutex
-	tabs map[string]*termIndex
-	used []string // least recently used first
+	mu  sync.Mutex
+	lru tableLRU[*termIndex]
 }
 
 func (c *termCache) get(name string) *termIndex {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.tabs == nil {
-		c.tabs = map[string]*termIndex{}
-	}
-	ix := c.tabs[name]
-	if ix == nil {
-		ix = newTermIndex()
-		c.tabs[name] = ix
-	}
-	used := c.used[:0]
-	for _, n := range c.used {
-		if n != name {
-			used = append(used, n)
-		}
-	}
-	used = append(used, name)
-	for len(used) > maxTermTables {
-		delete(c.tabs, used[0])
-		used = used[1:]
-	}
-	c.used = used
-	return ix
+	return c.lru.use(name, maxTermTables, nil, newTermIndex)
 }
 
 // termsAt returns the term index of a table holding every version up to revision cut
