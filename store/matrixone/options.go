@@ -90,8 +90,10 @@ type Options struct {
 	// default): when the server has usable IVFFLAT indexes (Capabilities.IVFFlat), a
 	// facts or observations table gets one when a write brings it to VectorIndexRows
 	// rows, and it is rebuilt with more lists each time the table grows fourfold
-	// (lists = √rows; the write that crosses the mark waits for the build, and so do
-	// other writes to the table); searches on a table with the index take the rows
+	// (lists = √rows; a background worker of the store builds it after the write that
+	// crosses the mark, which does not wait, and searches scan until it is there; the
+	// server may hold other writes to the table while it builds); searches on a table
+	// with the index take the rows
 	// nearest by l2_distance among VectorProbes lists (four times the number asked, at
 	// least 64) and rank them by exact cosine similarity, falling back to the scan when
 	// they are fewer than asked. Tables below the mark, branches copied from an indexed
