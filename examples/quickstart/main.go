@@ -119,6 +119,9 @@ func run(ctx context.Context, w io.Writer, dsn string) error {
 	// Search.
 	const query = "why are users logged out after the token expires"
 	p.heading("Hybrid search: %q", query)
+	// The local embedder is lexical: the default fusion keeps keyword search's ranking
+	// and lets the vector retriever fill what keyword search leaves empty.
+	p.item("fusion for the %s embedder: keyword hits first, vector hits fill the rest", c.Capabilities().Embedder)
 	hits, err := c.Search(ctx, day1.SearchQuery{Text: query, Limit: 4})
 	if err != nil {
 		return err
