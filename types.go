@@ -115,7 +115,8 @@ const (
 	Vector = store.Vector
 )
 
-// Fusion methods of a hybrid search. The zero Fusion means RRF.
+// Fusion methods of a hybrid search. The zero Fusion means the rule the embedder earns
+// (see Client.Search): Fill for a lexical embedder, RRF otherwise.
 const (
 	// RRF is reciprocal-rank fusion: score = sum over retrievers of 1/(RRFK + rank).
 	RRF = store.RRF

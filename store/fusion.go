@@ -30,10 +30,10 @@ func SortRanked(rs []Ranked) {
 }
 
 // Fuse turns the rankings of the keyword and vector retrievers into the hits of a
-// search: the final score per q.Mode and q.Fusion (see RRF and Weighted), with a
-// Window the neighbours' part (see SearchQuery.Window), MinScore applied, best first,
-// at most q.Limit. q must be normalised (NormalizeSearch). Every store calls it, so
-// hybrid ranking is the same on all of them.
+// search: the final score per q.Mode and q.Fusion (see RRF, Weighted and Fill), with
+// the messages' context in the keyword scores (see SearchQuery.WindowWeight), MinScore
+// applied, best first, at most q.Limit. q must be normalised (NormalizeSearch). Every
+// store calls it, so hybrid ranking is the same on all of them.
 func Fuse(q SearchQuery, keyword, vector []Ranked) []Hit {
 	gains := map[Ref]float64{}
 	keyword = addContext(q, keyword, gains)

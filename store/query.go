@@ -95,7 +95,7 @@ type Fusion string
 // Fusion methods.
 const (
 	// RRF is reciprocal-rank fusion: score = sum over retrievers of 1/(RRFK + rank),
-	// rank counted from 1. Scale-free and robust. The default.
+	// rank counted from 1. Scale-free and robust. The default of a store search.
 	RRF Fusion = "rrf"
 	// Weighted is a convex combination of min-max normalised scores:
 	// Alpha*vector + (1-Alpha)*keyword.
@@ -205,8 +205,9 @@ type Hit struct {
 	VectorScore  float64 // cosine, when the vector retriever found it
 	VectorRank   int     // 1-based, 0 when not found by vector
 	FoundBy      []Retriever
-	// WindowScore is the part of Score a message hit gained from its neighbours in a
-	// search with a Window (see SearchQuery.Window); 0 otherwise.
+	// WindowScore is the keyword score a message hit gained from the messages around
+	// it (see SearchQuery.WindowWeight); 0 for other kinds, a Vector search, or with
+	// context off.
 	WindowScore float64
 	// ConversationTitle is the Title of a message hit's conversation, as the search
 	// saw it; empty for other kinds, or when the conversation is not there.

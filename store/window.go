@@ -6,8 +6,9 @@ import (
 )
 
 // SearchDepth is how many candidates each retriever of a search ranks: q.Limit, or
-// for a Hybrid search or one with a Window more, so that fusion and window scoring
-// have candidates beyond the last hit to rank. q must be normalised.
+// for a Hybrid search, one with a Window or one with message context more, so that
+// fusion and context have candidates beyond the last hit to rank. q must be
+// normalised.
 func SearchDepth(q SearchQuery) int {
 	if q.Mode == Hybrid || q.Window > 0 || messageContext(q) {
 		return max(q.Limit*3, 50)

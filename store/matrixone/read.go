@@ -339,14 +339,14 @@ func (s *Store) messagesIn(ctx context.Context, p pos, ranges []store.SeqRange) 
 // neighbours of every hit.
 func (s *Store) messageContext(ctx context.Context, p pos, q store.SearchQuery, hits []store.Hit) error {
 	var convs []string
-	var ranges sq.Or
+	var ranges []store.SeqRange
 	for _, h := range hits {
 		if m, ok := h.Message(); ok {
 			if !slices.Contains(convs, m.ConversationID) {
 				convs = append(convs, m.ConversationID)
 			}
 			lo, hi := store.WindowRange(m, q.Window)
-			ranges = append(ranges, sq.And{sq.Eq{"conversation_id": m.ConversationID}, sq.Expr("seq BETWEEN ? AND ?", lo, hi)})
+			ranges = append(ranges, store.SeqRange{ConversationID: m.ConversationID, Lo: lo, Hi: hi})
 		}
 	}
 	if len(convs) == 0 {
@@ -376,19 +376,8 @@ func (s *Store) messageContext(ctx context.Context, p pos, q store.SearchQuery, 
 	}
 	var near []store.Message
 	if q.Window > 0 {
-		query, args, err := psql.Select(specs[store.KindMessage].selectCols()).From(table(store.KindMessage, p.tab.suffix)).
-			Where(visible(p.cut)).Where(ranges).ToSql()
-		if err != nil {
-			panic(err)
-		}
-		rows, err := queryRows(ctx, s.db, store.KindMessage, query, args...)
-		if err != nil {
+		if near, err = s.messagesIn(ctx, p, ranges); err != nil {
 			return err
-		}
-		for _, r := range rows {
-			m := r.rec.(store.Message)
-			m.Branch = p.name
-			near = append(near, m)
 		}
 	}
 	for i := range hits {

@@ -160,36 +160,22 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 }
 
 // around returns the messages the view sees in m's conversation whose Seq is within w
-// of m's, m among them, in no particular order. It reads the messages the chain's
-// branches list under the conversation (branch.convs), not every message.
+// of m's, m among them, in no particular order, on the view's branch. SetWindow copies
+// those it keeps.
 func (v view) around(m store.Message, w int) []store.Message {
 	lo, hi := store.WindowRange(m, w)
-	var seen map[string]bool // ids listed by an earlier branch of the chain
-	if len(v.chain) > 1 {
-		seen = map[string]bool{}
+	near := v.neighbours([]store.SeqRange{{ConversationID: m.ConversationID, Lo: lo, Hi: hi}})
+	for i, n := range near {
+		n.Branch = v.name()
+		near[i] = n
 	}
-	var out []store.Message
-	for _, l := range v.chain {
-		for _, id := range l.br.convs[m.ConversationID] {
-			if seen != nil {
-				if seen[id] {
-					continue
-				}
-				seen[id] = true
-			}
-			n, ok := v.get(key{store.KindMessage, id}).(store.Message)
-			if ok && n.ConversationID == m.ConversationID && n.Seq >= lo && n.Seq <= hi {
-				n.Embedding = nil // SetWindow leaves it out: no copy
-				out = append(out, v.out(n).(store.Message))
-			}
-		}
-	}
-	return out
+	return near
 }
 
 // neighbours returns the messages the view sees in the given ranges, as stored (not
-// copied: Search copies the hits it returns). It reads each conversation's messages
-// once, however many ranges fall in it.
+// copied: Search copies the hits it returns). It reads the messages the chain's
+// branches list under each conversation (branch.convs), not every message, and each
+// conversation once however many ranges fall in it.
 func (v view) neighbours(ranges []store.SeqRange) []store.Message {
 	byConv := map[string][]store.SeqRange{}
 	for _, r := range ranges {

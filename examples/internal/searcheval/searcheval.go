@@ -106,15 +106,11 @@ func LoadMessages(ctx context.Context, c *day1.Client, ds []evaldata.Dialogue) (
 		if _, err := c.Branch(ctx, br, day1.BranchOptions{}); err != nil {
 			return nil, err
 		}
-		for lo := 0; lo < len(d.Turns); {
-			hi := lo
-			for hi < len(d.Turns) && d.Turns[hi].Session == d.Turns[lo].Session {
-				hi++
-			}
-			n := d.Turns[lo].Session
+		for _, turns := range sessions(d.Turns) {
+			n := turns[0].Session
 			session := fmt.Sprintf("%s-s%02d", d.ID, n)
 			at := SessionTime(n)
-			if t := d.Turns[lo].At; !t.IsZero() {
+			if t := turns[0].At; !t.IsZero() {
 				at = t
 			}
 			if _, err := c.WriteConversation(ctx, day1.Conversation{
@@ -122,8 +118,8 @@ func LoadMessages(ctx context.Context, c *day1.Client, ds []evaldata.Dialogue) (
 			}); err != nil {
 				return nil, err
 			}
-			msgs := make([]day1.Message, 0, hi-lo)
-			for i, t := range d.Turns[lo:hi] {
+			msgs := make([]day1.Message, 0, len(turns))
+			for i, t := range turns {
 				msgs = append(msgs, day1.Message{
 					ID: t.ID, Branch: br, ConversationID: session, Role: day1.Role(t.Speaker), Content: t.Text,
 					SessionID: session, CreatedAt: at.Add(time.Duration(i) * time.Minute),
@@ -136,11 +132,24 @@ func LoadMessages(ctx context.Context, c *day1.Client, ds []evaldata.Dialogue) (
 			for _, w := range ws {
 				l.stored[w.Record.ID] = w.Record.ID
 			}
-			l.Turns += hi - lo
-			lo = hi
+			l.Turns += len(turns)
 		}
 	}
 	return l, nil
+}
+
+// sessions splits a dialogue's turns into the runs of one session each, in order.
+func sessions(turns []evaldata.Turn) [][]evaldata.Turn {
+	var out [][]evaldata.Turn
+	for lo := 0; lo < len(turns); {
+		hi := lo
+		for hi < len(turns) && turns[hi].Session == turns[lo].Session {
+			hi++
+		}
+		out = append(out, turns[lo:hi])
+		lo = hi
+	}
+	return out
 }
 
 // Branch returns the branch that holds dialogue d.
@@ -162,13 +171,9 @@ func Load(ctx context.Context, c *day1.Client, ds []evaldata.Dialogue) (*Loaded,
 		if _, err := c.Branch(ctx, br, day1.BranchOptions{}); err != nil {
 			return nil, err
 		}
-		for lo := 0; lo < len(d.Turns); {
-			hi := lo
-			for hi < len(d.Turns) && d.Turns[hi].Session == d.Turns[lo].Session {
-				hi++
-			}
-			facts := make([]day1.Fact, 0, hi-lo)
-			for _, t := range d.Turns[lo:hi] {
+		for _, turns := range sessions(d.Turns) {
+			facts := make([]day1.Fact, 0, len(turns))
+			for _, t := range turns {
 				facts = append(facts, day1.Fact{
 					ID: t.ID, Branch: br, Text: t.Text,
 					SessionID: fmt.Sprintf("%s-s%02d", d.ID, t.Session),
@@ -180,14 +185,13 @@ func Load(ctx context.Context, c *day1.Client, ds []evaldata.Dialogue) (*Loaded,
 				return nil, err
 			}
 			for i, w := range ws {
-				id := d.Turns[lo+i].ID
+				id := turns[i].ID
 				l.stored[id] = w.Record.ID
 				if evidence[id] && w.Outcome != day1.Created {
 					l.Lost++
 				}
 			}
-			l.Turns += hi - lo
-			lo = hi
+			l.Turns += len(turns)
 		}
 	}
 	return l, nil
