@@ -798,3 +798,44 @@ func TestMigrationStemsTerms(t *testing.T) {
 		}
 	}
 }
+
+// TestMigrationLeavesNativeRows: beside a natively forked branch, migration 011 leaves
+// the rows' tokens as written, and the store reopened on them matches a query's words
+// as written, scored by their stems.
+func TestMigrationLeavesNativeRows(t *testing.T) {
+	t.Parallel()
+	dsn := testDatabase(t)
+	s := openWith(t, dsn, func(o *matrixone.Options) { o.FullText = matrixone.IndexOff })
+	ctx := t.Context()
+	put(t, s, "main", []store.Record{store.Fact{ID: "f1", Text: "She painted the harbour at sunrise", Status: store.FactActive}})
+	db := s.DB()
+	for _, q := range []string{
+		"UPDATE facts_b0 SET tokens = ' painted harbour sunrise ' WHERE id = 'f1'",
+		// A branch forked natively, as on 3.x: main stands in for one.
+		"UPDATE day1_branches SET fork_path = 'native' WHERE name = 'main'",
+		"DELETE FROM day1_migrations WHERE version = 11",
+	} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	s.Close()
+	s2 := openWith(t, dsn, func(o *matrixone.Options) { o.FullText = matrixone.IndexOff })
+	defer s2.Close()
+	var tokens string
+	if err := s2.DB().QueryRowContext(ctx, "SELECT tokens FROM facts_b0 WHERE id = 'f1'").Scan(&tokens); err != nil {
+		t.Fatal(err)
+	}
+	if tokens != " painted harbour sunrise " {
+		t.Errorf("tokens after the migration %q, want them as written", tokens)
+	}
+	for _, text := range []string{"painted", "the harbour she painted"} {
+		hits, err := s2.Search(ctx, store.View{Branch: "main"}, store.SearchQuery{Text: text, Mode: store.Keyword, WindowWeight: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) != 1 || hits[0].Record.RecordID() != "f1" || !(hits[0].KeywordScore > 0) {
+			t.Errorf("%q: hits %v, want f1 with a keyword score", text, keys(hits))
+		}
+	}
+}
