@@ -331,12 +331,14 @@ func (ix *kindIndex) bestMatch(head view, q dupQuery, from int, sc *dupScratch) 
 	var best *version
 	var bestSim float64
 	check := func(i int) {
-		// The branches first, then the code: both sit in flat arrays, while the
-		// versions are a pointer away.
-		if ix.masks[i]&head.mask == 0 {
+		// The code first, then the branches: both sit in flat arrays, while the
+		// versions are a pointer away. The candidates' codes are in the cache already
+		// (touch), and most candidates are far from q, so the mask, a cache miss of its
+		// own, is read for few of them.
+		if q.code != nil && vecmath.Hamming(q.code, ix.code(i)) > q.maxHamming {
 			return
 		}
-		if q.code != nil && vecmath.Hamming(q.code, ix.code(i)) > q.maxHamming {
+		if ix.masks[i]&head.mask == 0 {
 			return
 		}
 		// Visibility before the cosine: the same text written on many branches leaves
