@@ -267,7 +267,9 @@ type PutOptions struct {
 	// GeneratedIDs holds the ids of facts of the batch that were generated for the
 	// write rather than chosen by its caller. A fact with one of these ids that is
 	// Deduplicated against another fact's text leaves no Alias: nobody will read by
-	// an id they never saw. Nil means every id is the caller's.
+	// an id they never saw. A store may also take these ids to be new, held by no
+	// record of any kind, and skip looking them up. Nil means every id is the
+	// caller's.
 	GeneratedIDs map[string]bool
 }
 

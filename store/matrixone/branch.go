@@ -141,37 +141,56 @@ func (s *Store) CreateBranch(ctx context.Context, spec store.BranchSpec) (store.
 }
 
 // nativeTables forks a branch's tables from p's with DATA BRANCH CREATE, in autocommit
-// and without the write lock. The server copies the parent's tables as they are when
-// each statement runs, which may hold commits after p.cut: the versions written after
-// it are deleted from the new tables and those closed after it opened again, so the
-// tables hold what was visible at p.cut, as a copy would. Only commits that raced the
-// fork are touched, a handful of rows.
+// and without the write lock, one connection per table, the tables at once. The server
+// copies the parent's tables as they are when each statement runs, which may hold
+// commits after p.cut: when the parent's head moved past it, the versions written
+// after it are deleted from the new tables and those closed after it opened again, so
+// the tables hold what was visible at p.cut, as a copy would. Only commits that raced
+// the fork are touched, a handful of rows.
 func (s *Store) nativeTables(ctx context.Context, suffix string, p pos) error {
+	g, gctx := errgroup.WithContext(ctx)
 	for _, stmt := range nativeCreateSQL(suffix, p.tab.suffix) {
-		if _, err := s.db.ExecContext(ctx, stmt); err != nil {
+		g.Go(func() error {
+			_, err := s.db.ExecContext(gctx, stmt)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	// Every commit to the parent's tables moves its head: with the head at p.cut or
+	// below, the tables hold what was visible at p.cut already.
+	var head int64
+	if err := s.db.QueryRowContext(ctx, "SELECT head FROM day1_branches WHERE name = ?", p.tab.info.Name).Scan(&head); err != nil {
+		return err
+	}
+	if head > p.cut {
+		if err := s.forkFixup(ctx, suffix, p.cut); err != nil {
 			return err
 		}
-	}
-	err := s.inTx(ctx, "CreateBranch", func(tx *sql.Tx) error {
-		for _, k := range store.AllKinds {
-			t := table(k, suffix)
-			if _, err := tx.ExecContext(ctx, "DELETE FROM "+t+" WHERE rev > ?", p.cut); err != nil {
-				return err
-			}
-			if _, err := tx.ExecContext(ctx, "UPDATE "+t+" SET next_rev = ? WHERE next_rev > ? AND next_rev <> ?", int64(never), p.cut, int64(never)); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return err
 	}
 	// A table made by DATA BRANCH may come without the FULLTEXT index; without it
 	// keyword search on the branch takes the scan, so a failure here costs speed,
 	// not the branch.
 	s.ensureBranchIndexes(ctx, suffix)
 	return nil
+}
+
+// forkFixup deletes from a branch's new tables the versions written after cut and
+// opens again those closed after it.
+func (s *Store) forkFixup(ctx context.Context, suffix string, cut int64) error {
+	return s.inTx(ctx, "CreateBranch", func(tx *sql.Tx) error {
+		for _, k := range store.AllKinds {
+			t := table(k, suffix)
+			if _, err := tx.ExecContext(ctx, "DELETE FROM "+t+" WHERE rev > ?", cut); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, "UPDATE "+t+" SET next_rev = ? WHERE next_rev > ? AND next_rev <> ?", int64(never), cut, int64(never)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // copyTables makes a branch's tables shaped like its parent's (templ, the parent's

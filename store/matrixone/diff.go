@@ -622,14 +622,14 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 			idsByKind[ref.Kind] = append(idsByKind[ref.Kind], ref.ID)
 		}
 		cur := map[key]store.Record{}
-		exists := map[key]bool{} // a current version, perhaps a tombstone
+		vids := map[key]int64{} // the current version, perhaps a tombstone
 		for k, list := range idsByKind {
 			rows, err := currentRows(ctx, w, k, tb.suffix, list)
 			if err != nil {
 				return err
 			}
 			for _, r := range rows {
-				exists[key{k, r.id}] = true
+				vids[key{k, r.id}] = r.vid
 				if !r.deleted {
 					cur[key{k, r.id}] = r.rec
 				}
@@ -642,13 +642,15 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 			if c := cur[k]; c != nil && store.SameContent(c, r) {
 				continue
 			}
-			vs = append(vs, version{ref: store.RefOf(r), rec: r, fresh: !exists[k]})
+			vid, ok := vids[k]
+			vs = append(vs, version{ref: store.RefOf(r), rec: r, fresh: !ok, vid: vid})
 		}
 		for _, ref := range plan.Deletes {
-			if cur[key{ref.Kind, ref.ID}] == nil {
+			k := key{ref.Kind, ref.ID}
+			if cur[k] == nil {
 				continue
 			}
-			vs = append(vs, version{ref: ref})
+			vs = append(vs, version{ref: ref, vid: vids[k]})
 		}
 		if len(vs) > 0 {
 			if err := s.commitWrites(ctx, w, tb, vs); err != nil {

@@ -135,7 +135,11 @@
 // come from short codes of the embeddings (sign bits after a fixed rotation, stored in
 // dup_code and kept in memory per branch table), so that a batch of new facts costs one
 // read of the rows written since the last batch instead of one vector scan per fact;
-// the decision is the embedded store's arithmetic, in Go.
+// the decision is the embedded store's arithmetic, in Go. The codes of a table are
+// bucketed by 40 slices of 12 bits, and a new fact is compared with the facts sharing
+// a bucket with it: about one in a hundred of them, where a scan compared it with
+// every one. A fact at cosine 0.92 of the new one shares a bucket but for a chance of
+// about 2 in 10,000, and above 0.93 of 1 in 20,000.
 //
 // # Errors and retries
 //

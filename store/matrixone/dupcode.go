@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 
@@ -147,14 +148,20 @@ func (c *dupCoder) bound(threshold float64) int {
 // codeIndex holds the codes of the current live facts of one branch table that have an
 // embedding, as of revision rev. Writers use it to find near-duplicates and searches to
 // rank candidates (codeSearch); mu guards it.
+//
+// A fact takes a slot, which it keeps until it is removed or its code changes. Slots
+// are not reused: the band index lists them (codeBands), so a freed slot stays dead
+// until the dead outnumber the live ones, and then every slot is renumbered
+// (compactIfDue).
 type codeIndex struct {
 	mu    sync.Mutex
 	rev   int64
 	slot  map[string]int // id -> slot
-	ids   []string       // by slot; "" for a free slot
+	ids   []string       // by slot; "" for a dead slot
 	codes []uint64       // words per slot
 	known []bool         // false: the fact's code is unknown, it is always a candidate
-	free  []int
+	bands *codeBands     // nil below minBandSlots slots, or for codes shorter than codeBandWords
+	dead  int            // dead slots
 	// unknown counts the live slots whose code is unknown.
 	unknown int
 }
@@ -162,41 +169,93 @@ type codeIndex struct {
 func (ix *codeIndex) remove(id string) {
 	if i, ok := ix.slot[id]; ok {
 		delete(ix.slot, id)
-		if !ix.known[i] {
-			ix.unknown--
-		}
-		ix.ids[i] = ""
-		ix.free = append(ix.free, i)
+		ix.kill(i)
+		ix.compactIfDue()
 	}
+}
+
+// kill makes slot i dead.
+func (ix *codeIndex) kill(i int) {
+	if !ix.known[i] {
+		ix.unknown--
+	}
+	ix.ids[i] = ""
+	ix.known[i] = true // a dead slot counts as neither known nor unknown
+	ix.dead++
 }
 
 func (ix *codeIndex) set(id string, code []uint64, known bool, words int) {
-	i, ok := ix.slot[id]
-	if !ok {
-		if n := len(ix.free); n > 0 {
-			i, ix.free = ix.free[n-1], ix.free[:n-1]
-		} else {
-			i = len(ix.ids)
-			ix.ids = append(ix.ids, "")
-			ix.codes = append(ix.codes, make([]uint64, words)...)
-			ix.known = append(ix.known, false)
+	if i, ok := ix.slot[id]; ok {
+		if known && ix.known[i] && slices.Equal(ix.codes[i*words:(i+1)*words], code) {
+			return
 		}
-		ix.slot[id] = i
-	} else if !ix.known[i] {
-		ix.unknown--
+		ix.kill(i)
 	}
+	i := len(ix.ids)
+	ix.ids = append(ix.ids, id)
+	ix.codes = append(ix.codes, make([]uint64, words)...)
+	ix.known = append(ix.known, known)
+	ix.slot[id] = i
 	if !known {
 		ix.unknown++
-	}
-	ix.ids[i] = id
-	ix.known[i] = known
-	if known {
+	} else {
 		copy(ix.codes[i*words:(i+1)*words], code)
+	}
+	if ix.bands != nil && known {
+		ix.bands.add(ix.codes[i*words:(i+1)*words], i)
+	}
+	if !ix.compactIfDue() && ix.bands == nil && len(ix.slot) >= minBandSlots && words >= codeBandWords {
+		ix.makeBands(words)
 	}
 }
 
+// makeBands lists every slot of a known code in new bands.
+func (ix *codeIndex) makeBands(words int) {
+	ix.bands = newCodeBands()
+	for i, id := range ix.ids {
+		if id != "" && ix.known[i] {
+			ix.bands.add(ix.codes[i*words:(i+1)*words], i)
+		}
+	}
+}
+
+// compactIfDue renumbers the slots when the dead ones outnumber the live ones, so that
+// scans and the band index stay in proportion to the live facts. It reports whether
+// it did.
+func (ix *codeIndex) compactIfDue() bool {
+	if ix.dead < minCompact || ix.dead < len(ix.ids)-ix.dead {
+		return false
+	}
+	words := 0
+	if len(ix.ids) > 0 {
+		words = len(ix.codes) / len(ix.ids)
+	}
+	live := len(ix.ids) - ix.dead
+	ids, codes, known := make([]string, 0, live), make([]uint64, 0, live*words), make([]bool, 0, live)
+	for i, id := range ix.ids {
+		if id == "" {
+			continue
+		}
+		ix.slot[id] = len(ids)
+		ids = append(ids, id)
+		codes = append(codes, ix.codes[i*words:(i+1)*words]...)
+		known = append(known, ix.known[i])
+	}
+	ix.ids, ix.codes, ix.known, ix.dead = ids, codes, known, 0
+	ix.bands = nil
+	if len(ix.ids) >= minBandSlots && words >= codeBandWords {
+		ix.makeBands(words)
+	}
+	return true
+}
+
+// minCompact is the fewest dead slots worth a compaction.
+const minCompact = 4096
+
 // codeCache keeps the code indexes of the tables the store writes to, the most
-// recently used maxCodeTables of them (about 100 bytes per live fact each).
+// recently used maxCodeTables of them: about 270 bytes per live fact each (the id, the
+// 64-byte code and its place in 40 buckets), and 4 MB of buckets per index of 4096
+// facts or more.
 type codeCache struct {
 	mu  sync.Mutex
 	lru tableLRU[*codeIndex]
@@ -321,9 +380,25 @@ func (c *codeCache) get(name string, rev int64, writer bool) *codeIndex {
 }
 
 // candidates returns the ids of the facts of ix whose code is within the bound of code,
-// or unknown. The caller holds ix.mu.
+// or unknown: from the band index when it holds every code (see codeBands), else by
+// a scan of every code. The caller holds ix.mu.
 func (ix *codeIndex) candidates(code []uint64, bound, words int) []string {
 	var out []string
+	if ix.bands != nil && ix.unknown == 0 {
+		// A slot sharing several buckets is met several times: the rare ones within the
+		// bound are deduplicated at the end.
+		var in []int32
+		ix.bands.each(code, func(i int) {
+			if vecmath.Hamming(code, ix.codes[i*words:(i+1)*words]) <= bound && ix.ids[i] != "" {
+				in = append(in, int32(i))
+			}
+		})
+		slices.Sort(in)
+		for _, i := range slices.Compact(in) {
+			out = append(out, ix.ids[i])
+		}
+		return out
+	}
 	for i, id := range ix.ids {
 		if id == "" {
 			continue

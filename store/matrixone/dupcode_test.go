@@ -1,8 +1,10 @@
 package matrixone
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -142,13 +144,74 @@ func TestCodeIndex(t *testing.T) {
 	ix.set("b", []uint64{0b0000}, true, 1)
 	ix.set("c", nil, false, 1)
 	ix.remove("b")
-	ix.set("d", []uint64{0b1110}, true, 1) // reuses b's slot
+	ix.set("d", []uint64{0b1110}, true, 1)
 	ix.set("a", []uint64{0b0001}, true, 1) // a new version of a
 	got := ix.candidates([]uint64{0b1111}, 1, 1)
-	if d := cmp.Diff([]string{"d", "c"}, got); d != "" {
+	if d := cmp.Diff([]string{"c", "d"}, got); d != "" {
 		t.Errorf("candidates (-want +got):\n%s", d)
 	}
-	if len(ix.ids) != 3 {
-		t.Errorf("slots = %d, want 3 (a freed slot is reused)", len(ix.ids))
+	if ix.dead != 2 || len(ix.slot) != 3 {
+		t.Errorf("dead slots %d, live %d; want 2 and 3", ix.dead, len(ix.slot))
+	}
+}
+
+// TestCodeBands checks that the band index finds what a scan of every code finds:
+// every near-duplicate, and candidates within the bound only, while it meets a small
+// share of the facts; and that it stays right as facts change, go and the index
+// compacts.
+func TestCodeBands(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(7, 8))
+	c := newDupCoder(384)
+	bound := c.bound(0.92)
+	banded := &codeIndex{slot: map[string]int{}}
+	scanned := &codeIndex{slot: map[string]int{}}
+	const n = 20000
+	vecs := make([][]float32, n)
+	for i := range vecs {
+		vecs[i] = randomUnit(r, 384)
+		id := fmt.Sprint("f", i)
+		code := c.code(vecs[i])
+		banded.set(id, code, true, c.words)
+		scanned.set(id, code, true, c.words)
+	}
+	// Facts that go, and facts that change, past the point where the index compacts.
+	for i := 0; i < n; i += 2 {
+		id := fmt.Sprint("f", i)
+		if i%4 == 0 {
+			banded.remove(id)
+			scanned.remove(id)
+			continue
+		}
+		vecs[i] = randomUnit(r, 384)
+		code := c.code(vecs[i])
+		banded.set(id, code, true, c.words)
+		scanned.set(id, code, true, c.words)
+	}
+	if banded.bands == nil || banded.dead >= len(banded.ids)/2+1 {
+		t.Fatalf("bands %v, dead %d of %d slots: want bands and a compacted index", banded.bands != nil, banded.dead, len(banded.ids))
+	}
+	scanned.bands = nil // the reference scans
+	met := 0
+	for q := 0; q < 300; q++ {
+		i := 1 + 2*r.IntN(n/2) // a live fact
+		v := near(r, vecs[i], 0.93)
+		code := c.code(v)
+		got := banded.candidates(code, bound, c.words)
+		want := scanned.candidates(code, bound, c.words)
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Contains(got, fmt.Sprint("f", i)) {
+			t.Errorf("query %d: the near-duplicate f%d is not a candidate", q, i)
+		}
+		for _, id := range got {
+			if !slices.Contains(want, id) {
+				t.Errorf("query %d: candidate %s is beyond the bound", q, id)
+			}
+		}
+		banded.bands.each(code, func(int) { met++ })
+	}
+	if per := met / 300; per > n/20 {
+		t.Errorf("the bands met %d facts per query of %d: want a small share", per, len(banded.slot))
 	}
 }

@@ -83,14 +83,16 @@ func (s *Store) indexesOf(ctx context.Context, q queryer, name string) (tableInd
 	return ix, nil
 }
 
-// loadIndexes reads the search indexes of one table, or of every table of the
-// database when name is empty.
-func (s *Store) loadIndexes(ctx context.Context, q queryer, name string) (map[string]tableIndexes, error) {
+// loadIndexes reads the search indexes of the named tables, or of every table of the
+// database when none is named.
+func (s *Store) loadIndexes(ctx context.Context, q queryer, names ...string) (map[string]tableIndexes, error) {
 	query := "SELECT table_name, index_name, column_name FROM information_schema.statistics WHERE table_schema = ? AND column_name IN ('tokens', 'embedding')"
 	args := []any{s.dbName}
-	if name != "" {
-		query += " AND table_name = ?"
-		args = append(args, name)
+	if len(names) > 0 {
+		query += " AND table_name IN (" + placeholders(len(names)) + ")"
+		for _, n := range names {
+			args = append(args, n)
+		}
 	}
 	rs, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
@@ -123,7 +125,7 @@ func (s *Store) ensureFullText(ctx context.Context) error {
 	if s.caps.KeywordPath != KeywordPathFullText {
 		return nil
 	}
-	have, err := s.loadIndexes(ctx, s.db, "")
+	have, err := s.loadIndexes(ctx, s.db)
 	if err != nil {
 		return wrap(ctx, "Open", err)
 	}
@@ -184,12 +186,16 @@ func (s *Store) prepareCopy(ctx context.Context, k store.Kind, suffix, templ str
 // portable copy drops it (prepareCopy): on 3.0 a search through it ranks the branch's
 // rows wrongly.
 func (s *Store) ensureBranchIndexes(ctx context.Context, suffix string) error {
-	for _, k := range searchKinds {
-		name := tableName(k, suffix)
-		all, err := s.loadIndexes(ctx, s.db, name)
-		if err != nil {
-			return err
-		}
+	names := make([]string, len(searchKinds))
+	for i, k := range searchKinds {
+		names[i] = tableName(k, suffix)
+	}
+	all, err := s.loadIndexes(ctx, s.db, names...)
+	if err != nil {
+		return err
+	}
+	for i, k := range searchKinds {
+		name := names[i]
 		ix := all[name]
 		if ix.ivf != "" {
 			if _, err := s.db.ExecContext(ctx, "DROP INDEX `"+ix.ivf+"` ON "+table(k, suffix)); err != nil {

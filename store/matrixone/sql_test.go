@@ -117,7 +117,7 @@ func TestListSQL(t *testing.T) {
 	q, args, pushed, possible := listSQL(p, store.ListQuery{Kind: store.KindFact, Filter: store.Filter{
 		Category: "auth'; DROP TABLE x; --", Statuses: []store.FactStatus{store.FactActive, store.FactVerified},
 		Since: time.Date(2025, 1, 2, 3, 4, 5, 6000, time.UTC)}, Desc: true, Limit: 5, Offset: 2})
-	wantQ := "SELECT `id`, `rev`, `deleted`, `txt`, `doc_len`, `embedding`, `category`, `confidence`, `status`, `source_type`, " +
+	wantQ := "SELECT `id`, `rev`, `deleted`, `txt`, `doc_len`, hex(`embedding`), `category`, `confidence`, `status`, `source_type`, " +
 		"`source_id`, `parent_id`, `session_id`, `task_id`, `agent_id`, `metadata`, `verification`, `created_at`, `updated_at` " +
 		"FROM `facts_b3` WHERE rev <= ? AND next_rev > ? AND deleted = 0 AND (category = ? AND status IN (?,?) AND created_at >= ?) " +
 		"ORDER BY created_at DESC, id DESC LIMIT 5 OFFSET 2"
@@ -186,6 +186,15 @@ func TestVectorText(t *testing.T) {
 	out, err := parseVec(strings.ReplaceAll(lit, ",", ", "))
 	if err != nil || !cmp.Equal(in, out) {
 		t.Errorf("round trip of %v via %q = %v, %v", in, lit, out, err)
+	}
+	// hex(embedding): the little-endian float32s.
+	if out, err := parseVec("cdcccc3d0000803e000040C0"); err != nil || !cmp.Equal([]float32{0.1, 0.25, -3}, out) {
+		t.Errorf("parseVec of hex = %v, %v; want [0.1 0.25 -3]", out, err)
+	}
+	for _, bad := range []string{"cdcccc3d00", "cdcccc3g"} {
+		if _, err := parseVec(bad); err == nil {
+			t.Errorf("parseVec(%q) did not fail", bad)
+		}
 	}
 	if vecLiteral(nil) != nil {
 		t.Errorf("an empty embedding must be NULL")
