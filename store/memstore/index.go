@@ -1,6 +1,7 @@
 package memstore
 
 import (
+	"cmp"
 	"hash/maphash"
 	"slices"
 	"unicode/utf8"
@@ -33,6 +34,16 @@ type kindIndex struct {
 	bands   *bandIndex             // near-duplicate candidates, for codes of 4 words or more
 	recent  []*version             // the versions holding terms, a ring of recentTerms
 	next    int                    // the ring's next slot
+	// unordered is set when a version was indexed after one of a later commit: docs
+	// are otherwise in commit order, which searches in the past rely on (endOf).
+	unordered bool
+}
+
+// endOf returns the position in docs of the first version committed after seq. The
+// caller checks that docs are in commit order.
+func (ix *kindIndex) endOf(seq uint64) int32 {
+	i, _ := slices.BinarySearchFunc(ix.meta, seq+1, func(m docMeta, t uint64) int { return cmp.Compare(m.seq, t) })
+	return int32(i)
 }
 
 // recentTerms is how many of the versions indexed last keep the analysis of their text.
@@ -191,6 +202,9 @@ func (ix *kindIndex) add(v *version, h hint) {
 	v.docLen = terms.n
 	v.ord = int32(len(ix.docs))
 	v.vi = -1
+	if n := len(ix.meta); n > 0 && ix.meta[n-1].seq > v.seq {
+		ix.unordered = true
+	}
 	ix.docs = append(ix.docs, v)
 	ix.meta = append(ix.meta, docMeta{br: v.br, seq: v.seq, next: v.next, docLen: v.docLen})
 	f := docFast{docLen: v.docLen}

@@ -2,6 +2,7 @@ package memstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -440,4 +441,94 @@ func TestKeywordAtHeadMatchesChain(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestKeywordInThePast checks that keyword search at a snapshot of a branch without
+// ancestors, which reads the dense tags of the versions still current, finds what the
+// reading of every version's metadata finds: over updates, deletes, a branch's own
+// writes and snapshots taken along the way.
+func TestKeywordInThePast(t *testing.T) {
+	ctx := context.Background()
+	s, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r := rand.New(rand.NewPCG(3, 4))
+	words := []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"}
+	text := func() string {
+		return words[r.IntN(len(words))] + " " + words[r.IntN(len(words))] + " note " + fmt.Sprint(r.IntN(5))
+	}
+	var snaps []string
+	for round := range 12 {
+		var recs []store.Record
+		for range 20 {
+			recs = append(recs, store.Fact{ID: fmt.Sprint("f", r.IntN(60)), Text: text()})
+		}
+		if _, err := s.Put(ctx, store.DefaultBranch, dedupeRecords(recs), store.PutOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if round == 3 {
+			if _, err := s.CreateBranch(ctx, store.BranchSpec{Name: "side"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if round > 3 {
+			if _, err := s.Put(ctx, "side", []store.Record{store.Fact{ID: fmt.Sprint("s", round), Text: text()}}, store.PutOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if round%3 == 2 {
+			if err := s.Delete(ctx, store.DefaultBranch, []store.Ref{{Kind: store.KindFact, ID: fmt.Sprint("f", r.IntN(60))}}); err != nil && !errors.Is(err, store.ErrNotFound) {
+				t.Fatal(err)
+			}
+		}
+		name := fmt.Sprint("snap", round)
+		if _, err := s.CreateSnapshot(ctx, store.DefaultBranch, name, ""); err != nil {
+			t.Fatal(err)
+		}
+		snaps = append(snaps, name)
+	}
+	search := func() [][]string {
+		var out [][]string
+		for _, name := range snaps {
+			for _, w := range words {
+				hits, err := s.Search(ctx, store.View{Branch: store.DefaultBranch, At: store.Point{Snapshot: name}},
+					store.SearchQuery{Text: w + " note", Mode: store.Keyword, Limit: 100})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var ids []string
+				for _, h := range hits {
+					ids = append(ids, fmt.Sprintf("%s %.6f", h.Record.RecordID(), h.Score))
+				}
+				out = append(out, ids)
+			}
+		}
+		return out
+	}
+	fast := search()
+	ix := s.index[store.KindFact]
+	if ix.unordered {
+		t.Fatal("the versions were indexed out of commit order")
+	}
+	ix.unordered = true // every version's metadata read
+	if d := cmp.Diff(search(), fast); d != "" {
+		t.Errorf("search in the past (-metadata +tags):\n%s", d)
+	}
+}
+
+// dedupeRecords keeps the last record of each id.
+func dedupeRecords(recs []store.Record) []store.Record {
+	seen := map[string]int{}
+	var out []store.Record
+	for _, r := range recs {
+		if i, ok := seen[r.RecordID()]; ok {
+			out[i] = r
+			continue
+		}
+		seen[r.RecordID()] = len(out)
+		out = append(out, r)
+	}
+	return out
 }

@@ -232,10 +232,19 @@ func (s *Store) keyword(vw view, ix *kindIndex, kind store.Kind, q store.SearchQ
 	filtered := !q.Filter.IsZero()
 	history := historyOnly(q.Filter)
 	// At the head of a branch without ancestors a version is visible when it is
-	// current on that branch, which docFast says alone.
-	var headID uint32
-	if len(vw.chain) == 1 && vw.chain[0].cut == s.seq {
-		headID = vw.chain[0].br.id
+	// current on that branch, which docFast says alone. In its past, a version still
+	// current is visible when it was indexed by the cut (ord below pastEnd, docs being
+	// in commit order), one on another branch never is, and only the versions replaced
+	// since need their metadata read.
+	var headID, pastID uint32
+	var pastEnd int32
+	if len(vw.chain) == 1 {
+		switch l := vw.chain[0]; {
+		case l.cut == s.seq:
+			headID = l.br.id
+		case !ix.unordered:
+			pastID, pastEnd = l.br.id, ix.endOf(l.cut)
+		}
 	}
 	hits := sc.hits[:0]
 	for term := range textsearch.TermFreqs(textsearch.Terms(q.Text)) {
@@ -247,11 +256,18 @@ func (s *Store) keyword(vw view, ix *kindIndex, kind store.Kind, q store.SearchQ
 		}
 		for _, p := range ps {
 			f := ix.fast[p.ord]
-			if headID != 0 {
-				if !f.headOn(headID) {
+			switch tag := f.tag &^ historyBit; {
+			case headID != 0:
+				if tag != headID {
 					continue
 				}
-			} else if !vw.visibleDoc(ix, p.ord, &ix.meta[p.ord]) {
+			case pastID != 0 && tag == pastID:
+				if p.ord >= pastEnd {
+					continue
+				}
+			case pastID != 0 && tag != 0:
+				continue // current on another branch
+			case !vw.visibleDoc(ix, p.ord, &ix.meta[p.ord]):
 				continue
 			}
 			df++
