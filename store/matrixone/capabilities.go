@@ -140,14 +140,12 @@ func probe(ctx context.Context, db *sql.DB) (Capabilities, error) {
 	if !ok("CREATE TABLE " + src + " (id BIGINT NOT NULL, txt TEXT, emb vecf32(2), PRIMARY KEY (id))") {
 		return c, wrap(ctx, "Open", fmt.Errorf("cannot create probe table %s", src))
 	}
-	defer conn.ExecContext(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS "+src)
+	defer dropProbeTable(ctx, conn, src)
 	ok("INSERT INTO " + src + " VALUES (1, 'probe text', '[1,0]'), (2, 'other words', '[0,1]'), (3, 'more words', '[-1,0]')")
-	if ok("DATA BRANCH CREATE TABLE " + dst + " FROM " + src) {
+	branched := ok("DATA BRANCH CREATE TABLE " + dst + " FROM " + src)
+	if branched {
 		c.DataBranch = true
-		c.DataBranchDiff, c.DataBranchPick, c.DataBranchMerge = probeDataBranch(ctx, conn, src, dst)
-		if !ok("DATA BRANCH DELETE TABLE " + dst) {
-			ok("DROP TABLE IF EXISTS " + dst)
-		}
+		c.DataBranchDiff = probeDataBranchDiff(ctx, conn, src, dst)
 	}
 	if ok("CREATE TABLE " + dst + " CLONE " + src) {
 		c.Clone = true
@@ -183,38 +181,72 @@ func probe(ctx context.Context, db *sql.DB) (Capabilities, error) {
 	if c.DataBranch {
 		c.BranchPath = BranchPathNative
 	}
+	if branched {
+		// Last, since the store does not use them: a 3.0.15 server was seen to leave a
+		// DATA BRANCH MERGE unanswered, holding the probe tables.
+		c.DataBranchPick, c.DataBranchMerge = probeDataBranchApply(ctx, conn, src, dst)
+		if !ok("DATA BRANCH DELETE TABLE " + dst) {
+			dropProbeTable(ctx, conn, dst)
+		}
+	}
 	return c, nil
 }
 
-// probeDataBranch checks DATA BRANCH DIFF, PICK and MERGE on a branch dst of the probe
-// table src: two rows are added to the branch, the diff must list exactly those, a
-// pick by key must bring one of them into src, and a merge the other. The probe table
-// holds rows 1 to 3 before, and 1 to 5 after a full success.
-func probeDataBranch(ctx context.Context, conn *sql.Conn, src, dst string) (diff, pick, merge bool) {
+// probeTimeout bounds each statement of the probes of what the store does not use,
+// and the dropping of probe tables: Open must not wait on a server that never answers.
+const probeTimeout = 20 * time.Second
+
+// dropProbeTable drops a probe table, waiting probeTimeout at most.
+func dropProbeTable(ctx context.Context, conn *sql.Conn, tab string) {
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), probeTimeout)
+	defer cancel()
+	conn.ExecContext(dctx, "DROP TABLE IF EXISTS "+tab)
+}
+
+// probeDataBranchDiff adds two rows to dst, a DATA BRANCH of the probe table src (rows
+// 1 to 3), and checks that DATA BRANCH DIFF lists exactly those.
+func probeDataBranchDiff(ctx context.Context, conn *sql.Conn, src, dst string) bool {
 	if _, err := conn.ExecContext(ctx, "INSERT INTO "+dst+" VALUES (4, 'branch words', '[0,-1]'), (5, 'picked words', '[1,1]')"); err != nil {
-		return false, false, false
+		return false
 	}
-	if rows, err := readBranchDiff(ctx, conn, branchDiffSQL(dst, src)); err == nil {
-		var got []string
-		for _, r := range rows {
-			if r.flag == "INSERT" {
-				got = append(got, r.id)
-			}
+	rows, err := readBranchDiff(ctx, conn, branchDiffSQL(dst, src))
+	if err != nil {
+		return false
+	}
+	var got []string
+	for _, r := range rows {
+		if r.flag == "INSERT" {
+			got = append(got, r.id)
 		}
-		slices.Sort(got)
-		diff = len(rows) == 2 && slices.Equal(got, []string{"4", "5"})
+	}
+	slices.Sort(got)
+	return len(rows) == 2 && slices.Equal(got, []string{"4", "5"})
+}
+
+// probeDataBranchApply checks DATA BRANCH PICK and MERGE from dst, the branch
+// probeDataBranchDiff wrote to, into src: a pick by key must bring row 5 into src,
+// and a merge row 4. Each statement waits probeTimeout at most; one that runs out
+// counts as unsupported.
+func probeDataBranchApply(ctx context.Context, conn *sql.Conn, src, dst string) (pick, merge bool) {
+	exec := func(q string) bool {
+		sctx, cancel := context.WithTimeout(ctx, probeTimeout)
+		defer cancel()
+		_, err := conn.ExecContext(sctx, q)
+		return err == nil
 	}
 	has := func(id int) bool {
+		sctx, cancel := context.WithTimeout(ctx, probeTimeout)
+		defer cancel()
 		var n int
-		return conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+src+" WHERE id = ?", id).Scan(&n) == nil && n == 1
+		return conn.QueryRowContext(sctx, "SELECT COUNT(*) FROM "+src+" WHERE id = ?", id).Scan(&n) == nil && n == 1
 	}
-	if _, err := conn.ExecContext(ctx, "DATA BRANCH PICK "+dst+" INTO "+src+" KEYS(5)"); err == nil {
+	if exec("DATA BRANCH PICK " + dst + " INTO " + src + " KEYS(5)") {
 		pick = has(5) && !has(4)
 	}
-	if _, err := conn.ExecContext(ctx, "DATA BRANCH MERGE "+dst+" INTO "+src+" WHEN CONFLICT ACCEPT"); err == nil {
+	if exec("DATA BRANCH MERGE " + dst + " INTO " + src + " WHEN CONFLICT ACCEPT") {
 		merge = has(4)
 	}
-	return diff, pick, merge
+	return pick, merge
 }
 
 // probeFullText builds a FULLTEXT index on the probe table and checks that MATCH ...
