@@ -87,9 +87,6 @@ type docFast struct {
 // are a branch id.
 const historyBit = 1 << 31
 
-// headOn reports whether the version is current on the branch with id id.
-func (d docFast) headOn(id uint32) bool { return d.tag&^historyBit == id }
-
 // history reports whether the version is a fact that is history.
 func (d docFast) history() bool { return d.tag&historyBit != 0 }
 
