@@ -160,6 +160,7 @@ type codeIndex struct {
 	ids   []string       // by slot; "" for a dead slot
 	codes []uint64       // words per slot
 	known []bool         // false: the fact's code is unknown, it is always a candidate
+	words int            // uint64 words per code, from the first set
 	bands *codeBands     // nil below minBandSlots slots, or for codes shorter than codeBandWords
 	dead  int            // dead slots
 	// unknown counts the live slots whose code is unknown.
@@ -191,6 +192,7 @@ func (ix *codeIndex) set(id string, code []uint64, known bool, words int) {
 		}
 		ix.kill(i)
 	}
+	ix.words = words
 	i := len(ix.ids)
 	ix.ids = append(ix.ids, id)
 	ix.codes = append(ix.codes, make([]uint64, words)...)
@@ -204,32 +206,31 @@ func (ix *codeIndex) set(id string, code []uint64, known bool, words int) {
 	if ix.bands != nil && known {
 		ix.bands.add(ix.codes[i*words:(i+1)*words], i)
 	}
-	if !ix.compactIfDue() && ix.bands == nil && len(ix.slot) >= minBandSlots && words >= codeBandWords {
-		ix.makeBands(words)
-	}
+	ix.compactIfDue()
+	ix.bandsIfDue()
 }
 
-// makeBands lists every slot of a known code in new bands.
-func (ix *codeIndex) makeBands(words int) {
+// bandsIfDue lists every slot of a known code in new bands once the index holds
+// minBandSlots facts of codes long enough for bands.
+func (ix *codeIndex) bandsIfDue() {
+	if ix.bands != nil || len(ix.slot) < minBandSlots || ix.words < codeBandWords {
+		return
+	}
 	ix.bands = newCodeBands()
 	for i, id := range ix.ids {
 		if id != "" && ix.known[i] {
-			ix.bands.add(ix.codes[i*words:(i+1)*words], i)
+			ix.bands.add(ix.codes[i*ix.words:(i+1)*ix.words], i)
 		}
 	}
 }
 
 // compactIfDue renumbers the slots when the dead ones outnumber the live ones, so that
-// scans and the band index stay in proportion to the live facts. It reports whether
-// it did.
-func (ix *codeIndex) compactIfDue() bool {
+// scans and the band index stay in proportion to the live facts.
+func (ix *codeIndex) compactIfDue() {
 	if ix.dead < minCompact || ix.dead < len(ix.ids)-ix.dead {
-		return false
+		return
 	}
-	words := 0
-	if len(ix.ids) > 0 {
-		words = len(ix.codes) / len(ix.ids)
-	}
+	words := ix.words
 	live := len(ix.ids) - ix.dead
 	ids, codes, known := make([]string, 0, live), make([]uint64, 0, live*words), make([]bool, 0, live)
 	for i, id := range ix.ids {
@@ -243,10 +244,7 @@ func (ix *codeIndex) compactIfDue() bool {
 	}
 	ix.ids, ix.codes, ix.known, ix.dead = ids, codes, known, 0
 	ix.bands = nil
-	if len(ix.ids) >= minBandSlots && words >= codeBandWords {
-		ix.makeBands(words)
-	}
-	return true
+	ix.bandsIfDue()
 }
 
 // minCompact is the fewest dead slots worth a compaction.
