@@ -2,6 +2,8 @@ package matrixone
 
 import (
 	"database/sql"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -153,38 +155,21 @@ func parseVec(s string) ([]float32, error) {
 
 // parseVecHex parses the hexadecimal form of little-endian float32s.
 func parseVecHex(s string) ([]float32, error) {
-	if len(s)%8 != 0 {
-		return nil, fmt.Errorf("vector of %d hexadecimal digits: not whole float32s", len(s))
+	b, err := hex.DecodeString(s)
+	if err != nil {
+		return nil, fmt.Errorf("vector: %w", err)
 	}
-	if len(s) == 0 {
+	if len(b)%4 != 0 {
+		return nil, fmt.Errorf("vector of %d bytes: not whole float32s", len(b))
+	}
+	if len(b) == 0 {
 		return nil, nil
 	}
-	out := make([]float32, len(s)/8)
+	out := make([]float32, len(b)/4)
 	for i := range out {
-		var bits uint32
-		for j := 7; j >= 0; j -= 2 { // the last byte is the most significant
-			hi, lo := unhex(s[8*i+j-1]), unhex(s[8*i+j])
-			if hi > 15 || lo > 15 {
-				return nil, fmt.Errorf("vector component %d: %q is not hexadecimal", i, s[8*i:8*i+8])
-			}
-			bits = bits<<8 | uint32(hi<<4|lo)
-		}
-		out[i] = math.Float32frombits(bits)
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 	}
 	return out, nil
-}
-
-// unhex returns the value of a hexadecimal digit, or 255.
-func unhex(c byte) byte {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0'
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10
-	case 'A' <= c && c <= 'F':
-		return c - 'A' + 10
-	}
-	return 255
 }
 
 func jsonText(v any, empty bool) string {
