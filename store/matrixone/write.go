@@ -88,7 +88,7 @@ func (s *Store) put(ctx context.Context, branch string, recs []store.Record, opt
 			ids[store.KindAlias] = aliasIDs
 		}
 		cur := map[key]store.Record{}
-		vids := map[key]int64{}
+		bw := newBatchWrite(cur, s.dup)
 		for k, list := range ids {
 			rows, err := currentRows(ctx, w, k, b.suffix, list)
 			if err != nil {
@@ -99,14 +99,12 @@ func (s *Store) put(ctx context.Context, branch string, recs []store.Record, opt
 			}
 			for _, r := range rows {
 				delete(absent, key{k, r.id})
-				vids[key{k, r.id}] = r.vid
+				bw.vids[key{k, r.id}] = r.vid
 				if !r.deleted {
 					cur[key{k, r.id}] = r.rec
 				}
 			}
 		}
-		bw := newBatchWrite(cur, s.dup)
-		bw.vids = vids
 		dc, err := s.findDupCandidates(ctx, w, b, w.rev, bw, recs, opts.DedupeThreshold)
 		if err != nil {
 			return err
@@ -310,6 +308,8 @@ const maxCodeCandidates = 256
 type dupCandidates struct {
 	byNorm map[string][]row // norm_key -> rows, by rev and id
 	bySim  map[int][]row    // batch index -> rows
+	codes  map[int][]uint64 // batch index -> the code of its embedding
+	bound  int              // the Hamming bound of the write's threshold
 }
 
 // findDupCandidates finds the candidates of the new live facts of recs (those whose
@@ -317,7 +317,7 @@ type dupCandidates struct {
 // holds: one query per 500 text hashes, and for the embeddings the facts whose
 // near-duplicate codes are close enough (see codeIndex), read in one query per 500.
 func (s *Store) findDupCandidates(ctx context.Context, q queryer, b branchRow, rev int64, bw *batchWrite, recs []store.Record, threshold float64) (*dupCandidates, error) {
-	dc := &dupCandidates{byNorm: map[string][]row{}, bySim: map[int][]row{}}
+	dc := &dupCandidates{byNorm: map[string][]row{}, bySim: map[int][]row{}, codes: map[int][]uint64{}}
 	var norms []string
 	seenNorm := map[string]bool{}
 	var vecIdx []int
@@ -374,14 +374,16 @@ func (s *Store) findDupCandidates(ctx context.Context, q queryer, b branchRow, r
 		return nil, err
 	}
 	bound := s.dup.bound(threshold)
+	dc.bound = bound
 	want := map[int][]string{}
 	var union []string
 	seenID := map[string]bool{}
 	cast := "cast(? AS vecf32(" + fmt.Sprint(s.opts.Dimensions) + "))"
 	for _, i := range vecIdx {
 		emb := recs[i].(store.Fact).Embedding
+		dc.codes[i] = s.dup.code(emb)
 		codes.mu.Lock()
-		ids := codes.candidates(s.dup.code(emb), bound, s.dup.words)
+		ids := codes.candidates(dc.codes[i], bound, s.dup.words)
 		codes.mu.Unlock()
 		if len(ids) > maxCodeCandidates {
 			// Codes too short to tell facts apart (few dimensions): ask the server for the
@@ -494,18 +496,14 @@ func nearDuplicate(bw *batchWrite, dc *dupCandidates, i int, f store.Fact, thres
 	// The batch's own facts: codes first, as for the table's facts (the cosine of a
 	// fact whose code is beyond the bound is below the threshold but for a negligible
 	// chance), so that a large batch costs one cheap comparison per pair.
-	var code []uint64
-	var bound int
-	if bw.coder != nil && len(f.Embedding) == bw.coder.dims {
-		code, bound = bw.coder.code(f.Embedding), bw.coder.bound(threshold)
-	}
+	code := dc.codes[i]
 	var bestOwn *key
 	for i := range bw.facts {
 		bf := &bw.facts[i]
 		if !bf.live || bf.inv == 0 || len(bf.emb) != len(f.Embedding) || seen[bf.k.id] {
 			continue
 		}
-		if code != nil && bf.code != nil && vecmath.Hamming(code, bf.code) > bound {
+		if code != nil && bf.code != nil && vecmath.Hamming(code, bf.code) > dc.bound {
 			continue
 		}
 		sim := float64(vecmath.Dot(f.Embedding, bf.emb) * fInv * bf.inv)
