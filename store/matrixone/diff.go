@@ -97,14 +97,36 @@ func (s *Store) Diff(ctx context.Context, source, target string) (*store.Diff, e
 		return nil, err
 	}
 	return retryIdempotent(ctx, s, "Diff", func() (*store.Diff, error) {
-		d, err := s.diff(ctx, s.db, source, target)
+		d, err := s.diff(ctx, s.db, source, target, false)
+		return d, wrap(ctx, "Diff", err)
+	})
+}
+
+var _ store.LeanDiffer = (*Store)(nil)
+
+// DiffLean is Diff without the embeddings of facts, observations and messages
+// (store.LeanDiffer), which the merge engine uses. It reads the versions it compares
+// without their embeddings, but for the few whose other content is the same on two
+// sides: on a large table that saves a block read per version (see leanCols).
+func (s *Store) DiffLean(ctx context.Context, source, target string) (*store.Diff, error) {
+	if err := store.ValidateBranchName("source", source); err != nil {
+		return nil, err
+	}
+	if err := store.ValidateBranchName("target", target); err != nil {
+		return nil, err
+	}
+	if err := s.usable(ctx); err != nil {
+		return nil, err
+	}
+	return retryIdempotent(ctx, s, "Diff", func() (*store.Diff, error) {
+		d, err := s.diff(ctx, s.db, source, target, true)
 		return d, wrap(ctx, "Diff", err)
 	})
 }
 
 // diff computes a diff reading through q, which must be safe for concurrent use: the
 // record kinds are read at once.
-func (s *Store) diff(ctx context.Context, q queryer, source, target string) (*store.Diff, error) {
+func (s *Store) diff(ctx context.Context, q queryer, source, target string, lean bool) (*store.Diff, error) {
 	sb, err := loadBranch(ctx, q, source)
 	if err != nil {
 		return nil, err
@@ -126,7 +148,7 @@ func (s *Store) diff(ctx context.Context, q queryer, source, target string) (*st
 	}
 	base := hist.MergeBase(store.BranchRev{Branch: source, Rev: uint64(head)}, store.BranchRev{Branch: target, Rev: uint64(head)})
 	d := &store.Diff{Source: source, Target: target, TargetHead: tb.info.Head, SourceRev: uint64(head)}
-	scope := diffScope{sb: sb, tb: tb, head: head, base: base, points: map[store.BranchRev]pos{}}
+	scope := diffScope{sb: sb, tb: tb, head: head, base: base, points: map[store.BranchRev]pos{}, lean: lean}
 	for b := base; b != nil; b = b.Below {
 		for _, p := range b.Points {
 			pb, err := bs.get(p.Branch)
@@ -184,11 +206,11 @@ func (s *Store) diff(ctx context.Context, q queryer, source, target string) (*st
 	})
 	for _, k := range keys {
 		sd := got[k.kind]
-		after, theirs := sd.src[k.id], sd.tgt[k.id]
+		after, theirs := sd.src[k.id].rec, sd.tgt[k.id].rec
 		if store.Equivalent(after, theirs) {
 			continue
 		}
-		before := store.ResolveBase(base, func(p store.BranchRev) store.Record { return sd.before[p][k.id] }, store.Equivalent)
+		before := store.ResolveBase(base, func(p store.BranchRev) store.Record { return sd.before[p][k.id].rec }, store.Equivalent)
 		scg, sok := store.ChangeOf(store.Ref{Kind: k.kind, ID: k.id}, before, withBranch(after, source))
 		tcg, tok := store.ChangeOf(store.Ref{Kind: k.kind, ID: k.id}, before, withBranch(theirs, target))
 		if sok {
@@ -199,6 +221,22 @@ func (s *Store) diff(ctx context.Context, q queryer, source, target string) (*st
 		}
 		if sok && tok {
 			d.Conflicts = append(d.Conflicts, store.Conflict{Ref: scg.Ref, Reason: store.BothChanged, Source: scg, Target: tcg})
+		}
+	}
+	if lean {
+		// The versions read whole to be compared leave their embeddings here.
+		strip := func(c store.Change) store.Change {
+			c.Before, c.After = store.WithEmbedding(c.Before, nil), store.WithEmbedding(c.After, nil)
+			return c
+		}
+		for i, c := range d.SourceChanges {
+			d.SourceChanges[i] = strip(c)
+		}
+		for i, c := range d.TargetChanges {
+			d.TargetChanges[i] = strip(c)
+		}
+		for i, c := range d.Conflicts {
+			d.Conflicts[i].Source, d.Conflicts[i].Target = strip(c.Source), strip(c.Target)
 		}
 	}
 	d.Conflicts = append(d.Conflicts, store.SupersedeConflicts(d)...)
@@ -248,6 +286,9 @@ type diffScope struct {
 	// parent's tables (nativePair).
 	native        bool
 	child, parent string
+	// lean: the versions are read without their embeddings, but for the ids whose
+	// versions on two sides differ at most in them (DiffLean).
+	lean bool
 }
 
 // idRange is a table's rows whose versions were written in (since, cut] and are
@@ -298,8 +339,8 @@ func changeRanges(bs branchSet, sc diffScope) ([]idRange, error) {
 // merge base and on each side.
 type diffSides struct {
 	ids      []string
-	before   map[store.BranchRev]map[string]store.Record
-	src, tgt map[string]store.Record
+	before   map[store.BranchRev]map[string]row
+	src, tgt map[string]row // by id; a missing id has the zero row, whose rec is nil
 }
 
 // diffKind reads one kind of a diff: nil when nothing of the kind changed. q must be
@@ -335,21 +376,84 @@ func (s *Store) diffKind(ctx context.Context, q queryer, k store.Kind, sc diffSc
 	if len(changed) == 0 {
 		return nil, nil
 	}
-	sd := &diffSides{ids: make([]string, 0, len(changed)), before: map[store.BranchRev]map[string]store.Record{}}
+	sd := &diffSides{ids: make([]string, 0, len(changed)), before: map[store.BranchRev]map[string]row{}}
 	for id := range changed {
 		sd.ids = append(sd.ids, id)
 	}
 	slices.Sort(sd.ids)
+	lean := sc.lean && hasEmbedding(k)
+	if err := s.readSides(ctx, q, k, sc, sd, sd.ids, lean); err != nil {
+		return nil, err
+	}
+	if !lean {
+		return sd, nil
+	}
+	// Two lean versions that are equivalent may differ in their embeddings, unless
+	// they are one version (an id and a revision name one): those ids are read
+	// again, whole, on every side.
+	var whole []string
+	for _, id := range sd.ids {
+		vs := []row{sd.src[id], sd.tgt[id]}
+		for _, b := range sd.before {
+			vs = append(vs, b[id])
+		}
+		if anyEquivalent(vs) {
+			whole = append(whole, id)
+		}
+	}
+	if len(whole) == 0 {
+		return sd, nil
+	}
+	again := &diffSides{before: map[store.BranchRev]map[string]row{}}
+	if err := s.readSides(ctx, q, k, sc, again, whole, false); err != nil {
+		return nil, err
+	}
+	for _, id := range whole {
+		replace(sd.src, again.src, id)
+		replace(sd.tgt, again.tgt, id)
+		for p, b := range sd.before {
+			replace(b, again.before[p], id)
+		}
+	}
+	return sd, nil
+}
+
+// anyEquivalent reports whether two of the versions of vs are equivalent records and
+// not one version.
+func anyEquivalent(vs []row) bool {
+	for i, a := range vs {
+		for _, b := range vs[i+1:] {
+			if a.rec != nil && b.rec != nil && a.rev != b.rev && store.Equivalent(a.rec, b.rec) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// replace sets m[id] to from[id], or deletes it when from has none.
+func replace(m, from map[string]row, id string) {
+	if r, ok := from[id]; ok {
+		m[id] = r
+	} else {
+		delete(m, id)
+	}
+}
+
+// readSides reads the versions of ids that a diff compares into sd: the source's and
+// the target's at the diff's revision, and each merge base point's, at once; lean
+// ones without their embeddings.
+func (s *Store) readSides(ctx context.Context, q queryer, k store.Kind, sc diffScope, sd *diffSides, ids []string, lean bool) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
-		sd.src, err = visibleRecords(gctx, q, k, sc.sb.suffix, sc.head, sd.ids)
+		sd.src, err = visibleRecords(gctx, q, k, sc.sb.suffix, sc.head, ids, lean)
 		return err
 	})
 	g.Go(func() (err error) {
-		sd.tgt, err = visibleRecords(gctx, q, k, sc.tb.suffix, sc.head, sd.ids)
+		sd.tgt, err = visibleRecords(gctx, q, k, sc.tb.suffix, sc.head, ids, lean)
 		return err
 	})
-	befores := make([]map[string]store.Record, 0, len(sc.points))
+	befores := make([]map[string]row, 0, len(sc.points))
 	var order []store.BranchRev
 	for p := range sc.points {
 		order = append(order, p)
@@ -358,17 +462,17 @@ func (s *Store) diffKind(ctx context.Context, q queryer, k store.Kind, sc diffSc
 	for i, p := range order {
 		bp := sc.points[p]
 		g.Go(func() (err error) {
-			befores[i], err = visibleRecords(gctx, q, k, bp.tab.suffix, bp.cut, sd.ids)
+			befores[i], err = visibleRecords(gctx, q, k, bp.tab.suffix, bp.cut, ids, lean)
 			return err
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, err
+		return err
 	}
 	for i, p := range order {
 		sd.before[p] = befores[i]
 	}
-	return sd, nil
+	return nil
 }
 
 func withBranch(r store.Record, b string) store.Record {
@@ -532,21 +636,26 @@ func readBranchDiff(ctx context.Context, q queryer, query string) ([]branchDiffR
 	return out, rs.Err()
 }
 
-// visibleRecords reads the live versions of ids visible at cut in a branch's tables.
-func visibleRecords(ctx context.Context, q queryer, k store.Kind, suffix string, cut int64, list []string) (map[string]store.Record, error) {
-	out := map[string]store.Record{}
+// visibleRecords reads the live versions of ids visible at cut in a branch's tables,
+// by id; lean ones without their embeddings.
+func visibleRecords(ctx context.Context, q queryer, k store.Kind, suffix string, cut int64, list []string, lean bool) (map[string]row, error) {
+	cols := specs[k].selectCols()
+	if lean {
+		cols = specs[k].leanCols()
+	}
+	out := map[string]row{}
 	for _, chunk := range chunks(list, 500) {
 		args := []any{cut, cut}
 		for _, id := range chunk {
 			args = append(args, id)
 		}
-		rows, err := queryRows(ctx, q, k, "SELECT "+specs[k].selectCols()+" FROM "+table(k, suffix)+
+		rows, err := queryRows(ctx, q, k, "SELECT "+cols+" FROM "+table(k, suffix)+
 			" WHERE rev <= ? AND next_rev > ? AND deleted = 0 AND id IN ("+placeholders(len(chunk))+")", args...)
 		if err != nil {
 			return nil, err
 		}
 		for _, r := range rows {
-			out[r.id] = r.rec
+			out[r.id] = r
 		}
 	}
 	return out, nil
@@ -596,7 +705,8 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 	}
 	var rec store.MergeRecord
 	err := s.write(ctx, "ApplyMerge", func(w *writeTx) error {
-		if _, err := loadBranch(ctx, w, plan.Source); err != nil {
+		sb, err := loadBranch(ctx, w, plan.Source)
+		if err != nil {
 			return err
 		}
 		tb, err := writableBranch(ctx, w, plan.Target)
@@ -624,7 +734,7 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 		cur := map[key]store.Record{}
 		vids := map[key]int64{} // the current version, perhaps a tombstone
 		for k, list := range idsByKind {
-			rows, err := currentRows(ctx, w, k, tb.suffix, list)
+			rows, err := currentRows(ctx, w, k, tb.suffix, list, true)
 			if err != nil {
 				return err
 			}
@@ -635,9 +745,27 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 				}
 			}
 		}
+		stamped := make([]store.Record, len(puts))
+		for i, r := range puts {
+			stamped[i] = store.WithDefaults(r, w.now)
+		}
+		if err := embedLeanPuts(ctx, w, sb, tb, stamped, cur); err != nil {
+			return err
+		}
+		// The current versions that a put may equal are read again with their
+		// embeddings (see Put).
+		var whole []key
+		for _, r := range stamped {
+			k := key{r.RecordKind(), r.RecordID()}
+			if c := cur[k]; c != nil && store.SameContentExceptEmbedding(c, r) {
+				whole = append(whole, k)
+			}
+		}
+		if err := readWhole(ctx, w, tb.suffix, cur, whole); err != nil {
+			return err
+		}
 		var vs []version
-		for _, r := range puts {
-			r = store.WithDefaults(r, w.now)
+		for _, r := range stamped {
 			k := key{r.RecordKind(), r.RecordID()}
 			if c := cur[k]; c != nil && store.SameContent(c, r) {
 				continue
@@ -683,6 +811,68 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 		return store.MergeRecord{}, err
 	}
 	return rec, nil
+}
+
+// embedLeanPuts gives the puts of a lean plan (store.LeanDiffer) their embeddings:
+// a put without one, of a kind that has them, becomes the source's current version
+// when it equals it but for the embedding, or takes the embedding of the source's or
+// else the target's current version when that has the same search text. cur holds
+// the target's current versions, read lean; those whose embedding is taken are read
+// again whole.
+func embedLeanPuts(ctx context.Context, q queryer, sb, tb branchRow, puts []store.Record, cur map[key]store.Record) error {
+	byKind := map[store.Kind][]string{}
+	var lean []int
+	for i, r := range puts {
+		if k := r.RecordKind(); hasEmbedding(k) && len(store.EmbeddingOf(r)) == 0 {
+			byKind[k] = append(byKind[k], r.RecordID())
+			lean = append(lean, i)
+		}
+	}
+	if len(lean) == 0 {
+		return nil
+	}
+	src := map[key]store.Record{}
+	for k, list := range byKind {
+		rows, err := currentRows(ctx, q, k, sb.suffix, list, false)
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			if !r.deleted {
+				src[key{k, r.id}] = r.rec
+			}
+		}
+	}
+	var fromTarget []int
+	for _, i := range lean {
+		r := puts[i]
+		k := key{r.RecordKind(), r.RecordID()}
+		from := src[k]
+		switch {
+		case from != nil && store.SameContentExceptEmbedding(from, r):
+			puts[i] = store.WithEmbedding(r, store.EmbeddingOf(from))
+		case from != nil && len(store.EmbeddingOf(from)) > 0 && store.SearchText(from) == store.SearchText(r):
+			puts[i] = store.WithEmbedding(r, store.EmbeddingOf(from))
+		case cur[k] != nil && store.SearchText(cur[k]) == store.SearchText(r):
+			fromTarget = append(fromTarget, i)
+		}
+	}
+	if len(fromTarget) == 0 {
+		return nil
+	}
+	keys := make([]key, len(fromTarget))
+	for j, i := range fromTarget {
+		keys[j] = key{puts[i].RecordKind(), puts[i].RecordID()}
+	}
+	if err := readWhole(ctx, q, tb.suffix, cur, keys); err != nil {
+		return err
+	}
+	for j, i := range fromTarget {
+		if emb := store.EmbeddingOf(cur[keys[j]]); len(emb) > 0 {
+			puts[i] = store.WithEmbedding(puts[i], emb)
+		}
+	}
+	return nil
 }
 
 // ListMerges returns merge records, newest first.

@@ -66,7 +66,11 @@
 // other pair of branches, each side's rows are read by revision range ("portable").
 // Either way the store keeps the same rows (current at the compared revision, written
 // after the merge base), so both paths give the same diff; a kind whose DATA BRANCH
-// DIFF fails is read the portable way.
+// DIFF fails is read the portable way. DiffLean (store.LeanDiffer), which the merge
+// engine plans native and cherry-pick merges from, then reads the changed versions
+// without their embeddings: the server decompresses a block's whole column to read
+// one value of it, so the embeddings of a few versions spread over a large table cost
+// far more than the rest of them.
 //
 // Merges, cherry-picks and squashes apply a store.MergePlan in one transaction, with
 // the merge record and the source branch's status, exactly like every other write.

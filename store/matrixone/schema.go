@@ -69,16 +69,28 @@ func (k *kindSpec) allCols() []string {
 
 // selectCols is the column list reads scan: id, rev, deleted and the data columns
 // (selected), the embedding in hexadecimal (see parseVec).
-func (k *kindSpec) selectCols() string {
+func (k *kindSpec) selectCols() string { return k.columns(true) }
+
+// leanCols is selectCols with NULL in place of the embedding: the records it reads
+// have none. The server stores a column's values by blocks of thousands of rows and
+// decompresses a block's whole column to read one value of it, so the embeddings of a
+// few rows spread over a large table cost a block each (about 5 ms for 384 dimensions
+// on the 2024-11 build), where their other columns cost little.
+func (k *kindSpec) leanCols() string { return k.columns(false) }
+
+func (k *kindSpec) columns(embedding bool) string {
 	out := []string{"`id`", "`rev`", "`deleted`"}
 	for _, c := range k.selected() {
-		if c == "embedding" {
+		switch {
+		case c != "embedding":
+			out = append(out, "`"+c+"`")
+		case embedding:
 			// The raw little-endian float32s, in hexadecimal: exact, and a tenth of the
 			// work of parsing the decimal text form.
 			out = append(out, "hex(`embedding`)")
-			continue
+		default:
+			out = append(out, "NULL")
 		}
-		out = append(out, "`"+c+"`")
 	}
 	return strings.Join(out, ", ")
 }

@@ -90,7 +90,7 @@ func (s *Store) put(ctx context.Context, branch string, recs []store.Record, opt
 		cur := map[key]store.Record{}
 		bw := newBatchWrite(cur, s.dup)
 		for k, list := range ids {
-			rows, err := currentRows(ctx, w, k, b.suffix, list)
+			rows, err := currentRows(ctx, w, k, b.suffix, list, true)
 			if err != nil {
 				return err
 			}
@@ -104,6 +104,19 @@ func (s *Store) put(ctx context.Context, branch string, recs []store.Record, opt
 					cur[key{k, r.id}] = r.rec
 				}
 			}
+		}
+		// A record equal to the current version but for the embedding is a no-op
+		// only when the embeddings are equal too: those current versions are read
+		// again, whole.
+		var whole []key
+		for _, r := range recs {
+			k := key{r.RecordKind(), r.RecordID()}
+			if c := cur[k]; c != nil && store.SameContentExceptEmbedding(c, store.StampLike(r, c)) {
+				whole = append(whole, k)
+			}
+		}
+		if err := readWhole(ctx, w, b.suffix, cur, whole); err != nil {
+			return err
 		}
 		dc, err := s.findDupCandidates(ctx, w, b, w.rev, bw, recs, opts.DedupeThreshold)
 		if err != nil {
@@ -409,7 +422,7 @@ func (s *Store) findDupCandidates(ctx context.Context, q queryer, b branchRow, r
 	if len(union) == 0 {
 		return dc, nil
 	}
-	rows, err := currentRows(ctx, q, store.KindFact, b.suffix, union)
+	rows, err := currentRows(ctx, q, store.KindFact, b.suffix, union, false)
 	if err != nil {
 		return nil, err
 	}
@@ -519,15 +532,19 @@ func nearDuplicate(bw *batchWrite, dc *dupCandidates, i int, f store.Fact, thres
 }
 
 // currentRows reads the current versions (tombstones included) of ids, with their
-// primary keys.
-func currentRows(ctx context.Context, q queryer, k store.Kind, suffix string, ids []string) ([]row, error) {
+// primary keys; lean ones without their embeddings (see leanCols).
+func currentRows(ctx context.Context, q queryer, k store.Kind, suffix string, ids []string, lean bool) ([]row, error) {
+	cols := specs[k].selectCols()
+	if lean {
+		cols = specs[k].leanCols()
+	}
 	var out []row
 	for _, chunk := range chunks(ids, 500) {
 		args := []any{int64(never)}
 		for _, id := range chunk {
 			args = append(args, id)
 		}
-		rs, err := q.QueryContext(ctx, "SELECT "+specs[k].selectCols()+", vid FROM "+table(k, suffix)+
+		rs, err := q.QueryContext(ctx, "SELECT "+cols+", vid FROM "+table(k, suffix)+
 			" WHERE next_rev = ? AND id IN ("+placeholders(len(chunk))+")", args...)
 		if err != nil {
 			return nil, err
@@ -548,6 +565,29 @@ func currentRows(ctx context.Context, q queryer, k store.Kind, suffix string, id
 		}
 	}
 	return out, nil
+}
+
+// readWhole reads again, with their embeddings, the current versions in cur of keys
+// whose kinds have one (cur was read lean).
+func readWhole(ctx context.Context, q queryer, suffix string, cur map[key]store.Record, keys []key) error {
+	byKind := map[store.Kind][]string{}
+	for _, k := range keys {
+		if hasEmbedding(k.kind) {
+			byKind[k.kind] = append(byKind[k.kind], k.id)
+		}
+	}
+	for k, list := range byKind {
+		rows, err := currentRows(ctx, q, k, suffix, list, false)
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			if kk := (key{k, r.id}); !r.deleted && cur[kk] != nil {
+				cur[kk] = r.rec
+			}
+		}
+	}
+	return nil
 }
 
 // queryRows runs a query whose columns are a kind's selectCols.
@@ -686,7 +726,7 @@ func (s *Store) Delete(ctx context.Context, branch string, refs []store.Ref) err
 		live := map[key]bool{}
 		vids := map[key]int64{}
 		for k, list := range ids {
-			rows, err := currentRows(ctx, w, k, b.suffix, list)
+			rows, err := currentRows(ctx, w, k, b.suffix, list, true)
 			if err != nil {
 				return err
 			}

@@ -92,6 +92,47 @@ func testMergeEmbeddings(t *testing.T, h Harness) {
 		same(e.t, "lean diff", stripDiff(full), lean)
 	})
 
+	subtest(t, h, area, "a change of the embedding alone is a change", func(e *env) {
+		e.put(store.DefaultBranch, store.PutOptions{},
+			store.Fact{ID: "f1", Text: "alpha", Embedding: vec(1)},
+			store.Fact{ID: "f2", Text: "bravo", Embedding: vec(0, 1)},
+			store.Observation{ID: "o1", Type: store.ObsInsight, Summary: "an insight", Embedding: vec(0, 0, 1)})
+		f1 := e.get(main, factRef("f1")).(store.Fact)
+		f1.Embedding = vec(1, 1)
+		if res := e.put1(store.DefaultBranch, f1); res.Outcome != store.Updated {
+			e.t.Errorf("f1 with another embedding: Outcome = %q; want updated", res.Outcome)
+		}
+		e.sameEmbedding(main, f1)
+		res := e.put1(store.DefaultBranch, f1)
+		if res.Outcome != store.Deduplicated || !slices.Equal(store.EmbeddingOf(res.Record), f1.Embedding) {
+			e.t.Errorf("f1 again: Outcome = %q, embedding %v; want deduplicated with %v", res.Outcome, store.EmbeddingOf(res.Record), f1.Embedding)
+		}
+
+		// On a branch, f2's and o1's embeddings change and nothing else does.
+		e.fork("b", store.DefaultBranch)
+		f2 := e.get(main, factRef("f2")).(store.Fact)
+		f2.Embedding = vec(0, 1, 1)
+		o1 := e.get(main, obsRef("o1")).(store.Observation)
+		o1.Embedding = vec(1, 0, 1)
+		e.put("b", store.PutOptions{}, f2, o1)
+		d := e.diff("b", store.DefaultBranch)
+		var got []string
+		for _, c := range d.SourceChanges {
+			got = append(got, c.Ref.String()+" "+string(c.Op))
+		}
+		same(e.t, "source changes of the embeddings alone", []string{factRef("f2").String() + " updated", obsRef("o1").String() + " updated"}, got)
+		if ld, ok := e.s.(store.LeanDiffer); ok {
+			lean, err := ld.DiffLean(e.ctx, "b", store.DefaultBranch)
+			if err != nil {
+				e.t.Fatal(err)
+			}
+			same(e.t, "lean diff of the embeddings alone", stripDiff(d), lean)
+		}
+		e.mustMerge(merge.Request{Source: "b", Target: store.DefaultBranch, Strategy: store.Native})
+		e.sameEmbedding(main, f2)
+		e.sameEmbedding(main, o1)
+	})
+
 	subtest(t, h, area, "a put without an embedding takes the one of its text", func(e *env) {
 		if _, ok := e.s.(store.LeanDiffer); !ok {
 			e.t.Skip("the store does not implement store.LeanDiffer")
