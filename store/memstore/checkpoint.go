@@ -132,7 +132,7 @@ func (p *plan) write(ctx context.Context, cw *ckptWriter, hook func(step string)
 		if v.rec == nil {
 			o = op{Type: opDelete, Kind: v.key.kind, ID: v.key.id}
 		} else {
-			o = putOp(v.rec)
+			o = putOp(v.full())
 		}
 		o.Name, o.Seq = c.names[v.br], v.seq
 		ops = append(ops, o)

@@ -150,10 +150,10 @@ func (s *Store) diff(source, target string, lean bool) (*store.Diff, error) {
 		}
 		c.onSource, c.onTarget = !same(c.after, c.before), !same(c.theirs, c.before)
 		if c.onSource && !lean {
-			floats += len(store.EmbeddingOf(recOf(c.before))) + len(store.EmbeddingOf(recOf(c.after)))
+			floats += dimsOf(c.before) + dimsOf(c.after)
 		}
 		if c.onTarget && !lean {
-			floats += len(store.EmbeddingOf(recOf(c.before))) + len(store.EmbeddingOf(recOf(c.theirs)))
+			floats += dimsOf(c.before) + dimsOf(c.theirs)
 		}
 		found = append(found, c)
 	}
@@ -207,15 +207,27 @@ func same(a, b *version) bool {
 	if a == b {
 		return true
 	}
-	return store.Equivalent(recOf(a), recOf(b))
+	return store.Equivalent(recOf(a), recOf(b)) && embOf(a).same(embOf(b))
 }
 
+// recOf returns v's record without its embedding; nil for none.
 func recOf(v *version) store.Record {
 	if v == nil {
 		return nil
 	}
 	return v.rec
 }
+
+// embOf returns v's packed embedding; nil for none.
+func embOf(v *version) packed {
+	if v == nil {
+		return nil
+	}
+	return v.emb
+}
+
+// dimsOf returns the length of v's embedding, 0 for none.
+func dimsOf(v *version) int { return embOf(v).dims() }
 
 func kindOrder(k store.Kind) int { return slices.Index(store.Kinds, k) }
 
@@ -232,30 +244,31 @@ func (c *copier) record(v *version) store.Record {
 	case nil:
 		return nil
 	case store.Fact:
-		r.Embedding = c.embedding(r.Embedding)
+		r.Embedding = c.embedding(v.emb)
 		r.Metadata = maps.Clone(r.Metadata)
 		return r
 	case store.Observation:
-		r.Embedding = c.embedding(r.Embedding)
+		r.Embedding = c.embedding(v.emb)
 		r.Metadata = maps.Clone(r.Metadata)
 		return r
 	default:
-		return store.Clone(r)
+		// Messages keep their embeddings even in a lean diff, as they always have.
+		return store.WithEmbedding(store.Clone(r), v.emb.unpack())
 	}
 }
 
-// embedding copies e into the slab, capped so that appending to the copy cannot reach
-// the next one.
-func (c *copier) embedding(e []float32) []float32 {
-	if c.lean {
+// embedding unpacks p into the slab, capped so that appending to the copy cannot
+// reach the next one.
+func (c *copier) embedding(p packed) []float32 {
+	n := p.dims()
+	if c.lean || n == 0 {
 		return nil
 	}
-	if len(e) == 0 || len(e) > len(c.slab) {
-		return slices.Clone(e)
+	if n > len(c.slab) {
+		return p.unpack()
 	}
-	out := c.slab[:len(e):len(e)]
-	copy(out, e)
-	c.slab = c.slab[len(e):]
+	out := p.appendTo(c.slab[:0:n])
+	c.slab = c.slab[n:]
 	return out
 }
 
@@ -378,9 +391,14 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 		if p.same {
 			continue
 		}
-		s.addVersionAfter(tb, p.k, p.rec, false, hint{from: p.from, terms: p.terms}, p.cur)
+		s.addVersionAfter(tb, p.k, p.rec, hint{from: p.from, terms: p.terms}, p.cur)
 		if s.log != nil {
-			o := putOp(p.rec)
+			r := p.rec
+			if p.from != nil && len(p.from.emb) > 0 && len(store.EmbeddingOf(r)) == 0 {
+				// A lean plan's copy: the log holds the embedding it shares.
+				r = store.WithEmbedding(r, p.from.emb.unpack())
+			}
+			o := putOp(r)
 			o.Name = plan.Target
 			ops = append(ops, o)
 		}
@@ -458,9 +476,10 @@ func (s *Store) prepareMerge(plan store.MergePlan, head, src view, now time.Time
 				case from == nil || from.rec == nil:
 					from = nil
 				case lean && store.SameContentExceptEmbedding(from.rec, r):
-					// A lean plan's copy of the source's version: the version itself.
+					// A lean plan's copy of the source's version: the version itself,
+					// whose embedding the copy shares.
 					r = from.rec
-				case !store.SameContent(from.rec, r):
+				case !from.holds(r):
 					from = nil
 				}
 				if lean && from == nil {
@@ -475,15 +494,19 @@ func (s *Store) prepareMerge(plan store.MergePlan, head, src view, now time.Time
 					continue
 				}
 			}
-			if cur != nil && cur.rec != nil && store.SameContent(cur.rec, r) {
-				p.rec, p.same = r, true
-				continue
+			if from != nil && from.ord < 0 {
+				from = nil
 			}
-			var emb []float32
-			if from != nil && from.ord >= 0 {
-				p.from, emb = from, from.emb
+			// r holds from's embedding, when from is set, or its own.
+			if cur != nil && cur.rec != nil {
+				if from != nil && store.SameContentExceptEmbedding(cur.rec, r) && cur.emb.same(from.emb) ||
+					from == nil && cur.holds(r) {
+					p.rec, p.same = r, true
+					continue
+				}
 			}
-			p.rec = copyShared(r, plan.Target, emb)
+			p.from = from
+			p.rec = copyFor(r, plan.Target)
 			if s.index[p.k.kind] == nil {
 				continue
 			}
@@ -507,8 +530,8 @@ func embeddingFrom(r store.Record, vs ...*version) store.Record {
 		if v == nil || v.rec == nil {
 			continue
 		}
-		if emb := store.EmbeddingOf(v.rec); len(emb) > 0 && store.SearchText(v.rec) == text {
-			return store.WithEmbedding(r, emb)
+		if len(v.emb) > 0 && store.SearchText(v.rec) == text {
+			return store.WithEmbedding(r, v.emb.unpack())
 		}
 	}
 	return r

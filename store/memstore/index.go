@@ -151,8 +151,9 @@ func normKey(norm string) uint64 { return maphash.String(textSeed, norm) }
 // hint is what a write already knows about a record it indexes, so that indexing does
 // not compute it again. Every field is optional.
 type hint struct {
-	// from is an indexed version with the same content (the source of a merge), whose
-	// embedding, norm and code are reused.
+	// from is a stored version with the same embedding as the record (the source of a
+	// merge, the fact a new one supersedes), whose packed embedding, norm and code are
+	// reused.
 	from *version
 	// terms is the analysis of a text made ahead (analyzeAll); used when the text is
 	// the record's.
@@ -187,8 +188,9 @@ func historyOnly(f store.Filter) bool {
 	return f.IsZero()
 }
 
-// add indexes v.
-func (ix *kindIndex) add(v *version, h hint) {
+// add indexes v. emb is v's embedding unpacked, when it has one of its own (nil when
+// it shares h.from's).
+func (ix *kindIndex) add(v *version, h hint, emb []float32) {
 	text := store.SearchText(v.rec)
 	terms := h.terms
 	if terms == nil || terms.text != text {
@@ -233,27 +235,28 @@ func (ix *kindIndex) add(v *version, h hint) {
 		*terms.lists[i] = append(*terms.lists[i], posting{ord: v.ord, tf: tc.n})
 	}
 	*terms.same = append(*terms.same, v)
-	emb := store.EmbeddingOf(v.rec)
-	if len(emb) == 0 {
+	if len(v.emb) == 0 {
 		return
 	}
 	from := h.from
-	if from != nil && from.vi >= 0 && len(emb) == len(from.emb) && &emb[0] == &from.emb[0] {
+	if from != nil && from.vi >= 0 && len(from.emb) > 0 && &v.emb[0] == &from.emb[0] {
 		// The same embedding as from's, shared: the same vector slot, code and band
 		// links. A view sees at most one of the versions of a slot, which are all of
 		// one record.
-		v.inv, v.emb, v.vi = from.inv, from.emb, from.vi
+		v.inv, v.vi = from.inv, from.vi
 		v.sameVec = ix.vecs[v.vi]
 		ix.vecs[v.vi] = v
 		ix.masks[v.vi] |= v.br.bit
 		return
+	}
+	if len(emb) == 0 {
+		emb = v.emb.unpack()
 	}
 	n := vecmath.Norm(emb)
 	if n == 0 {
 		return
 	}
 	v.inv = 1 / n
-	v.emb = emb
 	if ix.rot == nil || len(ix.vecs) == 0 && len(emb) != ix.dim {
 		// The index takes the dimension of the first vector it holds: a batch that
 		// readied it (prematch) may have written none.

@@ -176,7 +176,7 @@ type state struct {
 	merges   []store.MergeRecord
 	hist     store.History // forks and merge points: where diffs start
 	docs     map[docKey]*store.Doc
-	slab     []float32 // the current chunk of embedding storage (keep)
+	arena    arena // the packed embeddings of versions
 	index    map[store.Kind]*kindIndex
 	dup      dupScratch // near-duplicate searches made under the write lock
 	// horizon is the oldest instant a read may ask for: the retention horizon of the
@@ -207,9 +207,9 @@ type version struct {
 	key    key
 	seq    uint64
 	br     *branch
-	rec    store.Record
-	next   uint64    // seq of the next version of the key on the same branch, never if none
-	emb    []float32 // the record's embedding, when indexed; kept here to skip the interface
+	rec    store.Record // without its embedding, which is emb (record returns both)
+	next   uint64       // seq of the next version of the key on the same branch, never if none
+	emb    packed       // the record's embedding, nil without one
 	docLen int32
 	inv    float32 // 1/|embedding|, 0 without one
 	ord    int32   // position in the kind index's docs, -1 when not indexed
@@ -589,9 +589,41 @@ func (v view) get(k key) store.Record {
 // name is the name of the branch the view reads.
 func (v view) name() string { return v.chain[0].br.info.Name }
 
-// out returns a copy of r for a caller, naming the branch it was read from.
+// out returns a copy of r, a record the view sees, for a caller: with its embedding,
+// naming the branch it was read from.
 func (v view) out(r store.Record) store.Record {
-	return store.WithBranch(store.Clone(r), v.name())
+	r = store.WithBranch(store.Clone(r), v.name())
+	if ver := v.resolve(key{r.RecordKind(), r.RecordID()}); ver != nil && len(ver.emb) > 0 {
+		r = store.WithEmbedding(r, ver.emb.unpack())
+	}
+	return r
+}
+
+// record returns a copy of the version's record with its embedding, which the caller
+// may keep and change: nil for a deletion.
+func (ver *version) record() store.Record {
+	if ver.rec == nil {
+		return nil
+	}
+	return store.WithEmbedding(store.Clone(ver.rec), ver.emb.unpack())
+}
+
+// full returns the version's record with its embedding, sharing the record's
+// metadata with the store: for a caller that only reads it. nil for a deletion.
+func (ver *version) full() store.Record {
+	if ver.rec == nil || len(ver.emb) == 0 {
+		return ver.rec
+	}
+	return store.WithEmbedding(ver.rec, ver.emb.unpack())
+}
+
+// holds reports whether the version holds r's content, embedding included (see
+// store.SameContent).
+func (ver *version) holds(r store.Record) bool {
+	if ver.rec == nil || r == nil {
+		return ver.rec == nil && r == nil
+	}
+	return store.SameContentExceptEmbedding(ver.rec, r) && ver.emb.equal(store.EmbeddingOf(r))
 }
 
 // visible reports whether ver is the version of its key the view sees. It avoids map

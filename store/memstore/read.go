@@ -372,7 +372,7 @@ func vectorSearch(ctx context.Context, vw view, ix *kindIndex, q store.SearchQue
 		} else if filtered && !q.Filter.Match(v.rec) {
 			return false
 		}
-		top.Push(float64(vecmath.Dot(q.Vector, v.emb)*qinv*v.inv), v)
+		top.Push(float64(v.emb.dot(q.Vector)*qinv*v.inv), v)
 		return true
 	}
 	if len(ix.vecs) <= exactVectorLimit {

@@ -509,7 +509,7 @@ func (s *Store) replayOp(o op, at time.Time) error {
 		if emb := store.EmbeddingOf(r); len(emb) > 0 && s.dims == 0 {
 			s.dims = len(emb)
 		}
-		s.addVersion(b, key{r.RecordKind(), r.RecordID()}, r, false, hint{terms: o.terms, code: o.code})
+		s.addVersion(b, key{r.RecordKind(), r.RecordID()}, r, hint{terms: o.terms, code: o.code})
 	case opDelete:
 		b, ok := s.branches[o.Name]
 		if !ok {

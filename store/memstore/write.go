@@ -60,9 +60,6 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 	pre := s.prematch(head, recs, opts.DedupeThreshold, dims)
 	terms := analyzeAll(recs)
 	for i, r := range recs {
-		// The record's embedding goes into the slab now, so the value decide returns is
-		// the one stored; a record that is not written gives its slab space back.
-		slab := s.slab
 		in := r
 		// The record's current version, looked up once for adopt, decide and
 		// addVersion: a lookup in a large map is a cache miss or two.
@@ -77,14 +74,11 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 		if terms != nil {
 			dt = &terms[i]
 		}
-		var cur store.Record
-		if prev != nil {
-			cur = prev.rec
+		var cur *version
+		if prev != nil && prev.rec != nil {
+			cur = prev
 		}
-		res, writes, code := s.decide(head, r, in, cur, opts.DedupeThreshold, stamp, m, dt)
-		if len(writes) == 0 {
-			s.slab = slab
-		}
+		res, writes, code, old := s.decide(head, r, in, cur, opts.DedupeThreshold, stamp, m, dt)
 		if cur == nil && k.kind == store.KindFact {
 			ak := key{store.KindAlias, k.id}
 			var alias *store.Alias
@@ -98,7 +92,7 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 				if aw != nil {
 					w = *aw
 				}
-				s.addVersion(b, ak, w, true, hint{})
+				s.addVersion(b, ak, w, hint{})
 				if s.log != nil {
 					if aw != nil {
 						ops = append(ops, putOp(w))
@@ -111,12 +105,12 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 		}
 		h := hint{code: code, terms: dt}
 		for _, w := range writes {
-			// Every write holds an embedding of the store's: r's, or a stored version's.
 			if wk := (key{w.RecordKind(), w.RecordID()}); wk == k {
-				s.addVersionAfter(b, k, w, true, h, prev)
+				s.addVersionAfter(b, k, w, h, prev)
 			} else {
-				// The superseded fact: neither the text nor the code are its.
-				s.addVersion(b, wk, w, true, hint{})
+				// The superseded fact: neither the text nor the code are its, and its
+				// embedding is the stored one's it copies.
+				s.addVersion(b, wk, w, hint{from: old})
 			}
 			if s.log != nil {
 				ops = append(ops, putOp(w))
@@ -161,20 +155,20 @@ const mergeFoldSlack = 4
 // near-duplicate. It reads the branch head, which includes earlier records of the batch.
 // code, when not nil, is the code of r's embedding the near-duplicate check computed.
 // terms, when not nil, is the analysis of r's search text made ahead (analyzeAll). in is
-// the caller's record that r copies, cur the current record of its key on the branch
-// (nil for none).
-func (s *Store) decide(head view, r, in, cur store.Record, threshold float64, now time.Time, pre *match, terms *docTerms) (res store.PutResult, writes []store.Record, code []uint64) {
+// the caller's record that r copies, cur the current version of its key on the branch
+// (nil for none). When r supersedes a stored fact, old is that fact's version.
+func (s *Store) decide(head view, r, in store.Record, cur *version, threshold float64, now time.Time, pre *match, terms *docTerms) (res store.PutResult, writes []store.Record, code []uint64, old *version) {
 	if cur != nil {
-		if store.SameContent(cur, store.StampLike(r, cur)) {
-			return store.PutResult{Record: store.Clone(cur), Outcome: store.Deduplicated}, nil, nil
+		if cur.holds(store.StampLike(r, cur.rec)) {
+			return store.PutResult{Record: cur.record(), Outcome: store.Deduplicated}, nil, nil, nil
 		}
-		r = store.KeepCreated(store.WithDefaults(r, now), cur, r.RecordTime().IsZero())
-		return store.PutResult{Record: result(r, in), Outcome: store.Updated}, []store.Record{r}, nil
+		r = store.KeepCreated(store.WithDefaults(r, now), cur.rec, r.RecordTime().IsZero())
+		return store.PutResult{Record: result(r, in), Outcome: store.Updated}, []store.Record{r}, nil, nil
 	}
 	r = store.WithDefaults(r, now)
 	f, ok := r.(store.Fact)
 	if !ok || !f.Status.Live() {
-		return store.PutResult{Record: result(r, in), Outcome: store.Created}, []store.Record{r}, nil
+		return store.PutResult{Record: result(r, in), Outcome: store.Created}, []store.Record{r}, nil, nil
 	}
 	var tkey uint64
 	if terms != nil && terms.text == f.Text {
@@ -183,15 +177,16 @@ func (s *Store) decide(head view, r, in, cur store.Record, threshold float64, no
 		tkey = textKey(f.Text)
 	}
 	dup, sim, sameText, code := s.nearDuplicate(head, f, tkey, threshold, pre)
-	switch {
-	case dup == nil:
-		return store.PutResult{Record: result(r, in), Outcome: store.Created}, []store.Record{r}, code
-	case sameText:
-		return store.PutResult{Record: store.Clone(*dup), Outcome: store.Deduplicated, Replaced: dup.ID, Similarity: sim}, nil, nil
+	if dup == nil {
+		return store.PutResult{Record: result(r, in), Outcome: store.Created}, []store.Record{r}, code, nil
 	}
-	old, f := store.Supersede(*dup, f)
-	return store.PutResult{Record: result(f, in), Outcome: store.Superseded, Replaced: old.ID, Similarity: sim},
-		[]store.Record{old, f}, code
+	was := dup.record().(store.Fact)
+	if sameText {
+		return store.PutResult{Record: was, Outcome: store.Deduplicated, Replaced: was.ID, Similarity: sim}, nil, nil, nil
+	}
+	was, f = store.Supersede(was, f)
+	return store.PutResult{Record: result(f, in), Outcome: store.Superseded, Replaced: was.ID, Similarity: sim},
+		[]store.Record{was, f}, code, dup
 }
 
 // result returns r, a record Put stores, as PutResult.Record: a copy that holds, in
@@ -224,7 +219,7 @@ func result(r, in store.Record) store.Record {
 // indexed before the batch, found ahead in parallel (prematch); only vectors indexed
 // since are searched here. sameText reports a match by text. It also returns the code
 // of f's embedding when it computed one, for indexing f.
-func (s *Store) nearDuplicate(head view, f store.Fact, tkey uint64, threshold float64, pre *match) (dup *store.Fact, sim float64, sameText bool, code []uint64) {
+func (s *Store) nearDuplicate(head view, f store.Fact, tkey uint64, threshold float64, pre *match) (dup *version, sim float64, sameText bool, code []uint64) {
 	ix := s.index[store.KindFact]
 	// f.Text folded, computed for the first candidate with the same hash.
 	var norm string
@@ -245,7 +240,7 @@ func (s *Store) nearDuplicate(head view, f store.Fact, tkey uint64, threshold fl
 			norm, normed = store.NormText(f.Text), true
 		}
 		if store.NormText(cand.Text) == norm {
-			return &cand, 1, true, nil
+			return v, 1, true, nil
 		}
 	}
 	if threshold <= 0 || len(f.Embedding) == 0 || len(ix.vecs) == 0 || len(f.Embedding) != ix.dim {
@@ -271,11 +266,7 @@ func (s *Store) nearDuplicate(head view, f store.Fact, tkey uint64, threshold fl
 			best, bestSim = pre.v, pre.sim
 		}
 	}
-	if best == nil {
-		return nil, 0, false, q.code
-	}
-	cand := best.rec.(store.Fact)
-	return &cand, bestSim, false, q.code
+	return best, bestSim, false, q.code
 }
 
 // match is the best near-duplicate of one new fact among the first upto vectors of the
@@ -347,7 +338,7 @@ func (ix *kindIndex) bestMatch(head view, q dupQuery, from int, sc *dupScratch) 
 		if v == nil || v == best || !v.rec.(store.Fact).Status.Live() {
 			return
 		}
-		sim := float64(vecmath.Dot(q.emb, v.emb) * q.inv * v.inv)
+		sim := float64(v.emb.dot(q.emb) * q.inv * v.inv)
 		if sim < q.threshold || sim <= bestSim {
 			return
 		}
@@ -482,37 +473,35 @@ func (s *Store) writable(name string) (*branch, error) {
 }
 
 func (s *Store) applyDelete(b *branch, k key) {
-	s.addVersion(b, k, nil, false, hint{})
+	s.addVersion(b, k, nil, hint{})
 }
 
-// addVersion adds r (nil: a deletion) as the newest version of k on b. owned says r's
-// embedding is the store's already (adopt); otherwise r gets a copy in the store's
-// slab, or shares h.from's, which never changes. h.from, when set, must hold the same
-// content as r.
-func (s *Store) addVersion(b *branch, k key, r store.Record, owned bool, h hint) {
-	s.addVersionAfter(b, k, r, owned, h, resolveHead(b, k))
+// addVersion adds r (nil: a deletion) as the newest version of k on b. The version
+// keeps r without its embedding, and the embedding packed: a copy in the store's
+// arena, or h.from's, which the caller knows to be equal, when h.from is set.
+func (s *Store) addVersion(b *branch, k key, r store.Record, h hint) {
+	s.addVersionAfter(b, k, r, h, resolveHead(b, k))
 }
 
 // addVersionAfter is addVersion for a caller that knows prev, the version of k that b
 // sees at its head (nil for none).
-func (s *Store) addVersionAfter(b *branch, k key, r store.Record, owned bool, h hint, prev *version) {
+func (s *Store) addVersionAfter(b *branch, k key, r store.Record, h hint, prev *version) {
 	emb := store.EmbeddingOf(r)
+	var p packed
 	switch {
-	case len(emb) == 0:
-	case owned:
+	case h.from != nil && len(h.from.emb) > 0:
+		p, emb = h.from.emb, nil
+	case len(emb) > 0:
 		h.from = nil
-	case h.from != nil && len(h.from.emb) == len(emb):
-		// h.from.emb is its record's embedding, equal to emb, unless it was not indexed
-		// (nil): then it has nothing to share.
-		if &h.from.emb[0] != &emb[0] {
-			r = store.WithEmbedding(r, h.from.emb)
-		}
+		p = s.arena.pack(emb)
 	default:
 		h.from = nil
-		r = store.WithEmbedding(r, s.keep(emb))
+	}
+	if p != nil {
+		r = store.WithEmbedding(r, nil)
 	}
 	s.seq++
-	v := &version{key: k, seq: s.seq, br: b, rec: r, next: never, ord: -1, vi: -1}
+	v := &version{key: k, seq: s.seq, br: b, rec: r, emb: p, next: never, ord: -1, vi: -1}
 	if vs := b.own[k]; len(vs) > 0 {
 		last := vs[len(vs)-1]
 		last.next = v.seq
@@ -537,7 +526,7 @@ func (s *Store) addVersionAfter(b *branch, k key, r store.Record, owned bool, h 
 		dn, dLen = -1, -int(prev.docLen)
 	}
 	if r != nil {
-		ix.add(v, h)
+		ix.add(v, h, emb)
 		dn++
 		dLen += int(v.docLen)
 	}
@@ -566,47 +555,24 @@ func withBranch(ops []op, name string) []op {
 	return ops
 }
 
-// slabFloats is the size of one chunk of the embedding slab.
-const slabFloats = 64 << 10
-
-// keep copies an embedding into the store's slab and returns the copy. Embeddings
-// live as long as the store, so packing them into large chunks spares the collector
-// one object per record and keeps their size classes free for short-lived copies.
-func (s *Store) keep(emb []float32) []float32 {
-	if cap(s.slab)-len(s.slab) < len(emb) {
-		s.slab = make([]float32, 0, max(slabFloats, len(emb)))
-	}
-	i := len(s.slab)
-	s.slab = append(s.slab, emb...)
-	return s.slab[i:len(s.slab):len(s.slab)]
-}
-
-// copyShared copies r for storing on branch in one step, like adopt but without the
-// slab copy of its embedding or its defaults.
-// emb, when not nil, is a stored embedding equal to r's, which the copy shares
-// instead of r's.
-func copyShared(r store.Record, branch string, emb []float32) store.Record {
+// copyFor copies r for storing on branch in one step, like adopt but without its
+// defaults. Its embedding is not copied: the store packs it (addVersion).
+func copyFor(r store.Record, branch string) store.Record {
 	switch v := r.(type) {
 	case store.Fact:
 		v.Metadata = maps.Clone(v.Metadata)
 		v.Branch = branch
-		if emb != nil && len(emb) == len(v.Embedding) {
-			v.Embedding = emb
-		}
 		return v
 	case store.Observation:
 		v.Metadata = maps.Clone(v.Metadata)
 		v.Branch = branch
-		if emb != nil && len(emb) == len(v.Embedding) {
-			v.Embedding = emb
-		}
 		return v
 	}
 	return store.WithBranch(store.Clone(r), branch)
 }
 
-// adopt copies r for storing on branch with its embedding in the slab, and fills the
-// defaults of a new record. A fact or an observation, the common case, is copied in one
+// adopt copies r for storing on branch, but for its embedding, which the store packs
+// (addVersion), and fills the defaults of a new record. A fact or an observation, the common case, is copied in one
 // step: every record value made on the way would be a short-lived object among the
 // store's long-lived ones, of the same size, and they fragment the heap.
 // fresh says the branch has no version of r.
@@ -616,9 +582,6 @@ func (s *Store) adopt(r store.Record, fresh bool, branch string, now time.Time) 
 	case store.Fact:
 		v.Metadata = maps.Clone(v.Metadata)
 		v.Branch = branch
-		if len(v.Embedding) > 0 {
-			v.Embedding = s.keep(v.Embedding)
-		}
 		if fresh {
 			factDefaults(&v, now)
 		}
@@ -626,9 +589,6 @@ func (s *Store) adopt(r store.Record, fresh bool, branch string, now time.Time) 
 	case store.Observation:
 		v.Metadata = maps.Clone(v.Metadata)
 		v.Branch = branch
-		if len(v.Embedding) > 0 {
-			v.Embedding = s.keep(v.Embedding)
-		}
 		if fresh && v.CreatedAt.IsZero() {
 			v.CreatedAt = now.UTC()
 		}

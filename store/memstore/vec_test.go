@@ -1,0 +1,234 @@
+package memstore
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"testing"
+
+	"github.com/day1ai/day1/internal/vecmath"
+	"github.com/day1ai/day1/store"
+)
+
+// randomVec returns a vector of dims coordinates of which about fill are not zero,
+// with a negative zero among the zeros now and then.
+func randomVec(rng *rand.Rand, dims int, fill float64) []float32 {
+	v := make([]float32, dims)
+	for i := range v {
+		switch x := rng.Float64(); {
+		case x < fill:
+			v[i] = float32(rng.NormFloat64())
+		case x < fill+0.01:
+			v[i] = float32(math.Copysign(0, -1))
+		}
+	}
+	return v
+}
+
+func TestPackedRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var a arena
+	for _, dims := range []int{1, 3, 8, 15, 16, 17, 31, 100, 384, 1536} {
+		for _, fill := range []float64{0, 0.05, 0.35, 0.9, 1} {
+			e := randomVec(rng, dims, fill)
+			p := a.pack(e)
+			if p.dims() != dims {
+				t.Fatalf("dims %d fill %.2f: dims() = %d", dims, fill, p.dims())
+			}
+			nz := 0
+			for _, x := range e {
+				if math.Float32bits(x) != 0 {
+					nz++
+				}
+			}
+			if want := nz+maskWords(dims) < dims; p.sparse() != want {
+				t.Errorf("dims %d, %d not zero: sparse = %v, want %v", dims, nz, p.sparse(), want)
+			}
+			if p.sparse() && len(p) >= 1+dims {
+				t.Errorf("dims %d, %d not zero: the sparse form takes %d floats, the dense %d", dims, nz, len(p), 1+dims)
+			}
+			got := p.unpack()
+			for i := range e {
+				if math.Float32bits(got[i]) != math.Float32bits(e[i]) {
+					t.Fatalf("dims %d fill %.2f: coordinate %d = %v, want %v bit for bit", dims, fill, i, got[i], e[i])
+				}
+			}
+			if !p.equal(e) {
+				t.Errorf("dims %d fill %.2f: equal(its own embedding) = false", dims, fill)
+			}
+			if dims > 1 {
+				other := slices.Clone(e)
+				other[dims/2] += 1
+				if p.equal(other) || p.same(a.pack(other)) {
+					t.Errorf("dims %d fill %.2f: a changed coordinate is equal", dims, fill)
+				}
+			}
+			if p.equal(e[:dims-1]) {
+				t.Errorf("dims %d: a shorter vector is equal", dims)
+			}
+			if !p.same(a.pack(e)) {
+				t.Errorf("dims %d fill %.2f: two packings of one embedding differ", dims, fill)
+			}
+			q := randomVec(rng, dims, 1)
+			want, got2 := vecmath.Dot(q, e), p.dot(q)
+			if runtime.GOARCH == "amd64" {
+				// No fused multiply-add on amd64: the same operations give the same bits.
+				if math.Float32bits(want) != math.Float32bits(got2) {
+					t.Errorf("dims %d fill %.2f: dot = %v, vecmath.Dot = %v", dims, fill, got2, want)
+				}
+			} else if math.Abs(float64(want-got2)) > 1e-4*(1+math.Abs(float64(want))) {
+				t.Errorf("dims %d fill %.2f: dot = %v, vecmath.Dot = %v", dims, fill, got2, want)
+			}
+		}
+	}
+	var none packed
+	if none.dims() != 0 || none.unpack() != nil || !none.equal(nil) || !none.same(nil) || none.same(a.pack([]float32{1})) {
+		t.Error("the empty packed embedding is not empty")
+	}
+}
+
+// TestEmbeddingsComeBack checks that records keep their embeddings through every
+// path that reads them out of a store that holds them packed: get, list, search,
+// dedupe, supersede, diff, merge and the log.
+func TestEmbeddingsComeBack(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, Options{Path: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	sparse := randomVec(rng, 64, 0.2)
+	dense := randomVec(rng, 64, 1)
+	near := slices.Clone(dense)
+	near[0] += 0.01
+	facts := []store.Record{
+		store.Fact{ID: "sparse", Text: "a sparse one", Embedding: sparse},
+		store.Fact{ID: "dense", Text: "a dense one", Embedding: dense},
+		store.Observation{ID: "obs", Summary: "seen", Type: store.ObsDiscovery, Embedding: sparse},
+	}
+	if _, err := s.Put(ctx, store.DefaultBranch, facts, store.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]float32{"sparse": sparse, "dense": dense, "obs": sparse}
+	check := func(where string, r store.Record) {
+		t.Helper()
+		w, ok := want[r.RecordID()]
+		if !ok {
+			return
+		}
+		if got := store.EmbeddingOf(r); !slices.Equal(got, w) {
+			t.Errorf("%s: %s has embedding %v..., want %v...", where, r.RecordID(), head(got), head(w))
+		}
+	}
+	main := store.View{Branch: store.DefaultBranch}
+	for id := range want {
+		kind := store.KindFact
+		if id == "obs" {
+			kind = store.KindObservation
+		}
+		r, err := s.Get(ctx, main, store.Ref{Kind: kind, ID: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		check("get", r)
+	}
+	list, err := s.List(ctx, main, store.ListQuery{Kind: store.KindFact})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range list {
+		check("list", r)
+	}
+	hits, err := s.Search(ctx, main, store.SearchQuery{Mode: store.Vector, Vector: dense, Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) == 0 || hits[0].Record.RecordID() != "dense" || math.Abs(hits[0].Score-1) > 1e-6 {
+		t.Fatalf("vector search for the dense embedding: %+v", hits)
+	}
+	for _, h := range hits {
+		check("search", h.Record)
+	}
+
+	// The same text again comes back deduplicated with the stored embedding; a
+	// near-duplicate supersedes the dense fact, whose superseded version keeps it.
+	res, err := s.Put(ctx, store.DefaultBranch, []store.Record{
+		store.Fact{ID: "again", Text: "A sparse one", Embedding: sparse},
+	}, store.PutOptions{DedupeThreshold: 0.9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].Outcome != store.Deduplicated {
+		t.Fatalf("same text: outcome %v", res[0].Outcome)
+	}
+	check("dedupe result", res[0].Record)
+	if _, err := s.CreateBranch(ctx, store.BranchSpec{Name: "b"}); err != nil {
+		t.Fatal(err)
+	}
+	res, err = s.Put(ctx, "b", []store.Record{
+		store.Fact{ID: "near", Text: "a dense one, mended", Embedding: near},
+	}, store.PutOptions{DedupeThreshold: 0.9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].Outcome != store.Superseded || res[0].Replaced != "dense" {
+		t.Fatalf("near-duplicate: outcome %v replacing %q", res[0].Outcome, res[0].Replaced)
+	}
+	want["near"] = near
+	d, err := s.Diff(ctx, "b", store.DefaultBranch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.SourceChanges) != 2 {
+		t.Fatalf("diff: %d source changes, want the superseded fact and its successor", len(d.SourceChanges))
+	}
+	for _, c := range d.SourceChanges {
+		check("diff after", c.After)
+		if c.Before != nil {
+			check("diff before", c.Before)
+		}
+	}
+	// A lean plan, whose records come without embeddings: the merged versions share
+	// the source's, and the log must hold them.
+	d, err = s.DiffLean(ctx, "b", store.DefaultBranch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := store.MergePlan{Source: "b", Target: store.DefaultBranch, ExpectHead: d.TargetHead, SourceRev: d.SourceRev, Record: store.MergeRecord{Strategy: store.Native}}
+	for _, c := range d.SourceChanges {
+		if len(store.EmbeddingOf(c.After)) != 0 {
+			t.Fatalf("lean diff: %s has an embedding", c.Ref)
+		}
+		plan.Puts = append(plan.Puts, c.After)
+	}
+	if _, err := s.ApplyMerge(ctx, plan); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	// The log gives every embedding back.
+	s, err = Open(ctx, Options{Path: s.opts.Path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r, err := s.Get(ctx, main, store.Ref{Kind: store.KindFact, ID: "near"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("merged, after reopening", r)
+	r, err = s.Get(ctx, main, store.Ref{Kind: store.KindFact, ID: "dense"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := r.(store.Fact); f.Status != store.FactSuperseded {
+		t.Errorf("dense after the merge: status %v, want superseded", f.Status)
+	}
+	check("superseded, after reopening", r)
+}
+
+func head(v []float32) []float32 { return v[:min(len(v), 4)] }
