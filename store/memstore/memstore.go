@@ -11,6 +11,22 @@
 // sequence number. Reads at a snapshot or an instant are the same walk with an older
 // sequence number, so time travel costs what a read at head costs.
 //
+// # Memory
+//
+// Records are kept without their embeddings. Each version holds its embedding packed
+// in large arrays that hold no pointers, which the garbage collector does not scan:
+// dense, or, when most coordinates are zero (as they are for short texts embedded by
+// the local lexical embedder), as a mask of the coordinates held followed by those
+// coordinates alone. Both forms give the embedding back bit for bit. A million short
+// facts from the local embedder take about 1.7 GB of live heap, index included.
+//
+// Go lets the heap grow to about twice what is live before it collects
+// (GOGC=100), so a process holding a large store peaks well above its live heap. A
+// service that holds a large store in memory should set a soft memory limit
+// (the GOMEMLIMIT environment variable, or runtime/debug.SetMemoryLimit) a little
+// above what it needs: the collector then runs more often instead of letting the heap
+// double. The bench shows both figures for a million facts.
+//
 // # Durability
 //
 // With Options.Path set, each committed batch is appended to a log file as one framed,

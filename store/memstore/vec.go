@@ -30,21 +30,25 @@ func maskWords(dims int) int { return (dims + maskBits - 1) / maskBits }
 
 // dims returns the embedding's length, 0 for none.
 func (p packed) dims() int {
-	if len(p) == 0 {
+	switch {
+	case len(p) == 0:
 		return 0
+	case p[0] < 0:
+		return int(-p[0])
 	}
-	return int(math.Abs(float64(p[0])))
+	return int(p[0])
 }
 
 // sparse reports whether p is in the sparse form.
 func (p packed) sparse() bool { return len(p) > 0 && p[0] < 0 }
 
-// parts returns the mask words (nil for the dense form) and the coordinates held.
+// parts returns the mask words (nil for the dense form) and the coordinates held. p
+// must not be empty.
 func (p packed) parts() (mask, vals []float32) {
-	if !p.sparse() {
+	if p[0] >= 0 {
 		return nil, p[1:]
 	}
-	mw := 1 + maskWords(p.dims())
+	mw := 1 + maskWords(int(-p[0]))
 	return p[1:mw], p[mw:]
 }
 
@@ -124,47 +128,35 @@ func (p packed) same(o packed) bool {
 }
 
 // dot returns the dot product of q, a dense vector of the embedding's length, with
-// the embedding. The sparse form adds the products in the order and grouping of
-// vecmath.Dot over the dense form, so that a score does not depend on the form.
+// the embedding. The sparse form adds the same products as the dense one, in another
+// order: the two agree to the rounding of float32 sums, and one embedding, always
+// packed in the same form, always gets the same score.
 func (p packed) dot(q []float32) float32 {
 	mask, vals := p.parts()
 	if mask == nil {
 		return vecmath.Dot(q, vals)
 	}
-	dims := min(len(q), p.dims())
-	whole := dims &^ 7 // the coordinates vecmath.Dot takes in blocks of eight
-	var s0, s1, s2, s3 float32
+	// Two sums, fed alternately, so that their additions overlap.
+	var s0, s1 float32
 	j := 0
 	for w, f := range mask {
-		for b, m := 0, uint32(f); m != 0; b, m = b+1, m>>8 {
-			block := m & 0xff
-			if block == 0 {
-				continue
-			}
-			base := w*maskBits + b*8
-			if base >= whole {
-				// Past the last whole block, one coordinate at a time.
-				for ; block != 0; block &= block - 1 {
-					if i := base + bits.TrailingZeros32(block); i < dims {
-						s0 += q[i] * vals[j]
-					}
-					j++
-				}
-				continue
-			}
-			var x [8]float32
-			for ; block != 0; block &= block - 1 {
-				i := bits.TrailingZeros32(block)
-				x[i] = q[base+i] * vals[j]
+		base := w * maskBits
+		for m := uint32(f); m != 0; {
+			i0 := base + bits.TrailingZeros32(m)
+			if m &= m - 1; m == 0 {
+				s0 += q[i0] * vals[j]
 				j++
+				break
 			}
-			s0 += x[0] + x[4]
-			s1 += x[1] + x[5]
-			s2 += x[2] + x[6]
-			s3 += x[3] + x[7]
+			i1 := base + bits.TrailingZeros32(m)
+			m &= m - 1
+			v := vals[j : j+2 : j+2]
+			s0 += q[i0] * v[0]
+			s1 += q[i1] * v[1]
+			j += 2
 		}
 	}
-	return (s0 + s1) + (s2 + s3)
+	return s0 + s1
 }
 
 // arena holds packed embeddings in large chunks. Embeddings live as long as the

@@ -1,0 +1,33 @@
+package memstore
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/day1ai/day1/internal/vecmath"
+)
+
+func BenchmarkPackedDot(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var a arena
+	q := randomVec(rng, 384, 1)
+	for _, fill := range []float64{0.34, 1} {
+		e := randomVec(rng, 384, fill)
+		p := a.pack(e)
+		b.Run(map[bool]string{true: "sparse", false: "dense"}[p.sparse()], func(b *testing.B) {
+			var s float32
+			for b.Loop() {
+				s += p.dot(q)
+			}
+			_ = s
+		})
+	}
+	e := randomVec(rng, 384, 1)
+	b.Run("vecmath.Dot", func(b *testing.B) {
+		var s float32
+		for b.Loop() {
+			s += vecmath.Dot(q, e)
+		}
+		_ = s
+	})
+}
