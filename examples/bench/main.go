@@ -330,7 +330,7 @@ func (b *bench) measure(ctx context.Context, n int) error {
 	}
 	hwmMB := float64(peakRSSBytes()) / (1 << 20)
 	if n >= largeSize {
-		b.add("memory: Go heap in use after GC (growth) / process RSS / peak RSS", n,
+		b.add("memory: Go heap in use after GC (growth) / process RSS / peak RSS"+memLimitLabel(), n,
 			fmt.Sprintf("heap %.0f MB (live objects %.0f MB) / RSS %.0f MB / peak %.0f MB", heapMB, liveMB, rssMB, hwmMB),
 			fmt.Sprintf("peak RSS < %d MB", largeMemoryTargetMB), ok(hwmMB < largeMemoryTargetMB))
 	} else {
@@ -924,6 +924,15 @@ func settledHeap() (inuse, live uint64) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return ms.HeapInuse, ms.HeapAlloc
+}
+
+// memLimitLabel names the Go runtime's soft memory limit (GOMEMLIMIT) when one is
+// set, since it decides how far the heap grows past its live objects.
+func memLimitLabel() string {
+	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
+		return fmt.Sprintf(", GOMEMLIMIT %d MiB", l>>20)
+	}
+	return ""
 }
 
 // rssBytes returns the resident set size of the process (VmRSS), 0 where
