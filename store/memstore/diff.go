@@ -394,8 +394,9 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 		s.addVersionAfter(tb, p.k, p.rec, hint{from: p.from, terms: p.terms}, p.cur)
 		if s.log != nil {
 			r := p.rec
-			if p.from != nil && len(p.from.emb) > 0 && len(store.EmbeddingOf(r)) == 0 {
-				// A lean plan's copy: the log holds the embedding it shares.
+			if p.from != nil && len(p.from.emb) > 0 {
+				// The log holds the embedding the copy shares: a lean plan's record
+				// has none, and another's may differ from it in the sign of a zero.
 				r = store.WithEmbedding(r, p.from.emb.unpack())
 			}
 			o := putOp(r)

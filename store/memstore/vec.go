@@ -88,43 +88,58 @@ func (p packed) equal(e []float32) bool {
 	if p.dims() != len(e) {
 		return false
 	}
-	if len(e) == 0 {
-		return true
-	}
-	mask, vals := p.parts()
-	if mask == nil {
-		for i, x := range vals {
-			if x != e[i] {
-				return false
-			}
-		}
-		return true
-	}
-	j := 0
-	for i, x := range e {
-		var y float32
-		if uint32(mask[i/maskBits])&(1<<(i%maskBits)) != 0 {
-			y = vals[j]
-			j++
-		}
-		if x != y {
+	c := p.coords()
+	for _, x := range e {
+		if c.next() != x {
 			return false
 		}
 	}
 	return true
 }
 
-// same reports whether p and o hold equal embeddings.
+// same reports whether p and o hold equal embeddings, as equal compares them.
 func (p packed) same(o packed) bool {
 	switch {
-	case len(p) == 0 || len(o) == 0:
-		return len(p) == len(o)
-	case &p[0] == &o[0]:
+	case p.dims() != o.dims():
+		return false
+	case len(p) == 0 || &p[0] == &o[0]:
 		return true
-	case !p.sparse():
-		return o.equal(p[1:])
 	}
-	return p.equal(o.unpack())
+	a, b := p.coords(), o.coords()
+	for range p.dims() {
+		if a.next() != b.next() {
+			return false
+		}
+	}
+	return true
+}
+
+// coords returns a reader of the coordinates of a packed embedding, in order.
+func (p packed) coords() coordReader {
+	if len(p) == 0 {
+		return coordReader{}
+	}
+	mask, vals := p.parts()
+	return coordReader{mask: mask, vals: vals}
+}
+
+// coordReader reads the coordinates of a packed embedding one at a time, without
+// unpacking it.
+type coordReader struct {
+	mask, vals []float32
+	i, j       int
+}
+
+// next returns the next coordinate.
+func (c *coordReader) next() float32 {
+	i := c.i
+	c.i++
+	if c.mask != nil && uint32(c.mask[i/maskBits])&(1<<(i%maskBits)) == 0 {
+		return 0
+	}
+	x := c.vals[c.j]
+	c.j++
+	return x
 }
 
 // dot returns the dot product of q, a dense vector of the embedding's length, with

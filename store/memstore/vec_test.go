@@ -70,6 +70,24 @@ func TestPackedRoundTrip(t *testing.T) {
 			if !p.same(a.pack(e)) {
 				t.Errorf("dims %d fill %.2f: two packings of one embedding differ", dims, fill)
 			}
+			// Zeros of the other sign are equal, as slices.Equal has them, though the
+			// sparse form holds a negative zero and leaves a positive one out.
+			flipped := slices.Clone(e)
+			for i, x := range flipped {
+				if x == 0 {
+					flipped[i] = -x
+				}
+			}
+			if !p.same(a.pack(flipped)) || !p.equal(flipped) || !a.pack(flipped).same(p) {
+				t.Errorf("dims %d fill %.2f: zeros of the other sign are not equal", dims, fill)
+			}
+			buf := make([]float32, 0, dims)
+			if allocs := testing.AllocsPerRun(10, func() { buf = p.appendTo(buf[:0]) }); allocs != 0 {
+				t.Errorf("dims %d fill %.2f: appendTo into room enough allocates %v times", dims, fill, allocs)
+			}
+			if allocs := testing.AllocsPerRun(10, func() { p.same(a.pack(flipped)) }); allocs > 1 {
+				t.Errorf("dims %d fill %.2f: same allocates %v times", dims, fill, allocs-1)
+			}
 			q := randomVec(rng, dims, 1)
 			if want, got := vecmath.Dot(q, e), p.dot(q); math.Abs(float64(want-got)) > 1e-5*(1+math.Abs(float64(want))) {
 				t.Errorf("dims %d fill %.2f: dot = %v, vecmath.Dot = %v", dims, fill, got, want)
@@ -222,6 +240,61 @@ func TestEmbeddingsComeBack(t *testing.T) {
 		t.Errorf("dense after the merge: status %v, want superseded", f.Status)
 	}
 	check("superseded, after reopening", r)
+}
+
+// TestMergeLogsTheSharedEmbedding merges a record equal to the source's but for the
+// sign of a zero: the target's version shares the source's embedding, and the log
+// must hold that one, so that a reopened store reads what the open one did.
+func TestMergeLogsTheSharedEmbedding(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := Open(ctx, Options{Path: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	negZero := float32(math.Copysign(0, -1))
+	if _, err := s.CreateBranch(ctx, store.BranchSpec{Name: "b"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Put(ctx, "b", []store.Record{store.Fact{ID: "f1", Text: "alpha", Embedding: []float32{1, negZero, 0.5, 0}}}, store.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	d, err := s.Diff(ctx, "b", store.DefaultBranch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := d.SourceChanges[0].After.(store.Fact)
+	f.Embedding = []float32{1, 0, 0.5, 0}
+	if _, err := s.ApplyMerge(ctx, store.MergePlan{Source: "b", Target: store.DefaultBranch, ExpectHead: d.TargetHead,
+		SourceRev: d.SourceRev, Puts: []store.Record{f}, Record: store.MergeRecord{Strategy: store.Native}}); err != nil {
+		t.Fatal(err)
+	}
+	bits := func(r store.Record) []uint32 {
+		var out []uint32
+		for _, x := range store.EmbeddingOf(r) {
+			out = append(out, math.Float32bits(x))
+		}
+		return out
+	}
+	ref := store.Ref{Kind: store.KindFact, ID: "f1"}
+	live, err := s.Get(ctx, store.View{}, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if s, err = Open(ctx, Options{Path: dir}); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	again, err := s.Get(ctx, store.View{}, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(bits(live), bits(again)) {
+		t.Errorf("after a reopen the merged embedding's bits are %x, before %x", bits(again), bits(live))
+	}
 }
 
 func head(v []float32) []float32 { return v[:min(len(v), 4)] }
