@@ -3,6 +3,7 @@ package memstore
 import (
 	"math"
 	"math/bits"
+	"slices"
 
 	"github.com/day1ai/day1/internal/vecmath"
 )
@@ -70,8 +71,9 @@ func (p packed) appendTo(dst []float32) []float32 {
 		return append(dst, vals...)
 	}
 	n := len(dst)
-	dst = append(dst, make([]float32, p.dims())...)
+	dst = slices.Grow(dst, p.dims())[:n+p.dims()]
 	out := dst[n:]
+	clear(out)
 	j := 0
 	for w, f := range mask {
 		for m := uint32(f); m != 0; m &= m - 1 {
