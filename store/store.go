@@ -98,9 +98,12 @@ type Store interface {
 //
 // DiffLean returns what Diff returns, except that the facts and observations in it
 // carry no embeddings. In exchange, the store's ApplyMerge gives a fact or observation
-// put without an embedding the embedding of the same record's current version on the
-// plan's source or target when that version has the same search text; a put with
-// another text keeps none. Only records without an embedding are affected.
+// put without an embedding the embedding of the same record's version on the plan's
+// source, as of MergePlan.SourceRev (the revision the diff read) or its current one,
+// or of its current version on the target, when that version has the same search
+// text; a put with another text keeps none. A plan applied after its source moved
+// thus still finds the embeddings of the versions it was made from. Only records
+// without an embedding are affected.
 type LeanDiffer interface {
 	DiffLean(ctx context.Context, source, target string) (*Diff, error)
 }

@@ -749,7 +749,7 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 		for i, r := range puts {
 			stamped[i] = store.WithDefaults(r, w.now)
 		}
-		if err := embedLeanPuts(ctx, w, sb, tb, stamped, cur); err != nil {
+		if err := embedLeanPuts(ctx, w, sb, tb, int64(plan.SourceRev), stamped, cur); err != nil {
 			return err
 		}
 		// The current versions that a put may equal are read again with their
@@ -814,12 +814,14 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 }
 
 // embedLeanPuts gives the puts of a lean plan (store.LeanDiffer) their embeddings:
-// a put without one, of a kind that has them, becomes the source's current version
-// when it equals it but for the embedding, or takes the embedding of the source's or
-// else the target's current version when that has the same search text. cur holds
-// the target's current versions, read lean; those whose embedding is taken are read
-// again whole.
-func embedLeanPuts(ctx context.Context, q queryer, sb, tb branchRow, puts []store.Record, cur map[key]store.Record) error {
+// a put without one, of a kind that has them, becomes the source's version when it
+// equals it but for the embedding, or takes the embedding of the source's or else the
+// target's current version when that has the same search text. The source's version
+// is the one at sourceRev, the revision the plan's diff read (the current one when
+// sourceRev is 0), so that a plan applied after the source moved still finds the
+// versions it was made from. cur holds the target's current versions, read lean;
+// those whose embedding is taken are read again whole.
+func embedLeanPuts(ctx context.Context, q queryer, sb, tb branchRow, sourceRev int64, puts []store.Record, cur map[key]store.Record) error {
 	byKind := map[store.Kind][]string{}
 	var lean []int
 	for i, r := range puts {
@@ -833,6 +835,16 @@ func embedLeanPuts(ctx context.Context, q queryer, sb, tb branchRow, puts []stor
 	}
 	src := map[key]store.Record{}
 	for k, list := range byKind {
+		if sourceRev > 0 {
+			rows, err := visibleRecords(ctx, q, k, sb.suffix, sourceRev, list, false)
+			if err != nil {
+				return err
+			}
+			for id, r := range rows {
+				src[key{k, id}] = r.rec
+			}
+			continue
+		}
 		rows, err := currentRows(ctx, q, k, sb.suffix, list, false)
 		if err != nil {
 			return err

@@ -325,8 +325,9 @@ func (s *Store) pointView(p store.BranchRev) view {
 }
 
 // ApplyMerge applies a merge plan atomically. A fact or observation put without an
-// embedding gets the embedding of the same record's current version on the source or
-// the target when that version has the same search text, as store.LeanDiffer says.
+// embedding gets the embedding of the same record's version on the source, as of
+// plan.SourceRev or at its head, or on the target, when that version has the same
+// search text, as store.LeanDiffer says.
 func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.MergeRecord, error) {
 	if !plan.Record.Strategy.Valid() {
 		return store.MergeRecord{}, store.Invalid("MergePlan.Record.Strategy", "must be native, cherry_pick, squash or auto", plan.Record.Strategy)
@@ -352,7 +353,13 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 	}
 	head := s.chainOf(tb, never)
 	now := s.commitNow()
-	puts := s.prepareMerge(plan, head, s.chainOf(sb, never), now)
+	// The source as the plan's diff read it, where a lean put finds its embedding even
+	// after the source moved; its head when the plan names no revision.
+	planned := s.chainOf(sb, never)
+	if plan.SourceRev > 0 && plan.SourceRev <= s.seq {
+		planned = s.chainOf(sb, plan.SourceRev)
+	}
+	puts := s.prepareMerge(plan, head, s.chainOf(sb, never), planned, now)
 	seen := make(map[key]bool, len(plan.Puts)+len(plan.Deletes))
 	for i, p := range puts {
 		if p.err != nil {
@@ -455,10 +462,12 @@ const minMergePart = 512
 
 // prepareMerge validates the records of a merge plan and copies them for the target,
 // with their defaults filled from now, and finds what writing each needs: whether the
-// target (head) holds it already, the source's (src) version to share, the analysis of
-// its text. It only reads the store, so a large plan is prepared on every processor.
-// Callers hold s.mu for writing.
-func (s *Store) prepareMerge(plan store.MergePlan, head, src view, now time.Time) []mergePut {
+// target (head) holds it already, the source's version to share (at planned, the
+// source as the plan's diff read it), the analysis of its text. A lean put takes its
+// embedding from the source at planned or at its head (src), or from the target. It
+// only reads the store, so a large plan is prepared on every processor. Callers hold
+// s.mu for writing.
+func (s *Store) prepareMerge(plan store.MergePlan, head, src, planned view, now time.Time) []mergePut {
 	puts := make([]mergePut, len(plan.Puts))
 	parallel.Do(len(puts), parallel.Parts(len(puts), minMergePart), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -470,7 +479,7 @@ func (s *Store) prepareMerge(plan store.MergePlan, head, src view, now time.Time
 			if plan.Puts[i] != nil {
 				r = store.WithDefaults(plan.Puts[i], now)
 				p.k = key{r.RecordKind(), r.RecordID()}
-				from, cur = src.resolve(p.k), head.resolve(p.k)
+				from, cur = planned.resolve(p.k), head.resolve(p.k)
 				p.cur = cur
 				lean := indexed(p.k.kind) && len(store.EmbeddingOf(r)) == 0
 				switch {
@@ -485,7 +494,7 @@ func (s *Store) prepareMerge(plan store.MergePlan, head, src view, now time.Time
 				}
 				if lean && from == nil {
 					// A record as the target holds it, or of the source's text.
-					r = embeddingFrom(r, src.resolve(p.k), cur)
+					r = embeddingFrom(r, planned.resolve(p.k), src.resolve(p.k), cur)
 				}
 			}
 			// Most records of a plan are the source's versions, which were checked when

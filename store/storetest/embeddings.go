@@ -164,6 +164,41 @@ func testMergeEmbeddings(t *testing.T, h Harness) {
 			e.t.Errorf("s2, put with a new text and no embedding, got one: %v", store.EmbeddingOf(got))
 		}
 	})
+
+	subtest(t, h, area, "a lean plan applied after its source moved keeps its embeddings", func(e *env) {
+		ld, ok := e.s.(store.LeanDiffer)
+		if !ok {
+			e.t.Skip("the store does not implement store.LeanDiffer")
+		}
+		e.put1(store.DefaultBranch, store.Fact{ID: "k1", Text: "kept on main", Embedding: vec(0, 1)})
+		e.fork("b", store.DefaultBranch)
+		s1 := store.Fact{ID: "s1", Text: "written on b", Embedding: vec(1)}
+		o1 := store.Observation{ID: "o1", Type: store.ObsInsight, Summary: "seen on b", Embedding: vec(0, 0, 1)}
+		e.put("b", store.PutOptions{}, s1, o1)
+		d, err := ld.DiffLean(e.ctx, "b", store.DefaultBranch)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		// The source moves between the diff and the apply: both records get another
+		// text and embedding.
+		e.put("b", store.PutOptions{},
+			store.Fact{ID: "s1", Text: "rewritten on b", Embedding: vec(1, 0, 0, 1)},
+			store.Observation{ID: "o1", Type: store.ObsInsight, Summary: "seen again on b", Embedding: vec(1, 1, 1)})
+		plan := store.MergePlan{Source: "b", Target: store.DefaultBranch, ExpectHead: d.TargetHead, SourceRev: d.SourceRev,
+			Record: store.MergeRecord{Strategy: store.Native}}
+		for _, c := range d.SourceChanges {
+			plan.Puts = append(plan.Puts, c.After)
+		}
+		if _, err := e.s.ApplyMerge(e.ctx, plan); err != nil {
+			e.t.Fatal(err)
+		}
+		// The plan's records, as the diff read them, with the embeddings they had then.
+		e.sameEmbedding(main, s1)
+		e.sameEmbedding(main, o1)
+		if got := e.get(main, factRef("s1")).(store.Fact); got.Text != s1.Text {
+			e.t.Errorf("s1 on main: text %q, want the plan's %q", got.Text, s1.Text)
+		}
+	})
 }
 
 // sameEmbedding checks that the view's version of want's record has want's embedding.
