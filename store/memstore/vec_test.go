@@ -189,6 +189,16 @@ func TestEmbeddingsComeBack(t *testing.T) {
 		t.Fatalf("near-duplicate: outcome %v replacing %q", res[0].Outcome, res[0].Replaced)
 	}
 	want["near"] = near
+	// The superseded copy of the dense fact on b shares the packed embedding and the
+	// vector slot of main's version instead of holding one of its own.
+	k := key{store.KindFact, "dense"}
+	was, onMain := s.branches["b"].own[k], s.branches[store.DefaultBranch].own[k]
+	if len(was) != 1 || len(onMain) != 1 {
+		t.Fatalf("versions of the dense fact: %d on b, %d on main; want 1 and 1", len(was), len(onMain))
+	}
+	if &was[0].emb[0] != &onMain[0].emb[0] || was[0].vi != onMain[0].vi {
+		t.Errorf("the superseded copy holds embedding slot %d of its own, not main's %d", was[0].vi, onMain[0].vi)
+	}
 	d, err := s.Diff(ctx, "b", store.DefaultBranch)
 	if err != nil {
 		t.Fatal(err)
