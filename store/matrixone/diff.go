@@ -749,7 +749,13 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 		for i, r := range puts {
 			stamped[i] = store.WithDefaults(r, w.now)
 		}
-		if err := embedLeanPuts(ctx, w, sb, tb, int64(plan.SourceRev), stamped, cur); err != nil {
+		// The source as the plan's diff read it; its current versions when the plan
+		// names no revision.
+		readAt := int64(plan.SourceRev)
+		if readAt == 0 {
+			readAt = w.rev
+		}
+		if err := embedLeanPuts(ctx, w, sb, tb, readAt, stamped, cur); err != nil {
 			return err
 		}
 		// The current versions that a put may equal are read again with their
@@ -817,10 +823,10 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 // a put without one, of a kind that has them, becomes the source's version when it
 // equals it but for the embedding, or takes the embedding of the source's or else the
 // target's current version when that has the same search text. The source's version
-// is the one at sourceRev, the revision the plan's diff read (the current one when
-// sourceRev is 0), so that a plan applied after the source moved still finds the
-// versions it was made from. cur holds the target's current versions, read lean;
-// those whose embedding is taken are read again whole.
+// is the one at sourceRev, the revision the plan's diff read, so that a plan applied
+// after the source moved still finds the versions it was made from. cur holds the
+// target's current versions, read lean; those whose embedding is taken are read again
+// whole.
 func embedLeanPuts(ctx context.Context, q queryer, sb, tb branchRow, sourceRev int64, puts []store.Record, cur map[key]store.Record) error {
 	byKind := map[store.Kind][]string{}
 	var lean []int
@@ -835,24 +841,12 @@ func embedLeanPuts(ctx context.Context, q queryer, sb, tb branchRow, sourceRev i
 	}
 	src := map[key]store.Record{}
 	for k, list := range byKind {
-		if sourceRev > 0 {
-			rows, err := visibleRecords(ctx, q, k, sb.suffix, sourceRev, list, false)
-			if err != nil {
-				return err
-			}
-			for id, r := range rows {
-				src[key{k, id}] = r.rec
-			}
-			continue
-		}
-		rows, err := currentRows(ctx, q, k, sb.suffix, list, false)
+		rows, err := visibleRecords(ctx, q, k, sb.suffix, sourceRev, list, false)
 		if err != nil {
 			return err
 		}
-		for _, r := range rows {
-			if !r.deleted {
-				src[key{k, r.id}] = r.rec
-			}
+		for id, r := range rows {
+			src[key{k, id}] = r.rec
 		}
 	}
 	var fromTarget []int
