@@ -398,15 +398,12 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 		if p.same {
 			continue
 		}
-		s.addVersionAfter(tb, p.k, p.rec, hint{from: p.from, terms: p.terms}, p.cur)
+		v := s.addVersionAfter(tb, p.k, p.rec, hint{from: p.from, terms: p.terms}, p.cur)
 		if s.log != nil {
-			r := p.rec
-			if p.from != nil && len(p.from.emb) > 0 {
-				// The log holds the embedding the copy shares: a lean plan's record
-				// has none, and another's may differ from it in the sign of a zero.
-				r = store.WithEmbedding(r, p.from.emb.unpack())
-			}
-			o := putOp(r)
+			// The log holds what the version holds: the embedding it shares with the
+			// source's, which a lean plan's record lacks and another's may hold with a
+			// zero of the other sign.
+			o := putOp(v.full())
 			o.Name = plan.Target
 			ops = append(ops, o)
 		}
@@ -507,10 +504,14 @@ func (s *Store) prepareMerge(plan store.MergePlan, head, src, planned view, now 
 			if from != nil && from.ord < 0 {
 				from = nil
 			}
-			// r holds from's embedding, when from is set, or its own.
-			if cur != nil && cur.rec != nil {
-				if from != nil && store.SameContentExceptEmbedding(cur.rec, r) && cur.emb.same(from.emb) ||
-					from == nil && cur.holds(r) {
+			// The copy's embedding is from's when from is set (a lean r has none), else
+			// r's own.
+			if cur != nil && cur.rec != nil && store.SameContentExceptEmbedding(cur.rec, r) {
+				same := cur.emb.equal(store.EmbeddingOf(r))
+				if from != nil {
+					same = cur.emb.same(from.emb)
+				}
+				if same {
 					p.rec, p.same = r, true
 					continue
 				}

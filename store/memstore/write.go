@@ -476,16 +476,17 @@ func (s *Store) applyDelete(b *branch, k key) {
 	s.addVersion(b, k, nil, hint{})
 }
 
-// addVersion adds r (nil: a deletion) as the newest version of k on b. The version
-// keeps r without its embedding, and the embedding packed: a copy in the store's
-// arena, or h.from's, which the caller knows to be equal, when h.from is set.
-func (s *Store) addVersion(b *branch, k key, r store.Record, h hint) {
-	s.addVersionAfter(b, k, r, h, resolveHead(b, k))
+// addVersion adds r (nil: a deletion) as the newest version of k on b, and returns
+// it. The version keeps r without its embedding, and the embedding packed: a copy in
+// the store's arena, or h.from's, which the caller knows to be equal, when h.from is
+// set.
+func (s *Store) addVersion(b *branch, k key, r store.Record, h hint) *version {
+	return s.addVersionAfter(b, k, r, h, resolveHead(b, k))
 }
 
 // addVersionAfter is addVersion for a caller that knows prev, the version of k that b
 // sees at its head (nil for none).
-func (s *Store) addVersionAfter(b *branch, k key, r store.Record, h hint, prev *version) {
+func (s *Store) addVersionAfter(b *branch, k key, r store.Record, h hint, prev *version) *version {
 	emb := store.EmbeddingOf(r)
 	var p packed
 	switch {
@@ -519,7 +520,7 @@ func (s *Store) addVersionAfter(b *branch, k key, r store.Record, h hint, prev *
 	b.info.Head = v.seq
 	ix := s.index[k.kind]
 	if ix == nil {
-		return
+		return v
 	}
 	dn, dLen := 0, 0
 	if prev != nil && prev.rec != nil {
@@ -533,6 +534,7 @@ func (s *Store) addVersionAfter(b *branch, k key, r store.Record, h hint, prev *
 	if dn != 0 || dLen != 0 {
 		b.addStat(k.kind, v.seq, dn, dLen)
 	}
+	return v
 }
 
 // resolveHead returns the version of k that branch b sees at its head, or nil: what
@@ -572,9 +574,10 @@ func copyFor(r store.Record, branch string) store.Record {
 }
 
 // adopt copies r for storing on branch, but for its embedding, which the store packs
-// (addVersion), and fills the defaults of a new record. A fact or an observation, the common case, is copied in one
-// step: every record value made on the way would be a short-lived object among the
-// store's long-lived ones, of the same size, and they fragment the heap.
+// (addVersion), and fills the defaults of a new record. A fact or an observation, the
+// common case, is copied in one step: every record value made on the way would be a
+// short-lived object among the store's long-lived ones, of the same size, and they
+// fragment the heap.
 // fresh says the branch has no version of r.
 func (s *Store) adopt(r store.Record, fresh bool, branch string, now time.Time) store.Record {
 	// decide fills the defaults too; filled here, it finds nothing left to copy for.
