@@ -81,11 +81,14 @@ func lockDirWait(ctx context.Context, dir string, timeout time.Duration) (*dirLo
 	}
 }
 
-// release lets the directory go. The lock file's lock goes with its descriptor.
+// release lets the directory go. The lock is undone before the descriptor is closed:
+// a child process forked at that moment by another goroutine holds a copy of the
+// descriptor until it starts its program, and the lock would last as long.
 func (l *dirLock) release() {
 	openDirs.Lock()
 	delete(openDirs.m, l.key)
 	openDirs.Unlock()
+	unlockFile(l.f)
 	l.f.Close()
 }
 

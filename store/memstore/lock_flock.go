@@ -16,3 +16,6 @@ func lockFile(f *os.File) error {
 	}
 	return err
 }
+
+// unlockFile undoes lockFile's lock.
+func unlockFile(f *os.File) { syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }

@@ -19,3 +19,8 @@ func lockFile(f *os.File) error {
 	}
 	return err
 }
+
+// unlockFile undoes lockFile's lock.
+func unlockFile(f *os.File) {
+	windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, new(windows.Overlapped))
+}
