@@ -21,7 +21,7 @@ import (
 // "native") a fork from the parent's head is a zero-copy DATA BRANCH CREATE TABLE per
 // kind; otherwise, and for forks from the past, it is CREATE TABLE ... LIKE plus an
 // INSERT ... SELECT of the versions visible at the fork point, the kinds in parallel, a
-// copy whose cost grows with the parent's size. Both run without the write lock, at
+// copy whose cost grows with the parent's size. Both run without the write locks, at
 // the revision committed when they start: writes go on meanwhile, and the branch sees
 // none of them (ForkedAt is the last instant of that revision). Only the branch's row
 // is written under the lock, so no DDL ever waits on a lock its own caller holds.
@@ -71,7 +71,7 @@ func (s *Store) CreateBranch(ctx context.Context, spec store.BranchSpec) (store.
 	}
 	native := s.caps.DataBranch && spec.At.IsHead()
 	drop := func() { s.dropTables(context.WithoutCancel(ctx), suffix) }
-	// Both paths make the tables outside the write lock: the versions visible at a
+	// Both paths make the tables outside the write locks: the versions visible at a
 	// revision never change (a write only adds versions above it and closes older ones
 	// above it), so tables made from a committed revision are consistent while writers
 	// go on.
@@ -92,7 +92,7 @@ func (s *Store) CreateBranch(ctx context.Context, spec store.BranchSpec) (store.
 		return store.Branch{}, wrap(ctx, "CreateBranch", err)
 	}
 	var out store.Branch
-	err = s.write(ctx, "CreateBranch", func(w *writeTx) error {
+	err = s.write(ctx, "CreateBranch", writeSpec{branches: []string{spec.Name, from}}, func(w *writeTx) error {
 		if _, err := loadBranch(ctx, w, spec.Name); err == nil {
 			return fmt.Errorf("%w: %q", store.ErrBranchExists, spec.Name)
 		}
@@ -141,7 +141,7 @@ func (s *Store) CreateBranch(ctx context.Context, spec store.BranchSpec) (store.
 }
 
 // nativeTables forks a branch's tables from p's with DATA BRANCH CREATE, in autocommit
-// and without the write lock, one connection per table, the tables at once. The server
+// and without the write locks, one connection per table, the tables at once. The server
 // copies the parent's tables as they are when each statement runs, which may hold
 // commits after p.cut: when the parent's head moved past it, the versions written
 // after it are deleted from the new tables and those closed after it opened again, so
@@ -353,7 +353,7 @@ func (s *Store) SetBranchStatus(ctx context.Context, name string, status store.B
 		return store.Branch{}, err
 	}
 	var out store.Branch
-	err := s.write(ctx, "SetBranchStatus", func(w *writeTx) error {
+	err := s.write(ctx, "SetBranchStatus", writeSpec{branches: []string{name}}, func(w *writeTx) error {
 		b, err := loadBranch(ctx, w, name)
 		if err != nil {
 			return err
@@ -384,7 +384,7 @@ func (s *Store) DeleteBranch(ctx context.Context, name string) error {
 		return err
 	}
 	var suffix string
-	err := s.write(ctx, "DeleteBranch", func(w *writeTx) error {
+	err := s.write(ctx, "DeleteBranch", writeSpec{branches: []string{name}}, func(w *writeTx) error {
 		b, err := loadBranch(ctx, w, name)
 		if err != nil {
 			return err
@@ -454,7 +454,7 @@ func (s *Store) CreateSnapshot(ctx context.Context, branch, name, description st
 		return store.Snapshot{}, err
 	}
 	var out store.Snapshot
-	err := s.write(ctx, "CreateSnapshot", func(w *writeTx) error {
+	err := s.write(ctx, "CreateSnapshot", writeSpec{branches: []string{branch}}, func(w *writeTx) error {
 		if _, err := loadBranch(ctx, w, branch); err != nil {
 			return err
 		}
@@ -523,7 +523,7 @@ func (s *Store) DeleteSnapshot(ctx context.Context, name string) error {
 	if err := s.usable(ctx); err != nil {
 		return err
 	}
-	return s.write(ctx, "DeleteSnapshot", func(w *writeTx) error {
+	return s.write(ctx, "DeleteSnapshot", writeSpec{}, func(w *writeTx) error {
 		res, err := w.ExecContext(ctx, "DELETE FROM day1_snapshots WHERE name = ?", name)
 		if err != nil {
 			return err

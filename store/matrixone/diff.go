@@ -704,7 +704,7 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 		seen[k] = true
 	}
 	var rec store.MergeRecord
-	err := s.write(ctx, "ApplyMerge", func(w *writeTx) error {
+	err := s.write(ctx, "ApplyMerge", writeSpec{branches: []string{plan.Source, plan.Target}}, func(w *writeTx) error {
 		sb, err := loadBranch(ctx, w, plan.Source)
 		if err != nil {
 			return err

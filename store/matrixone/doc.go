@@ -21,11 +21,14 @@
 // Aliases (store.Alias) are a kind of their own with a table per branch,
 // aliases_<suffix> (migration 008), forked, diffed and merged like the record tables.
 //
-// Every row is one version of one record. Each write transaction takes the store's
-// write lock (the day1_state row), allocates the next store revision and stamps its
-// rows with it (rev); the version it replaces gets next_rev, and a delete writes a
-// tombstone version. Writes are therefore serialized store-wide, revisions follow
-// commit order, and nothing is ever overwritten:
+// Every row is one version of one record. A write transaction first locks the rows of
+// the branches it writes in day1_branches (its branch locks) and reads what it decides
+// on; then it takes the store's commit lock (the day1_state row), allocates the next
+// store revision and stamps its rows with it (rev); the version it replaces gets
+// next_rev, and a delete writes a tombstone version. Writers of one branch therefore
+// wait for each other; writers of different branches read and decide at once and wait
+// for each other only while they insert and commit. Revisions follow commit order,
+// and nothing is ever overwritten:
 //
 //   - a read at the head, at a snapshot (a named revision) or at an instant (the last
 //     revision committed then, from day1_commits) selects rev <= cut < next_rev, so
@@ -48,7 +51,7 @@
 // forks from the past, with CREATE TABLE ... LIKE and an INSERT ... SELECT of the
 // versions visible at the fork (Capabilities.BranchPath "portable"): a copy whose cost
 // grows with the size of the parent, one statement per kind, the kinds in parallel.
-// Either runs from the revision committed when it starts and without the write lock:
+// Either runs from the revision committed when it starts and without the write locks:
 // versions visible at a revision never change, so writers go on meanwhile and the fork
 // is still consistent. DATA BRANCH copies the parent's tables as they are when it runs,
 // so the versions committed after that revision are then deleted from the new tables
@@ -170,8 +173,8 @@
 // back when its connection ends. A COMMIT whose answer never arrives (the connection
 // dropped, the server died, the context ended) may or may not have committed, and the
 // store does not guess. Every write transaction inserts a row with a token of its own
-// into day1_txns, in the same transaction, after taking the write lock. After such a
-// COMMIT the store opens another transaction, waits for the write lock (held by the
+// into day1_txns, in the same transaction, and holds the commit lock when it commits.
+// After such a COMMIT the store opens another transaction, waits for the commit lock (held by the
 // lost transaction until it ended, so that it has committed or never will) and looks
 // the token up: found, the write succeeded and its result is returned; missing, it
 // did not apply and runs again. When the lookup cannot be done within

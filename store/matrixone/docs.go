@@ -13,7 +13,7 @@ import (
 
 const docCols = "collection, id, version, data, doc_keys, created_at, updated_at"
 
-// WriteDocs applies document writes in one transaction under the store's write lock,
+// WriteDocs applies document writes in one transaction under the store's commit lock,
 // so preconditions are checked against the latest committed versions.
 func (s *Store) WriteDocs(ctx context.Context, ws []store.DocWrite) ([]store.Doc, error) {
 	if err := store.ValidateDocWrites(ws); err != nil {
@@ -23,7 +23,7 @@ func (s *Store) WriteDocs(ctx context.Context, ws []store.DocWrite) ([]store.Doc
 		return nil, err
 	}
 	out := make([]store.Doc, len(ws))
-	err := s.write(ctx, "WriteDocs", func(w *writeTx) error {
+	err := s.write(ctx, "WriteDocs", writeSpec{}, func(w *writeTx) error {
 		for i, dw := range ws {
 			have, err := getDoc(ctx, w, dw.Doc.Collection, dw.Doc.ID)
 			if err != nil && !errors.Is(err, store.ErrNotFound) {

@@ -22,7 +22,7 @@ import (
 // fact within the threshold differs from the new one in at most dupCoder.bound bits but
 // for a negligible chance (six standard deviations), and the facts farther apart need
 // no exact check. The codes of a branch's live facts are kept in memory, per table, and
-// brought up to date under the write lock from the rows written since (codeIndex).
+// brought up to date under the branch lock from the rows written since (codeIndex).
 
 // maxDupBits bounds the code length (64 bytes per fact in memory). With 512 bits a
 // fact at cosine 0.7 of the new one, common among facts written from one template,
@@ -264,9 +264,10 @@ const maxCodeTables = 16
 
 // codes returns the code index of a branch's facts table, brought up to the revision
 // the write transaction holds: the current rows written since the index's revision
-// replace what it knew of their ids. The caller holds the store's write lock, so no
-// revision at or below rev is still being written; it must hold the index's mutex
-// while it uses the index.
+// replace what it knew of their ids. The caller holds the branch's lock and read rev,
+// a committed revision, after taking it: the table has no version above rev, and no
+// revision at or below it is still being written. It must hold the index's mutex while
+// it uses the index.
 func (s *Store) codes(ctx context.Context, q queryer, suffix string, rev int64) (*codeIndex, error) {
 	ix := s.codeCache.get(tableName(store.KindFact, suffix), rev, true)
 	if err := s.catchUp(ctx, q, ix, suffix, rev); err != nil {
@@ -301,7 +302,7 @@ type codeChange struct {
 // current rows written since the index's revision replace what it knew of their ids.
 // The rows are read without holding ix.mu, so that no search or writer waits on the
 // index while another one waits on the server (a writer holds a connection and the
-// write lock; a search holding the mutex while it waited for a connection could wait
+// branch and commit locks; a search holding the mutex while it waited for a connection could wait
 // on that writer). When another caller moved the index meanwhile, the rows are read
 // again from where it left it.
 func (s *Store) catchUp(ctx context.Context, q queryer, ix *codeIndex, suffix string, rev int64) error {

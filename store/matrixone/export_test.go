@@ -26,6 +26,10 @@ func StatsQueries(s *Store) int64 { return s.statsQueries.Load() }
 // and the making of the branch's tables, for tests.
 func SetBeforeFork(s *Store, fn func()) { s.beforeFork = fn }
 
+// SetBeforeSeal sets the function every write runs just before it takes the commit
+// lock, with the operation and the branches it locked, for tests.
+func SetBeforeSeal(s *Store, fn func(op string, branches []string)) { s.beforeSeal = fn }
+
 // SetWordsAsWritten marks the store's rows as holding some tokens unstemmed, as
 // migration 011 leaves them beside natively forked branches, for tests.
 func SetWordsAsWritten(s *Store, on bool) { s.wordsAsWritten = on }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -36,6 +37,9 @@ type Store struct {
 	// beforeFork, when set, runs between the revision a fork reads and the making of
 	// its tables: tests commit there a write that races the fork.
 	beforeFork func()
+	// beforeSeal, when set, runs in every write just before it takes the commit lock,
+	// with the operation and the branches it locked; for tests.
+	beforeSeal func(op string, branches []string)
 	// indexer builds vector indexes after writes, off their path (see afterWrite).
 	indexer indexer
 	// Searches answered through each index, and record kinds diffed through DATA
@@ -231,36 +235,85 @@ func (s *Store) inTx(ctx context.Context, op string, fn func(tx *sql.Tx) error) 
 	return nil
 }
 
-// writeTx is a write transaction holding the store's write lock: the day1_state row.
-// Every write takes that lock first, so writes are serialized store-wide, revisions
-// follow commit order, and no two writers deadlock.
+// writeTx is a write transaction. It takes two kinds of locks, always in this order,
+// so that no two writers deadlock:
+//
+//   - the rows in day1_branches of the branches it writes (its branch locks), in name
+//     order, when it begins: a writer of a branch waits only for the other writers of
+//     that branch, and reads that branch's tables at their latest state;
+//   - the store's commit lock, the day1_state row (seal), before it allocates its
+//     revision and commit instant, and at the latest before COMMIT: revisions follow
+//     commit order, and a commit that got no answer is resolved by waiting for it.
+//
+// Writes to different branches therefore read and decide at once and hold the commit
+// lock only to write what they decided and commit.
 type writeTx struct {
 	*sql.Tx
-	rev    int64     // the last committed revision
-	lastAt time.Time // its commit instant
-	now    time.Time // this transaction's instant: after lastAt
+	seen   int64     // the last committed revision when the branch locks were taken
+	rev    int64     // the last committed revision, once sealed
+	lastAt time.Time // its commit instant, once sealed
+	now    time.Time // this transaction's instant, after lastAt, once sealed
+	sealed bool
 	bumped bool
+	clock  func() time.Time
+	op     string
+	locked []string // the branches locked, in name order
+	hook   func(op string, branches []string)
 	added  map[string]map[store.Kind]int // rows written, by table suffix and kind
 }
 
-// lockState begins the write lock of tx.
-func (s *Store) lockState(ctx context.Context, tx *sql.Tx) (*writeTx, error) {
-	w := &writeTx{Tx: tx}
-	if err := tx.QueryRowContext(ctx, "SELECT rev, at FROM day1_state WHERE id = 1 FOR UPDATE").Scan(&w.rev, &w.lastAt); err != nil {
-		return nil, err
+// lockBranches takes the branch locks of tx, in name order, and reads the last
+// committed revision. A name with no branch is locked too, so that a branch being
+// created waits for no writer that found it missing.
+func (w *writeTx) lockBranches(ctx context.Context, names []string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	names = slices.Clone(names)
+	slices.Sort(names)
+	w.locked = slices.Compact(names)
+	for _, n := range w.locked {
+		rs, err := w.QueryContext(ctx, "SELECT name FROM day1_branches WHERE name = ? FOR UPDATE", n)
+		if err != nil {
+			return err
+		}
+		rs.Close()
+		if err := rs.Err(); err != nil {
+			return err
+		}
+	}
+	return w.QueryRowContext(ctx, "SELECT rev FROM day1_state WHERE id = 1").Scan(&w.seen)
+}
+
+// seal takes the commit lock and reads the last committed revision and its instant:
+// from then on rev, lastAt and now are set. Calling it again does nothing.
+func (w *writeTx) seal(ctx context.Context) error {
+	if w.sealed {
+		return nil
+	}
+	if w.hook != nil {
+		w.hook(w.op, w.locked)
+	}
+	if err := w.QueryRowContext(ctx, "SELECT rev, at FROM day1_state WHERE id = 1 FOR UPDATE").Scan(&w.rev, &w.lastAt); err != nil {
+		return err
 	}
 	w.lastAt = w.lastAt.UTC()
-	w.now = micro(s.opts.Now())
+	w.now = micro(w.clock())
 	if !w.now.After(w.lastAt) {
 		// Commit instants strictly increase, so an instant names one revision.
 		w.now = w.lastAt.Add(time.Microsecond)
 	}
-	return w, nil
+	w.seen = w.rev
+	w.sealed = true
+	return nil
 }
 
-// bump allocates this transaction's revision (rev+1) and records its commit instant.
-// It returns the new revision; calling it again returns the same one.
+// bump seals the transaction and allocates its revision (rev+1), recording its commit
+// instant. It returns the new revision; calling it again returns the same one.
 func (w *writeTx) bump(ctx context.Context) (int64, error) {
+	if err := w.seal(ctx); err != nil {
+		return 0, err
+	}
 	if w.bumped {
 		return w.rev + 1, nil
 	}
@@ -274,6 +327,14 @@ func (w *writeTx) bump(ctx context.Context) (int64, error) {
 	return w.rev + 1, nil
 }
 
+// writeSpec says which branches a write locks first, and whether its function seals
+// the transaction itself (late), after the reads it decides on; otherwise it is
+// sealed before the function runs.
+type writeSpec struct {
+	branches []string
+	late     bool
+}
+
 // write runs fn in a write transaction, retried after a transient failure, and after
 // the commit hands the tables it added rows to the indexer, which gives them their
 // vector index in the background when they crossed a mark (afterWrite).
@@ -283,10 +344,10 @@ func (w *writeTx) bump(ctx context.Context) (int64, error) {
 // attempt that failed before COMMIT was sent left nothing behind. One whose COMMIT
 // got no answer (the connection dropped) is resolved by its token (resolveCommit):
 // committed is success, not committed is retried, undecided is ErrCommitUnknown.
-func (s *Store) write(ctx context.Context, op string, fn func(w *writeTx) error) error {
+func (s *Store) write(ctx context.Context, op string, spec writeSpec, fn func(w *writeTx) error) error {
 	var done *writeTx
 	err := s.retry(ctx, op, func() error {
-		w, err := s.writeOnce(ctx, op, fn)
+		w, err := s.writeOnce(ctx, op, spec, fn)
 		done = w
 		return err
 	})
@@ -303,25 +364,35 @@ const txnTokenTTL = time.Hour
 // pruneEvery is how many writes of a Store pass between two prunings of old tokens.
 const pruneEvery = 512
 
-// writeOnce is one attempt of write: a transaction that takes the write lock, inserts
-// its token, runs fn and commits. It returns the transaction when it committed.
-func (s *Store) writeOnce(ctx context.Context, op string, fn func(w *writeTx) error) (*writeTx, error) {
+// writeOnce is one attempt of write: a transaction that takes its locks, inserts its
+// token, runs fn, seals and commits. It returns the transaction when it committed.
+func (s *Store) writeOnce(ctx context.Context, op string, spec writeSpec, fn func(w *writeTx) error) (*writeTx, error) {
 	token := ids.New()
 	var w *writeTx
 	err := s.inTx(ctx, op, func(tx *sql.Tx) error {
-		var err error
-		if w, err = s.lockState(ctx, tx); err != nil {
+		w = &writeTx{Tx: tx, clock: s.opts.Now, op: op, hook: s.beforeSeal}
+		if err := w.lockBranches(ctx, spec.branches); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, "INSERT INTO day1_txns (token, at) VALUES (?, ?)", token, w.now); err != nil {
-			return err
-		}
-		if s.writes.Add(1)%pruneEvery == 0 {
-			if _, err := tx.ExecContext(ctx, "DELETE FROM day1_txns WHERE at < ?", w.now.Add(-txnTokenTTL)); err != nil {
+		if !spec.late {
+			if err := w.seal(ctx); err != nil {
 				return err
 			}
 		}
-		return fn(w)
+		at := micro(s.opts.Now())
+		if _, err := tx.ExecContext(ctx, "INSERT INTO day1_txns (token, at) VALUES (?, ?)", token, at); err != nil {
+			return err
+		}
+		if s.writes.Add(1)%pruneEvery == 0 {
+			if _, err := tx.ExecContext(ctx, "DELETE FROM day1_txns WHERE at < ?", at.Add(-txnTokenTTL)); err != nil {
+				return err
+			}
+		}
+		if err := fn(w); err != nil {
+			return err
+		}
+		// Every commit holds the commit lock, so that resolveCommit can wait for it.
+		return w.seal(ctx)
 	})
 	var ce *commitError
 	if !errors.As(err, &ce) {
@@ -357,7 +428,7 @@ func (e *commitError) Error() string { return "commit: " + e.err.Error() }
 func (e *commitError) Unwrap() error { return e.err }
 
 // resolveCommit learns whether the transaction that inserted token committed. It
-// waits for the write lock on another connection first: the transaction held it until
+// waits for the commit lock on another connection first: the transaction held it until
 // it ended, so once the lock is free it has either committed (its token is there) or
 // never will. It retries transient failures (the server may be restarting) for
 // Options.RetryTimeout at most, and stops with ctx.

@@ -18,8 +18,9 @@ type key struct {
 	id   string
 }
 
-// Put writes a batch of records atomically, in one transaction holding the store's
-// write lock, retried after a transient failure (see "Errors and retries").
+// Put writes a batch of records atomically, in one transaction that holds the branch's
+// lock while it reads and decides and the store's commit lock while it writes, retried
+// after a transient failure (see "Errors and retries").
 func (s *Store) Put(ctx context.Context, branch string, recs []store.Record, opts store.PutOptions) ([]store.PutResult, error) {
 	if len(recs) > store.MaxBatch {
 		return nil, store.Invalid("records", fmt.Sprintf("a batch holds at most %d records", store.MaxBatch), len(recs))
@@ -51,14 +52,10 @@ func (s *Store) Put(ctx context.Context, branch string, recs []store.Record, opt
 
 func (s *Store) put(ctx context.Context, branch string, recs []store.Record, opts store.PutOptions) ([]store.PutResult, error) {
 	results := make([]store.PutResult, len(recs))
-	err := s.write(ctx, "Put", func(w *writeTx) error {
+	err := s.write(ctx, "Put", writeSpec{branches: []string{branch}, late: true}, func(w *writeTx) error {
 		b, err := writableBranch(ctx, w, branch)
 		if err != nil {
 			return err
-		}
-		stamp := micro(opts.Now)
-		if stamp.IsZero() {
-			stamp = w.now
 		}
 		// The current versions of the batch's ids, but for generated fact ids, which no
 		// record has yet (PutOptions.GeneratedIDs): neither a fact nor an alias.
@@ -118,9 +115,17 @@ func (s *Store) put(ctx context.Context, branch string, recs []store.Record, opt
 		if err := readWhole(ctx, w, b.suffix, cur, whole); err != nil {
 			return err
 		}
-		dc, err := s.findDupCandidates(ctx, w, b, w.rev, bw, recs, opts.DedupeThreshold)
+		dc, err := s.findDupCandidates(ctx, w, b, w.seen, bw, recs, opts.DedupeThreshold)
 		if err != nil {
 			return err
+		}
+		// What the batch decides on is read; the rest needs the commit lock.
+		if err := w.seal(ctx); err != nil {
+			return err
+		}
+		stamp := micro(opts.Now)
+		if stamp.IsZero() {
+			stamp = w.now
 		}
 		for i, r := range recs {
 			k := key{r.RecordKind(), r.RecordID()}
@@ -326,8 +331,8 @@ type dupCandidates struct {
 }
 
 // findDupCandidates finds the candidates of the new live facts of recs (those whose
-// id has no current version), as of revision rev, which the caller's write lock
-// holds: one query per 500 text hashes, and for the embeddings the facts whose
+// id has no current version), as of revision rev, a committed revision read under the
+// branch's lock: one query per 500 text hashes, and for the embeddings the facts whose
 // near-duplicate codes are close enough (see codeIndex), read in one query per 500.
 func (s *Store) findDupCandidates(ctx context.Context, q queryer, b branchRow, rev int64, bw *batchWrite, recs []store.Record, threshold float64) (*dupCandidates, error) {
 	dc := &dupCandidates{byNorm: map[string][]row{}, bySim: map[int][]row{}, codes: map[int][]uint64{}}
@@ -662,7 +667,7 @@ func (s *Store) commitWrites(ctx context.Context, w *writeTx, b branchRow, vs []
 				if err != nil {
 					return err
 				}
-				// Under the write lock the versions read are still current; anything
+				// Under the branch lock the versions read are still current; anything
 				// else would leave two current versions of an id.
 				if n, err := res.RowsAffected(); err == nil && c.col == "vid" && n != int64(len(chunk)) {
 					return fmt.Errorf("day1: matrixone: closed %d of %d current versions in %s", n, len(chunk), t)
@@ -709,7 +714,7 @@ func (s *Store) Delete(ctx context.Context, branch string, refs []store.Ref) err
 	if err := store.ValidateBranchName("branch", branch); err != nil {
 		return err
 	}
-	return s.write(ctx, "Delete", func(w *writeTx) error {
+	return s.write(ctx, "Delete", writeSpec{branches: []string{branch}, late: true}, func(w *writeTx) error {
 		b, err := writableBranch(ctx, w, branch)
 		if err != nil {
 			return err

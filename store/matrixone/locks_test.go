@@ -1,0 +1,128 @@
+package matrixone_test
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/day1ai/day1/store"
+	"github.com/day1ai/day1/store/matrixone"
+)
+
+// TestWritesToOtherBranchesGoOn holds a write to one branch after its reads, with its
+// branch lock taken and the commit lock not yet: writes, deletes, forks and merges of
+// other branches complete meanwhile, and a second write to the held branch waits for
+// the first one and then sees it.
+func TestWritesToOtherBranchesGoOn(t *testing.T) {
+	s := openTest(t, testDatabase(t))
+	defer s.Close()
+	ctx := context.Background()
+	for _, name := range []string{"a", "b", "c"} {
+		if _, err := s.CreateBranch(ctx, store.BranchSpec{Name: name}); err != nil {
+			t.Fatalf("CreateBranch(%s): %v", name, err)
+		}
+	}
+	put := func(ctx context.Context, branch, id, text string) error {
+		_, err := s.Put(ctx, branch, []store.Record{store.Fact{ID: id, Text: text, Confidence: 1}}, store.PutOptions{})
+		return err
+	}
+	if err := put(ctx, "b", "old", "a fact to delete"); err != nil {
+		t.Fatal(err)
+	}
+	if err := put(ctx, "c", "c1", "a fact to merge"); err != nil {
+		t.Fatal(err)
+	}
+
+	var once sync.Once
+	held, release := make(chan struct{}), make(chan struct{})
+	matrixone.SetBeforeSeal(s, func(op string, branches []string) {
+		if op == "Put" && slices.Equal(branches, []string{"a"}) {
+			once.Do(func() {
+				close(held)
+				<-release
+			})
+		}
+	})
+	first := make(chan error, 1)
+	go func() { first <- put(ctx, "a", "a1", "the first write to a") }()
+	select {
+	case <-held:
+	case err := <-first:
+		t.Fatalf("the first write to a returned before its hook: %v", err)
+	}
+	second := make(chan error, 1)
+	go func() { second <- put(ctx, "a", "a2", "the second write to a") }()
+
+	// The held write keeps a's lock only: all of these would wait for it if writes
+	// were serialised store-wide.
+	octx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	if err := put(octx, "b", "b1", "a write to another branch"); err != nil {
+		t.Fatalf("a write to b while a's write is held: %v", err)
+	}
+	if err := s.Delete(octx, "b", []store.Ref{{Kind: store.KindFact, ID: "old"}}); err != nil {
+		t.Fatalf("a delete on b while a's write is held: %v", err)
+	}
+	if _, err := s.CreateBranch(octx, store.BranchSpec{Name: "d", From: "b"}); err != nil {
+		t.Fatalf("a fork of b while a's write is held: %v", err)
+	}
+	cb, err := s.GetBranch(octx, "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c1, err := s.Get(octx, store.View{Branch: "c"}, store.Ref{Kind: store.KindFact, ID: "c1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mb, err := s.GetBranch(octx, store.DefaultBranch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ApplyMerge(octx, store.MergePlan{Source: "c", Target: store.DefaultBranch, ExpectHead: mb.Head,
+		SourceRev: cb.Head, Puts: []store.Record{c1}, Record: store.MergeRecord{Strategy: store.Native}}); err != nil {
+		t.Fatalf("a merge of c into main while a's write is held: %v", err)
+	}
+	select {
+	case err := <-second:
+		t.Fatalf("the second write to a finished while the first held a's lock: %v", err)
+	default:
+	}
+
+	close(release)
+	for name, ch := range map[string]chan error{"first": first, "second": second} {
+		if err := <-ch; err != nil {
+			t.Fatalf("the %s write to a: %v", name, err)
+		}
+	}
+	for _, c := range []struct {
+		branch string
+		ids    []string
+	}{{"a", []string{"a1", "a2"}}, {"b", []string{"b1"}}, {"d", []string{"b1"}}, {store.DefaultBranch, []string{"c1"}}} {
+		recs, err := s.List(ctx, store.View{Branch: c.branch}, store.ListQuery{Kind: store.KindFact})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range recs {
+			got = append(got, r.RecordID())
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, c.ids) {
+			t.Errorf("facts on %s: got %v, want %v", c.branch, got, c.ids)
+		}
+	}
+	// Revisions follow commit order: the writes that went on first have the lower ones.
+	ab, err := s.GetBranch(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bb, err := s.GetBranch(ctx, "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ab.Head <= bb.Head {
+		t.Errorf("a's head %d is not after b's %d, though a committed last", ab.Head, bb.Head)
+	}
+}
