@@ -27,9 +27,11 @@
 // Latencies are reported as p50/p95 over many runs of the operation, with the median CPU
 // time per run beside them (the whole process's, garbage collection included: on a
 // machine shared with other work it is the steadier figure). Write throughput is in
-// facts per second over the whole load, embedding included. Memory is the growth of
-// the Go heap in use after a garbage collection, with the live objects alone beside it,
-// and the process's resident set size (VmRSS). Progress goes to standard error, the
+// facts per second over the whole load, embedding included; a second write row writes
+// 500 facts to each of four branches, one branch after another and then all at once,
+// and gives the ratio of the two rates (near 1 where writes are serialised). Memory is
+// the growth of the Go heap in use after a garbage collection, with the live objects
+// alone beside it, and the process's resident set size (VmRSS). Progress goes to standard error, the
 // table to standard output. The exit status is 0 when the measurements ran, whatever
 // the results, 1 when one failed and 2 for bad flags or an unavailable store.
 package main
@@ -246,9 +248,12 @@ func (b *bench) progress(format string, args ...any) {
 func (b *bench) measure(ctx context.Context, n int) error {
 	churn := max(n/100, 1)
 	// The corpus: n facts to load, churn texts for updates after the snapshot, and
-	// changes texts for the diff and merge branches.
-	texts := benchdata.Facts(n+churn+changes, b.o.seed)
-	spare := texts[n:]
+	// changes texts for the diff and merge branches, and the texts of the parallel
+	// writes.
+	parallelTexts := 2 * parallelBranches * parallelFacts
+	texts := benchdata.Facts(n+churn+changes+parallelTexts, b.o.seed)
+	spare := texts[n : n+churn+changes]
+	extra := texts[n+churn+changes:]
 	texts = texts[:n]
 	if b.o.compaction {
 		return b.compaction(ctx, n, texts)
@@ -282,6 +287,11 @@ func (b *bench) measure(ctx context.Context, n int) error {
 
 	// Embedding alone, to tell its cost from the store's.
 	if err := b.embedRate(ctx, texts, n); err != nil {
+		return err
+	}
+
+	writers, err := b.makeParallelBranches(ctx, c)
+	if err != nil {
 		return err
 	}
 
@@ -340,6 +350,10 @@ func (b *bench) measure(ctx context.Context, n int) error {
 		b.add("memory: Go heap in use after GC (growth) / process RSS / peak RSS", n,
 			fmt.Sprintf("heap %.0f MB (live objects %.0f MB) / RSS %.0f MB / peak %.0f MB", heapMB, liveMB, rssMB, hwmMB),
 			fmt.Sprintf("heap and RSS < %d MB", memoryTargetMB), ok(heapMB < memoryTargetMB && rssMB < memoryTargetMB))
+	}
+
+	if err := b.parallelWrites(ctx, c, n, writers, extra); err != nil {
+		return err
 	}
 
 	// A snapshot of the loaded store, then 1% of the facts updated, so that the head
