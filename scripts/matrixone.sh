@@ -140,8 +140,13 @@ move_ports() {
 	fi
 	local f
 	for f in cn tn log; do
-		printf '\n[hakeeper-client]\nservice-addresses = ["127.0.0.1:%d"]\n\n[observability]\nstatus-port = %d\n' \
-			"$svc" $((7001 + off)) >>"$dir/$f.toml"
+		printf '\n[hakeeper-client]\nservice-addresses = ["127.0.0.1:%d"]\n' "$svc" >>"$dir/$f.toml"
+		# Newer configs have an [observability] table already: a second one is an error.
+		if grep -q '^\[observability\]$' "$dir/$f.toml"; then
+			sed -i "s/^status-port = 7001$/status-port = $((7001 + off))/" "$dir/$f.toml"
+		else
+			printf '\n[observability]\nstatus-port = %d\n' $((7001 + off)) >>"$dir/$f.toml"
+		fi
 	done
 	printf '\n[cn.frontend]\nport = %d\nunix-socket = "%s"\n' "$MO_PORT" "$RUN/mysql.sock" >>"$dir/cn.toml"
 	printf '\n[logservice]\nlogservice-address = "127.0.0.1:%d"\nraft-address = "127.0.0.1:%d"\ngossip-address = "127.0.0.1:%d"\ngossip-seed-addresses = ["127.0.0.1:%d"]\n' \
