@@ -379,7 +379,9 @@ func (s *Store) writeOnce(ctx context.Context, op string, spec writeSpec, fn fun
 				return err
 			}
 		}
-		at := micro(s.opts.Now())
+		// Tokens are dated by the machine's clock, not Options.Now: only their pruning
+		// reads the date, and a write reads Options.Now once, for its commit instant.
+		at := micro(time.Now())
 		if _, err := tx.ExecContext(ctx, "INSERT INTO day1_txns (token, at) VALUES (?, ?)", token, at); err != nil {
 			return err
 		}
