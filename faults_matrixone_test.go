@@ -154,12 +154,39 @@ func (s *privateServer) kill() {
 		return
 	}
 	syscall.Kill(pid, syscall.SIGKILL)
-	for range 100 {
-		if syscall.Kill(pid, 0) != nil {
+	// A large process takes a while to die on a loaded machine. A dead one that is not
+	// reaped yet is a zombie, which still answers signal 0, and its main thread is a
+	// zombie before its other threads let go of its sockets: it is gone once it is a
+	// zombie and its port refuses connections.
+	for range 1500 {
+		if syscall.Kill(pid, 0) != nil || zombie(pid) && !listening(s.port) {
 			return
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// listening reports whether a server accepts connections on the local port.
+func listening(port int) bool {
+	c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), time.Second)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
+}
+
+// zombie reports whether process pid has exited and waits to be reaped.
+func zombie(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// The state follows the parenthesised command name.
+	if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) {
+		return b[i+2] == 'Z'
+	}
+	return false
 }
 
 func (s *privateServer) dsn(db string) string {

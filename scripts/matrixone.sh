@@ -44,7 +44,12 @@ DSN="root:111@tcp(127.0.0.1:$MO_PORT)/"
 say() { printf 'matrixone: %s\n' "$*" >&2; }
 
 running() {
-	[[ -f $PIDFILE ]] && kill -0 "$(cat "$PIDFILE")" 2>/dev/null
+	[[ -f $PIDFILE ]] || return 1
+	local pid
+	pid=$(cat "$PIDFILE")
+	kill -0 "$pid" 2>/dev/null || return 1
+	# A killed server that its parent has not reaped yet is a zombie: it is gone.
+	[[ $(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null) != Z ]]
 }
 
 port_open() {
@@ -97,6 +102,11 @@ start() {
 		return
 	fi
 	rm -f "$PIDFILE"
+	# A server killed moments ago may still hold its port while its threads exit.
+	for _ in $(seq 1 100); do
+		port_open || break
+		sleep 0.1
+	done
 	if port_open; then
 		say "port $MO_PORT is taken by a process not started here; stop it or use its DSN"
 		exit 1

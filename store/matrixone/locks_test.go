@@ -3,10 +3,12 @@ package matrixone_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/day1ai/day1/internal/faultproxy"
 	"github.com/day1ai/day1/store"
 	"github.com/day1ai/day1/store/matrixone"
 )
@@ -124,5 +126,62 @@ func TestWritesToOtherBranchesGoOn(t *testing.T) {
 	}
 	if ab.Head <= bb.Head {
 		t.Errorf("a's head %d is not after b's %d, though a committed last", ab.Head, bb.Head)
+	}
+}
+
+// TestPutReadsBeforeTheCommitLock follows the statements of one Put through a proxy:
+// the branch lock comes first, the reads the batch decides on (the current versions,
+// the facts with the same text, the near-duplicate candidates) come next, and only
+// then the commit lock, followed by the inserts.
+func TestPutReadsBeforeTheCommitLock(t *testing.T) {
+	s, p := proxied(t, matrixone.Options{})
+	ctx := context.Background()
+	emb := []float32{1, 0, 0, 0, 0, 0, 0, 0}
+	if _, err := s.Put(ctx, store.DefaultBranch, []store.Record{store.Fact{ID: "old", Text: "an older fact", Embedding: emb}}, store.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu    sync.Mutex
+		conn  int64 = -1
+		stmts []string
+	)
+	p.OnQuery(func(c *faultproxy.Conn, q string) faultproxy.Action {
+		mu.Lock()
+		defer mu.Unlock()
+		if conn < 0 && strings.Contains(q, "FROM day1_branches WHERE name = 'main' FOR UPDATE") {
+			conn = c.ID()
+		}
+		if c.ID() == conn {
+			stmts = append(stmts, q)
+		}
+		return faultproxy.Forward
+	})
+	recs := []store.Record{
+		store.Fact{ID: "old", Text: "an older fact, changed", Embedding: emb},
+		store.Fact{ID: "new", Text: "a newer fact", Embedding: []float32{0.99, 0.1, 0, 0, 0, 0, 0, 0}},
+	}
+	if _, err := s.Put(ctx, store.DefaultBranch, recs, store.PutOptions{DedupeThreshold: 0.9}); err != nil {
+		t.Fatal(err)
+	}
+	p.OnQuery(nil)
+	mu.Lock()
+	defer mu.Unlock()
+	at := func(marker string) int {
+		for i, q := range stmts {
+			if strings.Contains(q, marker) {
+				return i
+			}
+		}
+		t.Fatalf("no statement of the Put contains %q; it sent:\n%s", marker, strings.Join(stmts, "\n"))
+		return -1
+	}
+	lock := at("FROM day1_state WHERE id = 1 FOR UPDATE")
+	for _, read := range []string{"FROM day1_branches WHERE name = 'main' FOR UPDATE", "FROM `facts_b0` WHERE", "norm_key IN"} {
+		if i := at(read); i > lock {
+			t.Errorf("%q came after the commit lock (statement %d, lock at %d)", read, i, lock)
+		}
+	}
+	if i := at("INSERT INTO `facts_b0`"); i < lock {
+		t.Errorf("the insert (statement %d) came before the commit lock (%d)", i, lock)
 	}
 }
