@@ -249,26 +249,23 @@ func (s *Store) inTx(ctx context.Context, op string, fn func(tx *sql.Tx) error) 
 // lock only to write what they decided and commit.
 type writeTx struct {
 	*sql.Tx
-	seen   int64     // the last committed revision when the branch locks were taken
-	rev    int64     // the last committed revision, once sealed
-	lastAt time.Time // its commit instant, once sealed
+	s *Store
+	// rev is the last committed revision: read after the branch locks were taken by a
+	// write that seals late, and again under the commit lock.
+	rev    int64
+	lastAt time.Time // rev's commit instant, once sealed
 	now    time.Time // this transaction's instant, after lastAt, once sealed
 	sealed bool
 	bumped bool
-	clock  func() time.Time
 	op     string
-	locked []string // the branches locked, in name order
-	hook   func(op string, branches []string)
+	locked []string                      // the branches locked, in name order
 	added  map[string]map[store.Kind]int // rows written, by table suffix and kind
 }
 
-// lockBranches takes the branch locks of tx, in name order, and reads the last
-// committed revision. A name with no branch is locked too, so that a branch being
-// created waits for no writer that found it missing.
+// lockBranches takes the branch locks of tx, in name order. A name with no branch is
+// locked too, so that a branch being created waits for no writer that found it
+// missing.
 func (w *writeTx) lockBranches(ctx context.Context, names []string) error {
-	if len(names) == 0 {
-		return nil
-	}
 	names = slices.Clone(names)
 	slices.Sort(names)
 	w.locked = slices.Compact(names)
@@ -282,7 +279,7 @@ func (w *writeTx) lockBranches(ctx context.Context, names []string) error {
 			return err
 		}
 	}
-	return w.QueryRowContext(ctx, "SELECT rev FROM day1_state WHERE id = 1").Scan(&w.seen)
+	return nil
 }
 
 // seal takes the commit lock and reads the last committed revision and its instant:
@@ -291,19 +288,18 @@ func (w *writeTx) seal(ctx context.Context) error {
 	if w.sealed {
 		return nil
 	}
-	if w.hook != nil {
-		w.hook(w.op, w.locked)
+	if w.s.beforeSeal != nil {
+		w.s.beforeSeal(w.op, w.locked)
 	}
 	if err := w.QueryRowContext(ctx, "SELECT rev, at FROM day1_state WHERE id = 1 FOR UPDATE").Scan(&w.rev, &w.lastAt); err != nil {
 		return err
 	}
 	w.lastAt = w.lastAt.UTC()
-	w.now = micro(w.clock())
+	w.now = micro(w.s.opts.Now())
 	if !w.now.After(w.lastAt) {
 		// Commit instants strictly increase, so an instant names one revision.
 		w.now = w.lastAt.Add(time.Microsecond)
 	}
-	w.seen = w.rev
 	w.sealed = true
 	return nil
 }
@@ -370,14 +366,17 @@ func (s *Store) writeOnce(ctx context.Context, op string, spec writeSpec, fn fun
 	token := ids.New()
 	var w *writeTx
 	err := s.inTx(ctx, op, func(tx *sql.Tx) error {
-		w = &writeTx{Tx: tx, clock: s.opts.Now, op: op, hook: s.beforeSeal}
+		w = &writeTx{Tx: tx, s: s, op: op}
 		if err := w.lockBranches(ctx, spec.branches); err != nil {
 			return err
 		}
-		if !spec.late {
-			if err := w.seal(ctx); err != nil {
+		if spec.late {
+			err := tx.QueryRowContext(ctx, "SELECT rev FROM day1_state WHERE id = 1").Scan(&w.rev)
+			if err != nil {
 				return err
 			}
+		} else if err := w.seal(ctx); err != nil {
+			return err
 		}
 		// Tokens are dated by the machine's clock, not Options.Now: only their pruning
 		// reads the date, and a write reads Options.Now once, for its commit instant.

@@ -115,7 +115,7 @@ func (s *Store) put(ctx context.Context, branch string, recs []store.Record, opt
 		if err := readWhole(ctx, w, b.suffix, cur, whole); err != nil {
 			return err
 		}
-		dc, err := s.findDupCandidates(ctx, w, b, w.seen, bw, recs, opts.DedupeThreshold)
+		dc, err := s.findDupCandidates(ctx, w, b, w.rev, bw, recs, opts.DedupeThreshold)
 		if err != nil {
 			return err
 		}
