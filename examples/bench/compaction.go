@@ -37,7 +37,7 @@ func (b *bench) compaction(ctx context.Context, n int, texts []string) error {
 		return err
 	}
 	defer func() { c.Close() }()
-	ids, _, err := b.load(ctx, c, texts)
+	ids, _, err := b.load(ctx, c, "", texts)
 	if err != nil {
 		return err
 	}

@@ -301,7 +301,7 @@ func (b *bench) measure(ctx context.Context, n int) error {
 	var created int
 	w := b.samples("write")
 	err = w.time(func() (err error) {
-		ids, created, err = b.load(ctx, c, texts)
+		ids, created, err = b.load(ctx, c, "", texts)
 		return err
 	})
 	if err != nil {
@@ -808,18 +808,18 @@ func (b *bench) localConfig() (cfg day1.Config, cleanup func(), err error) {
 	return cfg, func() { os.RemoveAll(dir) }, nil
 }
 
-// load writes one fact per text to c in batches of -batch, and returns their ids and
-// how many were created (not deduplicated).
-func (b *bench) load(ctx context.Context, c *day1.Client, texts []string) (ids []string, created int, err error) {
+// load writes one fact per text to branch of c ("" for main) in batches of -batch, and
+// returns their ids and how many were created (not deduplicated).
+func (b *bench) load(ctx context.Context, c *day1.Client, branch string, texts []string) (ids []string, created int, err error) {
 	ids = make([]string, 0, len(texts))
 	for lo := 0; lo < len(texts); lo += b.o.batch {
 		batch := make([]day1.Fact, 0, b.o.batch)
 		for _, t := range texts[lo:min(lo+b.o.batch, len(texts))] {
-			batch = append(batch, day1.Fact{Text: t, Category: "bench"})
+			batch = append(batch, day1.Fact{Branch: branch, Text: t, Category: "bench"})
 		}
 		ws, err := c.WriteFacts(ctx, batch)
 		if err != nil {
-			return nil, 0, fmt.Errorf("writing facts %d-%d: %w", lo, lo+len(batch), err)
+			return nil, 0, fmt.Errorf("writing facts %d-%d to %q: %w", lo, lo+len(batch), branch, err)
 		}
 		for _, w := range ws {
 			ids = append(ids, w.Record.ID)
@@ -849,7 +849,7 @@ func (b *bench) branchScaling(ctx context.Context, c *day1.Client, n int) error 
 		return err
 	}
 	defer small.Close()
-	if _, _, err := b.load(ctx, small, benchdata.Facts(lo, b.o.seed)); err != nil {
+	if _, _, err := b.load(ctx, small, "", benchdata.Facts(lo, b.o.seed)); err != nil {
 		return err
 	}
 	sides := []struct {

@@ -37,25 +37,13 @@ func (b *bench) makeParallelBranches(ctx context.Context, c *day1.Client) ([]str
 // ratio near 1; one whose writers of different branches go on together, more.
 func (b *bench) parallelWrites(ctx context.Context, c *day1.Client, n int, branches, texts []string) error {
 	b.progress("%d facts: %d facts to each of %d branches, one after another, then at once", n, parallelFacts, len(branches))
-	write := func(branch string, texts []string) error {
-		for lo := 0; lo < len(texts); lo += b.o.batch {
-			batch := make([]day1.Fact, 0, b.o.batch)
-			for _, t := range texts[lo:min(lo+b.o.batch, len(texts))] {
-				batch = append(batch, day1.Fact{Branch: branch, Text: t, Category: "bench"})
-			}
-			if _, err := c.WriteFacts(ctx, batch); err != nil {
-				return fmt.Errorf("writing to %s: %w", branch, err)
-			}
-		}
-		return nil
-	}
 	part := func(round, i int) []string {
 		lo := (round*len(branches) + i) * parallelFacts
 		return texts[lo : lo+parallelFacts]
 	}
 	start := time.Now()
 	for i, br := range branches {
-		if err := write(br, part(0, i)); err != nil {
+		if _, _, err := b.load(ctx, c, br, part(0, i)); err != nil {
 			return err
 		}
 	}
@@ -64,10 +52,8 @@ func (b *bench) parallelWrites(ctx context.Context, c *day1.Client, n int, branc
 	g, gctx := errgroup.WithContext(ctx)
 	for i, br := range branches {
 		g.Go(func() error {
-			if gctx.Err() != nil {
-				return gctx.Err()
-			}
-			return write(br, part(1, i))
+			_, _, err := b.load(gctx, c, br, part(1, i))
+			return err
 		})
 	}
 	if err := g.Wait(); err != nil {
