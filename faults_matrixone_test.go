@@ -282,11 +282,11 @@ type faultCase struct {
 // its own, must find every write it was told succeeded. Then the server restarts under
 // an idle client, whose next reads must succeed.
 //
-// The writer's branch is not main, the merges' target: writes are serialised
-// store-wide, so its transactions still interleave with every operation's, but a merge
-// into a branch written every 50 ms fails once the target has moved during each of its
-// attempts (merge.DefaultRetries), which a slow machine makes likely and which is not
-// what this test is about.
+// The writer's branch is not main, the merges' target. Its writes share the store's
+// commit lock with every operation, so they still interleave with each one's commit;
+// but a merge into a branch written every 50 ms fails once the target has moved
+// during each of its attempts (merge.DefaultRetries), which a slow machine makes
+// likely and which is not what this test is about.
 func TestServerKilled(t *testing.T) {
 	srv := startPrivateServer(t)
 	p, err := faultproxy.Start(fmt.Sprintf("127.0.0.1:%d", srv.port))
