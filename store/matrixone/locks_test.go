@@ -129,59 +129,80 @@ func TestWritesToOtherBranchesGoOn(t *testing.T) {
 	}
 }
 
-// TestPutReadsBeforeTheCommitLock follows the statements of one Put through a proxy:
-// the branch lock comes first, the reads the batch decides on (the current versions,
-// the facts with the same text, the near-duplicate candidates) come next, and only
-// then the commit lock, followed by the inserts.
-func TestPutReadsBeforeTheCommitLock(t *testing.T) {
+// TestWritesReadBeforeTheCommitLock follows the statements of one Put and one Delete
+// through a proxy: the branch lock comes first, the reads the write decides on (for a
+// Put the current versions, the facts with the same text and the near-duplicate
+// candidates; for a Delete the current versions) come next, and only then the commit
+// lock, followed by the writes.
+func TestWritesReadBeforeTheCommitLock(t *testing.T) {
 	s, p := proxied(t, matrixone.Options{})
 	ctx := context.Background()
 	emb := []float32{1, 0, 0, 0, 0, 0, 0, 0}
 	if _, err := s.Put(ctx, store.DefaultBranch, []store.Record{store.Fact{ID: "old", Text: "an older fact", Embedding: emb}}, store.PutOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	var (
-		mu    sync.Mutex
-		conn  int64 = -1
-		stmts []string
-	)
-	p.OnQuery(func(c *faultproxy.Conn, q string) faultproxy.Action {
+	// statementsOf runs op and returns the statements of the transaction that took
+	// main's branch lock.
+	statementsOf := func(op func() error) []string {
+		var (
+			mu    sync.Mutex
+			conn  int64 = -1
+			stmts []string
+		)
+		p.OnQuery(func(c *faultproxy.Conn, q string) faultproxy.Action {
+			mu.Lock()
+			defer mu.Unlock()
+			if conn < 0 && strings.Contains(q, "FROM day1_branches WHERE name = 'main' FOR UPDATE") {
+				conn = c.ID()
+			}
+			if c.ID() == conn {
+				stmts = append(stmts, q)
+			}
+			return faultproxy.Forward
+		})
+		err := op()
+		p.OnQuery(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
 		mu.Lock()
 		defer mu.Unlock()
-		if conn < 0 && strings.Contains(q, "FROM day1_branches WHERE name = 'main' FOR UPDATE") {
-			conn = c.ID()
+		return stmts
+	}
+	// inOrder checks that every read comes before the commit lock and the write after it.
+	inOrder := func(name string, stmts []string, reads []string, write string) {
+		t.Helper()
+		at := func(marker string) int {
+			for i, q := range stmts {
+				if strings.Contains(q, marker) {
+					return i
+				}
+			}
+			t.Fatalf("%s: no statement contains %q; it sent:\n%s", name, marker, strings.Join(stmts, "\n"))
+			return -1
 		}
-		if c.ID() == conn {
-			stmts = append(stmts, q)
+		lock := at("FROM day1_state WHERE id = 1 FOR UPDATE")
+		for _, read := range append([]string{"FROM day1_branches WHERE name = 'main' FOR UPDATE"}, reads...) {
+			if i := at(read); i > lock {
+				t.Errorf("%s: %q came after the commit lock (statement %d, lock at %d)", name, read, i, lock)
+			}
 		}
-		return faultproxy.Forward
-	})
+		if i := at(write); i < lock {
+			t.Errorf("%s: %q (statement %d) came before the commit lock (%d)", name, write, i, lock)
+		}
+	}
+
 	recs := []store.Record{
 		store.Fact{ID: "old", Text: "an older fact, changed", Embedding: emb},
 		store.Fact{ID: "new", Text: "a newer fact", Embedding: []float32{0.99, 0.1, 0, 0, 0, 0, 0, 0}},
 	}
-	if _, err := s.Put(ctx, store.DefaultBranch, recs, store.PutOptions{DedupeThreshold: 0.9}); err != nil {
-		t.Fatal(err)
-	}
-	p.OnQuery(nil)
-	mu.Lock()
-	defer mu.Unlock()
-	at := func(marker string) int {
-		for i, q := range stmts {
-			if strings.Contains(q, marker) {
-				return i
-			}
-		}
-		t.Fatalf("no statement of the Put contains %q; it sent:\n%s", marker, strings.Join(stmts, "\n"))
-		return -1
-	}
-	lock := at("FROM day1_state WHERE id = 1 FOR UPDATE")
-	for _, read := range []string{"FROM day1_branches WHERE name = 'main' FOR UPDATE", "FROM `facts_b0` WHERE", "norm_key IN"} {
-		if i := at(read); i > lock {
-			t.Errorf("%q came after the commit lock (statement %d, lock at %d)", read, i, lock)
-		}
-	}
-	if i := at("INSERT INTO `facts_b0`"); i < lock {
-		t.Errorf("the insert (statement %d) came before the commit lock (%d)", i, lock)
-	}
+	put := statementsOf(func() error {
+		_, err := s.Put(ctx, store.DefaultBranch, recs, store.PutOptions{DedupeThreshold: 0.9})
+		return err
+	})
+	inOrder("Put", put, []string{"FROM `facts_b0` WHERE", "norm_key IN"}, "INSERT INTO `facts_b0`")
+	del := statementsOf(func() error {
+		return s.Delete(ctx, store.DefaultBranch, []store.Ref{{Kind: store.KindFact, ID: "old"}})
+	})
+	inOrder("Delete", del, []string{"FROM `facts_b0` WHERE"}, "INSERT INTO `facts_b0`")
 }
