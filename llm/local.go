@@ -62,7 +62,9 @@ const (
 // A word repeated tf times counts 1+ln(tf) times, not tf times. Each feature is hashed
 // with 64-bit FNV-1a and a final bit mix: the low 32 bits choose the dimension and the
 // top bit the sign, so collisions cancel out on average instead of piling up. The sum
-// is L2-normalised, so the dot product of two vectors is their cosine similarity.
+// is L2-normalised, so the dot product of two vectors is their cosine similarity, and
+// each coordinate is rounded to the nearest bfloat16 value (8 significant bits; see
+// [LocalEmbedder.Embed]).
 //
 // Hash collisions put a noise floor under the cosine of unrelated texts: at 384
 // dimensions it is typically within ±0.1 and occasionally near 0.2 for short texts.
@@ -104,6 +106,11 @@ func (e *LocalEmbedder) Name() string { return e.name }
 // no words to embed it returns nil and an error wrapping [ErrEmptyText] that names the
 // text's index. It returns ctx.Err() when ctx is done before or during the work. No
 // texts give an empty result.
+//
+// Each coordinate is rounded to the nearest bfloat16 value, a float32 with 8
+// significant bits: a vector's length is 1 to within 0.4%, and a cosine moves by less
+// than 0.008. A store may then keep a vector in half the space, without loss (the
+// embedded store does).
 func (e *LocalEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	return embedBatch(ctx, texts, e.dims, (*featurizer).embed)
 }
@@ -257,7 +264,7 @@ func (f *featurizer) embed(text string, v []float32) bool {
 	}
 	inv := float32(1 / math.Sqrt(sum))
 	for i := range v {
-		v[i] *= inv
+		v[i] = bfloat16(v[i] * inv)
 	}
 	return true
 }
@@ -397,4 +404,13 @@ func mix(h uint64) uint64 {
 	h *= 0xc4ceb9fe1a85ec53
 	h ^= h >> 33
 	return h
+}
+
+// bfloat16 rounds x to the nearest float32 whose low 16 bits are zero, ties to even:
+// a bfloat16 value, with 8 significant bits. x must be finite and well below the
+// largest float32.
+func bfloat16(x float32) float32 {
+	b := math.Float32bits(x)
+	b += 0x7fff + b>>16&1
+	return math.Float32frombits(b &^ 0xffff)
 }

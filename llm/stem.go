@@ -43,7 +43,8 @@ const (
 // ("really", "thing", "going", "think", "stuff") weigh 0.35, short words weigh less than
 // long ones, and words with digits weigh more. A word repeated tf times counts
 // 1+ln(tf) times. Features are hashed into signed dimensions as in LocalEmbedder and
-// the sum is L2-normalised, so the dot product of two vectors is their cosine.
+// the sum is L2-normalised, so the dot product of two vectors is their cosine. Each
+// coordinate is rounded to bfloat16 precision, as LocalEmbedder's are.
 //
 // Like LocalEmbedder it captures words, word forms and phrases, not synonyms, so it
 // reports [QualityLexical].
@@ -141,7 +142,7 @@ func (f *featurizer) embedStem(text string, v []float32) bool {
 	}
 	inv := float32(1 / math.Sqrt(sum))
 	for i := range v {
-		v[i] *= inv
+		v[i] = bfloat16(v[i] * inv)
 	}
 	return true
 }

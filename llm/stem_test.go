@@ -70,8 +70,13 @@ func TestStemEmbedder(t *testing.T) {
 	for _, x := range v {
 		norm += float64(x) * float64(x)
 	}
-	if math.Abs(norm-1) > 1e-5 {
-		t.Errorf("norm² = %v, want 1", norm)
+	if math.Abs(norm-1) > 2.0/256 {
+		t.Errorf("norm² = %v, want 1 to within 2⁻⁷", norm)
+	}
+	for i, x := range v {
+		if math.Float32bits(x)&0xffff != 0 {
+			t.Fatalf("coordinate %d = %v is not a bfloat16 value", i, x)
+		}
 	}
 	// Deterministic: equal texts, equal vectors, through either entry point.
 	vs, err := e.Embed(context.Background(), []string{"The deployment failed twice", "x"})

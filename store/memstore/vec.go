@@ -9,48 +9,90 @@ import (
 )
 
 // packed is an embedding as the store keeps it. Records are stored without their
-// embeddings; each version holds its embedding packed instead, in one of two forms,
-// both lossless. The first element is the embedding's length, negated for the sparse
-// form.
+// embeddings; each version holds its embedding packed instead, in one of four forms,
+// all lossless. The first element is a header: the embedding's length, plus halfFlag
+// for the half forms, negated for the sparse forms.
 //   - Dense: the coordinates follow.
 //   - Sparse: maskWords(dims) mask words follow, each an integer below 2¹⁶ held
 //     exactly as a float32, with bit b of word k set when coordinate 16k+b is not
 //     zero; then those coordinates, in order.
+//   - Dense half and sparse half: as dense and sparse, but the coordinates are held two
+//     to an element. They are used when every coordinate is a bfloat16 value, a float32
+//     whose low 16 bits are zero (the local embedders round their output so), and hold
+//     such a coordinate by its high 16 bits: an element holds coordinate 2k in its
+//     high half and coordinate 2k+1 in its low half, zero past the last one. The high
+//     half gives the element its sign and exponent, so an element is as finite as the
+//     coordinate it holds first: it never is a NaN.
 //
 // Embeddings of short texts from a lexical embedder fill a third of their coordinates
-// or less: the sparse form keeps them in well under half the memory. pack chooses the
-// smaller form. A packed embedding points into the store's arena and never changes.
+// or less: the sparse forms keep them in well under half the memory, the sparse half
+// form in a quarter. pack chooses the smallest form. A packed embedding points into
+// the store's arena and never changes.
 type packed []float32
 
 // maskBits is the number of coordinates one mask word covers: two blocks of eight, as
 // vecmath.Dot takes them, and few enough to be held exactly by a float32.
 const maskBits = 16
 
+// halfFlag marks the half forms in the header: above every length an embedding may
+// have (store.MaxEmbeddingDims), and low enough that the header stays an integer a
+// float32 holds exactly.
+const halfFlag = 1 << 14
+
 // maskWords is the number of mask words of a sparse embedding of dims coordinates.
 func maskWords(dims int) int { return (dims + maskBits - 1) / maskBits }
 
-// dims returns the embedding's length, 0 for none.
-func (p packed) dims() int {
-	switch {
-	case len(p) == 0:
-		return 0
-	case p[0] < 0:
+// header returns the header's magnitude: the length, plus halfFlag for a half form.
+func (p packed) header() int {
+	if p[0] < 0 {
 		return int(-p[0])
 	}
 	return int(p[0])
 }
 
-// sparse reports whether p is in the sparse form.
+// dims returns the embedding's length, 0 for none.
+func (p packed) dims() int {
+	if len(p) == 0 {
+		return 0
+	}
+	return p.header() &^ halfFlag
+}
+
+// sparse reports whether p is in a sparse form.
 func (p packed) sparse() bool { return len(p) > 0 && p[0] < 0 }
 
-// parts returns the mask words (nil for the dense form) and the coordinates held. p
+// half reports whether p is in a half form.
+func (p packed) half() bool { return len(p) > 0 && p.header()&halfFlag != 0 }
+
+// parts returns the mask words (nil for a dense form) and the elements that hold the
+// coordinates: one per coordinate, or two coordinates per element in a half form. p
 // must not be empty.
 func (p packed) parts() (mask, vals []float32) {
 	if p[0] >= 0 {
 		return nil, p[1:]
 	}
-	mw := 1 + maskWords(int(-p[0]))
+	mw := 1 + maskWords(p.dims())
 	return p[1:mw], p[mw:]
+}
+
+// hi and lo return the coordinates an element of a half form holds first and second.
+func hi(x float32) float32 { return math.Float32frombits(math.Float32bits(x) &^ 0xffff) }
+func lo(x float32) float32 { return math.Float32frombits(math.Float32bits(x) << 16) }
+
+// pair returns the element of a half form holding a and then b.
+func pair(a, b float32) float32 {
+	return math.Float32frombits(math.Float32bits(a) | math.Float32bits(b)>>16)
+}
+
+// coord returns the jth coordinate held in vals, of a half form or not.
+func coord(vals []float32, half bool, j int) float32 {
+	switch {
+	case !half:
+		return vals[j]
+	case j%2 == 0:
+		return hi(vals[j/2])
+	}
+	return lo(vals[j/2])
 }
 
 // unpack returns the embedding as a new slice; nil for none.
@@ -67,17 +109,24 @@ func (p packed) appendTo(dst []float32) []float32 {
 		return dst
 	}
 	mask, vals := p.parts()
-	if mask == nil {
+	half := p.half()
+	if mask == nil && !half {
 		return append(dst, vals...)
 	}
-	n := len(dst)
-	dst = slices.Grow(dst, p.dims())[:n+p.dims()]
+	n, dims := len(dst), p.dims()
+	dst = slices.Grow(dst, dims)[:n+dims]
 	out := dst[n:]
+	if mask == nil {
+		for i := range out {
+			out[i] = coord(vals, true, i)
+		}
+		return dst
+	}
 	clear(out)
 	j := 0
 	for w, f := range mask {
 		for m := uint32(f); m != 0; m &= m - 1 {
-			out[w*maskBits+bits.TrailingZeros32(m)] = vals[j]
+			out[w*maskBits+bits.TrailingZeros32(m)] = coord(vals, half, j)
 			j++
 		}
 	}
@@ -122,13 +171,14 @@ func (p packed) coords() coordReader {
 		return coordReader{}
 	}
 	mask, vals := p.parts()
-	return coordReader{mask: mask, vals: vals}
+	return coordReader{mask: mask, vals: vals, half: p.half()}
 }
 
 // coordReader reads the coordinates of a packed embedding one at a time, without
 // unpacking it.
 type coordReader struct {
 	mask, vals []float32
+	half       bool
 	i, j       int
 }
 
@@ -139,19 +189,58 @@ func (c *coordReader) next() float32 {
 	if c.mask != nil && uint32(c.mask[i/maskBits])&(1<<(i%maskBits)) == 0 {
 		return 0
 	}
-	x := c.vals[c.j]
+	x := coord(c.vals, c.half, c.j)
 	c.j++
 	return x
 }
 
 // dot returns the dot product of q, a dense vector of the embedding's length, with
-// the embedding. The sparse form adds the same products as the dense one, in another
-// order: the two agree to the rounding of float32 sums, and one embedding, always
-// packed in the same form, always gets the same score.
+// the embedding. Every form adds the same products, in orders of their own: they
+// agree to the rounding of float32 sums, and one embedding, always packed in the same
+// form, always gets the same score.
 func (p packed) dot(q []float32) float32 {
 	mask, vals := p.parts()
-	if mask == nil {
+	half := p.half()
+	switch {
+	case mask == nil && !half:
 		return vecmath.Dot(q, vals)
+	case mask == nil:
+		var s0, s1 float32
+		n := len(q) / 2 // the elements holding two coordinates
+		for k, x := range vals[:n] {
+			v := q[2*k : 2*k+2 : 2*k+2]
+			s0 += v[0] * hi(x)
+			s1 += v[1] * lo(x)
+		}
+		if len(q)%2 == 1 {
+			s0 += q[len(q)-1] * hi(vals[n])
+		}
+		return s0 + s1
+	}
+	if half {
+		// The coordinates sit two to an element, the first in one sum and the second
+		// in the other; a mask word may hold an odd number of them, so the mask is
+		// read as one run of bits.
+		var s0, s1 float32
+		w, base, m := 0, 0, uint32(0)
+		for _, x := range vals {
+			for m == 0 {
+				base, m = w*maskBits, uint32(mask[w])
+				w++
+			}
+			s0 += q[base+bits.TrailingZeros32(m)] * hi(x)
+			m &= m - 1
+			for m == 0 {
+				if w == len(mask) {
+					return s0 + s1 // an odd number of coordinates: x held the last
+				}
+				base, m = w*maskBits, uint32(mask[w])
+				w++
+			}
+			s1 += q[base+bits.TrailingZeros32(m)] * lo(x)
+			m &= m - 1
+		}
+		return s0 + s1
 	}
 	// Two sums, fed alternately, so that their additions overlap.
 	var s0, s1 float32
@@ -186,37 +275,72 @@ type arena struct {
 // arenaFloats is the size of one chunk of the arena.
 const arenaFloats = 64 << 10
 
-// pack copies e into the arena in the smaller of the two forms; nil for an empty e.
+// pack copies e into the arena in the smallest of the four forms; nil for an empty e.
 func (a *arena) pack(e []float32) packed {
 	if len(e) == 0 {
 		return nil
 	}
 	nz := 0
+	half := true
 	for _, x := range e {
+		b := math.Float32bits(x)
 		// Negative zeros are held, so that the embedding comes back bit for bit.
-		if math.Float32bits(x) != 0 {
+		if b != 0 {
 			nz++
+		}
+		if b&0xffff != 0 {
+			half = false
 		}
 	}
 	mw := maskWords(len(e))
-	if nz+mw >= len(e) {
-		p := a.alloc(1 + len(e))
-		p[0] = float32(len(e))
-		copy(p[1:], e)
+	dense, sparse := len(e), mw+nz
+	if half {
+		dense, sparse = (len(e)+1)/2, mw+(nz+1)/2
+	}
+	head := float32(len(e))
+	if half {
+		head += halfFlag
+	}
+	if sparse >= dense {
+		p := a.alloc(1 + dense)
+		p[0] = head
+		if !half {
+			copy(p[1:], e)
+			return p
+		}
+		for k := range p[1:] {
+			p[1+k] = pair(e[2*k], at(e, 2*k+1))
+		}
 		return p
 	}
-	p := a.alloc(1 + mw + nz)
-	p[0] = -float32(len(e))
+	p := a.alloc(1 + sparse)
+	p[0] = -head
 	mask, vals := p[1:1+mw], p[1+mw:]
 	j := 0
 	for i, x := range e {
-		if math.Float32bits(x) != 0 {
-			mask[i/maskBits] = float32(uint32(mask[i/maskBits]) | 1<<(i%maskBits))
-			vals[j] = x
-			j++
+		if math.Float32bits(x) == 0 {
+			continue
 		}
+		mask[i/maskBits] = float32(uint32(mask[i/maskBits]) | 1<<(i%maskBits))
+		switch {
+		case !half:
+			vals[j] = x
+		case j%2 == 0:
+			vals[j/2] = pair(x, 0)
+		default:
+			vals[j/2] = pair(hi(vals[j/2]), x)
+		}
+		j++
 	}
 	return p
+}
+
+// at returns e[i], or 0 past its end.
+func at(e []float32, i int) float32 {
+	if i < len(e) {
+		return e[i]
+	}
+	return 0
 }
 
 // alloc returns n zeroed floats of the arena, capped so that appending to them cannot

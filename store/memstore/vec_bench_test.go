@@ -12,15 +12,26 @@ func BenchmarkPackedDot(b *testing.B) {
 	var a arena
 	q := randomVec(rng, 384, 1)
 	for _, fill := range []float64{0.34, 1} {
-		e := randomVec(rng, 384, fill)
-		p := a.pack(e)
-		b.Run(map[bool]string{true: "sparse", false: "dense"}[p.sparse()], func(b *testing.B) {
-			var s float32
-			for b.Loop() {
-				s += p.dot(q)
+		for _, half := range []bool{false, true} {
+			e := randomVec(rng, 384, fill)
+			if half {
+				for i, x := range e {
+					e[i] = bfloat16(x)
+				}
 			}
-			_ = s
-		})
+			p := a.pack(e)
+			name := map[bool]string{true: "sparse", false: "dense"}[p.sparse()]
+			if p.half() {
+				name += "-half"
+			}
+			b.Run(name, func(b *testing.B) {
+				var s float32
+				for b.Loop() {
+					s += p.dot(q)
+				}
+				_ = s
+			})
+		}
 	}
 	e := randomVec(rng, 384, 1)
 	b.Run("vecmath.Dot", func(b *testing.B) {

@@ -29,75 +29,103 @@ func randomVec(rng *rand.Rand, dims int, fill float64) []float32 {
 func TestPackedRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var a arena
-	for _, dims := range []int{1, 3, 8, 15, 16, 17, 31, 100, 384, 1536} {
+	for _, dims := range []int{1, 2, 3, 8, 15, 16, 17, 31, 100, 384, 1536} {
 		for _, fill := range []float64{0, 0.05, 0.35, 0.9, 1} {
-			e := randomVec(rng, dims, fill)
-			p := a.pack(e)
-			if p.dims() != dims {
-				t.Fatalf("dims %d fill %.2f: dims() = %d", dims, fill, p.dims())
-			}
-			nz := 0
-			for _, x := range e {
-				if math.Float32bits(x) != 0 {
-					nz++
+			for _, half := range []bool{false, true} {
+				e := randomVec(rng, dims, fill)
+				if half {
+					for i, x := range e {
+						e[i] = bfloat16(x)
+					}
 				}
-			}
-			if want := nz+maskWords(dims) < dims; p.sparse() != want {
-				t.Errorf("dims %d, %d not zero: sparse = %v, want %v", dims, nz, p.sparse(), want)
-			}
-			if p.sparse() && len(p) >= 1+dims {
-				t.Errorf("dims %d, %d not zero: the sparse form takes %d floats, the dense %d", dims, nz, len(p), 1+dims)
-			}
-			got := p.unpack()
-			for i := range e {
-				if math.Float32bits(got[i]) != math.Float32bits(e[i]) {
-					t.Fatalf("dims %d fill %.2f: coordinate %d = %v, want %v bit for bit", dims, fill, i, got[i], e[i])
-				}
-			}
-			if !p.equal(e) {
-				t.Errorf("dims %d fill %.2f: equal(its own embedding) = false", dims, fill)
-			}
-			if dims > 1 {
-				other := slices.Clone(e)
-				other[dims/2] += 1
-				if p.equal(other) || p.same(a.pack(other)) {
-					t.Errorf("dims %d fill %.2f: a changed coordinate is equal", dims, fill)
-				}
-			}
-			if p.equal(e[:dims-1]) {
-				t.Errorf("dims %d: a shorter vector is equal", dims)
-			}
-			if !p.same(a.pack(e)) {
-				t.Errorf("dims %d fill %.2f: two packings of one embedding differ", dims, fill)
-			}
-			// Zeros of the other sign are equal, as slices.Equal has them, though the
-			// sparse form holds a negative zero and leaves a positive one out.
-			flipped := slices.Clone(e)
-			for i, x := range flipped {
-				if x == 0 {
-					flipped[i] = -x
-				}
-			}
-			if !p.same(a.pack(flipped)) || !p.equal(flipped) || !a.pack(flipped).same(p) {
-				t.Errorf("dims %d fill %.2f: zeros of the other sign are not equal", dims, fill)
-			}
-			buf := make([]float32, 0, dims)
-			if allocs := testing.AllocsPerRun(10, func() { buf = p.appendTo(buf[:0]) }); allocs != 0 {
-				t.Errorf("dims %d fill %.2f: appendTo into room enough allocates %v times", dims, fill, allocs)
-			}
-			packedFlipped := a.pack(flipped)
-			if allocs := testing.AllocsPerRun(10, func() { p.same(packedFlipped) }); allocs != 0 {
-				t.Errorf("dims %d fill %.2f: same allocates %v times", dims, fill, allocs)
-			}
-			q := randomVec(rng, dims, 1)
-			if want, got := vecmath.Dot(q, e), p.dot(q); math.Abs(float64(want-got)) > 1e-5*(1+math.Abs(float64(want))) {
-				t.Errorf("dims %d fill %.2f: dot = %v, vecmath.Dot = %v", dims, fill, got, want)
+				testPacked(t, &a, rng, e, fill)
 			}
 		}
 	}
 	var none packed
 	if none.dims() != 0 || none.unpack() != nil || !none.equal(nil) || !none.same(nil) || none.same(a.pack([]float32{1})) {
 		t.Error("the empty packed embedding is not empty")
+	}
+}
+
+// bfloat16 returns x with its low 16 bits cleared: a coordinate the half forms hold.
+func bfloat16(x float32) float32 { return math.Float32frombits(math.Float32bits(x) &^ 0xffff) }
+
+// testPacked checks the packing of e.
+func testPacked(t *testing.T, a *arena, rng *rand.Rand, e []float32, fill float64) {
+	t.Helper()
+	dims := len(e)
+	p := a.pack(e)
+	if p.dims() != dims {
+		t.Fatalf("dims %d fill %.2f: dims() = %d", dims, fill, p.dims())
+	}
+	nz, half := 0, true
+	for _, x := range e {
+		if math.Float32bits(x) != 0 {
+			nz++
+		}
+		if bfloat16(x) != x {
+			half = false
+		}
+	}
+	// The sizes of the forms, in elements after the header.
+	dense, sparse := dims, maskWords(dims)+nz
+	if half {
+		dense, sparse = (dims+1)/2, maskWords(dims)+(nz+1)/2
+	}
+	if want := sparse < dense; p.sparse() != want {
+		t.Errorf("dims %d, %d not zero, half %v: sparse = %v, want %v", dims, nz, half, p.sparse(), want)
+	}
+	if p.half() != half {
+		t.Errorf("dims %d, %d not zero: half = %v, want %v", dims, nz, p.half(), half)
+	}
+	if want := 1 + min(dense, sparse); len(p) != want {
+		t.Errorf("dims %d, %d not zero, half %v: %d elements, want %d", dims, nz, half, len(p), want)
+	}
+	got := p.unpack()
+	for i := range e {
+		if math.Float32bits(got[i]) != math.Float32bits(e[i]) {
+			t.Fatalf("dims %d fill %.2f: coordinate %d = %v, want %v bit for bit", dims, fill, i, got[i], e[i])
+		}
+	}
+	if !p.equal(e) {
+		t.Errorf("dims %d fill %.2f: equal(its own embedding) = false", dims, fill)
+	}
+	if dims > 1 {
+		other := slices.Clone(e)
+		other[dims/2] += 1
+		if p.equal(other) || p.same(a.pack(other)) {
+			t.Errorf("dims %d fill %.2f: a changed coordinate is equal", dims, fill)
+		}
+	}
+	if p.equal(e[:dims-1]) {
+		t.Errorf("dims %d: a shorter vector is equal", dims)
+	}
+	if !p.same(a.pack(e)) {
+		t.Errorf("dims %d fill %.2f: two packings of one embedding differ", dims, fill)
+	}
+	// Zeros of the other sign are equal, as slices.Equal has them, though the
+	// sparse form holds a negative zero and leaves a positive one out.
+	flipped := slices.Clone(e)
+	for i, x := range flipped {
+		if x == 0 {
+			flipped[i] = -x
+		}
+	}
+	if !p.same(a.pack(flipped)) || !p.equal(flipped) || !a.pack(flipped).same(p) {
+		t.Errorf("dims %d fill %.2f: zeros of the other sign are not equal", dims, fill)
+	}
+	buf := make([]float32, 0, dims)
+	if allocs := testing.AllocsPerRun(10, func() { buf = p.appendTo(buf[:0]) }); allocs != 0 {
+		t.Errorf("dims %d fill %.2f: appendTo into room enough allocates %v times", dims, fill, allocs)
+	}
+	packedFlipped := a.pack(flipped)
+	if allocs := testing.AllocsPerRun(10, func() { p.same(packedFlipped) }); allocs != 0 {
+		t.Errorf("dims %d fill %.2f: same allocates %v times", dims, fill, allocs)
+	}
+	q := randomVec(rng, dims, 1)
+	if want, got := vecmath.Dot(q, e), p.dot(q); math.Abs(float64(want-got)) > 1e-5*(1+math.Abs(float64(want))) {
+		t.Errorf("dims %d fill %.2f: dot = %v, vecmath.Dot = %v", dims, fill, got, want)
 	}
 }
 
