@@ -215,7 +215,7 @@ func recOf(v *version) store.Record {
 	if v == nil {
 		return nil
 	}
-	return v.rec
+	return v.plain()
 }
 
 // embOf returns v's packed embedding; nil for none.
@@ -482,10 +482,10 @@ func (s *Store) prepareMerge(plan store.MergePlan, head, src, planned view, now 
 				switch {
 				case from == nil || from.rec == nil:
 					from = nil
-				case lean && store.SameContentExceptEmbedding(from.rec, r):
+				case lean && store.SameContentExceptEmbedding(from.plain(), r):
 					// A lean plan's copy of the source's version: the version itself,
 					// whose embedding the copy shares.
-					r = from.rec
+					r = from.plain()
 				case !from.holds(r):
 					from = nil
 				}
@@ -506,7 +506,7 @@ func (s *Store) prepareMerge(plan store.MergePlan, head, src, planned view, now 
 			}
 			// The copy's embedding is from's when from is set (a lean r has none), else
 			// r's own.
-			if cur != nil && cur.rec != nil && store.SameContentExceptEmbedding(cur.rec, r) {
+			if cur != nil && cur.rec != nil && store.SameContentExceptEmbedding(cur.plain(), r) {
 				same := cur.emb.equal(store.EmbeddingOf(r))
 				if from != nil {
 					same = cur.emb.same(from.emb)
@@ -541,7 +541,7 @@ func embeddingFrom(r store.Record, vs ...*version) store.Record {
 		if v == nil || v.rec == nil {
 			continue
 		}
-		if len(v.emb) > 0 && store.SearchText(v.rec) == text {
+		if len(v.emb) > 0 && v.searchText() == text {
 			return store.WithEmbedding(r, v.emb.unpack())
 		}
 	}

@@ -162,10 +162,10 @@ type hint struct {
 	code []uint64
 }
 
-// isHistory reports whether r is a fact whose status is one of store.HistoryStatuses.
-func isHistory(r store.Record) bool {
-	f, ok := r.(store.Fact)
-	return ok && slices.Contains(store.HistoryStatuses, f.Status)
+// isHistory reports whether v is a fact whose status is one of store.HistoryStatuses.
+func isHistory(v *version) bool {
+	f, ok := v.rec.(*factRec)
+	return ok && slices.Contains(store.HistoryStatuses, f.status)
 }
 
 // historyOnly reports whether a filter drops exactly the facts that are history and
@@ -191,7 +191,7 @@ func historyOnly(f store.Filter) bool {
 // add indexes v. emb is v's embedding unpacked, when it has one of its own (nil when
 // it shares h.from's).
 func (ix *kindIndex) add(v *version, h hint, emb []float32) {
-	text := store.SearchText(v.rec)
+	text := v.searchText()
 	terms := h.terms
 	if terms == nil || terms.text != text {
 		t := analyze(text)
@@ -210,7 +210,7 @@ func (ix *kindIndex) add(v *version, h hint, emb []float32) {
 	if v.next == never {
 		f.tag = v.br.id
 	}
-	if isHistory(v.rec) {
+	if isHistory(v) {
 		f.tag |= historyBit
 	}
 	ix.fast = append(ix.fast, f)

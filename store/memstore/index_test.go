@@ -462,7 +462,7 @@ func TestHistoryOnly(t *testing.T) {
 	}
 	for _, st := range []store.FactStatus{store.FactActive, store.FactVerified, store.FactPromoted, store.FactSuperseded, store.FactInvalidated} {
 		f := store.Fact{Status: st}
-		if got, want := isHistory(f), !(store.Filter{ExcludeStatuses: store.HistoryStatuses}).Match(f); got != want {
+		if got, want := isHistory(&version{rec: keepFact(f)}), !(store.Filter{ExcludeStatuses: store.HistoryStatuses}).Match(f); got != want {
 			t.Errorf("isHistory(%s) = %v; want %v, as Filter.Match decides", st, got, want)
 		}
 	}

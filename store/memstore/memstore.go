@@ -225,7 +225,10 @@ type version struct {
 	key    key
 	seq    uint64
 	br     *branch
-	rec    store.Record // without its embedding, which is emb (record returns both)
+	// rec is the record without its embedding, which is emb (record returns both): a
+	// *factRec for a fact, the store.Record itself for another kind, nil for a
+	// deletion. plain returns it as a store.Record.
+	rec    any
 	next   uint64       // seq of the next version of the key on the same branch, never if none
 	emb    packed       // the record's embedding, nil without one
 	docLen int32
@@ -599,7 +602,7 @@ func atCut(vs []*version, cut uint64) *version {
 // get returns the live record of k the view sees, or nil.
 func (v view) get(k key) store.Record {
 	if ver := v.resolve(k); ver != nil {
-		return ver.rec
+		return ver.plain()
 	}
 	return nil
 }
@@ -623,16 +626,16 @@ func (ver *version) record() store.Record {
 	if ver.rec == nil {
 		return nil
 	}
-	return store.WithEmbedding(store.Clone(ver.rec), ver.emb.unpack())
+	return store.WithEmbedding(store.Clone(ver.plain()), ver.emb.unpack())
 }
 
 // full returns the version's record with its embedding, sharing the record's
 // metadata with the store: for a caller that only reads it. nil for a deletion.
 func (ver *version) full() store.Record {
-	if ver.rec == nil || len(ver.emb) == 0 {
-		return ver.rec
+	if len(ver.emb) == 0 {
+		return ver.plain()
 	}
-	return store.WithEmbedding(ver.rec, ver.emb.unpack())
+	return store.WithEmbedding(ver.plain(), ver.emb.unpack())
 }
 
 // holds reports whether the version holds r's content, embedding included (see
@@ -641,7 +644,7 @@ func (ver *version) holds(r store.Record) bool {
 	if ver.rec == nil || r == nil {
 		return ver.rec == nil && r == nil
 	}
-	return store.SameContentExceptEmbedding(ver.rec, r) && ver.emb.equal(store.EmbeddingOf(r))
+	return store.SameContentExceptEmbedding(ver.plain(), r) && ver.emb.equal(store.EmbeddingOf(r))
 }
 
 // visible reports whether ver is the version of its key the view sees. It avoids map

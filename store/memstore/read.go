@@ -279,7 +279,7 @@ func (s *Store) keyword(vw view, ix *kindIndex, kind store.Kind, q store.SearchQ
 					if !f.history() {
 						*st = accepted
 					}
-				case !filtered || q.Filter.Match(ix.docs[p.ord].rec):
+				case !filtered || q.Filter.Match(ix.docs[p.ord].plain()):
 					*st = accepted
 				}
 			}
@@ -369,7 +369,7 @@ func vectorSearch(ctx context.Context, vw view, ix *kindIndex, q store.SearchQue
 			if ix.fast[v.ord].history() {
 				return false
 			}
-		} else if filtered && !q.Filter.Match(v.rec) {
+		} else if filtered && !q.Filter.Match(v.plain()) {
 			return false
 		}
 		top.Push(float64(v.emb.dot(q.Vector)*qinv*v.inv), v)
@@ -469,7 +469,7 @@ func fromTop(top *vecmath.TopK[*version]) []ranked {
 func records(rs []ranked) []store.Ranked {
 	out := make([]store.Ranked, len(rs))
 	for i, r := range rs {
-		out[i] = store.Ranked{Record: r.v.rec, Score: r.score}
+		out[i] = store.Ranked{Record: r.v.plain(), Score: r.score}
 	}
 	return out
 }

@@ -159,10 +159,10 @@ const mergeFoldSlack = 4
 // (nil for none). When r supersedes a stored fact, old is that fact's version.
 func (s *Store) decide(head view, r, in store.Record, cur *version, threshold float64, now time.Time, pre *match, terms *docTerms) (res store.PutResult, writes []store.Record, code []uint64, old *version) {
 	if cur != nil {
-		if cur.holds(store.StampLike(r, cur.rec)) {
+		if cur.holds(store.StampLike(r, cur.plain())) {
 			return store.PutResult{Record: cur.record(), Outcome: store.Deduplicated}, nil, nil, nil
 		}
-		r = store.KeepCreated(store.WithDefaults(r, now), cur.rec, r.RecordTime().IsZero())
+		r = store.KeepCreated(store.WithDefaults(r, now), cur.plain(), r.RecordTime().IsZero())
 		return store.PutResult{Record: result(r, in), Outcome: store.Updated}, []store.Record{r}, nil, nil
 	}
 	r = store.WithDefaults(r, now)
@@ -232,14 +232,14 @@ func (s *Store) nearDuplicate(head view, f store.Fact, tkey uint64, threshold fl
 		if !head.visible(v) {
 			continue
 		}
-		cand := v.rec.(store.Fact)
-		if !cand.Status.Live() {
+		cand := v.rec.(*factRec)
+		if !cand.status.Live() {
 			continue
 		}
 		if !normed {
 			norm, normed = store.NormText(f.Text), true
 		}
-		if store.NormText(cand.Text) == norm {
+		if store.NormText(cand.text) == norm {
 			return v, 1, true, nil
 		}
 	}
@@ -293,7 +293,7 @@ func (ix *kindIndex) query(emb []float32, threshold float64) dupQuery {
 
 // candidate reports whether v can be a near-duplicate on the view: visible and live.
 func candidate(head view, v *version) bool {
-	return head.visible(v) && v.rec.(store.Fact).Status.Live()
+	return head.visible(v) && v.live()
 }
 
 // dupScratch is the working memory of one near-duplicate search at a time.
@@ -335,7 +335,7 @@ func (ix *kindIndex) bestMatch(head view, q dupQuery, from int, sc *dupScratch) 
 		// Visibility before the cosine: the same text written on many branches leaves
 		// many equal codes, most of them on branches this one does not see.
 		v := ix.seen(head, i)
-		if v == nil || v == best || !v.rec.(store.Fact).Status.Live() {
+		if v == nil || v == best || !v.live() {
 			return
 		}
 		sim := float64(v.emb.dot(q.emb) * q.inv * v.inv)
@@ -498,11 +498,17 @@ func (s *Store) addVersionAfter(b *branch, k key, r store.Record, h hint, prev *
 	default:
 		h.from = nil
 	}
-	if p != nil {
-		r = store.WithEmbedding(r, nil)
+	var held any
+	if f, ok := r.(store.Fact); ok {
+		held = keepFact(f) // which leaves the embedding out
+	} else {
+		if p != nil {
+			r = store.WithEmbedding(r, nil)
+		}
+		held = keep(r)
 	}
 	s.seq++
-	v := &version{key: k, seq: s.seq, br: b, rec: r, emb: p, next: never, ord: -1, vi: -1}
+	v := &version{key: k, seq: s.seq, br: b, rec: held, emb: p, next: never, ord: -1, vi: -1}
 	if vs := b.own[k]; len(vs) > 0 {
 		last := vs[len(vs)-1]
 		last.next = v.seq
