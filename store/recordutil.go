@@ -8,16 +8,21 @@ import (
 
 // Match reports whether r passes the filter.
 func (f Filter) Match(r Record) bool {
-	var category, session, task, agent, conv string
+	var id, category, session, task, agent, conv string
 	var role Role
 	var status FactStatus
 	var obsType ObservationType
 	var meta map[string]string
+	var t time.Time
+	// The id and time are read in each case, from the concrete type: a call through
+	// the interface would make r escape, and a caller could not keep it on its stack.
 	switch r := r.(type) {
 	case Fact:
 		category, status, session, task, agent, meta = r.Category, r.Status, r.SessionID, r.TaskID, r.AgentID, r.Metadata
+		id, t = r.RecordID(), r.RecordTime()
 	case Observation:
 		session, task, agent, obsType, meta = r.SessionID, r.TaskID, r.AgentID, r.Type, r.Metadata
+		id, t = r.RecordID(), r.RecordTime()
 	case Relation:
 		session, task, agent, meta = r.SessionID, r.TaskID, r.AgentID, r.Properties
 		if f.Entity != "" && r.Source != f.Entity && r.Target != f.Entity {
@@ -26,11 +31,15 @@ func (f Filter) Match(r Record) bool {
 		if f.RelationType != "" && r.Type != f.RelationType {
 			return false
 		}
+		id, t = r.RecordID(), r.RecordTime()
 	case Conversation:
 		session, task, agent, meta = r.SessionID, r.TaskID, r.AgentID, r.Metadata
+		id, t = r.RecordID(), r.RecordTime()
 	case Message:
 		session, task, agent, conv, role, meta = r.SessionID, r.TaskID, r.AgentID, r.ConversationID, r.Role, r.Metadata
+		id, t = r.RecordID(), r.RecordTime()
 	case Alias:
+		id, t = r.RecordID(), r.RecordTime()
 	default:
 		return false
 	}
@@ -49,10 +58,9 @@ func (f Filter) Match(r Record) bool {
 		f.ObsType != "" && obsType != f.ObsType {
 		return false
 	}
-	if len(f.IDs) > 0 && !slices.Contains(f.IDs, r.RecordID()) {
+	if len(f.IDs) > 0 && !slices.Contains(f.IDs, id) {
 		return false
 	}
-	t := r.RecordTime()
 	if !f.Since.IsZero() && t.Before(f.Since) || !f.Until.IsZero() && !t.Before(f.Until) {
 		return false
 	}

@@ -207,7 +207,7 @@ func same(a, b *version) bool {
 	if a == b {
 		return true
 	}
-	return store.Equivalent(recOf(a), recOf(b)) && embOf(a).same(embOf(b))
+	return equivalent(a, b) && embOf(a).same(embOf(b))
 }
 
 // recOf returns v's record without its embedding; nil for none.
@@ -240,6 +240,12 @@ type copier struct {
 
 // record returns a copy of v's record that shares nothing with the store; nil for none.
 func (c *copier) record(v *version) store.Record {
+	if fr, ok := factOf(v); ok {
+		r := fr.fact()
+		r.Embedding = c.embedding(v.emb)
+		r.Metadata = maps.Clone(r.Metadata)
+		return r
+	}
 	switch r := recOf(v).(type) {
 	case nil:
 		return nil
@@ -410,7 +416,7 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 	}
 	for _, ref := range plan.Deletes {
 		k := key{ref.Kind, ref.ID}
-		if head.get(k) == nil {
+		if !head.has(k) {
 			continue
 		}
 		s.applyDelete(tb, k)
@@ -482,7 +488,7 @@ func (s *Store) prepareMerge(plan store.MergePlan, head, src, planned view, now 
 				switch {
 				case from == nil || from.rec == nil:
 					from = nil
-				case lean && store.SameContentExceptEmbedding(from.plain(), r):
+				case lean && from.holdsExceptEmbedding(r):
 					// A lean plan's copy of the source's version: the version itself,
 					// whose embedding the copy shares.
 					r = from.plain()
@@ -506,7 +512,7 @@ func (s *Store) prepareMerge(plan store.MergePlan, head, src, planned view, now 
 			}
 			// The copy's embedding is from's when from is set (a lean r has none), else
 			// r's own.
-			if cur != nil && cur.rec != nil && store.SameContentExceptEmbedding(cur.plain(), r) {
+			if cur != nil && cur.rec != nil && cur.holdsExceptEmbedding(r) {
 				same := cur.emb.equal(store.EmbeddingOf(r))
 				if from != nil {
 					same = cur.emb.same(from.emb)

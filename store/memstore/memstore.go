@@ -222,15 +222,15 @@ const never = math.MaxUint64
 
 // version is one state of one record on one branch. rec is nil for a deletion.
 type version struct {
-	key    key
-	seq    uint64
-	br     *branch
+	key key
+	seq uint64
+	br  *branch
 	// rec is the record without its embedding, which is emb (record returns both): a
 	// *factRec for a fact, the store.Record itself for another kind, nil for a
 	// deletion. plain returns it as a store.Record.
 	rec    any
-	next   uint64       // seq of the next version of the key on the same branch, never if none
-	emb    packed       // the record's embedding, nil without one
+	next   uint64 // seq of the next version of the key on the same branch, never if none
+	emb    packed // the record's embedding, nil without one
 	docLen int32
 	inv    float32 // 1/|embedding|, 0 without one
 	ord    int32   // position in the kind index's docs, -1 when not indexed
@@ -607,6 +607,12 @@ func (v view) get(k key) store.Record {
 	return nil
 }
 
+// has reports whether the view sees a live record of k.
+func (v view) has(k key) bool {
+	ver := v.resolve(k)
+	return ver != nil && ver.rec != nil
+}
+
 // name is the name of the branch the view reads.
 func (v view) name() string { return v.chain[0].br.info.Name }
 
@@ -644,7 +650,7 @@ func (ver *version) holds(r store.Record) bool {
 	if ver.rec == nil || r == nil {
 		return ver.rec == nil && r == nil
 	}
-	return store.SameContentExceptEmbedding(ver.plain(), r) && ver.emb.equal(store.EmbeddingOf(r))
+	return ver.holdsExceptEmbedding(r) && ver.emb.equal(store.EmbeddingOf(r))
 }
 
 // visible reports whether ver is the version of its key the view sees. It avoids map

@@ -279,7 +279,7 @@ func (s *Store) keyword(vw view, ix *kindIndex, kind store.Kind, q store.SearchQ
 					if !f.history() {
 						*st = accepted
 					}
-				case !filtered || q.Filter.Match(ix.docs[p.ord].plain()):
+				case !filtered || ix.docs[p.ord].matches(q.Filter):
 					*st = accepted
 				}
 			}
@@ -369,7 +369,7 @@ func vectorSearch(ctx context.Context, vw view, ix *kindIndex, q store.SearchQue
 			if ix.fast[v.ord].history() {
 				return false
 			}
-		} else if filtered && !q.Filter.Match(v.plain()) {
+		} else if filtered && !v.matches(q.Filter) {
 			return false
 		}
 		top.Push(float64(v.emb.dot(q.Vector)*qinv*v.inv), v)

@@ -96,3 +96,43 @@ func (ver *version) searchText() string {
 	}
 	return store.SearchText(ver.plain())
 }
+
+// The functions below hand a fact to store functions that do not keep their
+// arguments, built on the caller's stack: plain would box it on the heap.
+
+// matches reports whether the version's record passes the filter.
+func (ver *version) matches(f store.Filter) bool {
+	if fr, ok := ver.rec.(*factRec); ok {
+		return f.Match(fr.fact())
+	}
+	return f.Match(ver.plain())
+}
+
+// holdsExceptEmbedding reports whether the version holds r's content, leaving the
+// embeddings out (store.SameContentExceptEmbedding).
+func (ver *version) holdsExceptEmbedding(r store.Record) bool {
+	if fr, ok := ver.rec.(*factRec); ok {
+		return store.SameContentExceptEmbedding(fr.fact(), r)
+	}
+	return store.SameContentExceptEmbedding(ver.plain(), r)
+}
+
+// equivalent reports whether two versions, either nil for none, hold equivalent
+// records without their embeddings (store.Equivalent).
+func equivalent(a, b *version) bool {
+	fa, aok := factOf(a)
+	fb, bok := factOf(b)
+	if aok && bok {
+		return store.Equivalent(fa.fact(), fb.fact())
+	}
+	return store.Equivalent(recOf(a), recOf(b))
+}
+
+// factOf returns the fact v holds, if it holds one.
+func factOf(v *version) (*factRec, bool) {
+	if v == nil {
+		return nil, false
+	}
+	f, ok := v.rec.(*factRec)
+	return f, ok
+}

@@ -384,7 +384,7 @@ func (s *Store) prematch(head view, recs []store.Record, threshold float64, dims
 	var todo []int
 	for i, r := range recs {
 		f, ok := r.(store.Fact)
-		if ok && len(f.Embedding) == ix.dim && (f.Status == "" || f.Status.Live()) && head.get(key{store.KindFact, f.ID}) == nil {
+		if ok && len(f.Embedding) == ix.dim && (f.Status == "" || f.Status.Live()) && !head.has(key{store.KindFact, f.ID}) {
 			todo = append(todo, i)
 		}
 	}
@@ -443,11 +443,11 @@ func (s *Store) Delete(ctx context.Context, branchName string, refs []store.Ref)
 	keys := make([]key, len(refs))
 	for i, r := range refs {
 		k := key{r.Kind, r.ID}
-		if k.kind == store.KindFact && head.get(k) == nil && head.get(key{store.KindAlias, k.id}) != nil {
+		if k.kind == store.KindFact && !head.has(k) && head.has(key{store.KindAlias, k.id}) {
 			// The caller's id of a deduplicated fact: the alias goes, the fact stays.
 			k.kind = store.KindAlias
 		}
-		if head.get(k) == nil || seen[k] {
+		if !head.has(k) || seen[k] {
 			return fmt.Errorf("%w: %s on branch %q", store.ErrNotFound, r, branchName)
 		}
 		seen[k] = true
