@@ -280,25 +280,21 @@ func (a *arena) pack(e []float32) packed {
 	if len(e) == 0 {
 		return nil
 	}
+	// Without branches: the coordinates held (negative zeros too, so that the
+	// embedding comes back bit for bit), and whether any has low bits.
 	nz := 0
-	half := true
+	var low uint32
 	for _, x := range e {
 		b := math.Float32bits(x)
-		// Negative zeros are held, so that the embedding comes back bit for bit.
-		if b != 0 {
-			nz++
-		}
-		if b&0xffff != 0 {
-			half = false
-		}
+		nz += int((b | -b) >> 31)
+		low |= b & 0xffff
 	}
+	half := low == 0
 	mw := maskWords(len(e))
 	dense, sparse := len(e), mw+nz
-	if half {
-		dense, sparse = (len(e)+1)/2, mw+(nz+1)/2
-	}
 	head := float32(len(e))
 	if half {
+		dense, sparse = (len(e)+1)/2, mw+(nz+1)/2
 		head += halfFlag
 	}
 	if sparse >= dense {
@@ -317,20 +313,30 @@ func (a *arena) pack(e []float32) packed {
 	p[0] = -head
 	mask, vals := p[1:1+mw], p[1+mw:]
 	j := 0
-	for i, x := range e {
-		if math.Float32bits(x) == 0 {
-			continue
+	var first uint32 // in a half form, the bits of a coordinate awaiting its pair
+	for w := range mask {
+		var m uint32
+		block := e[w*maskBits : min(len(e), (w+1)*maskBits)]
+		for i, x := range block {
+			b := math.Float32bits(x)
+			if b == 0 {
+				continue
+			}
+			m |= 1 << i
+			switch {
+			case !half:
+				vals[j] = x
+			case j%2 == 0:
+				first = b
+			default:
+				vals[j/2] = math.Float32frombits(first | b>>16)
+			}
+			j++
 		}
-		mask[i/maskBits] = float32(uint32(mask[i/maskBits]) | 1<<(i%maskBits))
-		switch {
-		case !half:
-			vals[j] = x
-		case j%2 == 0:
-			vals[j/2] = pair(x, 0)
-		default:
-			vals[j/2] = pair(hi(vals[j/2]), x)
-		}
-		j++
+		mask[w] = float32(m)
+	}
+	if half && j%2 == 1 {
+		vals[j/2] = math.Float32frombits(first)
 	}
 	return p
 }

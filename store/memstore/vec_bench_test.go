@@ -42,3 +42,31 @@ func BenchmarkPackedDot(b *testing.B) {
 		_ = s
 	})
 }
+
+func BenchmarkPack(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, fill := range []float64{0.34, 1} {
+		for _, half := range []bool{false, true} {
+			e := randomVec(rng, 384, fill)
+			if half {
+				for i, x := range e {
+					e[i] = bfloat16(x)
+				}
+			}
+			var a arena
+			p := a.pack(e)
+			name := map[bool]string{true: "sparse", false: "dense"}[p.sparse()]
+			if p.half() {
+				name += "-half"
+			}
+			b.Run(name, func(b *testing.B) {
+				for b.Loop() {
+					if len(a.chunk) > arenaFloats/2 {
+						a.chunk = a.chunk[:0] // the same memory again: packing, not faulting
+					}
+					a.pack(e)
+				}
+			})
+		}
+	}
+}
