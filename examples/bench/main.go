@@ -15,13 +15,13 @@
 //	go run ./examples/bench -sizes 5000 -queries 500 -batch 100
 //	go run ./examples/bench -dedupe -1           # near-duplicate detection off
 //	go run ./examples/bench -store durable -compaction -sizes 100000  # compaction alone
-//	go run ./examples/bench -sizes 1000000       # a million facts (a peak of about 3.2 GB)
-//	GOMEMLIMIT=2300MiB go run ./examples/bench -sizes 1000000  # the same under a soft memory limit
+//	go run ./examples/bench -sizes 1000000       # a million facts (a peak of about 2.4 GB)
+//	GOMEMLIMIT=2000MiB go run ./examples/bench -sizes 1000000  # the same under a soft memory limit
 //
 // At a million facts and more, hybrid search is held to a p50 under 10 ms and memory to
 // a peak resident set size (VmHWM) under 2.5 GB once the store is loaded; the bundle
 // rows are not measured there (the file would pass the 1 GiB bundle limit). The live
-// heap is then about 1.8 GB, and without a memory limit Go lets the heap grow toward
+// heap is then about 1.3 GB, and without a memory limit Go lets the heap grow toward
 // twice that between collections.
 //
 // Latencies are reported as p50/p95 over many runs of the operation, with the median CPU
