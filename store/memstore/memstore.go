@@ -103,6 +103,7 @@ package memstore
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"sort"
 	"sync"
@@ -621,9 +622,22 @@ func (v view) name() string { return v.chain[0].br.info.Name }
 // out returns a copy of r, a record the view sees, for a caller: with its embedding,
 // naming the branch it was read from.
 func (v view) out(r store.Record) store.Record {
-	r = store.WithBranch(store.Clone(r), v.name())
+	var emb []float32
 	if ver := v.resolve(key{r.RecordKind(), r.RecordID()}); ver != nil && len(ver.emb) > 0 {
-		r = store.WithEmbedding(r, ver.emb.unpack())
+		emb = ver.emb.unpack()
+	}
+	// The kinds with embeddings are copied in one step, the others as any record.
+	switch x := r.(type) {
+	case store.Fact:
+		x.Metadata, x.Branch, x.Embedding = maps.Clone(x.Metadata), v.name(), emb
+		return x
+	case store.Observation:
+		x.Metadata, x.Branch, x.Embedding = maps.Clone(x.Metadata), v.name(), emb
+		return x
+	}
+	r = store.WithBranch(store.Clone(r), v.name())
+	if emb != nil {
+		r = store.WithEmbedding(r, emb)
 	}
 	return r
 }
