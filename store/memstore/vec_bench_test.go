@@ -7,10 +7,10 @@ import (
 	"github.com/day1ai/day1/internal/vecmath"
 )
 
-func BenchmarkPackedDot(b *testing.B) {
-	rng := rand.New(rand.NewPCG(1, 2))
+// packedForms returns an embedding of 384 coordinates for each packed form, and the
+// form's name.
+func packedForms(rng *rand.Rand) (names []string, embs [][]float32) {
 	var a arena
-	q := randomVec(rng, 384, 1)
 	for _, fill := range []float64{0.34, 1} {
 		for _, half := range []bool{false, true} {
 			e := randomVec(rng, 384, fill)
@@ -24,14 +24,26 @@ func BenchmarkPackedDot(b *testing.B) {
 			if p.half() {
 				name += "-half"
 			}
-			b.Run(name, func(b *testing.B) {
-				var s float32
-				for b.Loop() {
-					s += p.dot(q)
-				}
-				_ = s
-			})
+			names, embs = append(names, name), append(embs, e)
 		}
+	}
+	return names, embs
+}
+
+func BenchmarkPackedDot(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var a arena
+	q := randomVec(rng, 384, 1)
+	names, embs := packedForms(rng)
+	for i, e := range embs {
+		p := a.pack(e)
+		b.Run(names[i], func(b *testing.B) {
+			var s float32
+			for b.Loop() {
+				s += p.dot(q)
+			}
+			_ = s
+		})
 	}
 	e := randomVec(rng, 384, 1)
 	b.Run("vecmath.Dot", func(b *testing.B) {
@@ -44,29 +56,16 @@ func BenchmarkPackedDot(b *testing.B) {
 }
 
 func BenchmarkPack(b *testing.B) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for _, fill := range []float64{0.34, 1} {
-		for _, half := range []bool{false, true} {
-			e := randomVec(rng, 384, fill)
-			if half {
-				for i, x := range e {
-					e[i] = bfloat16(x)
-				}
-			}
+	names, embs := packedForms(rand.New(rand.NewPCG(1, 2)))
+	for i, e := range embs {
+		b.Run(names[i], func(b *testing.B) {
 			var a arena
-			p := a.pack(e)
-			name := map[bool]string{true: "sparse", false: "dense"}[p.sparse()]
-			if p.half() {
-				name += "-half"
-			}
-			b.Run(name, func(b *testing.B) {
-				for b.Loop() {
-					if len(a.chunk) > arenaFloats/2 {
-						a.chunk = a.chunk[:0] // the same memory again: packing, not faulting
-					}
-					a.pack(e)
+			for b.Loop() {
+				if len(a.chunk) > arenaFloats/2 {
+					a.chunk = a.chunk[:0] // the same memory again: packing, not faulting
 				}
-			})
-		}
+				a.pack(e)
+			}
+		})
 	}
 }
