@@ -49,10 +49,11 @@ func (s *Store) List(ctx context.Context, v store.View, q store.ListQuery) ([]st
 	if err != nil {
 		return nil, err
 	}
+	// The filter reads the versions; only the records it keeps are built.
 	var out []store.Record
-	for _, r := range vw.each(q.Kind) {
-		if q.Filter.Match(r) {
-			out = append(out, r)
+	for _, ver := range vw.each(q.Kind) {
+		if ver.matches(q.Filter) {
+			out = append(out, ver.plain())
 		}
 	}
 	store.SortRecords(out, q.Order, q.Desc)
@@ -69,18 +70,19 @@ func (s *Store) List(ctx context.Context, v store.View, q store.ListQuery) ([]st
 	return out, nil
 }
 
-// each returns every live record of a kind the view sees, in no particular order.
-func (v view) each(kind store.Kind) []store.Record {
+// each returns the version of every live record of a kind the view sees, in no
+// particular order.
+func (v view) each(kind store.Kind) []*version {
 	seen := map[string]bool{}
-	var out []store.Record
+	var out []*version
 	for _, l := range v.chain {
 		for k := range l.br.own {
 			if k.kind != kind || seen[k.id] {
 				continue
 			}
 			seen[k.id] = true
-			if r := v.get(k); r != nil {
-				out = append(out, r)
+			if ver := v.resolve(k); ver != nil && ver.rec != nil {
+				out = append(out, ver)
 			}
 		}
 	}
