@@ -240,26 +240,22 @@ type copier struct {
 
 // record returns a copy of v's record that shares nothing with the store; nil for none.
 func (c *copier) record(v *version) store.Record {
-	if fr, ok := factOf(v); ok {
-		r := fr.fact()
-		r.Embedding = c.embedding(v.emb)
-		r.Metadata = maps.Clone(r.Metadata)
-		return r
-	}
-	switch r := recOf(v).(type) {
-	case nil:
+	if v == nil || v.rec == nil {
 		return nil
-	case store.Fact:
-		r.Embedding = c.embedding(v.emb)
-		r.Metadata = maps.Clone(r.Metadata)
-		return r
+	}
+	switch r := v.rec.(type) {
+	case *factRec:
+		f := r.fact()
+		f.Embedding = c.embedding(v.emb)
+		f.Metadata = maps.Clone(f.Metadata)
+		return f
 	case store.Observation:
 		r.Embedding = c.embedding(v.emb)
 		r.Metadata = maps.Clone(r.Metadata)
 		return r
 	default:
 		// Messages keep their embeddings even in a lean diff, as they always have.
-		return store.WithEmbedding(store.Clone(r), v.emb.unpack())
+		return store.WithEmbedding(store.Clone(v.plain()), v.emb.unpack())
 	}
 }
 

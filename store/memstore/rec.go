@@ -59,14 +59,11 @@ func (r *factRec) fact() store.Fact {
 	return f
 }
 
-// keep returns what a version holds for r, a record without its embedding: a
-// *factRec for a fact, r itself otherwise (nil for a deletion).
+// keep returns what a version holds for r: a *factRec for a fact, which leaves the
+// embedding out; r itself otherwise, which must have none (nil for a deletion).
 func keep(r store.Record) any {
 	if f, ok := r.(store.Fact); ok {
 		return keepFact(f)
-	}
-	if r == nil {
-		return nil
 	}
 	return r
 }

@@ -159,10 +159,11 @@ const mergeFoldSlack = 4
 // (nil for none). When r supersedes a stored fact, old is that fact's version.
 func (s *Store) decide(head view, r, in store.Record, cur *version, threshold float64, now time.Time, pre *match, terms *docTerms) (res store.PutResult, writes []store.Record, code []uint64, old *version) {
 	if cur != nil {
-		if cur.holds(store.StampLike(r, cur.plain())) {
+		stored := cur.plain()
+		if cur.holds(store.StampLike(r, stored)) {
 			return store.PutResult{Record: cur.record(), Outcome: store.Deduplicated}, nil, nil, nil
 		}
-		r = store.KeepCreated(store.WithDefaults(r, now), cur.plain(), r.RecordTime().IsZero())
+		r = store.KeepCreated(store.WithDefaults(r, now), stored, r.RecordTime().IsZero())
 		return store.PutResult{Record: result(r, in), Outcome: store.Updated}, []store.Record{r}, nil, nil
 	}
 	r = store.WithDefaults(r, now)
@@ -498,17 +499,11 @@ func (s *Store) addVersionAfter(b *branch, k key, r store.Record, h hint, prev *
 	default:
 		h.from = nil
 	}
-	var held any
-	if f, ok := r.(store.Fact); ok {
-		held = keepFact(f) // which leaves the embedding out
-	} else {
-		if p != nil {
-			r = store.WithEmbedding(r, nil)
-		}
-		held = keep(r)
+	if _, fact := r.(store.Fact); !fact && p != nil {
+		r = store.WithEmbedding(r, nil) // a kept fact leaves its embedding out itself
 	}
 	s.seq++
-	v := &version{key: k, seq: s.seq, br: b, rec: held, emb: p, next: never, ord: -1, vi: -1}
+	v := &version{key: k, seq: s.seq, br: b, rec: keep(r), emb: p, next: never, ord: -1, vi: -1}
 	if vs := b.own[k]; len(vs) > 0 {
 		last := vs[len(vs)-1]
 		last.next = v.seq
