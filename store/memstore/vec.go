@@ -200,49 +200,62 @@ func (c *coordReader) next() float32 {
 // form, always gets the same score.
 func (p packed) dot(q []float32) float32 {
 	mask, vals := p.parts()
-	half := p.half()
-	switch {
+	switch half := p.half(); {
 	case mask == nil && !half:
 		return vecmath.Dot(q, vals)
 	case mask == nil:
-		var s0, s1 float32
-		n := len(q) / 2 // the elements holding two coordinates
-		for k, x := range vals[:n] {
-			v := q[2*k : 2*k+2 : 2*k+2]
-			s0 += v[0] * hi(x)
-			s1 += v[1] * lo(x)
-		}
-		if len(q)%2 == 1 {
-			s0 += q[len(q)-1] * hi(vals[n])
-		}
-		return s0 + s1
+		return dotDenseHalf(q, vals)
+	case half:
+		return dotSparseHalf(q, mask, vals)
 	}
-	if half {
-		// The coordinates sit two to an element, the first in one sum and the second
-		// in the other; a mask word may hold an odd number of them, so the mask is
-		// read as one run of bits.
-		var s0, s1 float32
-		w, base, m := 0, 0, uint32(0)
-		for _, x := range vals {
-			for m == 0 {
-				base, m = w*maskBits, uint32(mask[w])
-				w++
-			}
-			s0 += q[base+bits.TrailingZeros32(m)] * hi(x)
-			m &= m - 1
-			for m == 0 {
-				if w == len(mask) {
-					return s0 + s1 // an odd number of coordinates: x held the last
-				}
-				base, m = w*maskBits, uint32(mask[w])
-				w++
-			}
-			s1 += q[base+bits.TrailingZeros32(m)] * lo(x)
-			m &= m - 1
-		}
-		return s0 + s1
+	return dotSparse(q, mask, vals)
+}
+
+// dotDenseHalf is dot for the dense half form. Two sums, fed alternately, so that
+// their additions overlap.
+func dotDenseHalf(q, vals []float32) float32 {
+	var s0, s1 float32
+	n := len(q) / 2 // the elements holding two coordinates
+	for k, x := range vals[:n] {
+		v := q[2*k : 2*k+2 : 2*k+2]
+		s0 += v[0] * hi(x)
+		s1 += v[1] * lo(x)
 	}
-	// Two sums, fed alternately, so that their additions overlap.
+	if len(q)%2 == 1 {
+		s0 += q[len(q)-1] * hi(vals[n])
+	}
+	return s0 + s1
+}
+
+// dotSparseHalf is dot for the sparse half form. The coordinates sit two to an
+// element, the first in one sum and the second in the other; a mask word may hold an
+// odd number of them, so the mask is read as one run of bits.
+func dotSparseHalf(q, mask, vals []float32) float32 {
+	var s0, s1 float32
+	w, base, m := 0, 0, uint32(0)
+	for _, x := range vals {
+		for m == 0 {
+			base, m = w*maskBits, uint32(mask[w])
+			w++
+		}
+		s0 += q[base+bits.TrailingZeros32(m)] * hi(x)
+		m &= m - 1
+		for m == 0 {
+			if w == len(mask) {
+				return s0 + s1 // an odd number of coordinates: x held the last
+			}
+			base, m = w*maskBits, uint32(mask[w])
+			w++
+		}
+		s1 += q[base+bits.TrailingZeros32(m)] * lo(x)
+		m &= m - 1
+	}
+	return s0 + s1
+}
+
+// dotSparse is dot for the sparse form. Two sums, fed alternately, so that their
+// additions overlap.
+func dotSparse(q, mask, vals []float32) float32 {
 	var s0, s1 float32
 	j := 0
 	for w, f := range mask {
@@ -313,13 +326,12 @@ func (a *arena) pack(e []float32) packed {
 	p[0] = -head
 	mask, vals := p[1:1+mw], p[1+mw:]
 	j := 0
-	var first uint32 // in a half form, the bits of a coordinate awaiting its pair
+	var first float32 // in a half form, a coordinate awaiting its pair
 	for w := range mask {
 		var m uint32
 		block := e[w*maskBits : min(len(e), (w+1)*maskBits)]
 		for i, x := range block {
-			b := math.Float32bits(x)
-			if b == 0 {
+			if math.Float32bits(x) == 0 {
 				continue
 			}
 			m |= 1 << i
@@ -327,16 +339,16 @@ func (a *arena) pack(e []float32) packed {
 			case !half:
 				vals[j] = x
 			case j%2 == 0:
-				first = b
+				first = x
 			default:
-				vals[j/2] = math.Float32frombits(first | b>>16)
+				vals[j/2] = pair(first, x)
 			}
 			j++
 		}
 		mask[w] = float32(m)
 	}
 	if half && j%2 == 1 {
-		vals[j/2] = math.Float32frombits(first)
+		vals[j/2] = pair(first, 0)
 	}
 	return p
 }
