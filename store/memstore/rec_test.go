@@ -68,3 +68,30 @@ func TestFactRecKeepsEveryField(t *testing.T) {
 		t.Error("an empty metadata map came back nil")
 	}
 }
+
+// TestKeptFactsAreReadInPlace checks that filters and comparisons read a kept fact
+// without building a store.Fact on the heap: a filtered search and a diff run them for
+// every candidate.
+func TestKeptFactsAreReadInPlace(t *testing.T) {
+	f := store.Fact{ID: "f", Text: "kept", Category: "c", Status: store.FactActive, Confidence: 1,
+		SessionID: "s", Metadata: map[string]string{"k": "v"}}
+	a, b := &version{rec: keepFact(f)}, &version{rec: keepFact(f)}
+	filter := store.Filter{Category: "c", SessionID: "s", Metadata: map[string]string{"k": "v"}}
+	var r store.Record = f
+	checks := []struct {
+		name string
+		fn   func() bool
+	}{
+		{"matches", func() bool { return a.matches(filter) }},
+		{"holdsExceptEmbedding", func() bool { return a.holdsExceptEmbedding(r) }},
+		{"equivalent", func() bool { return equivalent(a, b) }},
+	}
+	for _, c := range checks {
+		if !c.fn() {
+			t.Errorf("%s: false for a fact and itself", c.name)
+		}
+		if allocs := testing.AllocsPerRun(100, func() { c.fn() }); allocs != 0 {
+			t.Errorf("%s allocates %v times", c.name, allocs)
+		}
+	}
+}
