@@ -281,3 +281,65 @@ func TestBranchLifecycle(t *testing.T) {
 		t.Errorf("At with both fields: err = %v, want a *ValidationError on At", err)
 	}
 }
+
+// TestDiffLeavesEmbeddingsOut checks that a diff's records, on both sides and in its
+// conflicts, carry no embeddings, while a read of the same records returns them.
+func TestDiffLeavesEmbeddingsOut(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c, _ := open(t, nil)
+	for _, f := range []Fact{{ID: "both", Text: "Deploys run on Fridays"}, {ID: "mine", Text: "The cache holds sessions"}} {
+		if _, err := c.WriteFact(ctx, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.Branch(ctx, agentBranch, BranchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []Fact{
+		{ID: "both", Branch: agentBranch, Text: "Deploys run on Thursdays"},
+		{ID: "mine", Branch: agentBranch, Text: "The cache holds sessions and tokens"},
+		{ID: "new", Branch: agentBranch, Text: "Refresh tokens rotate hourly"},
+	} {
+		if _, err := c.WriteFact(ctx, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.WriteObservation(ctx, Observation{ID: "obs", Branch: agentBranch, Type: ObsDecision, Summary: "Patch the refresh handler"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.WriteConversation(ctx, Conversation{ID: "conv", Branch: agentBranch, Title: "auth"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.AppendMessage(ctx, Message{ID: "msg", ConversationID: "conv", Branch: agentBranch, Role: RoleUser, Content: "Why do tokens expire?"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.WriteFact(ctx, Fact{ID: "both", Text: "Deploys run on Mondays"}); err != nil {
+		t.Fatal(err)
+	}
+	d, err := c.Diff(ctx, agentBranch, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.SourceChanges) != 6 || len(d.TargetChanges) != 1 || len(d.Conflicts) != 1 {
+		t.Fatalf("diff: %d source changes, %d target changes, %d conflicts; want 6, 1, 1", len(d.SourceChanges), len(d.TargetChanges), len(d.Conflicts))
+	}
+	changes := append(append([]Change{}, d.SourceChanges...), d.TargetChanges...)
+	for _, cf := range d.Conflicts {
+		changes = append(changes, cf.Source, cf.Target)
+	}
+	for _, ch := range changes {
+		for side, r := range map[string]store.Record{"before": ch.Before, "after": ch.After} {
+			if emb := store.EmbeddingOf(r); emb != nil {
+				t.Errorf("%s %s: the record %s carries an embedding of %d dimensions", ch.Ref.Kind, ch.Ref.ID, side, len(emb))
+			}
+		}
+	}
+	f, err := c.GetFact(ctx, agentBranch, "mine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Embedding) == 0 {
+		t.Error("GetFact after the diff: no embedding")
+	}
+}

@@ -1,15 +1,24 @@
 package day1
 
-import "context"
+import (
+	"context"
+
+	"github.com/day1ai/day1/store"
+)
 
 // Diff lists what changed on source and on target since their merge base, per record:
 // added, updated or deleted, with the conflicts between the two sides (both changed the
 // same record, or both superseded the same fact). It is what a Native merge of source
 // into target would adopt. The result's Filter method narrows it, e.g. to one category
-// of facts: d.Filter(Filter{Category: "bug_fix"}). Errors: ErrBranchNotFound, ErrClosed, ctx's error.
+// of facts: d.Filter(Filter{Category: "bug_fix"}).
+//
+// The records of a diff carry no embeddings: a diff says what changed, and on
+// MatrixOne reading the vectors of records spread over a large table is most of a
+// diff's cost. Get, ListFacts and the other reads return records whole. Errors:
+// ErrBranchNotFound, ErrClosed, ctx's error.
 func (c *Client) Diff(ctx context.Context, source, target string) (*Diff, error) {
 	if err := c.use(ctx); err != nil {
 		return nil, err
 	}
-	return c.st.Diff(ctx, source, target)
+	return store.DiffLean(ctx, c.st, source, target)
 }

@@ -56,7 +56,8 @@
 // copy-on-write, in constant time; on MatrixOne it is a zero-copy DATA BRANCH CREATE
 // from the head of a 3.x server, and a copy of the visible rows otherwise
 // (Capabilities says which path the server takes). Diff lists what
-// changed on each side since the merge base, with conflicts. Merge applies a strategy
+// changed on each side since the merge base, with conflicts; its records carry no
+// embeddings, which reads return. Merge applies a strategy
 // atomically: Native (adopt every change; conflicts follow the ConflictPolicy),
 // CherryPick (chosen records), Squash (net effect), Auto (a Resolver decides conflicts).
 // A merge gate can refuse a merge with a *MergeBlockedError. Merges lists the history.

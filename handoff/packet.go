@@ -241,7 +241,7 @@ func (e *Engine) gather(ctx context.Context, t Task) (*gathered, error) {
 		pairs = append(pairs, [2]string{m.Branch, t.Branch})
 	}
 	for _, p := range pairs {
-		d, err := e.Store.Diff(ctx, p[0], p[1])
+		d, err := store.DiffLean(ctx, e.Store, p[0], p[1])
 		if errors.Is(err, store.ErrBranchNotFound) && p[0] != t.Branch {
 			continue // a member's branch removed by hand
 		}

@@ -1051,7 +1051,7 @@ func (e *Engine) CompleteTask(ctx context.Context, r CompleteRequest) (Completio
 // promotable sorts what the task branch added since its fork into what a completion
 // promotes and what it keeps; see CompleteTask. Both lists are sorted by kind, then id.
 func (e *Engine) promotable(ctx context.Context, t Task) (promoted, kept []store.Ref, err error) {
-	d, err := e.Store.Diff(ctx, t.Branch, t.Parent)
+	d, err := store.DiffLean(ctx, e.Store, t.Branch, t.Parent)
 	if err != nil {
 		return nil, nil, fmt.Errorf("day1: listing what task %q added: %w", t.Name, err)
 	}

@@ -388,6 +388,29 @@ func (d *Diff) Filter(f Filter) *Diff {
 	return &out
 }
 
+// stripEmbeddings leaves the embeddings out of every record of d.
+func (d *Diff) stripEmbeddings() {
+	for i := range d.SourceChanges {
+		d.SourceChanges[i].stripEmbeddings()
+	}
+	for i := range d.TargetChanges {
+		d.TargetChanges[i].stripEmbeddings()
+	}
+	for i := range d.Conflicts {
+		d.Conflicts[i].Source.stripEmbeddings()
+		d.Conflicts[i].Target.stripEmbeddings()
+	}
+}
+
+func (c *Change) stripEmbeddings() {
+	if len(EmbeddingOf(c.Before)) > 0 {
+		c.Before = WithEmbedding(c.Before, nil)
+	}
+	if len(EmbeddingOf(c.After)) > 0 {
+		c.After = WithEmbedding(c.After, nil)
+	}
+}
+
 // matches reports whether f matches the change's record now or at the merge base.
 func (c Change) matches(f Filter) bool {
 	return c.After != nil && f.Match(c.After) || c.Before != nil && f.Match(c.Before)

@@ -108,6 +108,26 @@ type LeanDiffer interface {
 	DiffLean(ctx context.Context, source, target string) (*Diff, error)
 }
 
+// DiffLean lists the diff of source and target with no embeddings in its records: the
+// store's DiffLean when it has one, else its Diff with the embeddings left out. A diff
+// says what changed; on a store that keeps embeddings apart from the other columns
+// (MatrixOne), reading them is most of a diff's cost, so callers that do not need them
+// ask for this one.
+func DiffLean(ctx context.Context, s Store, source, target string) (*Diff, error) {
+	var d *Diff
+	var err error
+	if ld, ok := s.(LeanDiffer); ok {
+		d, err = ld.DiffLean(ctx, source, target)
+	} else {
+		d, err = s.Diff(ctx, source, target)
+	}
+	if err != nil {
+		return nil, err
+	}
+	d.stripEmbeddings()
+	return d, nil
+}
+
 // Durabler is the optional capability of a store that says whether what it
 // acknowledges survives a restart of the process (Client.Capabilities reports it).
 type Durabler interface {
