@@ -8,6 +8,7 @@ import (
 
 	"github.com/day1ai/day1/store"
 	"github.com/day1ai/day1/store/matrixone"
+	"github.com/day1ai/day1/store/storetest"
 )
 
 // forkPath reads how a branch's tables were made.
@@ -77,7 +78,7 @@ func TestForkPathRecorded(t *testing.T) {
 func TestNativeDiff(t *testing.T) {
 	t.Parallel()
 	dsn := testDatabase(t)
-	s := openTest(t, dsn)
+	s := openWith(t, dsn, func(o *matrixone.Options) { o.NativeDiff = matrixone.IndexOn })
 	defer s.Close()
 	c := s.Capabilities()
 	if !c.DataBranchDiff {
@@ -193,4 +194,32 @@ func TestForkRacesAWrite(t *testing.T) {
 	if !slices.Equal(target, []string{"gone", "kept", "new"}) {
 		t.Errorf("main's changes since the fork = %v; want gone, kept, new", target)
 	}
+}
+
+// TestConformanceNativeDiff runs the branch, diff and merge areas of the suite with
+// NativeDiff on, on a server with DATA BRANCH DIFF: diffs between a branch and the
+// parent it was forked from then go through the server's DATA BRANCH DIFF, which
+// TestConformance, on the default portable path, never asks for.
+func TestConformanceNativeDiff(t *testing.T) {
+	testDSN(t)
+	probe := openTest(t, testDatabase(t))
+	c := probe.Capabilities()
+	probe.Close()
+	if !c.DataBranchDiff {
+		t.Skipf("capability DataBranchDiff is missing on %s: diffs take the portable path, which TestConformance covers", c.Version)
+	}
+	covered := map[string]string{}
+	for _, a := range []string{"write", "search", "messagesearch", "snapshot", "timetravel", "sessions", "docs", "alias", "concurrency", "durability", "errors"} {
+		covered[a] = "run by TestConformance; this run covers diffs through DATA BRANCH DIFF"
+	}
+	storetest.Run(t, storetest.Harness{
+		New: func(t *testing.T) store.Store {
+			s := openWith(t, testDatabase(t), func(o *matrixone.Options) { o.NativeDiff = matrixone.IndexOn })
+			if got := s.Capabilities().DiffPath; got != matrixone.DiffPathNative {
+				t.Fatalf("DiffPath with NativeDiff on = %q; want native", got)
+			}
+			return s
+		},
+		Unsupported: covered,
+	})
 }

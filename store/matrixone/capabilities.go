@@ -62,7 +62,7 @@ type Capabilities struct {
 	// DiffPath is how this store finds the records a diff compares:
 	// DiffPathNative (DATA BRANCH DIFF between a branch and the parent it was forked
 	// from with DATA BRANCH CREATE) when DataBranchDiff is true and Options.NativeDiff
-	// allows it, else DiffPathPortable (a range read of each side's rows by revision).
+	// is IndexOn, else DiffPathPortable (a range read of each side's rows by revision).
 	// Other pairs of branches always take the portable path. Store.Capabilities sets
 	// it; the server probe leaves it empty.
 	DiffPath string

@@ -31,10 +31,14 @@ type IndexMode string
 
 // Index modes.
 const (
-	// IndexAuto uses the feature when the server supports it (the default).
+	// IndexAuto uses the feature when the server supports it and it is the faster
+	// path (the default); each option says which.
 	IndexAuto IndexMode = ""
 	// IndexOff never uses it: the store takes the portable path.
 	IndexOff IndexMode = "off"
+	// IndexOn uses the feature whenever the server supports it, where IndexAuto would
+	// not. Only Options.NativeDiff accepts it.
+	IndexOn IndexMode = "on"
 )
 
 // Options configure Open.
@@ -99,10 +103,11 @@ type Options struct {
 	// they are fewer than asked. Tables below the mark, branches copied from an indexed
 	// parent (the copy starts without an index) and searches with metadata filters
 	// scan exactly. Store.BuildVectorIndexes builds on demand. IndexOff: always the
-	// exact scan. A store that diffs with DATA BRANCH DIFF (Capabilities.DiffPath
-	// native) takes the exact scan too: an index built on a branched table after
-	// writes makes the server's diff forget them; set NativeDiff to IndexOff to have
-	// IVFFLAT indexes on such a server.
+	// exact scan. On a server with DATA BRANCH DIFF, unless NativeDiff is IndexOff,
+	// the store takes the exact scan too: an index built on a branched table after
+	// writes makes the server's diff forget them, and a store opened on the same
+	// database with NativeDiff IndexOn would ask for that diff; set NativeDiff to
+	// IndexOff to have IVFFLAT indexes on such a server.
 	VectorIndex IndexMode
 	// VectorCodes chooses how a vector search of facts selects its candidates.
 	// IndexAuto (the default): the store ranks every live fact of the branch by the
@@ -130,12 +135,16 @@ type Options struct {
 	VectorProbes int
 	// NativeDiff chooses how Diff finds changed records between a branch and the
 	// parent its tables were forked from with DATA BRANCH CREATE. IndexAuto (the
-	// default): when the server has DATA BRANCH DIFF (Capabilities.DataBranchDiff),
-	// the server lists the rows that differ since their common ancestor, one
-	// statement per record kind, and the store keeps those current at the compared
-	// revision and written after the merge base; a kind whose statement fails is read
-	// the portable way instead. IndexOff: the portable path, a range read of each
-	// side's rows by revision. Both give the same diff (Capabilities.DiffPath).
+	// default) and IndexOff: the portable path, a range read of each side's rows by
+	// revision, whose cost follows the number of changes; on a 3.0.15 server at 100k
+	// facts, a lean diff of 100 changes took 23 ms at the median this way and 82 ms
+	// through DATA BRANCH DIFF. IndexOn: when the server has DATA BRANCH DIFF
+	// (Capabilities.DataBranchDiff), the server lists the rows that differ since their
+	// common ancestor, one statement per record kind, and the store keeps those
+	// current at the compared revision and written after the merge base; a kind whose
+	// statement fails is read the portable way instead. Both give the same diff
+	// (Capabilities.DiffPath). On a server with DATA BRANCH DIFF, IndexOff also lets
+	// VectorIndex build IVFFLAT indexes (see VectorIndex).
 	NativeDiff IndexMode
 }
 
@@ -198,7 +207,13 @@ func (o Options) validate() error {
 		mode  IndexMode
 	}{{"Options.FullText", o.FullText}, {"Options.VectorIndex", o.VectorIndex}, {"Options.NativeDiff", o.NativeDiff},
 		{"Options.VectorCodes", o.VectorCodes}, {"Options.KeywordCache", o.KeywordCache}} {
+		if m.mode == IndexOn && m.field == "Options.NativeDiff" {
+			continue
+		}
 		if m.mode != IndexAuto && m.mode != IndexOff {
+			if m.field == "Options.NativeDiff" {
+				return store.Invalid(m.field, `must be "" (auto), "on" or "off"`, string(m.mode))
+			}
 			return store.Invalid(m.field, `must be "" (auto) or "off"`, string(m.mode))
 		}
 	}

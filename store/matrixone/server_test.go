@@ -81,12 +81,26 @@ func TestCapabilities(t *testing.T) {
 	if (c.DataBranchDiff || c.DataBranchMerge || c.DataBranchPick) && !c.DataBranch {
 		t.Errorf("DATA BRANCH DIFF, MERGE or PICK reported without DATA BRANCH CREATE: %+v", c)
 	}
+	// Diffs take the portable path unless NativeDiff asks for the server's.
+	if c.DiffPath != matrixone.DiffPathPortable {
+		t.Errorf("DiffPath = %q by default; want %q", c.DiffPath, matrixone.DiffPathPortable)
+	}
+	on := openWith(t, testDatabase(t), func(o *matrixone.Options) { o.NativeDiff = matrixone.IndexOn })
+	defer on.Close()
 	want = matrixone.DiffPathPortable
 	if c.DataBranchDiff {
 		want = matrixone.DiffPathNative
 	}
-	if c.DiffPath != want {
-		t.Errorf("DiffPath = %q with DataBranchDiff %v; want %q", c.DiffPath, c.DataBranchDiff, want)
+	if got := on.Capabilities().DiffPath; got != want {
+		t.Errorf("DiffPath = %q with NativeDiff on and DataBranchDiff %v; want %q", got, c.DataBranchDiff, want)
+	}
+	// IVFFLAT indexes where the server has them, but not beside native diffs.
+	wantVec := matrixone.VectorPathExact
+	if c.IVFFlat && !c.DataBranchDiff {
+		wantVec = matrixone.VectorPathIVFFlat
+	}
+	if c.VectorPath != wantVec {
+		t.Errorf("VectorPath = %q with IVFFlat %v and DataBranchDiff %v; want %q", c.VectorPath, c.IVFFlat, c.DataBranchDiff, wantVec)
 	}
 }
 

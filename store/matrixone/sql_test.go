@@ -48,9 +48,15 @@ func TestOptionsDefaults(t *testing.T) {
 		o.Retention != 7*24*time.Hour || o.Now == nil {
 		t.Errorf("defaults = %+v", o)
 	}
-	for _, bad := range []Options{{}, {DSN: "x", Dimensions: -1}, {DSN: "x", Dimensions: store.MaxEmbeddingDims + 1}} {
+	for _, bad := range []Options{{}, {DSN: "x", Dimensions: -1}, {DSN: "x", Dimensions: store.MaxEmbeddingDims + 1},
+		{DSN: "x", FullText: IndexOn}, {DSN: "x", NativeDiff: "yes"}} {
 		if err := bad.withDefaults().validate(); !errors.Is(err, store.ErrInvalidArgument) {
 			t.Errorf("validate(%+v) = %v; want ErrInvalidArgument", bad, err)
+		}
+	}
+	for _, mode := range []IndexMode{IndexAuto, IndexOff, IndexOn} {
+		if err := (Options{DSN: "x", NativeDiff: mode}).withDefaults().validate(); err != nil {
+			t.Errorf("validate with NativeDiff %q = %v", mode, err)
 		}
 	}
 }

@@ -96,7 +96,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		return nil, err
 	}
 	caps.KeywordPath, caps.VectorPath, caps.DiffPath = KeywordPathScan, VectorPathExact, DiffPathPortable
-	if caps.DataBranchDiff && opts.NativeDiff == IndexAuto {
+	if caps.DataBranchDiff && opts.NativeDiff == IndexOn {
 		caps.DiffPath = DiffPathNative
 	}
 	if caps.FullText && opts.FullText == IndexAuto {
@@ -104,9 +104,10 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	}
 	// An index built on a branched table after writes makes DATA BRANCH DIFF forget
 	// those writes (3.0.15; TestQuirkDiffAfterIndex), and the IVFFLAT path builds its
-	// indexes as tables grow: with native diffs, vector search scans (facts rank by
-	// their codes first either way).
-	if caps.IVFFlat && opts.VectorIndex == IndexAuto && caps.DiffPath != DiffPathNative {
+	// indexes as tables grow: where the server can diff natively, vector search scans
+	// (facts rank by their codes first either way), unless NativeDiff is off, so that
+	// no store on the database asks for a native diff over an index.
+	if caps.IVFFlat && opts.VectorIndex == IndexAuto && (!caps.DataBranchDiff || opts.NativeDiff == IndexOff) {
 		caps.VectorPath = VectorPathIVFFlat
 	}
 	s.caps = caps
