@@ -388,8 +388,9 @@ func (d *Diff) Filter(f Filter) *Diff {
 	return &out
 }
 
-// stripEmbeddings leaves the embeddings out of every record of d.
-func (d *Diff) stripEmbeddings() {
+// DropEmbeddings leaves the embeddings out of every record of d, in place: what a
+// store's DiffLean returns (see LeanDiffer and DiffLean).
+func (d *Diff) DropEmbeddings() {
 	for i := range d.SourceChanges {
 		d.SourceChanges[i].stripEmbeddings()
 	}

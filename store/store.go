@@ -124,7 +124,7 @@ func DiffLean(ctx context.Context, s Store, source, target string) (*Diff, error
 	if err != nil {
 		return nil, err
 	}
-	d.stripEmbeddings()
+	d.DropEmbeddings()
 	return d, nil
 }
 

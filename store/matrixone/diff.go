@@ -225,19 +225,7 @@ func (s *Store) diff(ctx context.Context, q queryer, source, target string, lean
 	}
 	if lean {
 		// The versions read whole to be compared leave their embeddings here.
-		strip := func(c store.Change) store.Change {
-			c.Before, c.After = store.WithEmbedding(c.Before, nil), store.WithEmbedding(c.After, nil)
-			return c
-		}
-		for i, c := range d.SourceChanges {
-			d.SourceChanges[i] = strip(c)
-		}
-		for i, c := range d.TargetChanges {
-			d.TargetChanges[i] = strip(c)
-		}
-		for i, c := range d.Conflicts {
-			d.Conflicts[i].Source, d.Conflicts[i].Target = strip(c.Source), strip(c.Target)
-		}
+		d.DropEmbeddings()
 	}
 	d.Conflicts = append(d.Conflicts, store.SupersedeConflicts(d)...)
 	return d, nil

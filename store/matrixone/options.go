@@ -205,15 +205,14 @@ func (o Options) validate() error {
 	for _, m := range []struct {
 		field string
 		mode  IndexMode
-	}{{"Options.FullText", o.FullText}, {"Options.VectorIndex", o.VectorIndex}, {"Options.NativeDiff", o.NativeDiff},
-		{"Options.VectorCodes", o.VectorCodes}, {"Options.KeywordCache", o.KeywordCache}} {
-		if m.mode == IndexOn && m.field == "Options.NativeDiff" {
-			continue
-		}
-		if m.mode != IndexAuto && m.mode != IndexOff {
-			if m.field == "Options.NativeDiff" {
-				return store.Invalid(m.field, `must be "" (auto), "on" or "off"`, string(m.mode))
-			}
+		on    bool // whether IndexOn is allowed
+	}{{"Options.FullText", o.FullText, false}, {"Options.VectorIndex", o.VectorIndex, false}, {"Options.NativeDiff", o.NativeDiff, true},
+		{"Options.VectorCodes", o.VectorCodes, false}, {"Options.KeywordCache", o.KeywordCache, false}} {
+		switch {
+		case m.mode == IndexAuto || m.mode == IndexOff || m.on && m.mode == IndexOn:
+		case m.on:
+			return store.Invalid(m.field, `must be "" (auto), "on" or "off"`, string(m.mode))
+		default:
 			return store.Invalid(m.field, `must be "" (auto) or "off"`, string(m.mode))
 		}
 	}
