@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/day1ai/day1/internal/parallel"
@@ -316,12 +317,20 @@ func (sc *dupScratch) touch(codes []uint64, words int) {
 	sc.sink += x
 }
 
+// maxNear bounds the candidates bestMatch remembers as checked.
+const maxNear = 32
+
 // bestMatch returns the visible, live fact among vectors from..len(vecs) most similar to
 // q, at or above its threshold, or nil. It only reads the index, so several may run at
 // once, each with its own scratch.
 func (ix *kindIndex) bestMatch(head view, q dupQuery, from int, sc *dupScratch) (*version, float64) {
 	var best *version
 	var bestSim float64
+	// The candidates close enough in code already checked: a vector near q shares
+	// several bands with it, so it comes once per band, and each check after the first
+	// would read its version and vector again.
+	var near [maxNear]int32
+	nearN := 0
 	check := func(i int) {
 		// The code first, then the branches: both sit in flat arrays, while the
 		// versions are a pointer away. The candidates' codes are in the cache already
@@ -329,6 +338,13 @@ func (ix *kindIndex) bestMatch(head view, q dupQuery, from int, sc *dupScratch) 
 		// own, is read for few of them.
 		if q.code != nil && vecmath.Hamming(q.code, ix.code(i)) > q.maxHamming {
 			return
+		}
+		if slices.Contains(near[:nearN], int32(i)) {
+			return
+		}
+		if nearN < maxNear {
+			near[nearN] = int32(i)
+			nearN++
 		}
 		if ix.masks[i]&head.mask == 0 {
 			return
