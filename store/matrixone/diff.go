@@ -692,7 +692,10 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 		seen[k] = true
 	}
 	var rec store.MergeRecord
-	err := s.write(ctx, "ApplyMerge", writeSpec{branches: []string{plan.Source, plan.Target}}, func(w *writeTx) error {
+	// The reads the merge decides on run under the two branches' locks alone; the
+	// commit lock is taken after them, as a Put takes it (writeTx), so that writes to
+	// other branches do not wait for those reads.
+	err := s.write(ctx, "ApplyMerge", writeSpec{branches: []string{plan.Source, plan.Target}, late: true}, func(w *writeTx) error {
 		sb, err := loadBranch(ctx, w, plan.Source)
 		if err != nil {
 			return err
@@ -703,14 +706,6 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 		}
 		if tb.info.Head != plan.ExpectHead {
 			return fmt.Errorf("%w: %q moved from head %d to %d", store.ErrStale, plan.Target, plan.ExpectHead, tb.info.Head)
-		}
-		rec = plan.Record
-		rec.Source, rec.Target = plan.Source, plan.Target
-		if rec.ID == "" {
-			rec.ID = ids.New()
-		}
-		if rec.CreatedAt.IsZero() {
-			rec.CreatedAt = w.now
 		}
 		idsByKind := map[store.Kind][]string{}
 		for _, r := range puts {
@@ -733,18 +728,30 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 				}
 			}
 		}
-		stamped := make([]store.Record, len(puts))
-		for i, r := range puts {
-			stamped[i] = store.WithDefaults(r, w.now)
-		}
 		// The source as the plan's diff read it; its current versions when the plan
-		// names no revision.
+		// names no revision. The puts take their embeddings before they are stamped:
+		// which embedding a put takes does not depend on the instants stamping fills.
 		readAt := int64(plan.SourceRev)
 		if readAt == 0 {
 			readAt = w.rev
 		}
+		stamped := slices.Clone(puts)
 		if err := embedLeanPuts(ctx, w, sb, tb, readAt, stamped, cur); err != nil {
 			return err
+		}
+		if err := w.seal(ctx); err != nil {
+			return err
+		}
+		for i, r := range stamped {
+			stamped[i] = store.WithDefaults(r, w.now)
+		}
+		rec = plan.Record
+		rec.Source, rec.Target = plan.Source, plan.Target
+		if rec.ID == "" {
+			rec.ID = ids.New()
+		}
+		if rec.CreatedAt.IsZero() {
+			rec.CreatedAt = w.now
 		}
 		// The current versions that a put may equal are read again with their
 		// embeddings (see Put).

@@ -129,11 +129,12 @@ func TestWritesToOtherBranchesGoOn(t *testing.T) {
 	}
 }
 
-// TestWritesReadBeforeTheCommitLock follows the statements of one Put and one Delete
-// through a proxy: the branch lock comes first, the reads the write decides on (for a
-// Put the current versions, the facts with the same text and the near-duplicate
-// candidates; for a Delete the current versions) come next, and only then the commit
-// lock, followed by the writes.
+// TestWritesReadBeforeTheCommitLock follows the statements of one Put, one Delete and
+// one ApplyMerge through a proxy: the branch locks come first, the reads the write
+// decides on (for a Put the current versions, the facts with the same text and the
+// near-duplicate candidates; for a Delete the current versions; for a merge the
+// target's current versions and the source's embeddings of a lean plan) come next, and
+// only then the commit lock, followed by the writes.
 func TestWritesReadBeforeTheCommitLock(t *testing.T) {
 	s, p := proxied(t, matrixone.Options{})
 	ctx := context.Background()
@@ -205,4 +206,51 @@ func TestWritesReadBeforeTheCommitLock(t *testing.T) {
 		return s.Delete(ctx, store.DefaultBranch, []store.Ref{{Kind: store.KindFact, ID: "old"}})
 	})
 	inOrder("Delete", del, []string{"FROM `facts_b0` WHERE"}, "INSERT INTO `facts_b0`")
+
+	// A merge of a lean plan reads the target's current versions and the source's
+	// embeddings before the commit lock.
+	if _, err := s.CreateBranch(ctx, store.BranchSpec{Name: "side"}); err != nil {
+		t.Fatal(err)
+	}
+	sideFact := store.Fact{ID: "side", Text: "a fact from the side branch", Embedding: []float32{0, 1, 0, 0, 0, 0, 0, 0}}
+	if _, err := s.Put(ctx, "side", []store.Record{sideFact}, store.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	sb, err := s.GetBranch(ctx, "side")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mb, err := s.GetBranch(ctx, store.DefaultBranch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Get(ctx, store.View{Branch: "side"}, store.Ref{Kind: store.KindFact, ID: "side"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lean := store.WithEmbedding(got, nil)
+	merge := statementsOf(func() error {
+		_, err := s.ApplyMerge(ctx, store.MergePlan{Source: "side", Target: store.DefaultBranch, ExpectHead: mb.Head,
+			SourceRev: sb.Head, Puts: []store.Record{lean}, Record: store.MergeRecord{Strategy: store.Native}})
+		return err
+	})
+	var source string
+	for _, q := range merge {
+		if i := strings.Index(q, "FROM `facts_b"); i >= 0 && !strings.Contains(q, "`facts_b0`") {
+			source = q[i+len("FROM "):]
+			source = source[:strings.Index(source[1:], "`")+2]
+			break
+		}
+	}
+	if source == "" {
+		t.Fatalf("the merge read no facts of the source; it sent:\n%s", strings.Join(merge, "\n"))
+	}
+	inOrder("ApplyMerge", merge, []string{"FROM `facts_b0` WHERE", "FROM " + source}, "INSERT INTO `facts_b0`")
+	merged, err := s.Get(ctx, store.View{Branch: store.DefaultBranch}, store.Ref{Kind: store.KindFact, ID: "side"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(store.EmbeddingOf(merged), sideFact.Embedding) {
+		t.Errorf("the merged fact's embedding is %v, want the source's %v", store.EmbeddingOf(merged), sideFact.Embedding)
+	}
 }
