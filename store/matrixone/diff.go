@@ -739,6 +739,19 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 		if err := embedLeanPuts(ctx, w, sb, tb, readAt, stamped, cur); err != nil {
 			return err
 		}
+		// The current versions that a put may equal are read again with their
+		// embeddings, compared as Put compares them (store.StampLike), unless
+		// embedLeanPuts read them whole already.
+		var whole []key
+		for _, r := range stamped {
+			k := key{r.RecordKind(), r.RecordID()}
+			if c := cur[k]; c != nil && len(store.EmbeddingOf(c)) == 0 && store.SameContentExceptEmbedding(c, store.StampLike(r, c)) {
+				whole = append(whole, k)
+			}
+		}
+		if err := readWhole(ctx, w, tb.suffix, cur, whole); err != nil {
+			return err
+		}
 		if err := w.seal(ctx); err != nil {
 			return err
 		}
@@ -752,18 +765,6 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 		}
 		if rec.CreatedAt.IsZero() {
 			rec.CreatedAt = w.now
-		}
-		// The current versions that a put may equal are read again with their
-		// embeddings (see Put).
-		var whole []key
-		for _, r := range stamped {
-			k := key{r.RecordKind(), r.RecordID()}
-			if c := cur[k]; c != nil && store.SameContentExceptEmbedding(c, r) {
-				whole = append(whole, k)
-			}
-		}
-		if err := readWhole(ctx, w, tb.suffix, cur, whole); err != nil {
-			return err
 		}
 		var vs []version
 		for _, r := range stamped {

@@ -2,6 +2,7 @@ package matrixone_test
 
 import (
 	"context"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -207,13 +208,23 @@ func TestWritesReadBeforeTheCommitLock(t *testing.T) {
 	})
 	inOrder("Delete", del, []string{"FROM `facts_b0` WHERE"}, "INSERT INTO `facts_b0`")
 
-	// A merge of a lean plan reads the target's current versions and the source's
-	// embeddings before the commit lock.
+	// A merge of a lean plan reads the target's current versions, the source's
+	// embeddings and the target's whole versions of the facts it may equal (twin: the
+	// same on both branches but for the embedding) before the commit lock.
+	twin := store.Fact{ID: "twin", Text: "a fact on both branches", Embedding: []float32{0, 0, 1, 0, 0, 0, 0, 0}}
+	if _, err := s.Put(ctx, store.DefaultBranch, []store.Record{twin}, store.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := s.CreateBranch(ctx, store.BranchSpec{Name: "side"}); err != nil {
 		t.Fatal(err)
 	}
+	onMain, err := s.Get(ctx, store.View{}, store.FactRef("twin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	twinB := store.WithEmbedding(onMain, []float32{0, 0, 0, 1, 0, 0, 0, 0})
 	sideFact := store.Fact{ID: "side", Text: "a fact from the side branch", Embedding: []float32{0, 1, 0, 0, 0, 0, 0, 0}}
-	if _, err := s.Put(ctx, "side", []store.Record{sideFact}, store.PutOptions{}); err != nil {
+	if _, err := s.Put(ctx, "side", []store.Record{sideFact, twinB}, store.PutOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	sb, err := s.GetBranch(ctx, "side")
@@ -224,33 +235,37 @@ func TestWritesReadBeforeTheCommitLock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.Get(ctx, store.View{Branch: "side"}, store.Ref{Kind: store.KindFact, ID: "side"})
-	if err != nil {
-		t.Fatal(err)
+	var plan []store.Record
+	for _, id := range []string{"side", "twin"} {
+		r, err := s.Get(ctx, store.View{Branch: "side"}, store.FactRef(id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, store.WithEmbedding(r, nil))
 	}
-	lean := store.WithEmbedding(got, nil)
 	merge := statementsOf(func() error {
 		_, err := s.ApplyMerge(ctx, store.MergePlan{Source: "side", Target: store.DefaultBranch, ExpectHead: mb.Head,
-			SourceRev: sb.Head, Puts: []store.Record{lean}, Record: store.MergeRecord{Strategy: store.Native}})
+			SourceRev: sb.Head, Puts: plan, Record: store.MergeRecord{Strategy: store.Native}})
 		return err
 	})
-	var source string
-	for _, q := range merge {
-		if i := strings.Index(q, "FROM `facts_b"); i >= 0 && !strings.Contains(q, "`facts_b0`") {
-			source = q[i+len("FROM "):]
-			source = source[:strings.Index(source[1:], "`")+2]
-			break
-		}
-	}
-	if source == "" {
+	source := regexp.MustCompile("FROM (`facts_b[1-9][0-9]*`)").FindStringSubmatch(strings.Join(merge, "\n"))
+	if source == nil {
 		t.Fatalf("the merge read no facts of the source; it sent:\n%s", strings.Join(merge, "\n"))
 	}
-	inOrder("ApplyMerge", merge, []string{"FROM `facts_b0` WHERE", "FROM " + source}, "INSERT INTO `facts_b0`")
-	merged, err := s.Get(ctx, store.View{Branch: store.DefaultBranch}, store.Ref{Kind: store.KindFact, ID: "side"})
-	if err != nil {
-		t.Fatal(err)
+	inOrder("ApplyMerge", merge, []string{"FROM `facts_b0` WHERE", "FROM " + source[1]}, "INSERT INTO `facts_b0`")
+	lock := slices.IndexFunc(merge, func(q string) bool { return strings.Contains(q, "FROM day1_state WHERE id = 1 FOR UPDATE") })
+	for i, q := range merge[lock:] {
+		if strings.HasPrefix(q, "SELECT") && strings.Contains(q, "FROM `facts_") {
+			t.Errorf("ApplyMerge read facts after the commit lock (statement %d): %s", lock+i, q)
+		}
 	}
-	if !slices.Equal(store.EmbeddingOf(merged), sideFact.Embedding) {
-		t.Errorf("the merged fact's embedding is %v, want the source's %v", store.EmbeddingOf(merged), sideFact.Embedding)
+	for _, want := range []store.Record{sideFact, twinB} {
+		got, err := s.Get(ctx, store.View{}, store.RefOf(want))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(store.EmbeddingOf(got), store.EmbeddingOf(want)) {
+			t.Errorf("the merged %s's embedding is %v, want the source's %v", want.RecordID(), store.EmbeddingOf(got), store.EmbeddingOf(want))
+		}
 	}
 }
