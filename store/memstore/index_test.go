@@ -167,47 +167,8 @@ func TestBandIndexFindsNearVectors(t *testing.T) {
 	t.Parallel()
 	const dims, n, trials = 384, 20_000, 2_000
 	rng := rand.New(rand.NewPCG(11, 13))
-	unit := func(v []float64) []float64 {
-		var s float64
-		for _, x := range v {
-			s += x * x
-		}
-		for i := range v {
-			v[i] /= math.Sqrt(s)
-		}
-		return v
-	}
-	random := func() []float64 {
-		v := make([]float64, dims)
-		for i := range v {
-			v[i] = rng.NormFloat64()
-		}
-		return unit(v)
-	}
-	// at returns a unit vector at cosine c from the unit vector v.
-	at := func(v []float64, c float64) []float64 {
-		u := random()
-		var d float64
-		for i := range u {
-			d += u[i] * v[i]
-		}
-		for i := range u {
-			u[i] -= d * v[i]
-		}
-		u = unit(u)
-		w := make([]float64, dims)
-		for i := range w {
-			w[i] = c*v[i] + math.Sqrt(1-c*c)*u[i]
-		}
-		return w
-	}
-	f32 := func(v []float64) []float32 {
-		out := make([]float32, len(v))
-		for i, x := range v {
-			out[i] = float32(x)
-		}
-		return out
-	}
+	random := func() []float64 { return randomUnit(rng, dims) }
+	at := func(v []float64, c float64) []float64 { return atCosine(rng, v, c) }
 	rot := vecmath.NewRotation(dims, rotationSeed)
 	bi := newBandIndex(rot.Words())
 	vecs := make([][]float64, n)
@@ -242,6 +203,94 @@ func TestBandIndexFindsNearVectors(t *testing.T) {
 		// of 20,000 a query, beside the near one, found in a few bands.
 		if per := float64(cands) / trials; per > 25 {
 			t.Errorf("cosine %.2f: %.1f candidates a query among %d random vectors, want about 15", tc.cos, per, n)
+		}
+	}
+}
+
+// unit scales v to length 1 and returns it.
+func unit(v []float64) []float64 {
+	var s float64
+	for _, x := range v {
+		s += x * x
+	}
+	for i := range v {
+		v[i] /= math.Sqrt(s)
+	}
+	return v
+}
+
+// randomUnit returns a random unit vector of dims coordinates, or of nonzero of them
+// when nonzero is given (a sparse vector, as feature-hashed embeddings are).
+func randomUnit(rng *rand.Rand, dims int, nonzero ...int) []float64 {
+	v := make([]float64, dims)
+	if len(nonzero) == 0 {
+		for i := range v {
+			v[i] = rng.NormFloat64()
+		}
+		return unit(v)
+	}
+	for range nonzero[0] {
+		v[rng.IntN(dims)] = rng.NormFloat64()
+	}
+	return unit(v)
+}
+
+// atCosine returns a unit vector at cosine c from the unit vector v: v turned towards a
+// random direction orthogonal to it.
+func atCosine(rng *rand.Rand, v []float64, c float64) []float64 {
+	u := randomUnit(rng, len(v))
+	var d float64
+	for i := range u {
+		d += u[i] * v[i]
+	}
+	for i := range u {
+		u[i] -= d * v[i]
+	}
+	u = unit(u)
+	w := make([]float64, len(v))
+	for i := range w {
+		w[i] = c*v[i] + math.Sqrt(1-c*c)*u[i]
+	}
+	return w
+}
+
+func f32(v []float64) []float32 {
+	out := make([]float32, len(v))
+	for i, x := range v {
+		out[i] = float32(x)
+	}
+	return out
+}
+
+// TestHammingBoundKeepsNearPairs checks the code test that near-duplicate candidates
+// pass before an exact cosine: pairs at the threshold itself pass it but for a
+// negligible share, dense vectors and sparse ones alike, while most pairs well below
+// the threshold are turned away.
+func TestHammingBoundKeepsNearPairs(t *testing.T) {
+	t.Parallel()
+	const dims, pairs, threshold = 384, 10_000, 0.92
+	rng := rand.New(rand.NewPCG(5, 8))
+	rot := vecmath.NewRotation(dims, rotationSeed)
+	bound := hammingBound(threshold, rot.Bits())
+	for _, nonzero := range [][]int{nil, {24}} {
+		var over, below int
+		for range pairs {
+			v := randomUnit(rng, dims, nonzero...)
+			a := rot.AppendCode(nil, f32(v), nil)
+			if vecmath.Hamming(a, rot.AppendCode(nil, f32(atCosine(rng, v, threshold)), nil)) > bound {
+				over++
+			}
+			if vecmath.Hamming(a, rot.AppendCode(nil, f32(atCosine(rng, v, 0.8)), nil)) <= bound {
+				below++
+			}
+		}
+		t.Logf("nonzero %v: bound %d of %d bits; %d of %d pairs at %.2f over it, %d at 0.80 within it", nonzero, bound, rot.Bits(), over, pairs, threshold, below)
+		// Four standard deviations: about 3 pairs in 100,000 at the threshold.
+		if over > 2 {
+			t.Errorf("nonzero %v: %d of %d pairs at cosine %.2f differ in more than %d bits, want at most 2", nonzero, over, pairs, threshold, bound)
+		}
+		if below > pairs/2 {
+			t.Errorf("nonzero %v: %d of %d pairs at cosine 0.80 pass the bound of %d bits, want under half", nonzero, below, pairs, bound)
 		}
 	}
 }
