@@ -807,9 +807,9 @@ func moveRight(ids []int32, lo, hi, by uint32) {
 // vector, back to back.
 //
 // Each band's lookups are cache misses, so they are made for every band before any
-// bucket is read, and the first entry of each sorted bucket is read (touched) before
-// any is copied: the processor then overlaps the misses instead of taking them one
-// after the other. The sum of the entries touched is returned for the caller to keep,
+// bucket is read, and the first link of each linked bucket and the first entry of each
+// sorted bucket are read (touched) before any is walked or copied: the processor then
+// overlaps the misses instead of taking them one after the other. The sum of the entries touched is returned for the caller to keep,
 // so that the reads are not optimised away.
 func (bi *bandIndex) appendCandidates(dst []int32, codes, code []uint64, from int) ([]int32, int32) {
 	var keys, heads [maxBands]uint16
@@ -826,11 +826,12 @@ func (bi *bandIndex) appendCandidates(dst []int32, codes, code []uint64, from in
 		}
 	}
 	var touched int32
-	if sorted {
-		for b := range nb {
-			if lo[b] < hi[b] {
-				touched += bi.ids[b][lo[b]]
-			}
+	for b := range nb {
+		if j := int(heads[b]); j > 0 {
+			touched += int32(bi.next[(j-1)*nb+b])
+		}
+		if sorted && lo[b] < hi[b] {
+			touched += bi.ids[b][lo[b]]
 		}
 	}
 	for b := range nb {
