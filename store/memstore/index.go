@@ -155,9 +155,12 @@ type hint struct {
 	// merge, the fact a new one supersedes), whose packed embedding, norm and code are
 	// reused.
 	from *version
-	// terms is the analysis of a text made ahead (analyzeAll); used when the text is
+	// terms is the analysis of a text made ahead (prepareAll); used when the text is
 	// the record's.
 	terms *docTerms
+	// packed is the record's embedding packed ahead (prepareAll), used when it is
+	// still the record's.
+	packed aheadPack
 	// code is the code of the record's embedding, computed by the near-duplicate check.
 	code []uint64
 }
@@ -363,26 +366,73 @@ func analyze(text string) docTerms {
 // without a map.
 const maxLinearTerms = 48
 
-// minAnalyzeAll is the smallest number of texts worth analysing in parallel.
-const minAnalyzeAll = 64
+// minPrepareAll is the smallest number of records worth preparing in parallel.
+const minPrepareAll = 64
 
-// analyzeAll analyses the search texts of the records of indexed kinds, on every
-// processor; records of other kinds get a zero value. It returns nil for small batches,
-// which are analysed as they are indexed.
-func analyzeAll(recs []store.Record) []docTerms {
-	parts := parallel.Parts(len(recs), minAnalyzeAll/2)
+// prepared is what Put prepares of a batch's records, on every processor, before it
+// takes them in turn.
+type prepared struct {
+	// terms[i] is the analysis of record i's search text, for a record of an indexed
+	// kind. A version keeps its terms a while (version.terms): they are a slice of
+	// their own, so that the packed embeddings are not kept with them.
+	terms []docTerms
+	// embs[i] is record i's embedding packed outside the arena, of[i] that embedding:
+	// a version's packed embedding copies embs[i] when its embedding is still of[i]
+	// (packedAhead).
+	embs []packed
+	of   [][]float32
+}
+
+// prepareAll analyses the search texts of the records of indexed kinds and packs their
+// embeddings, on every processor. It returns nil for small batches, whose records are
+// analysed and packed as they are written.
+func prepareAll(recs []store.Record) *prepared {
+	parts := parallel.Parts(len(recs), minPrepareAll/2)
 	if parts < 2 {
 		return nil
 	}
-	out := make([]docTerms, len(recs))
+	p := &prepared{terms: make([]docTerms, len(recs)), embs: make([]packed, len(recs)), of: make([][]float32, len(recs))}
 	parallel.Do(len(recs), parts, func(_, lo, hi int) {
+		total := 0
 		for i := lo; i < hi; i++ {
 			if indexed(recs[i].RecordKind()) {
-				out[i] = analyze(store.SearchText(recs[i]))
+				p.terms[i] = analyze(store.SearchText(recs[i]))
+			}
+			if e := store.EmbeddingOf(recs[i]); len(e) > 0 {
+				n, _ := packedLen(e)
+				total += n
 			}
 		}
+		// One buffer for the part's embeddings, which the writes copy and drop.
+		buf := make([]float32, total)
+		for i := lo; i < hi; i++ {
+			e := store.EmbeddingOf(recs[i])
+			if len(e) == 0 {
+				continue
+			}
+			n, half := packedLen(e)
+			q := packed(buf[:n:n])
+			buf = buf[n:]
+			packInto(q, e, half)
+			p.embs[i], p.of[i] = q, e
+		}
 	})
-	return out
+	return p
+}
+
+// aheadPack is an embedding packed ahead (prepareAll).
+type aheadPack struct {
+	emb packed
+	of  []float32
+}
+
+// packedAhead returns the embedding packed ahead when emb is still the one it packed, or
+// nil.
+func (a aheadPack) packedAhead(emb []float32) packed {
+	if len(emb) == 0 || len(emb) != len(a.of) || &emb[0] != &a.of[0] {
+		return nil
+	}
+	return a.emb
 }
 
 // fold folds the linked vectors of the band index when foldDue(slack) says so.

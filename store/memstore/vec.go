@@ -293,6 +293,25 @@ func (a *arena) pack(e []float32) packed {
 	if len(e) == 0 {
 		return nil
 	}
+	n, half := packedLen(e)
+	p := a.alloc(n)
+	packInto(p, e, half)
+	return p
+}
+
+// copyOf copies a packed embedding into the arena.
+func (a *arena) copyOf(q packed) packed {
+	if len(q) == 0 {
+		return nil
+	}
+	p := a.alloc(len(q))
+	copy(p, q)
+	return p
+}
+
+// packedLen returns the length in floats of the smallest form of a non-empty e, and
+// whether that form holds halves.
+func packedLen(e []float32) (n int, half bool) {
 	// Without branches: the coordinates held (negative zeros too, so that the
 	// embedding comes back bit for bit), and whether any has low bits.
 	nz := 0
@@ -302,28 +321,40 @@ func (a *arena) pack(e []float32) packed {
 		nz += int((b | -b) >> 31)
 		low |= b & 0xffff
 	}
-	half := low == 0
+	half = low == 0
 	mw := maskWords(len(e))
 	dense, sparse := len(e), mw+nz
-	head := float32(len(e))
 	if half {
 		dense, sparse = (len(e)+1)/2, mw+(nz+1)/2
-		head += halfFlag
 	}
 	if sparse >= dense {
-		p := a.alloc(1 + dense)
+		return 1 + dense, half
+	}
+	return 1 + sparse, half
+}
+
+// packInto writes the form of e that packedLen gave, n floats and half, into p, of
+// length n.
+func packInto(p packed, e []float32, half bool) {
+	head := float32(len(e))
+	dense := len(e)
+	if half {
+		head += halfFlag
+		dense = (len(e) + 1) / 2
+	}
+	if len(p) == 1+dense {
 		p[0] = head
 		if !half {
 			copy(p[1:], e)
-			return p
+			return
 		}
 		for k := range p[1:] {
 			p[1+k] = pair(e[2*k], at(e, 2*k+1))
 		}
-		return p
+		return
 	}
-	p := a.alloc(1 + sparse)
 	p[0] = -head
+	mw := maskWords(len(e))
 	mask, vals := p[1:1+mw], p[1+mw:]
 	j := 0
 	var first float32 // in a half form, a coordinate awaiting its pair
@@ -350,7 +381,6 @@ func (a *arena) pack(e []float32) packed {
 	if half && j%2 == 1 {
 		vals[j/2] = pair(first, 0)
 	}
-	return p
 }
 
 // at returns e[i], or 0 past its end.

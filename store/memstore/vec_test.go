@@ -2,8 +2,10 @@ package memstore
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -131,6 +133,65 @@ func testPacked(t *testing.T, a *arena, rng *rand.Rand, e []float32, fill float6
 
 // TestEmbeddingsComeBack checks that records keep their embeddings through every
 // path that reads them out of a store that holds them packed: get, list, search,
+// TestLargeBatchEmbeddingsComeBack checks that a batch large enough to be packed in
+// parallel ahead of its writes (prepareAll) stores every embedding bit for bit, in
+// each of the four packed forms, negative zeros included, for facts and observations.
+func TestLargeBatchEmbeddingsComeBack(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	ctx := context.Background()
+	s, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(9, 10))
+	const n = 4 * minPrepareAll
+	halve := func(v []float32) []float32 {
+		for i, x := range v {
+			v[i] = math.Float32frombits(math.Float32bits(x) &^ 0xffff)
+		}
+		return v
+	}
+	var recs []store.Record
+	want := map[store.Ref][]float32{}
+	for i := range n {
+		var e []float32
+		switch i % 4 {
+		case 0:
+			e = randomVec(rng, 96, 1)
+		case 1:
+			e = halve(randomVec(rng, 96, 1))
+		case 2:
+			e = randomVec(rng, 96, 0.1)
+		default:
+			e = halve(randomVec(rng, 96, 0.1))
+		}
+		var r store.Record = store.Fact{ID: fmt.Sprintf("f%d", i), Text: fmt.Sprintf("fact number %d", i), Embedding: e}
+		if i%5 == 0 {
+			r = store.Observation{ID: fmt.Sprintf("o%d", i), Summary: fmt.Sprintf("seen %d", i), Type: store.ObsDiscovery, Embedding: e}
+		}
+		recs = append(recs, r)
+		want[store.RefOf(r)] = slices.Clone(e)
+	}
+	if _, err := s.Put(ctx, store.DefaultBranch, recs, store.PutOptions{DedupeThreshold: 0.99}); err != nil {
+		t.Fatal(err)
+	}
+	for ref, w := range want {
+		r, err := s.Get(ctx, store.View{Branch: store.DefaultBranch}, ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := store.EmbeddingOf(r)
+		if len(got) != len(w) {
+			t.Fatalf("%s: %d coordinates, want %d", ref, len(got), len(w))
+		}
+		for k := range w {
+			if math.Float32bits(got[k]) != math.Float32bits(w[k]) {
+				t.Fatalf("%s: coordinate %d is %v, want %v", ref, k, got[k], w[k])
+			}
+		}
+	}
+}
+
 // dedupe, supersede, diff, merge and the log.
 func TestEmbeddingsComeBack(t *testing.T) {
 	ctx := context.Background()

@@ -59,7 +59,7 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 	// changed: something is written; sized: an embedding is, which fixes s.dims.
 	changed, sized := false, false
 	pre := s.prematch(head, recs, opts.DedupeThreshold, dims)
-	terms := analyzeAll(recs)
+	prep := prepareAll(recs)
 	for i, r := range recs {
 		in := r
 		// The record's current version, looked up once for adopt, decide and
@@ -72,8 +72,10 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 			m = pre[i]
 		}
 		var dt *docTerms
-		if terms != nil {
-			dt = &terms[i]
+		var pa aheadPack
+		if prep != nil {
+			dt = &prep.terms[i]
+			pa = aheadPack{prep.embs[i], prep.of[i]}
 		}
 		var cur *version
 		if prev != nil && prev.rec != nil {
@@ -104,7 +106,7 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 				changed = true
 			}
 		}
-		h := hint{code: code, terms: dt}
+		h := hint{code: code, terms: dt, packed: pa}
 		for _, w := range writes {
 			if wk := (key{w.RecordKind(), w.RecordID()}); wk == k {
 				s.addVersionAfter(b, k, w, h, prev)
@@ -155,7 +157,7 @@ const mergeFoldSlack = 4
 // decide says what writing r does: nothing, a new version, or a new fact superseding a
 // near-duplicate. It reads the branch head, which includes earlier records of the batch.
 // code, when not nil, is the code of r's embedding the near-duplicate check computed.
-// terms, when not nil, is the analysis of r's search text made ahead (analyzeAll). in is
+// terms, when not nil, is the analysis of r's search text made ahead (prepareAll). in is
 // the caller's record that r copies, cur the current version of its key on the branch
 // (nil for none). When r supersedes a stored fact, old is that fact's version.
 func (s *Store) decide(head view, r, in store.Record, cur *version, threshold float64, now time.Time, pre *match, terms *docTerms) (res store.PutResult, writes []store.Record, code []uint64, old *version) {
@@ -518,7 +520,11 @@ func (s *Store) addVersionAfter(b *branch, k key, r store.Record, h hint, prev *
 		p, emb = h.from.emb, nil
 	case len(emb) > 0:
 		h.from = nil
-		p = s.arena.pack(emb)
+		if q := h.packed.packedAhead(emb); q != nil {
+			p = s.arena.copyOf(q)
+		} else {
+			p = s.arena.pack(emb)
+		}
 	default:
 		h.from = nil
 	}
