@@ -68,9 +68,19 @@ func (b *branch) statAt(kind store.Kind, seq uint64) stat {
 	return st[i]
 }
 
-func (b *branch) addStat(kind store.Kind, seq uint64, dn, dLen int) {
+// addStat records the change of a kind's live documents made by the version with
+// sequence number seq. batch, when not 0, is the first sequence number of the write
+// seq belongs to: views are cut between writes, never within one, so the entries of
+// one write make one, a batch adding one entry rather than one per version.
+func (b *branch) addStat(kind store.Kind, seq, batch uint64, dn, dLen int) {
+	st := b.stats[kind]
+	if n := len(st); n > 0 && batch != 0 && st[n-1].seq >= batch {
+		last := &st[n-1]
+		last.seq, last.n, last.sumLen = seq, last.n+dn, last.sumLen+dLen
+		return
+	}
 	last := b.statAt(kind, never)
-	b.stats[kind] = append(b.stats[kind], stat{seq: seq, n: last.n + dn, sumLen: last.sumLen + dLen})
+	b.stats[kind] = append(st, stat{seq: seq, n: last.n + dn, sumLen: last.sumLen + dLen})
 }
 
 func (b *branch) snapshotInfo() store.Branch {

@@ -30,10 +30,16 @@ type kindIndex struct {
 	dim     int      // embedding length
 	rot     *vecmath.Rotation
 	scratch []float32
-	texts   map[uint64]*[]*version // by hash of the normalised text, for exact-text dedupe
-	bands   *bandIndex             // near-duplicate candidates, for codes of 4 words or more
-	recent  []*version             // the versions holding terms, a ring of recentTerms
-	next    int                    // the ring's next slot
+	// texts holds, for facts, the first version indexed with each hash of a
+	// normalised text, for exact-text dedupe; moreTexts the versions indexed after it
+	// with the same hash (the text on another branch, a merge's copy), in order. Most
+	// texts are indexed once: a version each, rather than a list each. nil for the other
+	// kinds, which are not deduplicated.
+	texts     map[uint64]*version
+	moreTexts map[uint64][]*version
+	bands     *bandIndex // near-duplicate candidates, for codes of 4 words or more
+	recent    []*version // the versions holding terms, a ring of recentTerms
+	next      int        // the ring's next slot
 	// unordered is set when a version was indexed after one of a later commit: docs
 	// are otherwise in commit order, which searches in the past rely on (endOf).
 	unordered bool
@@ -105,8 +111,34 @@ func indexed(k store.Kind) bool {
 	return k == store.KindFact || k == store.KindObservation || k == store.KindConversation || k == store.KindMessage
 }
 
-func newKindIndex() *kindIndex {
-	return &kindIndex{postings: map[string]*[]posting{}, texts: map[uint64]*[]*version{}}
+func newKindIndex(k store.Kind) *kindIndex {
+	ix := &kindIndex{postings: map[string]*[]posting{}}
+	if k == store.KindFact {
+		ix.texts, ix.moreTexts = map[uint64]*version{}, map[uint64][]*version{}
+	}
+	return ix
+}
+
+// sameText returns the versions indexed with the text hash tkey, oldest first, as a
+// first one and the others: none for a kind without texts.
+func (ix *kindIndex) sameText(tkey uint64) (*version, []*version) {
+	first := ix.texts[tkey]
+	if first == nil {
+		return nil, nil
+	}
+	return first, ix.moreTexts[tkey]
+}
+
+// addText indexes v under the text hash tkey, for a kind with texts.
+func (ix *kindIndex) addText(tkey uint64, v *version) {
+	if ix.texts == nil {
+		return
+	}
+	if _, ok := ix.texts[tkey]; !ok {
+		ix.texts[tkey] = v
+		return
+	}
+	ix.moreTexts[tkey] = append(ix.moreTexts[tkey], v)
 }
 
 // textKey hashes s folded by store.NormText. ASCII text up to maxFoldLen bytes, the
@@ -228,16 +260,11 @@ func (ix *kindIndex) add(v *version, h hint, emb []float32) {
 			}
 			terms.lists[i] = ps
 		}
-		terms.same = ix.texts[terms.tkey]
-		if terms.same == nil {
-			terms.same = new([]*version)
-			ix.texts[terms.tkey] = terms.same
-		}
 	}
 	for i, tc := range terms.terms {
 		*terms.lists[i] = append(*terms.lists[i], posting{ord: v.ord, tf: tc.n})
 	}
-	*terms.same = append(*terms.same, v)
+	ix.addText(terms.tkey, v)
 	if len(v.emb) == 0 {
 		return
 	}
@@ -314,11 +341,10 @@ type docTerms struct {
 	terms []termCount
 	n     int32
 	tkey  uint64
-	// The postings list of each term and the texts list of tkey, found when the text
-	// is first indexed, so that indexing it again (a merge's copy) looks nothing up.
-	// Only valid while the analysis is kept (kindIndex.remember).
+	// The postings list of each term, found when the text is first indexed, so that
+	// indexing it again (a merge's copy) looks no term up. Only valid while the
+	// analysis is kept (kindIndex.remember).
 	lists []*[]posting
-	same  *[]*version
 }
 
 type termCount struct {
@@ -519,12 +545,26 @@ func (ix *kindIndex) purge(b *branch) {
 			v.terms, ix.recent[i] = nil, nil
 		}
 	}
-	for k, list := range ix.texts {
-		vs := slices.DeleteFunc(*list, func(v *version) bool { return v.br == b })
-		if len(vs) == 0 {
-			delete(ix.texts, k)
+	for k, vs := range ix.moreTexts {
+		if vs = slices.DeleteFunc(vs, func(v *version) bool { return v.br == b }); len(vs) == 0 {
+			delete(ix.moreTexts, k)
 		} else {
-			*list = vs
+			ix.moreTexts[k] = vs
+		}
+	}
+	for k, first := range ix.texts {
+		if first.br != b {
+			continue
+		}
+		switch vs := ix.moreTexts[k]; len(vs) {
+		case 0:
+			delete(ix.texts, k)
+		case 1:
+			ix.texts[k] = vs[0]
+			delete(ix.moreTexts, k)
+		default:
+			ix.texts[k] = vs[0]
+			ix.moreTexts[k] = vs[1:]
 		}
 	}
 	vecs := ix.vecs[:0]

@@ -670,3 +670,135 @@ func dedupeRecords(recs []store.Record) []store.Record {
 	}
 	return out
 }
+
+// TestStatsAtSnapshotsMatchAFreshStore checks the document statistics that keyword
+// scores rest on, at every point a view can be cut: a search at each snapshot, taken
+// between batches that add, update and delete facts, scores every hit as a store
+// holding only the facts live at that snapshot does.
+func TestStatsAtSnapshotsMatchAFreshStore(t *testing.T) {
+	ctx := context.Background()
+	s, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r := rand.New(rand.NewPCG(5, 6))
+	words := []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot"}
+	written := 0
+	text := func() string { // unique, so that no write is deduplicated
+		written++
+		n := 1 + r.IntN(4)
+		var ws []string
+		for range n {
+			ws = append(ws, words[r.IntN(len(words))])
+		}
+		return strings.Join(ws, " ") + fmt.Sprintf(" note%d", written)
+	}
+	var snaps []string
+	for round := range 8 {
+		var recs []store.Record
+		for range 30 {
+			recs = append(recs, store.Fact{ID: fmt.Sprint("f", r.IntN(80)), Text: text()})
+		}
+		if _, err := s.Put(ctx, store.DefaultBranch, dedupeRecords(recs), store.PutOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if round%2 == 1 {
+			if err := s.Delete(ctx, store.DefaultBranch, []store.Ref{{Kind: store.KindFact, ID: fmt.Sprint("f", r.IntN(80))}}); err != nil && !errors.Is(err, store.ErrNotFound) {
+				t.Fatal(err)
+			}
+		}
+		name := fmt.Sprint("snap", round)
+		if _, err := s.CreateSnapshot(ctx, store.DefaultBranch, name, ""); err != nil {
+			t.Fatal(err)
+		}
+		snaps = append(snaps, name)
+	}
+	scores := func(s *Store, v store.View, q string) map[string]string {
+		t.Helper()
+		hits, err := s.Search(ctx, v, store.SearchQuery{Text: q, Mode: store.Keyword, Limit: 200})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, h := range hits {
+			out[h.Record.RecordID()] = fmt.Sprintf("%.9f", h.Score)
+		}
+		return out
+	}
+	for _, name := range append([]string{""}, snaps...) {
+		at := store.View{Branch: store.DefaultBranch, At: store.Point{Snapshot: name}}
+		if name == "" {
+			at = store.View{Branch: store.DefaultBranch}
+		}
+		live, err := s.List(ctx, at, store.ListQuery{Kind: store.KindFact})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh, err := New(Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var recs []store.Record
+		for _, f := range live {
+			recs = append(recs, store.Fact{ID: f.RecordID(), Text: f.(store.Fact).Text})
+		}
+		if _, err := fresh.Put(ctx, store.DefaultBranch, recs, store.PutOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range words {
+			if d := cmp.Diff(scores(fresh, store.View{Branch: store.DefaultBranch}, w), scores(s, at, w)); d != "" {
+				t.Errorf("%s: scores for %q (-fresh store +at the snapshot):\n%s", name, w, d)
+			}
+		}
+		fresh.Close()
+	}
+}
+
+// TestExactTextDedupeAfterBranchDelete checks the index of texts when the first fact
+// written with a text goes with its branch: the same text written since on another
+// branch is still found, on that branch and on branches forked from it, and the texts
+// of the deleted branch are found nowhere.
+func TestExactTextDedupeAfterBranchDelete(t *testing.T) {
+	ctx := context.Background()
+	s, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	put := func(branch, id, text string) store.PutResult {
+		t.Helper()
+		res, err := s.Put(ctx, branch, []store.Record{store.Fact{ID: id, Text: text}}, store.PutOptions{DedupeThreshold: 0.9})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res[0]
+	}
+	for _, name := range []string{"x", "z"} {
+		if _, err := s.CreateBranch(ctx, store.BranchSpec{Name: name}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("x", "x1", "the cache expires hourly")
+	put("z", "z1", "the cache expires hourly")
+	put(store.DefaultBranch, "m1", "the cache expires hourly")
+	put("x", "x2", "only on x")
+	if err := s.DeleteBranch(ctx, "x"); err != nil {
+		t.Fatal(err)
+	}
+	if res := put(store.DefaultBranch, "m2", "The cache expires HOURLY"); res.Outcome != store.Deduplicated || res.Record.RecordID() != "m1" {
+		t.Errorf("main: the same text again came back %s %s, want deduplicated to m1", res.Outcome, res.Record.RecordID())
+	}
+	if res := put("z", "z2", "the cache expires hourly"); res.Outcome != store.Deduplicated || res.Record.RecordID() != "z1" {
+		t.Errorf("z: the same text again came back %s %s, want deduplicated to z1", res.Outcome, res.Record.RecordID())
+	}
+	if _, err := s.CreateBranch(ctx, store.BranchSpec{Name: "y"}); err != nil {
+		t.Fatal(err)
+	}
+	if res := put("y", "y1", "the cache expires hourly"); res.Outcome != store.Deduplicated || res.Record.RecordID() != "m1" {
+		t.Errorf("y: the same text came back %s %s, want deduplicated to m1", res.Outcome, res.Record.RecordID())
+	}
+	if res := put("y", "y2", "only on x"); res.Outcome != store.Created {
+		t.Errorf("y: the deleted branch's text came back %s %s, want created", res.Outcome, res.Record.RecordID())
+	}
+}

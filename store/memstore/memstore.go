@@ -177,6 +177,9 @@ type Store struct {
 	closed  bool
 	closing bool  // Close has begun: no compaction starts
 	failed  error // a log write failed: the store refuses further work
+	// batch is the first sequence number of the Put under way, 0 outside one: its
+	// versions' document statistics make one entry (branch.addStat).
+	batch uint64
 	state
 	log *wal
 	ro  *logReader // the log a read-only store follows
@@ -336,7 +339,7 @@ func newState(dims int) state {
 		index:    map[store.Kind]*kindIndex{},
 	}
 	for _, k := range store.SearchKinds {
-		st.index[k] = newKindIndex()
+		st.index[k] = newKindIndex(k)
 	}
 	return st
 }

@@ -53,6 +53,8 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 	if stamp.IsZero() {
 		stamp = now
 	}
+	s.batch = s.seq + 1
+	defer func() { s.batch = 0 }()
 	head := s.chainOf(b, never)
 	results := make([]store.PutResult, len(recs))
 	var ops []op
@@ -228,11 +230,12 @@ func (s *Store) nearDuplicate(head view, f store.Fact, tkey uint64, threshold fl
 	// f.Text folded, computed for the first candidate with the same hash.
 	var norm string
 	normed := false
-	var same []*version
-	if list := ix.texts[tkey]; list != nil {
-		same = *list
-	}
-	for _, v := range same {
+	first, more := ix.sameText(tkey)
+	for i := -1; first != nil && i < len(more); i++ {
+		v := first
+		if i >= 0 {
+			v = more[i]
+		}
 		if !head.visible(v) {
 			continue
 		}
@@ -562,7 +565,7 @@ func (s *Store) addVersionAfter(b *branch, k key, r store.Record, h hint, prev *
 		dLen += int(v.docLen)
 	}
 	if dn != 0 || dLen != 0 {
-		b.addStat(k.kind, v.seq, dn, dLen)
+		b.addStat(k.kind, v.seq, s.batch, dn, dLen)
 	}
 	return v
 }
