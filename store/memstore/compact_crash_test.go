@@ -244,7 +244,9 @@ func checkRecovered(t *testing.T, dir string, acked map[string]string) {
 		}
 	}
 	s.mu.RLock()
-	for k, vs := range s.branches[store.DefaultBranch].own {
+	main := s.branches[store.DefaultBranch]
+	for k := range main.own {
+		vs := main.versions(k)
 		for i := 1; i < len(vs); i++ {
 			if vs[i].seq <= vs[i-1].seq || vs[i].rec != nil && vs[i-1].rec != nil && store.SameContent(vs[i].plain(), vs[i-1].plain()) {
 				t.Errorf("%v: versions %d and %d repeat one write", k, vs[i-1].seq, vs[i].seq)

@@ -588,21 +588,11 @@ func (s *Store) branch(name string) (*branch, error) {
 // version with a nil record.
 func (v view) resolve(k key) *version {
 	for _, l := range v.chain {
-		if ver := atCut(l.br.own[k], l.cut); ver != nil {
+		if ver := l.br.versionAt(k, l.cut); ver != nil {
 			return ver
 		}
 	}
 	return nil
-}
-
-// atCut returns the last of a branch's versions of one key (oldest first) written at
-// or before cut, or nil.
-func atCut(vs []*version, cut uint64) *version {
-	i := sort.Search(len(vs), func(i int) bool { return vs[i].seq > cut }) - 1
-	if i < 0 {
-		return nil
-	}
-	return vs[i]
 }
 
 // get returns the live record of k the view sees, or nil.
@@ -698,7 +688,7 @@ func (v view) owner(br *branch, seq, next uint64) int {
 // the owner, has a version of k of its own that the view sees.
 func (v view) shadowed(i int, k key) bool {
 	for _, d := range v.chain[:i] {
-		if vs := d.br.own[k]; len(vs) > 0 && vs[0].seq <= d.cut {
+		if first := d.br.own[k]; first != nil && first.seq <= d.cut {
 			return true
 		}
 	}

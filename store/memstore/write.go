@@ -536,8 +536,7 @@ func (s *Store) addVersionAfter(b *branch, k key, r store.Record, h hint, prev *
 	}
 	s.seq++
 	v := &version{key: k, seq: s.seq, br: b, rec: keep(r), emb: p, next: never, ord: -1, vi: -1}
-	if vs := b.own[k]; len(vs) > 0 {
-		last := vs[len(vs)-1]
+	if last := b.newest(k); last != nil {
 		last.next = v.seq
 		if last.ord >= 0 {
 			ix := s.index[k.kind]
@@ -548,7 +547,7 @@ func (s *Store) addVersionAfter(b *branch, k key, r store.Record, h hint, prev *
 	if m, ok := r.(store.Message); ok && (prev == nil || prev.rec == nil || prev.rec.(store.Message).ConversationID != m.ConversationID) {
 		b.addToConv(m)
 	}
-	b.own[k] = append(b.own[k], v)
+	b.addOwn(k, v)
 	b.log = append(b.log, v)
 	b.info.Head = v.seq
 	ix := s.index[k.kind]
@@ -575,7 +574,7 @@ func (s *Store) addVersionAfter(b *branch, k key, r store.Record, h hint, prev *
 func resolveHead(b *branch, k key) *version {
 	cut := uint64(never)
 	for ; b != nil; b = b.parent {
-		if v := atCut(b.own[k], cut); v != nil {
+		if v := b.versionAt(k, cut); v != nil {
 			return v
 		}
 		cut = min(cut, b.forkSeq)
