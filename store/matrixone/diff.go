@@ -160,15 +160,6 @@ func (s *Store) diff(ctx context.Context, q queryer, source, target string, lean
 			}
 		}
 	}
-	if len(base.Points) > 0 {
-		p := base.Points[0]
-		d.Base = p.Branch
-		if p.Rev == 0 {
-			d.BaseAt = scope.points[p].tab.info.CreatedAt
-		} else if d.BaseAt, err = timeOfRev(ctx, q, int64(p.Rev)); err != nil {
-			return nil, err
-		}
-	}
 	if scope.ranges, err = changeRanges(bs, scope); err != nil {
 		return nil, err
 	}
@@ -176,12 +167,52 @@ func (s *Store) diff(ctx context.Context, q queryer, source, target string, lean
 		bp := scope.points[base.Points[0]]
 		scope.child, scope.parent, scope.native = nativePair(sb, tb, link{bp.tab, bp.cut}, bp.cut)
 	}
+	// The time of the merge base and, on the portable path, the changed ids of every
+	// kind, one query a range, all at once.
+	g, gctx := errgroup.WithContext(ctx)
+	if len(base.Points) > 0 {
+		p := base.Points[0]
+		d.Base = p.Branch
+		if p.Rev == 0 {
+			d.BaseAt = scope.points[p].tab.info.CreatedAt
+		} else {
+			g.Go(func() (err error) {
+				d.BaseAt, err = timeOfRev(gctx, q, int64(p.Rev))
+				return err
+			})
+		}
+	}
+	var ranged []map[store.Kind][]string
+	if !scope.native {
+		ranged = make([]map[store.Kind][]string, len(scope.ranges))
+		for i, r := range scope.ranges {
+			g.Go(func() (err error) {
+				ranged[i], err = changedIDsAll(gctx, q, r.suffix, r.since, r.cut)
+				return err
+			})
+		}
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
 	// The kinds are read at once, each on connections of its own.
 	found := make([]*diffSides, len(store.AllKinds))
-	g, gctx := errgroup.WithContext(ctx)
+	g, gctx = errgroup.WithContext(ctx)
 	for i, k := range store.AllKinds {
+		var changed map[string]bool
+		if ranged != nil {
+			changed = map[string]bool{}
+			for _, byKind := range ranged {
+				for _, id := range byKind[k] {
+					changed[id] = true
+				}
+			}
+			if len(changed) == 0 {
+				continue
+			}
+		}
 		g.Go(func() (err error) {
-			found[i], err = s.diffKind(gctx, q, k, scope)
+			found[i], err = s.diffKind(gctx, q, k, scope, changed)
 			return err
 		})
 	}
@@ -331,12 +362,15 @@ type diffSides struct {
 	src, tgt map[string]row // by id; a missing id has the zero row, whose rec is nil
 }
 
-// diffKind reads one kind of a diff: nil when nothing of the kind changed. q must be
-// safe for concurrent use (a pool, not a transaction).
-func (s *Store) diffKind(ctx context.Context, q queryer, k store.Kind, sc diffScope) (*diffSides, error) {
-	changed := map[string]bool{}
-	portable := true
-	if sc.native {
+// diffKind reads one kind of a diff: nil when nothing of the kind changed. changed,
+// when not nil, holds the kind's changed ids, listed already; else diffKind lists them.
+// q must be safe for concurrent use (a pool, not a transaction).
+func (s *Store) diffKind(ctx context.Context, q queryer, k store.Kind, sc diffScope, changed map[string]bool) (*diffSides, error) {
+	portable := changed == nil
+	if changed == nil {
+		changed = map[string]bool{}
+	}
+	if portable && sc.native {
 		bp := sc.points[sc.base.Points[0]]
 		list, err := nativeChangedIDs(ctx, q, k, sc.child, sc.parent, bp.cut, sc.head)
 		if ctx.Err() != nil {
@@ -474,6 +508,40 @@ func withBranch(r store.Record, b string) store.Record {
 // tables was written after since.
 func changedIDs(ctx context.Context, q queryer, k store.Kind, suffix string, since, head int64) ([]string, error) {
 	return queryStrings(ctx, q, "SELECT id FROM "+table(k, suffix)+" WHERE rev > ? AND rev <= ? AND next_rev > ?", since, head, head)
+}
+
+// changedIDsAll is changedIDs for every kind at once, in one statement: the ids of
+// each kind whose current version (at head) in a branch's tables was written after
+// since.
+func changedIDsAll(ctx context.Context, q queryer, suffix string, since, head int64) (map[store.Kind][]string, error) {
+	var sb strings.Builder
+	var args []any
+	for i, k := range store.AllKinds {
+		if i > 0 {
+			sb.WriteString(" UNION ALL ")
+		}
+		fmt.Fprintf(&sb, "SELECT %d, id FROM %s WHERE rev > ? AND rev <= ? AND next_rev > ?", i, table(k, suffix))
+		args = append(args, since, head, head)
+	}
+	rs, err := q.QueryContext(ctx, sb.String(), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close()
+	out := map[store.Kind][]string{}
+	for rs.Next() {
+		var i int
+		var id string
+		if err := rs.Scan(&i, &id); err != nil {
+			return nil, err
+		}
+		if i < 0 || i >= len(store.AllKinds) {
+			return nil, fmt.Errorf("matrixone: changed ids: kind number %d out of range", i)
+		}
+		k := store.AllKinds[i]
+		out[k] = append(out[k], id)
+	}
+	return out, rs.Err()
 }
 
 // queryStrings runs a query whose rows are one string each and returns them in order.
