@@ -20,12 +20,8 @@ type branch struct {
 	info    store.Branch
 	parent  *branch
 	forkSeq uint64
-	// own holds the first version of each key this branch wrote, ownMore the later
-	// ones, oldest first: most keys have one version on a branch, kept in a map slot
-	// rather than a list each. See versionAt.
-	own     map[key]*version
-	ownMore map[key][]*version
-	log     []*version // this branch's versions in commit order
+	own     versionLists[key] // this branch's versions of each key, oldest first
+	log     []*version        // this branch's versions in commit order
 	stats   map[store.Kind][]stat
 	bit     uint64 // one bit chosen by the name's hash: see kindIndex.masks
 	id      uint32 // unique in the process, never 0: see docFast
@@ -48,7 +44,7 @@ type stat struct {
 
 func newBranch(info store.Branch, parent *branch, forkSeq, head uint64) *branch {
 	info.Head = head
-	return &branch{info: info, parent: parent, forkSeq: forkSeq, own: map[key]*version{}, ownMore: map[key][]*version{}, stats: map[store.Kind][]stat{},
+	return &branch{info: info, parent: parent, forkSeq: forkSeq, own: newVersionLists[key](0), stats: map[store.Kind][]stat{},
 		bit: 1 << (maphash.String(branchSeed, info.Name) % 64), id: nextBranchID()}
 }
 
@@ -66,45 +62,19 @@ func nextBranchID() uint32 {
 // versionAt returns the last of the branch's versions of k written at or before cut,
 // or nil.
 func (b *branch) versionAt(k key, cut uint64) *version {
-	first := b.own[k]
+	first := b.own.first[k]
 	if first == nil || first.seq > cut {
 		return nil
 	}
 	if first.next > cut {
 		return first // the common case: no later version by the cut, none read
 	}
-	more := b.ownMore[k]
+	more := b.own.more[k]
 	i := sort.Search(len(more), func(i int) bool { return more[i].seq > cut }) - 1
 	if i < 0 {
 		return first
 	}
 	return more[i]
-}
-
-// newest returns the branch's last version of k, or nil.
-func (b *branch) newest(k key) *version {
-	if more := b.ownMore[k]; len(more) > 0 {
-		return more[len(more)-1]
-	}
-	return b.own[k]
-}
-
-// addOwn adds v, the newest version of k on the branch.
-func (b *branch) addOwn(k key, v *version) {
-	if _, ok := b.own[k]; !ok {
-		b.own[k] = v
-		return
-	}
-	b.ownMore[k] = append(b.ownMore[k], v)
-}
-
-// versions returns the branch's versions of k, oldest first, in a new slice.
-func (b *branch) versions(k key) []*version {
-	first := b.own[k]
-	if first == nil {
-		return nil
-	}
-	return append([]*version{first}, b.ownMore[k]...)
 }
 
 func (b *branch) statAt(kind store.Kind, seq uint64) stat {

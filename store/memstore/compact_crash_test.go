@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -245,8 +246,8 @@ func checkRecovered(t *testing.T, dir string, acked map[string]string) {
 	}
 	s.mu.RLock()
 	main := s.branches[store.DefaultBranch]
-	for k := range main.own {
-		vs := main.versions(k)
+	for k := range main.own.first {
+		vs := slices.Collect(main.own.all(k))
 		for i := 1; i < len(vs); i++ {
 			if vs[i].seq <= vs[i-1].seq || vs[i].rec != nil && vs[i-1].rec != nil && store.SameContent(vs[i].plain(), vs[i-1].plain()) {
 				t.Errorf("%v: versions %d and %d repeat one write", k, vs[i-1].seq, vs[i].seq)

@@ -390,9 +390,9 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 	if rec.CreatedAt.IsZero() {
 		rec.CreatedAt = now
 	}
-	if len(tb.own) == 0 {
+	if len(tb.own.first) == 0 {
 		// A fresh branch, the common target: size its maps once rather than grow them.
-		tb.own = make(map[key]*version, len(puts)+len(plan.Deletes))
+		tb.own = newVersionLists[key](len(puts) + len(plan.Deletes))
 		tb.log = slices.Grow(tb.log, len(puts)+len(plan.Deletes))
 	}
 	var ops []op

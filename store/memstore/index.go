@@ -30,16 +30,12 @@ type kindIndex struct {
 	dim     int      // embedding length
 	rot     *vecmath.Rotation
 	scratch []float32
-	// texts holds, for facts, the first version indexed with each hash of a
-	// normalised text, for exact-text dedupe; moreTexts the versions indexed after it
-	// with the same hash (the text on another branch, a merge's copy), in order. Most
-	// texts are indexed once: a version each, rather than a list each. nil for the other
-	// kinds, which are not deduplicated.
-	texts     map[uint64]*version
-	moreTexts map[uint64][]*version
-	bands     *bandIndex // near-duplicate candidates, for codes of 4 words or more
-	recent    []*version // the versions holding terms, a ring of recentTerms
-	next      int        // the ring's next slot
+	// texts holds the versions of facts by hash of the normalised text, for
+	// exact-text dedupe: empty for the other kinds, which are not deduplicated.
+	texts  versionLists[uint64]
+	bands  *bandIndex // near-duplicate candidates, for codes of 4 words or more
+	recent []*version // the versions holding terms, a ring of recentTerms
+	next   int        // the ring's next slot
 	// unordered is set when a version was indexed after one of a later commit: docs
 	// are otherwise in commit order, which searches in the past rely on (endOf).
 	unordered bool
@@ -114,31 +110,9 @@ func indexed(k store.Kind) bool {
 func newKindIndex(k store.Kind) *kindIndex {
 	ix := &kindIndex{postings: map[string]*[]posting{}}
 	if k == store.KindFact {
-		ix.texts, ix.moreTexts = map[uint64]*version{}, map[uint64][]*version{}
+		ix.texts = newVersionLists[uint64](0)
 	}
 	return ix
-}
-
-// sameText returns the versions indexed with the text hash tkey, oldest first, as a
-// first one and the others: none for a kind without texts.
-func (ix *kindIndex) sameText(tkey uint64) (*version, []*version) {
-	first := ix.texts[tkey]
-	if first == nil {
-		return nil, nil
-	}
-	return first, ix.moreTexts[tkey]
-}
-
-// addText indexes v under the text hash tkey, for a kind with texts.
-func (ix *kindIndex) addText(tkey uint64, v *version) {
-	if ix.texts == nil {
-		return
-	}
-	if _, ok := ix.texts[tkey]; !ok {
-		ix.texts[tkey] = v
-		return
-	}
-	ix.moreTexts[tkey] = append(ix.moreTexts[tkey], v)
 }
 
 // textKey hashes s folded by store.NormText. ASCII text up to maxFoldLen bytes, the
@@ -264,7 +238,9 @@ func (ix *kindIndex) add(v *version, h hint, emb []float32) {
 	for i, tc := range terms.terms {
 		*terms.lists[i] = append(*terms.lists[i], posting{ord: v.ord, tf: tc.n})
 	}
-	ix.addText(terms.tkey, v)
+	if ix.texts.first != nil {
+		ix.texts.add(terms.tkey, v)
+	}
 	if len(v.emb) == 0 {
 		return
 	}
@@ -402,11 +378,9 @@ type prepared struct {
 	// kind. A version keeps its terms a while (version.terms): they are a slice of
 	// their own, so that the packed embeddings are not kept with them.
 	terms []docTerms
-	// embs[i] is record i's embedding packed outside the arena, of[i] that embedding:
-	// a version's packed embedding copies embs[i] when its embedding is still of[i]
-	// (packedAhead).
+	// embs[i] is record i's embedding packed outside the arena: a version's packed
+	// embedding copies it when its embedding is still record i's (aheadPack).
 	embs []packed
-	of   [][]float32
 }
 
 // prepareAll analyses the search texts of the records of indexed kinds and packs their
@@ -417,36 +391,41 @@ func prepareAll(recs []store.Record) *prepared {
 	if parts < 2 {
 		return nil
 	}
-	p := &prepared{terms: make([]docTerms, len(recs)), embs: make([]packed, len(recs)), of: make([][]float32, len(recs))}
+	p := &prepared{terms: make([]docTerms, len(recs)), embs: make([]packed, len(recs))}
 	parallel.Do(len(recs), parts, func(_, lo, hi int) {
+		// The form of each embedding, then one buffer for the part's, which the
+		// writes copy and drop.
+		forms := make([]struct {
+			n    int
+			half bool
+		}, hi-lo)
 		total := 0
 		for i := lo; i < hi; i++ {
 			if indexed(recs[i].RecordKind()) {
 				p.terms[i] = analyze(store.SearchText(recs[i]))
 			}
 			if e := store.EmbeddingOf(recs[i]); len(e) > 0 {
-				n, _ := packedLen(e)
-				total += n
+				f := &forms[i-lo]
+				f.n, f.half = packedLen(e)
+				total += f.n
 			}
 		}
-		// One buffer for the part's embeddings, which the writes copy and drop.
 		buf := make([]float32, total)
 		for i := lo; i < hi; i++ {
-			e := store.EmbeddingOf(recs[i])
-			if len(e) == 0 {
+			f := forms[i-lo]
+			if f.n == 0 {
 				continue
 			}
-			n, half := packedLen(e)
-			q := packed(buf[:n:n])
-			buf = buf[n:]
-			packInto(q, e, half)
-			p.embs[i], p.of[i] = q, e
+			q := packed(buf[:f.n:f.n])
+			buf = buf[f.n:]
+			packInto(q, store.EmbeddingOf(recs[i]), f.half)
+			p.embs[i] = q
 		}
 	})
 	return p
 }
 
-// aheadPack is an embedding packed ahead (prepareAll).
+// aheadPack is an embedding packed ahead (prepareAll), and the embedding it packed.
 type aheadPack struct {
 	emb packed
 	of  []float32
@@ -545,28 +524,7 @@ func (ix *kindIndex) purge(b *branch) {
 			v.terms, ix.recent[i] = nil, nil
 		}
 	}
-	for k, vs := range ix.moreTexts {
-		if vs = slices.DeleteFunc(vs, func(v *version) bool { return v.br == b }); len(vs) == 0 {
-			delete(ix.moreTexts, k)
-		} else {
-			ix.moreTexts[k] = vs
-		}
-	}
-	for k, first := range ix.texts {
-		if first.br != b {
-			continue
-		}
-		switch vs := ix.moreTexts[k]; len(vs) {
-		case 0:
-			delete(ix.texts, k)
-		case 1:
-			ix.texts[k] = vs[0]
-			delete(ix.moreTexts, k)
-		default:
-			ix.texts[k] = vs[0]
-			ix.moreTexts[k] = vs[1:]
-		}
-	}
+	ix.texts.deleteFunc(func(v *version) bool { return v.br == b })
 	vecs := ix.vecs[:0]
 	codes := ix.codes[:0]
 	masks := ix.masks[:0]
@@ -899,8 +857,9 @@ func moveRight(ids []int32, lo, hi, by uint32) {
 // Each band's lookups are cache misses, so they are made for every band before any
 // bucket is read, and the first link of each linked bucket and the first entry of each
 // sorted bucket are read (touched) before any is walked or copied: the processor then
-// overlaps the misses instead of taking them one after the other. The sum of the entries touched is returned for the caller to keep,
-// so that the reads are not optimised away.
+// overlaps the misses instead of taking them one after the other. The sum of the
+// entries touched is returned for the caller to keep, so that the reads are not
+// optimised away.
 func (bi *bandIndex) appendCandidates(dst []int32, codes, code []uint64, from int) ([]int32, int32) {
 	var keys, heads [maxBands]uint16
 	var lo, hi [maxBands]int32

@@ -416,7 +416,7 @@ func TestMergedVersionsShareVectorSlots(t *testing.T) {
 			if len(ix.vecs) != slots {
 				t.Fatalf("the merge added %d vector slots; want the source's shared", len(ix.vecs)-slots)
 			}
-			src := s.branches["source"].own[key{store.KindFact, "m"}]
+			src := s.branches["source"].own.first[key{store.KindFact, "m"}]
 			if v := ix.vecs[src.vi]; v.br.info.Name != "target" || v.sameVec != src || src.sameVec != nil {
 				t.Errorf("the shared slot's versions are not target's then source's")
 			}

@@ -688,7 +688,7 @@ func (v view) owner(br *branch, seq, next uint64) int {
 // the owner, has a version of k of its own that the view sees.
 func (v view) shadowed(i int, k key) bool {
 	for _, d := range v.chain[:i] {
-		if first := d.br.own[k]; first != nil && first.seq <= d.cut {
+		if first := d.br.own.first[k]; first != nil && first.seq <= d.cut {
 			return true
 		}
 	}

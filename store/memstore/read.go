@@ -76,7 +76,7 @@ func (v view) each(kind store.Kind) []*version {
 	seen := map[string]bool{}
 	var out []*version
 	for _, l := range v.chain {
-		for k := range l.br.own {
+		for k := range l.br.own.first {
 			if k.kind != kind || seen[k.id] {
 				continue
 			}

@@ -281,7 +281,7 @@ func TestEmbeddingsComeBack(t *testing.T) {
 	// The superseded copy of the dense fact on b shares the packed embedding and the
 	// vector slot of main's version instead of holding one of its own.
 	k := key{store.KindFact, "dense"}
-	was, onMain := s.branches["b"].versions(k), s.branches[store.DefaultBranch].versions(k)
+	was, onMain := slices.Collect(s.branches["b"].own.all(k)), slices.Collect(s.branches[store.DefaultBranch].own.all(k))
 	if len(was) != 1 || len(onMain) != 1 {
 		t.Fatalf("versions of the dense fact: %d on b, %d on main; want 1 and 1", len(was), len(onMain))
 	}

@@ -77,7 +77,7 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 		var pa aheadPack
 		if prep != nil {
 			dt = &prep.terms[i]
-			pa = aheadPack{prep.embs[i], prep.of[i]}
+			pa = aheadPack{prep.embs[i], store.EmbeddingOf(in)}
 		}
 		var cur *version
 		if prev != nil && prev.rec != nil {
@@ -230,12 +230,7 @@ func (s *Store) nearDuplicate(head view, f store.Fact, tkey uint64, threshold fl
 	// f.Text folded, computed for the first candidate with the same hash.
 	var norm string
 	normed := false
-	first, more := ix.sameText(tkey)
-	for i := -1; first != nil && i < len(more); i++ {
-		v := first
-		if i >= 0 {
-			v = more[i]
-		}
+	for v := range ix.texts.all(tkey) {
 		if !head.visible(v) {
 			continue
 		}
@@ -536,7 +531,7 @@ func (s *Store) addVersionAfter(b *branch, k key, r store.Record, h hint, prev *
 	}
 	s.seq++
 	v := &version{key: k, seq: s.seq, br: b, rec: keep(r), emb: p, next: never, ord: -1, vi: -1}
-	if last := b.newest(k); last != nil {
+	if last := b.own.newest(k); last != nil {
 		last.next = v.seq
 		if last.ord >= 0 {
 			ix := s.index[k.kind]
@@ -547,7 +542,7 @@ func (s *Store) addVersionAfter(b *branch, k key, r store.Record, h hint, prev *
 	if m, ok := r.(store.Message); ok && (prev == nil || prev.rec == nil || prev.rec.(store.Message).ConversationID != m.ConversationID) {
 		b.addToConv(m)
 	}
-	b.addOwn(k, v)
+	b.own.add(k, v)
 	b.log = append(b.log, v)
 	b.info.Head = v.seq
 	ix := s.index[k.kind]
