@@ -25,6 +25,7 @@ type branch struct {
 	stats   map[store.Kind][]stat
 	bit     uint64 // one bit chosen by the name's hash: see kindIndex.masks
 	id      uint32 // unique in the process, never 0: see docFast
+	slot    uint16 // unique among the store's branches but for overflowSlot, never 0: see posting
 	// convs lists, by conversation id, the ids of the messages this branch has ever
 	// written a version of in that conversation, each once: the candidates of a
 	// search window, which reads their versions through a view.
@@ -42,10 +43,43 @@ type stat struct {
 	sumLen int
 }
 
-func newBranch(info store.Branch, parent *branch, forkSeq, head uint64) *branch {
+func (s *state) newBranch(info store.Branch, parent *branch, forkSeq, head uint64) *branch {
 	info.Head = head
 	return &branch{info: info, parent: parent, forkSeq: forkSeq, own: newVersionLists[key](0), stats: map[store.Kind][]stat{},
-		bit: 1 << (maphash.String(branchSeed, info.Name) % 64), id: nextBranchID()}
+		bit: 1 << (maphash.String(branchSeed, info.Name) % 64), id: nextBranchID(), slot: s.slots.take()}
+}
+
+// slots hands out the slots of a store's branches (branch.slot), the short number
+// postings hold. A deleted branch's slot is handed out again, once the index has
+// dropped the branch's versions. When more branches live than there are slots, the
+// others share overflowSlot, whose postings a search checks against each version's
+// full tag.
+type slots struct {
+	next uint16
+	free []uint16
+}
+
+// overflowSlot is the slot that branches share once every other one is taken.
+const overflowSlot = postingHistory - 1
+
+func (a *slots) take() uint16 {
+	if n := len(a.free); n > 0 {
+		slot := a.free[n-1]
+		a.free = a.free[:n-1]
+		return slot
+	}
+	if a.next < overflowSlot-1 {
+		a.next++
+		return a.next
+	}
+	return overflowSlot
+}
+
+// give takes back the slot of a branch whose versions the index no longer holds.
+func (a *slots) give(slot uint16) {
+	if slot != overflowSlot {
+		a.free = append(a.free, slot)
+	}
 }
 
 var branchSeed = maphash.MakeSeed()
@@ -154,7 +188,7 @@ func (s *Store) CreateBranch(ctx context.Context, spec store.BranchSpec) (store.
 	if err := s.commit(now, op{Type: opBranch, Branch: &info, ForkSeq: forkSeq}); err != nil {
 		return store.Branch{}, err
 	}
-	b := newBranch(info, s.branches[from], forkSeq, s.seq)
+	b := s.newBranch(info, s.branches[from], forkSeq, s.seq)
 	s.branches[spec.Name] = b
 	s.hist.AddBranch(spec.Name, from, forkSeq)
 	return b.snapshotInfo(), nil
@@ -267,6 +301,7 @@ func (s *Store) dropBranch(b *branch) {
 	for _, ix := range s.index {
 		ix.purge(b)
 	}
+	s.slots.give(b.slot)
 }
 
 // CreateSnapshot names the head of a branch.

@@ -802,3 +802,288 @@ func TestExactTextDedupeAfterBranchDelete(t *testing.T) {
 		t.Errorf("y: the deleted branch's text came back %s %s, want created", res.Outcome, res.Record.RecordID())
 	}
 }
+
+// TestKeywordMatchesExhaustiveScoring checks keyword search, which skips the documents
+// that cannot reach the top k, against BM25 computed here over every fact a view
+// lists: at a branch's head, at a snapshot, on a fork with writes of its own, with and
+// without a filter and history. The corpus mixes terms found in most facts with rare
+// ones, and repeats some terms within a fact, so that the bounds the search skips by
+// are tight for some terms and loose for others. It runs again with every branch in the
+// slot that branches share once the others are taken.
+func TestKeywordMatchesExhaustiveScoring(t *testing.T) {
+	t.Run("own slots", func(t *testing.T) { testKeywordMatchesExhaustiveScoring(t, false) })
+	t.Run("shared slot", func(t *testing.T) { testKeywordMatchesExhaustiveScoring(t, true) })
+}
+
+func testKeywordMatchesExhaustiveScoring(t *testing.T, shared bool) {
+	ctx := context.Background()
+	s, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if shared {
+		s.branches[store.DefaultBranch].slot = overflowSlot
+		s.slots.next = overflowSlot - 1
+	}
+	r := rand.New(rand.NewPCG(11, 12))
+	common := []string{"service", "queue", "deploy", "cache", "token", "region"}
+	var rare []string
+	for i := range 400 {
+		rare = append(rare, fmt.Sprintf("w%dx", i))
+	}
+	text := func() string {
+		var ws []string
+		for range 1 + r.IntN(24) {
+			switch x := r.Float64(); {
+			case x < 0.5:
+				ws = append(ws, common[r.IntN(len(common))])
+			default:
+				ws = append(ws, rare[int(float64(len(rare))*x*x)%len(rare)])
+			}
+		}
+		return strings.Join(ws, " ")
+	}
+	statuses := []store.FactStatus{store.FactActive, store.FactActive, store.FactActive, store.FactInvalidated}
+	fact := func(id string) store.Fact {
+		return store.Fact{ID: id, Text: text(), Category: fmt.Sprint("c", r.IntN(3)), Status: statuses[r.IntN(len(statuses))]}
+	}
+	put := func(branch string, n, ids int) {
+		t.Helper()
+		var recs []store.Record
+		for range n {
+			recs = append(recs, fact(fmt.Sprint("f", r.IntN(ids))))
+		}
+		if _, err := s.Put(ctx, branch, dedupeRecords(recs), store.PutOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(store.DefaultBranch, 3000, 2500)
+	if _, err := s.CreateSnapshot(ctx, store.DefaultBranch, "then", ""); err != nil {
+		t.Fatal(err)
+	}
+	put(store.DefaultBranch, 800, 3000)
+	if _, err := s.CreateBranch(ctx, store.BranchSpec{Name: "fork"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.branches["fork"].slot; shared != (got == overflowSlot) {
+		t.Fatalf("the fork's slot is %d", got)
+	}
+	put("fork", 400, 3200)
+	put(store.DefaultBranch, 200, 3000)
+	onFork, err := s.List(ctx, store.View{Branch: "fork"}, store.ListQuery{Kind: store.KindFact})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gone []store.Ref
+	for i := 0; i < len(onFork); i += 50 {
+		gone = append(gone, store.FactRef(onFork[i].RecordID()))
+	}
+	if err := s.Delete(ctx, "fork", gone); err != nil {
+		t.Fatal(err)
+	}
+
+	views := map[string]store.View{
+		"head":     {},
+		"snapshot": {At: store.Point{Snapshot: "then"}},
+		"fork":     {Branch: "fork"},
+	}
+	for name, v := range views {
+		facts, err := s.List(ctx, v, store.ListQuery{Kind: store.KindFact})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for qi := range 40 {
+			var qs []string
+			for range 1 + r.IntN(7) {
+				if r.IntN(2) == 0 {
+					qs = append(qs, common[r.IntN(len(common))])
+				} else {
+					qs = append(qs, rare[r.IntN(len(rare))])
+				}
+			}
+			q := store.SearchQuery{Text: strings.Join(qs, " "), Mode: store.Keyword, Kinds: []store.Kind{store.KindFact}, Limit: []int{1, 10, 50}[qi%3]}
+			switch qi % 4 {
+			case 1:
+				q.IncludeHistory = true
+			case 2:
+				q.Filter.Category = "c1"
+			}
+			hits, err := s.Search(ctx, v, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := exhaustiveBM25(facts, q)
+			if len(hits) != len(want) {
+				t.Fatalf("%s, %q: %d hits, want %d", name, q.Text, len(hits), len(want))
+			}
+			byID := map[string]float64{}
+			for _, w := range want {
+				byID[w.id] = w.score
+			}
+			for i, h := range hits {
+				id := h.Record.RecordID()
+				sc, ok := byID[id]
+				if math.Abs(h.Score-want[i].score) > 1e-9 || !ok && math.Abs(h.Score-want[len(want)-1].score) > 1e-9 || ok && math.Abs(sc-h.Score) > 1e-9 {
+					t.Errorf("%s, %q, limit %d: hit %d is %s at %.9f; want %s at %.9f", name, q.Text, q.Limit, i, id, h.Score, want[i].id, want[i].score)
+				}
+			}
+		}
+	}
+}
+
+type scoredID struct {
+	id    string
+	score float64
+}
+
+// exhaustiveBM25 scores every fact against q's terms, with the document frequencies,
+// count and mean length of all of facts, and returns the best q.Limit of those the
+// query accepts.
+func exhaustiveBM25(facts []store.Record, q store.SearchQuery) []scoredID {
+	bm := textsearch.DefaultBM25
+	df := map[string]int{}
+	tfs := make([]map[string]int, len(facts))
+	lens := make([]int, len(facts))
+	total := 0
+	for i, r := range facts {
+		terms := textsearch.Terms(r.(store.Fact).Text)
+		tfs[i], lens[i] = textsearch.TermFreqs(terms), len(terms)
+		total += len(terms)
+		for t := range tfs[i] {
+			df[t]++
+		}
+	}
+	avg := float64(total) / float64(len(facts))
+	var out []scoredID
+	for i, r := range facts {
+		f := r.(store.Fact)
+		if !q.IncludeHistory && f.Status == store.FactInvalidated || q.Filter.Category != "" && f.Category != q.Filter.Category {
+			continue
+		}
+		score := 0.0
+		for t := range textsearch.TermFreqs(textsearch.Terms(q.Text)) {
+			if tf := tfs[i][t]; tf > 0 {
+				score += bm.Score(tf, lens[i], avg, bm.IDF(df[t], len(facts)))
+			}
+		}
+		if score > 0 {
+			out = append(out, scoredID{f.ID, score})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b scoredID) int {
+		switch {
+		case a.score > b.score:
+			return -1
+		case a.score < b.score:
+			return 1
+		}
+		return 0
+	})
+	return out[:min(len(out), q.Limit)]
+}
+
+// TestKeywordScoresLongTexts checks the scores of texts longer than a posting's fields
+// hold, and of a term repeated more often: before and after the index drops a deleted
+// branch's versions, which moves every later posting.
+func TestKeywordScoresLongTexts(t *testing.T) {
+	ctx := context.Background()
+	s, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.CreateBranch(ctx, store.BranchSpec{Name: "gone"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Put(ctx, "gone", []store.Record{store.Fact{ID: "g", Text: "alpha beta " + strings.Repeat("alpha ", 70_000)}}, store.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	recs := []store.Record{
+		store.Fact{ID: "long", Text: strings.Repeat("alpha ", 70_000) + "beta"},
+		store.Fact{ID: "longer", Text: strings.Repeat("gamma ", 80_000) + "alpha beta beta"},
+	}
+	for i := range 40 {
+		recs = append(recs, store.Fact{ID: fmt.Sprint("f", i), Text: strings.Repeat("alpha ", 1+i%3) + fmt.Sprint("beta gamma note ", i)})
+	}
+	if _, err := s.Put(ctx, store.DefaultBranch, recs, store.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string) {
+		t.Helper()
+		facts, err := s.List(ctx, store.View{}, store.ListQuery{Kind: store.KindFact})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, text := range []string{"alpha", "beta", "alpha beta gamma"} {
+			q := store.SearchQuery{Text: text, Mode: store.Keyword, Kinds: []store.Kind{store.KindFact}, Limit: 50}
+			hits, err := s.Search(ctx, store.View{}, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := exhaustiveBM25(facts, q)
+			if len(hits) != len(want) {
+				t.Fatalf("%s, %q: %d hits, want %d", when, text, len(hits), len(want))
+			}
+			for i, h := range hits {
+				if math.Abs(h.Score-want[i].score) > 1e-9 {
+					t.Errorf("%s, %q: hit %d is %s at %.9f; want %s at %.9f", when, text, i, h.Record.RecordID(), h.Score, want[i].id, want[i].score)
+				}
+			}
+		}
+	}
+	check("before")
+	if err := s.DeleteBranch(ctx, "gone"); err != nil {
+		t.Fatal(err)
+	}
+	check("after the branch is deleted")
+}
+
+// TestSlotsRecycleAndOverflow checks the slots of branches: each live branch has its
+// own until they run out, then they share overflowSlot, and a deleted branch's slot is
+// handed out again.
+func TestSlotsRecycleAndOverflow(t *testing.T) {
+	var a slots
+	seen := map[uint16]bool{}
+	for range overflowSlot - 1 {
+		slot := a.take()
+		if slot == 0 || slot == overflowSlot || seen[slot] {
+			t.Fatalf("slot %d handed out (seen before: %v)", slot, seen[slot])
+		}
+		seen[slot] = true
+	}
+	if got := a.take(); got != overflowSlot {
+		t.Fatalf("slot %d after all were taken, want %d", got, overflowSlot)
+	}
+	a.give(overflowSlot)
+	a.give(7)
+	if got := a.take(); got != 7 {
+		t.Errorf("slot %d after 7 was given back", got)
+	}
+	if got := a.take(); got != overflowSlot {
+		t.Errorf("slot %d once 7 was taken again, want %d", got, overflowSlot)
+	}
+
+	ctx := context.Background()
+	s, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.CreateBranch(ctx, store.BranchSpec{Name: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	slot := s.branches["a"].slot
+	if slot == s.branches[store.DefaultBranch].slot {
+		t.Fatalf("branch a shares slot %d with main", slot)
+	}
+	if err := s.DeleteBranch(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateBranch(ctx, store.BranchSpec{Name: "b"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.branches["b"].slot; got != slot {
+		t.Errorf("branch b has slot %d, want the deleted branch's %d", got, slot)
+	}
+}

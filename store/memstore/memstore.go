@@ -203,6 +203,7 @@ type state struct {
 	arena    arena // the packed embeddings of versions
 	index    map[store.Kind]*kindIndex
 	dup      dupScratch // near-duplicate searches made under the write lock
+	slots    slots      // of the branches
 	// horizon is the oldest instant a read may ask for: the retention horizon of the
 	// checkpoint the state was loaded from or last written (zero: none).
 	horizon time.Time
@@ -345,7 +346,7 @@ func newState(dims int) state {
 }
 
 func (s *Store) addRootBranch(now time.Time) {
-	s.branches[store.DefaultBranch] = newBranch(store.Branch{
+	s.branches[store.DefaultBranch] = s.newBranch(store.Branch{
 		Name: store.DefaultBranch, Status: store.BranchActive, CreatedAt: now, ForkedAt: now,
 	}, nil, 0, s.seq)
 }

@@ -1,8 +1,11 @@
 package memstore
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 	"sync"
 
@@ -215,8 +218,14 @@ type ranked struct {
 
 // keyword scores BM25 over the documents the view sees. Document frequencies, the
 // document count and the average length are those of the view, so a read in the past
-// scores as a read then did. Scores accumulate in a dense array indexed by each
-// version's position in the index, and only the top k are ordered.
+// scores as a read then did.
+//
+// It reads each query term's postings once, in order, to count the documents the view
+// sees and keep those the filter accepts. It then scores documents in the order of
+// their positions in the index, with MaxScore: terms whose scores, added together at
+// their bounds, cannot lift a document into the top k only add to documents that the
+// other terms found, and a document whose score cannot reach the top k stops being
+// scored. The result is that of scoring every document.
 func (s *Store) keyword(vw view, ix *kindIndex, kind store.Kind, q store.SearchQuery, k int) []ranked {
 	var n, sumLen int
 	for _, l := range vw.chain {
@@ -224,92 +233,169 @@ func (s *Store) keyword(vw view, ix *kindIndex, kind store.Kind, q store.SearchQ
 		n += st.n
 		sumLen += st.sumLen
 	}
-	if n <= 0 {
+	if n <= 0 || k <= 0 {
 		return nil
 	}
 	avg := float64(sumLen) / float64(n)
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
-	acc := sc.grow(len(ix.docs))
 	filtered := !q.Filter.IsZero()
 	history := historyOnly(q.Filter)
+	if filtered && !history {
+		sc.grow(len(ix.docs))
+	}
 	// At the head of a branch without ancestors a version is visible when it is
-	// current on that branch, which docFast says alone. In its past, a version still
-	// current is visible when it was indexed by the cut (ord below pastEnd, docs being
-	// in commit order), one on another branch never is, and only the versions replaced
-	// since need their metadata read.
-	var headID, pastID uint32
+	// current on that branch, which its posting says alone. In its past, a version
+	// still current is visible when it was indexed by the cut (ord below pastEnd, docs
+	// being in commit order), one on another branch never is, and only the versions
+	// replaced since need their metadata read.
+	var head, past *branch
 	var pastEnd int32
 	if len(vw.chain) == 1 {
 		switch l := vw.chain[0]; {
 		case l.cut == s.seq:
-			headID = l.br.id
+			head = l.br
 		case !ix.unordered:
-			pastID, pastEnd = l.br.id, ix.endOf(l.cut)
+			past, pastEnd = l.br, ix.endOf(l.cut)
 		}
 	}
-	hits := sc.hits[:0]
+	ms, ps := sc.terms[:0], sc.postings[:0]
 	for term := range textsearch.TermFreqs(textsearch.Terms(q.Text)) {
-		hits = hits[:0]
-		df := 0
-		var ps []posting
-		if list := ix.postings[term]; list != nil {
-			ps = *list
+		list := ix.postings[term]
+		if list == nil {
+			continue
 		}
-		for _, p := range ps {
-			f := ix.fast[p.ord]
-			switch tag := f.tag &^ historyBit; {
-			case headID != 0:
-				if tag != headID {
+		df, from := 0, len(ps)
+		for _, p := range list.ps {
+			switch {
+			case head != nil:
+				if !ix.current(p, head.slot, head.id) {
 					continue
 				}
-			case pastID != 0 && tag == pastID:
-				if p.ord >= pastEnd {
-					continue
+			case past != nil && p.tag&^postingHistory != 0:
+				if !ix.current(p, past.slot, past.id) || p.ord >= pastEnd {
+					continue // current on another branch, or written after the cut
 				}
-			case pastID != 0 && tag != 0:
-				continue // current on another branch
 			case !vw.visibleDoc(ix, p.ord, &ix.meta[p.ord]):
 				continue
 			}
 			df++
-			st := &sc.state[p.ord]
-			if *st == unknown {
-				*st = rejected
-				switch {
-				case history:
-					if !f.history() {
+			switch {
+			case history:
+				if p.tag&postingHistory != 0 {
+					continue
+				}
+			case filtered:
+				st := &sc.state[p.ord]
+				if *st == unknown {
+					*st = rejected
+					if ix.docs[p.ord].matches(q.Filter) {
 						*st = accepted
 					}
-				case !filtered || ix.docs[p.ord].matches(q.Filter):
-					*st = accepted
+				}
+				if *st != accepted {
+					continue
 				}
 			}
-			if *st == accepted {
-				hits = append(hits, hit{ord: p.ord, tf: p.tf, docLen: f.docLen})
-			}
+			ps = append(ps, p)
+		}
+		if len(ps) == from {
+			continue
 		}
 		idf := textsearch.DefaultBM25.IDF(df, n)
-		for _, h := range hits {
-			if acc[h.ord] == 0 {
-				sc.touched = append(sc.touched, h.ord)
-			}
-			acc[h.ord] += textsearch.DefaultBM25.Score(int(h.tf), int(h.docLen), avg, idf)
-		}
+		// Score rises with tf and falls with the document's length, and rounding keeps
+		// both so: no posting of the term scores above its bound.
+		bound := textsearch.DefaultBM25.Score(int(list.maxTF), int(list.minDL), avg, idf)
+		ms = append(ms, maxScoreTerm{list: list, idf: idf, bound: bound, at: from, end: len(ps)})
 	}
-	sc.hits = hits
+	sc.terms, sc.postings = ms, ps
 	top := vecmath.NewTopK[*version](k)
-	for _, o := range sc.touched {
-		// A score that cannot enter spares the read of its version.
-		if a := acc[o]; a > top.Min() {
-			top.Push(a, ix.docs[o])
+	if len(ms) == 0 {
+		return nil
+	}
+	// Terms in ascending order of bound; upTo[i] bounds what terms 0 to i add together.
+	// A document found only by terms below pivot cannot score above the top's minimum.
+	slices.SortFunc(ms, func(a, b maxScoreTerm) int { return cmp.Compare(a.bound, b.bound) })
+	upTo := sc.upTo[:0]
+	sum := 0.0
+	for _, t := range ms {
+		sum += t.bound
+		upTo = append(upTo, sum*(1+boundSlack))
+	}
+	sc.upTo = upTo
+	pivot, floor := 0, math.Inf(-1)
+	for {
+		doc := int32(math.MaxInt32)
+		for i := pivot; i < len(ms); i++ {
+			if t := &ms[i]; t.at < t.end && ps[t.at].ord < doc {
+				doc = ps[t.at].ord
+			}
+		}
+		if doc == math.MaxInt32 {
+			break
+		}
+		docLen := -1
+		score := 0.0
+		for i := pivot; i < len(ms); i++ {
+			if t := &ms[i]; t.at < t.end && ps[t.at].ord == doc {
+				p := ps[t.at]
+				if docLen < 0 {
+					docLen = ix.docLen(p)
+				}
+				score += textsearch.DefaultBM25.Score(t.list.tf(p), docLen, avg, t.idf)
+				t.at++
+			}
+		}
+		for i := pivot - 1; i >= 0 && score+upTo[i] > floor; i-- {
+			t := &ms[i]
+			t.at = t.seek(ps, doc)
+			if t.at < t.end && ps[t.at].ord == doc {
+				score += textsearch.DefaultBM25.Score(t.list.tf(ps[t.at]), docLen, avg, t.idf)
+				t.at++
+			}
+		}
+		if score <= floor {
+			continue
+		}
+		top.Push(score, ix.docs[doc])
+		if floor = top.Min(); floor > math.Inf(-1) {
+			for pivot < len(ms) && upTo[pivot] <= floor {
+				pivot++
+			}
 		}
 	}
 	return fromTop(top)
 }
 
-// hit is one posting a keyword search scores.
-type hit struct{ ord, tf, docLen int32 }
+// boundSlack widens the sums of term bounds against rounding: the scores of a
+// document's terms are added in another order than their bounds.
+const boundSlack = 1e-9
+
+// maxScoreTerm is one query term of a keyword search: its weight, the bound of what it
+// adds to a document's score, and its postings the search kept (scratch.postings from
+// at to end), at the first not yet passed.
+type maxScoreTerm struct {
+	list       *termList
+	idf, bound float64
+	at, end    int
+}
+
+// seek returns the position of the first of the term's postings from at on whose ord
+// is doc or more: by doubling steps, then halving.
+func (t *maxScoreTerm) seek(ps []posting, doc int32) int {
+	if t.at >= t.end || ps[t.at].ord >= doc {
+		return t.at
+	}
+	// ps[lo] is below doc; the first posting at or above it is after lo, by hi.
+	lo, step := t.at, 1
+	for lo+step < t.end && ps[lo+step].ord < doc {
+		lo += step
+		step *= 2
+	}
+	hi := min(lo+step, t.end)
+	i, _ := slices.BinarySearchFunc(ps[lo+1:hi], doc, func(p posting, d int32) int { return cmp.Compare(p.ord, d) })
+	return lo + 1 + i
+}
 
 const (
 	unknown uint8 = iota
@@ -319,30 +405,21 @@ const (
 
 // scratch is per-query working memory for keyword scoring, reused across queries.
 type scratch struct {
-	acc     []float64
-	state   []uint8
-	touched []int32
-	hits    []hit // one term's postings to score
+	state    []uint8 // by ord: whether the filter accepts the document, once read
+	terms    []maxScoreTerm
+	postings []posting // the postings the search kept, term after term
+	upTo     []float64
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
-// grow returns a zeroed accumulator of n entries, with the state array to match.
-func (sc *scratch) grow(n int) []float64 {
-	for _, o := range sc.touched {
-		if int(o) < len(sc.acc) {
-			sc.acc[o] = 0
-		}
-	}
-	sc.touched = sc.touched[:0]
-	if cap(sc.acc) < n {
-		sc.acc = make([]float64, n)
+// grow readies a cleared state array of n entries.
+func (sc *scratch) grow(n int) {
+	if cap(sc.state) < n {
 		sc.state = make([]uint8, n)
 	}
-	sc.acc = sc.acc[:n]
 	sc.state = sc.state[:n]
 	clear(sc.state)
-	return sc.acc
 }
 
 // exactVectorLimit is the number of indexed vectors up to which a vector search compares

@@ -526,7 +526,7 @@ func (s *Store) replayOp(o op, at time.Time) error {
 				return fmt.Errorf("branch %q forks unknown %q", o.Branch.Name, o.Branch.Parent)
 			}
 		}
-		s.branches[o.Branch.Name] = newBranch(*o.Branch, parent, o.ForkSeq, s.seq)
+		s.branches[o.Branch.Name] = s.newBranch(*o.Branch, parent, o.ForkSeq, s.seq)
 		s.hist.AddBranch(o.Branch.Name, o.Branch.Parent, o.ForkSeq)
 	case opBranchStatus:
 		b, ok := s.branches[o.Name]

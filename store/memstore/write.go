@@ -536,7 +536,7 @@ func (s *Store) addVersionAfter(b *branch, k key, r store.Record, h hint, prev *
 		if last.ord >= 0 {
 			ix := s.index[k.kind]
 			ix.meta[last.ord].next = v.seq
-			ix.fast[last.ord].tag &= historyBit
+			ix.replaced(last)
 		}
 	}
 	if m, ok := r.(store.Message); ok && (prev == nil || prev.rec == nil || prev.rec.(store.Message).ConversationID != m.ConversationID) {
