@@ -272,9 +272,11 @@ func (s *Store) keyword(vw view, ix *kindIndex, kind store.Kind, q store.SearchQ
 				if !ix.current(p, head.slot, head.id) {
 					continue
 				}
+			case past != nil && p.ord >= pastEnd:
+				continue // written after the cut
 			case past != nil && p.tag&^postingHistory != 0:
-				if !ix.current(p, past.slot, past.id) || p.ord >= pastEnd {
-					continue // current on another branch, or written after the cut
+				if !ix.current(p, past.slot, past.id) {
+					continue // current on another branch
 				}
 			case !vw.visibleDoc(ix, p.ord, &ix.meta[p.ord]):
 				continue
