@@ -454,11 +454,7 @@ func TestFactDefaultsMatchWithDefaults(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2025, 3, 4, 5, 6, 7, 0, time.FixedZone("x", 3600))
 	set := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
-	s, err := New(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := newMemStore(t)
 	for mask := range 16 {
 		f := store.Fact{ID: "f", Text: "t"}
 		if mask&1 != 0 {
@@ -522,11 +518,7 @@ func TestHistoryOnly(t *testing.T) {
 // reads the chain: after updates, supersedes, invalidations and deletes.
 func TestKeywordAtHeadMatchesChain(t *testing.T) {
 	ctx := context.Background()
-	s, err := New(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := newMemStore(t)
 	var recs []store.Record
 	for i := range 300 {
 		recs = append(recs, store.Fact{ID: fmt.Sprintf("f%d", i), Text: fmt.Sprintf("service %d talks to queue %d over grpc %d", i%7, i%11, i%13)})
@@ -587,11 +579,7 @@ func TestKeywordAtHeadMatchesChain(t *testing.T) {
 // writes and snapshots taken along the way.
 func TestKeywordInThePast(t *testing.T) {
 	ctx := context.Background()
-	s, err := New(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := newMemStore(t)
 	r := rand.New(rand.NewPCG(3, 4))
 	words := []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"}
 	text := func() string {
@@ -677,11 +665,7 @@ func dedupeRecords(recs []store.Record) []store.Record {
 // holding only the facts live at that snapshot does.
 func TestStatsAtSnapshotsMatchAFreshStore(t *testing.T) {
 	ctx := context.Background()
-	s, err := New(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := newMemStore(t)
 	r := rand.New(rand.NewPCG(5, 6))
 	words := []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot"}
 	written := 0
@@ -761,11 +745,7 @@ func TestStatsAtSnapshotsMatchAFreshStore(t *testing.T) {
 // of the deleted branch are found nowhere.
 func TestExactTextDedupeAfterBranchDelete(t *testing.T) {
 	ctx := context.Background()
-	s, err := New(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := newMemStore(t)
 	put := func(branch, id, text string) store.PutResult {
 		t.Helper()
 		res, err := s.Put(ctx, branch, []store.Record{store.Fact{ID: id, Text: text}}, store.PutOptions{DedupeThreshold: 0.9})
@@ -817,11 +797,7 @@ func TestKeywordMatchesExhaustiveScoring(t *testing.T) {
 
 func testKeywordMatchesExhaustiveScoring(t *testing.T, shared bool) {
 	ctx := context.Background()
-	s, err := New(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := newMemStore(t)
 	if shared {
 		s.branches[store.DefaultBranch].slot = overflowSlot
 		s.slots.next = overflowSlot - 1
@@ -988,11 +964,7 @@ func exhaustiveBM25(facts []store.Record, q store.SearchQuery) []scoredID {
 // branch's versions, which moves every later posting.
 func TestKeywordScoresLongTexts(t *testing.T) {
 	ctx := context.Background()
-	s, err := New(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := newMemStore(t)
 	if _, err := s.CreateBranch(ctx, store.BranchSpec{Name: "gone"}); err != nil {
 		t.Fatal(err)
 	}
@@ -1065,11 +1037,7 @@ func TestSlotsRecycleAndOverflow(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	s, err := New(Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := newMemStore(t)
 	if _, err := s.CreateBranch(ctx, store.BranchSpec{Name: "a"}); err != nil {
 		t.Fatal(err)
 	}
@@ -1086,4 +1054,15 @@ func TestSlotsRecycleAndOverflow(t *testing.T) {
 	if got := s.branches["b"].slot; got != slot {
 		t.Errorf("branch b has slot %d, want the deleted branch's %d", got, slot)
 	}
+}
+
+// newMemStore opens an in-memory store, closed when the test ends.
+func newMemStore(t *testing.T) *Store {
+	t.Helper()
+	s, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
 }
