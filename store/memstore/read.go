@@ -311,10 +311,10 @@ func (s *Store) keyword(vw view, ix *kindIndex, kind store.Kind, q store.SearchQ
 		ms = append(ms, maxScoreTerm{list: list, idf: idf, bound: bound, at: from, end: len(ps)})
 	}
 	sc.terms, sc.postings = ms, ps
-	top := vecmath.NewTopK[*version](k)
 	if len(ms) == 0 {
 		return nil
 	}
+	top := vecmath.NewTopK[*version](k)
 	// Terms in ascending order of bound; upTo[i] bounds what terms 0 to i add together.
 	// A document found only by terms below pivot cannot score above the top's minimum.
 	slices.SortFunc(ms, func(a, b maxScoreTerm) int { return cmp.Compare(a.bound, b.bound) })
