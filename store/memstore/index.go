@@ -17,7 +17,7 @@ import (
 type kindIndex struct {
 	docs     []*version           // every indexed version; a version's ord is its position
 	meta     []docMeta            // what visibility and scoring read of each of docs, kept dense
-	fast     []docFast            // the same, smaller, for searches at a head (see docFast)
+	fast     []docFast            // the same, smaller (see docFast)
 	postings map[string]*termList // by term; a pointer, so that adding a posting looks the term up once
 	vecs     []*version           // vector slots in commit order: the newest version holding each (see version.sameVec)
 	// masks holds, for each vector slot, the bits (branch.bit) of the branches of its
@@ -74,9 +74,10 @@ type docMeta struct {
 	docLen int32
 }
 
-// docFast is what a keyword search at the head of a branch without ancestors reads of
-// each indexed version: 8 bytes, where docMeta takes 32, so that the random reads of
-// a long posting list stay in the processor's caches. tag holds the id of the
+// docFast is the part of an indexed version that searches read by position without
+// following the version: 8 bytes, where docMeta takes 32. Keyword search reads it only
+// for the postings of a shared slot (overflowSlot) and for documents longer than a
+// posting holds; vector search reads the history bit. tag holds the id of the
 // version's branch (branch.id) while the version is current there, 0 once replaced,
 // and historyBit when the version is a fact that is history (superseded or
 // invalidated).
