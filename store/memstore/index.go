@@ -16,7 +16,7 @@ import (
 // the postings and vectors of the versions their view sees.
 type kindIndex struct {
 	docs     []*version           // every indexed version; a version's ord is its position
-	meta     []docMeta            // what visibility and scoring read of each of docs, kept dense
+	meta     []docMeta            // what visibility reads of each of docs, kept dense
 	fast     []docFast            // the same, smaller (see docFast)
 	postings map[string]*termList // by term; a pointer, so that adding a posting looks the term up once
 	vecs     []*version           // vector slots in commit order: the newest version holding each (see version.sameVec)
@@ -65,25 +65,22 @@ func (ix *kindIndex) remember(v *version, terms *docTerms) {
 	ix.next = (ix.next + 1) % recentTerms
 }
 
-// docMeta mirrors the fields of an indexed version that keyword search reads for every
-// posting, so that a scan walks one dense array instead of chasing pointers.
+// docMeta mirrors the fields of an indexed version that a keyword search reads to
+// decide the visibility of a posting its tag does not decide, so that it reads one
+// dense array instead of chasing pointers.
 type docMeta struct {
-	br     *branch
-	seq    uint64
-	next   uint64 // kept equal to the version's next
-	docLen int32
+	br   *branch
+	seq  uint64
+	next uint64 // kept equal to the version's next
 }
 
-// docFast is the part of an indexed version that searches read by position without
-// following the version: 8 bytes, where docMeta takes 32. Keyword search reads it only
-// for the postings of a shared slot (overflowSlot) and for documents longer than a
-// posting holds; vector search reads the history bit. tag holds the id of the
-// version's branch (branch.id) while the version is current there, 0 once replaced,
-// and historyBit when the version is a fact that is history (superseded or
-// invalidated).
+// docFast is the tag of an indexed version, read by position without following the
+// version: keyword search reads it for the postings of a shared slot (overflowSlot),
+// vector search for the history bit. tag holds the id of the version's branch
+// (branch.id) while the version is current there, 0 once replaced, and historyBit
+// when the version is a fact that is history (superseded or invalidated).
 type docFast struct {
-	tag    uint32
-	docLen int32
+	tag uint32
 }
 
 // historyBit marks a docFast of a fact that is history; the other bits of its tag
@@ -155,7 +152,7 @@ func (ix *kindIndex) docLen(p posting) int {
 	if n := p.tfLen & maxPostingLen; n < maxPostingLen {
 		return int(n)
 	}
-	return int(ix.fast[p.ord].docLen)
+	return int(ix.docs[p.ord].docLen)
 }
 
 // find returns the position of the posting of ord in the list, or -1.
@@ -282,8 +279,8 @@ func (ix *kindIndex) add(v *version, h hint, emb []float32) {
 		ix.unordered = true
 	}
 	ix.docs = append(ix.docs, v)
-	ix.meta = append(ix.meta, docMeta{br: v.br, seq: v.seq, next: v.next, docLen: v.docLen})
-	f := docFast{docLen: v.docLen}
+	ix.meta = append(ix.meta, docMeta{br: v.br, seq: v.seq, next: v.next})
+	var f docFast
 	var tag uint16
 	if v.next == never {
 		f.tag, tag = v.br.id, v.br.slot

@@ -26,23 +26,14 @@ func (l versionLists[K]) add(k K, v *version) {
 	l.more[k] = append(l.more[k], v)
 }
 
-// get returns k's list as its first version (nil for none) and the later ones.
-func (l versionLists[K]) get(k K) (*version, []*version) {
-	first := l.first[k]
-	if first == nil {
-		return nil, nil
-	}
-	return first, l.more[k]
-}
-
 // all yields k's versions, oldest first.
 func (l versionLists[K]) all(k K) iter.Seq[*version] {
 	return func(yield func(*version) bool) {
-		first, more := l.get(k)
+		first := l.first[k]
 		if first == nil || !yield(first) {
 			return
 		}
-		for _, v := range more {
+		for _, v := range l.more[k] {
 			if !yield(v) {
 				return
 			}
