@@ -504,10 +504,14 @@ func withBranch(r store.Record, b string) store.Record {
 	return store.WithBranch(r, b)
 }
 
+// changedSince selects the rows whose version is current at head (the second and
+// third arguments) and was written after since (the first).
+const changedSince = "rev > ? AND rev <= ? AND next_rev > ?"
+
 // changedIDs returns the ids of a kind whose current version (at head) in a branch's
 // tables was written after since.
 func changedIDs(ctx context.Context, q queryer, k store.Kind, suffix string, since, head int64) ([]string, error) {
-	return queryStrings(ctx, q, "SELECT id FROM "+table(k, suffix)+" WHERE rev > ? AND rev <= ? AND next_rev > ?", since, head, head)
+	return queryStrings(ctx, q, "SELECT id FROM "+table(k, suffix)+" WHERE "+changedSince, since, head, head)
 }
 
 // changedIDsAll is changedIDs for every kind at once, in one statement: the ids of
@@ -520,7 +524,7 @@ func changedIDsAll(ctx context.Context, q queryer, suffix string, since, head in
 		if i > 0 {
 			sb.WriteString(" UNION ALL ")
 		}
-		fmt.Fprintf(&sb, "SELECT %d, id FROM %s WHERE rev > ? AND rev <= ? AND next_rev > ?", i, table(k, suffix))
+		fmt.Fprintf(&sb, "SELECT %d, id FROM %s WHERE %s", i, table(k, suffix), changedSince)
 		args = append(args, since, head, head)
 	}
 	rs, err := q.QueryContext(ctx, sb.String(), args...)
