@@ -908,6 +908,59 @@ func testKeywordMatchesExhaustiveScoring(t *testing.T, shared bool) {
 	}
 }
 
+// TestKeywordAfterOldVersionsAreReplaced updates facts indexed so long ago that the
+// index no longer keeps their analysis (more than recentTerms versions before): the
+// postings of the versions replaced must stop counting at the head, as they do for
+// versions replaced soon after their writing.
+func TestKeywordAfterOldVersionsAreReplaced(t *testing.T) {
+	ctx := context.Background()
+	s := newMemStore(t)
+	var recs []store.Record
+	for i := range recentTerms + 500 {
+		recs = append(recs, store.Fact{ID: fmt.Sprint("f", i), Text: fmt.Sprintf("alpha w%dx filler number %d", i%50, i)})
+	}
+	for lo := 0; lo < len(recs); lo += store.MaxBatch {
+		if _, err := s.Put(ctx, store.DefaultBranch, recs[lo:min(lo+store.MaxBatch, len(recs))], store.PutOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var updates []store.Record
+	for i := range 200 {
+		updates = append(updates, store.Fact{ID: fmt.Sprint("f", i), Text: fmt.Sprintf("beta w%dx rewritten %d", i%7, i)})
+	}
+	if _, err := s.Put(ctx, store.DefaultBranch, updates, store.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	checkKeywordAtHead(t, s, "after the updates", "alpha w3x", "beta w3x", "filler number 17", "alpha beta rewritten")
+}
+
+// checkKeywordAtHead searches each text by keyword at the head of the default branch,
+// 50 hits, and checks the scores against BM25 computed over every fact listed there.
+func checkKeywordAtHead(t *testing.T, s *Store, when string, texts ...string) {
+	t.Helper()
+	ctx := context.Background()
+	facts, err := s.List(ctx, store.View{}, store.ListQuery{Kind: store.KindFact})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range texts {
+		q := store.SearchQuery{Text: text, Mode: store.Keyword, Kinds: []store.Kind{store.KindFact}, Limit: 50}
+		hits, err := s.Search(ctx, store.View{}, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := exhaustiveBM25(facts, q)
+		if len(hits) != len(want) {
+			t.Fatalf("%s, %q: %d hits, want %d", when, text, len(hits), len(want))
+		}
+		for i, h := range hits {
+			if math.Abs(h.Score-want[i].score) > 1e-9 {
+				t.Errorf("%s, %q: hit %d is %s at %.9f; want %s at %.9f", when, text, i, h.Record.RecordID(), h.Score, want[i].id, want[i].score)
+			}
+		}
+	}
+}
+
 type scoredID struct {
 	id    string
 	score float64
@@ -981,34 +1034,11 @@ func TestKeywordScoresLongTexts(t *testing.T) {
 	if _, err := s.Put(ctx, store.DefaultBranch, recs, store.PutOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	check := func(when string) {
-		t.Helper()
-		facts, err := s.List(ctx, store.View{}, store.ListQuery{Kind: store.KindFact})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, text := range []string{"alpha", "beta", "alpha beta gamma"} {
-			q := store.SearchQuery{Text: text, Mode: store.Keyword, Kinds: []store.Kind{store.KindFact}, Limit: 50}
-			hits, err := s.Search(ctx, store.View{}, q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := exhaustiveBM25(facts, q)
-			if len(hits) != len(want) {
-				t.Fatalf("%s, %q: %d hits, want %d", when, text, len(hits), len(want))
-			}
-			for i, h := range hits {
-				if math.Abs(h.Score-want[i].score) > 1e-9 {
-					t.Errorf("%s, %q: hit %d is %s at %.9f; want %s at %.9f", when, text, i, h.Record.RecordID(), h.Score, want[i].id, want[i].score)
-				}
-			}
-		}
-	}
-	check("before")
+	checkKeywordAtHead(t, s, "before", "alpha", "beta", "alpha beta gamma")
 	if err := s.DeleteBranch(ctx, "gone"); err != nil {
 		t.Fatal(err)
 	}
-	check("after the branch is deleted")
+	checkKeywordAtHead(t, s, "after the branch is deleted", "alpha", "beta", "alpha beta gamma")
 }
 
 // TestSlotsRecycleAndOverflow checks the slots of branches: each live branch has its
