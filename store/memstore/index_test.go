@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -291,6 +292,76 @@ func TestHammingBoundKeepsNearPairs(t *testing.T) {
 		}
 		if below > pairs/2 {
 			t.Errorf("nonzero %v: %d of %d pairs at cosine 0.80 pass the bound of %d bits, want under half", nonzero, below, pairs, bound)
+		}
+	}
+}
+
+// TestSketchBoundKeepsNearPairs checks the sketch test that near-duplicate candidates
+// pass before their whole code is read: pairs at the threshold pass it but for a
+// negligible share, and pairs at the threshold pass the sketch and code tests together
+// but for a negligible share too, while most pairs of little likeness are turned away.
+func TestSketchBoundKeepsNearPairs(t *testing.T) {
+	t.Parallel()
+	const dims, pairs, threshold = 384, 10_000, 0.92
+	rng := rand.New(rand.NewPCG(7, 9))
+	rot := vecmath.NewRotation(dims, rotationSeed)
+	codeBound, bound := hammingBound(threshold, rot.Bits()), sketchBound(threshold)
+	last := rot.Words() - 1
+	for _, nonzero := range [][]int{nil, {24}} {
+		var over, eitherOver, far int
+		for range pairs {
+			v := randomUnit(rng, dims, nonzero...)
+			a := rot.AppendCode(nil, f32(v), nil)
+			b := rot.AppendCode(nil, f32(atCosine(rng, v, threshold)), nil)
+			d := bits.OnesCount64(a[last] ^ b[last])
+			if d > bound {
+				over++
+			}
+			if d > bound || vecmath.Hamming(a, b) > codeBound {
+				eitherOver++
+			}
+			c := rot.AppendCode(nil, f32(atCosine(rng, v, 0.3)), nil)
+			if bits.OnesCount64(a[last]^c[last]) <= bound {
+				far++
+			}
+		}
+		t.Logf("nonzero %v: sketch bound %d of 64 bits; of %d pairs at %.2f, %d over it, %d over it or the code's; %d at 0.30 within it",
+			nonzero, bound, pairs, threshold, over, eitherOver, far)
+		if over > 1 {
+			t.Errorf("nonzero %v: %d of %d pairs at cosine %.2f differ in more than %d sketch bits, want at most 1", nonzero, over, pairs, threshold, bound)
+		}
+		if eitherOver > 2 {
+			t.Errorf("nonzero %v: %d of %d pairs at cosine %.2f fail the sketch or the code test, want at most 2", nonzero, eitherOver, pairs, threshold)
+		}
+		if far > pairs/4 {
+			t.Errorf("nonzero %v: %d of %d pairs at cosine 0.30 pass the sketch bound of %d bits, want under a quarter", nonzero, far, pairs, bound)
+		}
+	}
+}
+
+// TestSketchFilter checks that the filter keeps exactly the candidates within the
+// bound, in order, for bounds from none to every bit.
+func TestSketchFilter(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(3, 4))
+	sketch := make([]uint64, 500)
+	for i := range sketch {
+		sketch[i] = rng.Uint64()
+	}
+	qs := rng.Uint64()
+	for _, bound := range []int{-1, 0, 20, 32, 40, 64} {
+		cands := make([]int32, 300)
+		for i := range cands {
+			cands[i] = int32(rng.IntN(len(sketch)))
+		}
+		var want []int32
+		for _, c := range cands {
+			if bits.OnesCount64(sketch[c]^qs) <= bound {
+				want = append(want, c)
+			}
+		}
+		if got := sketchFilter(cands, sketch, qs, bound); !slices.Equal(got, want) {
+			t.Errorf("bound %d: kept %d candidates %v, want %d %v", bound, len(got), got, len(want), want)
 		}
 	}
 }
@@ -1095,4 +1166,70 @@ func newMemStore(t *testing.T) *Store {
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
+}
+
+// TestSketchAfterBranchDelete deletes a branch whose facts hold vector slots among
+// main's: every slot left keeps the sketch of its own code, and a near-duplicate of a
+// main fact written afterwards is still found through the sketch test.
+func TestSketchAfterBranchDelete(t *testing.T) {
+	ctx := context.Background()
+	const dims = 384
+	rng := rand.New(rand.NewPCG(21, 22))
+	random := func() []float32 {
+		v := make([]float32, dims)
+		for i := range v {
+			v[i] = float32(rng.NormFloat64())
+		}
+		return v
+	}
+	s, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateBranch(ctx, store.BranchSpec{Name: "side"}); err != nil {
+		t.Fatal(err)
+	}
+	var mainEmbs [][]float32
+	for round := range 4 {
+		for _, br := range []string{store.DefaultBranch, "side"} {
+			var recs []store.Record
+			for i := range 100 {
+				e := random()
+				if br == store.DefaultBranch {
+					mainEmbs = append(mainEmbs, e)
+				}
+				recs = append(recs, store.Fact{ID: fmt.Sprintf("%s-%d-%d", br, round, i), Text: fmt.Sprintf("fact %s %d %d", br, round, i), Embedding: e})
+			}
+			if _, err := s.Put(ctx, br, recs, store.PutOptions{DedupeThreshold: 0.92}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := s.DeleteBranch(ctx, "side"); err != nil {
+		t.Fatal(err)
+	}
+	ix := s.index[store.KindFact]
+	if len(ix.sketch) != len(ix.vecs) || len(ix.vecs) != len(mainEmbs) {
+		t.Fatalf("%d sketches for %d vector slots after the delete; want %d of each", len(ix.sketch), len(ix.vecs), len(mainEmbs))
+	}
+	for i := range ix.vecs {
+		if c := ix.code(i); ix.sketch[i] != c[len(c)-1] {
+			t.Fatalf("slot %d: sketch %x, want its code's last word %x", i, ix.sketch[i], c[len(c)-1])
+		}
+	}
+	var recs []store.Record
+	for i := range 80 {
+		e := slices.Clone(mainEmbs[i*5])
+		e[i%dims] += 0.05
+		recs = append(recs, store.Fact{ID: fmt.Sprint("again-", i), Text: fmt.Sprint("another wording ", i), Embedding: e})
+	}
+	res, err := s.Put(ctx, store.DefaultBranch, recs, store.PutOptions{DedupeThreshold: 0.92})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range res {
+		if want := fmt.Sprintf("main-%d-%d", i*5/100, i*5%100); r.Outcome != store.Superseded || r.Replaced != want {
+			t.Errorf("fact %d: %s replacing %q, want superseded replacing %q", i, r.Outcome, r.Replaced, want)
+		}
+	}
 }
