@@ -36,10 +36,14 @@ type kindIndex struct {
 	scratch []float32
 	// texts holds the versions of facts by hash of the normalised text, for
 	// exact-text dedupe: empty for the other kinds, which are not deduplicated.
-	texts  versionLists[uint64]
-	bands  *bandIndex // near-duplicate candidates, for codes of 4 words or more
-	recent []*version // the versions holding terms, a ring of recentTerms
-	next   int        // the ring's next slot
+	texts versionLists[uint64]
+	bands *bandIndex // near-duplicate candidates, for codes of 4 words or more
+	// holdBands is set while workers search the band index (Store.prematch): vectors
+	// indexed meanwhile join it when Put releases it (releaseBands), and until then
+	// are found by a scan of the slots from bands.n on.
+	holdBands bool
+	recent    []*version // the versions holding terms, a ring of recentTerms
+	next      int        // the ring's next slot
 	// unordered is set when a version was indexed after one of a later commit: docs
 	// are otherwise in commit order, which searches in the past rely on (endOf).
 	unordered bool
@@ -362,8 +366,20 @@ func (ix *kindIndex) add(v *version, h hint, emb []float32) {
 		ix.codes = ix.appendCode(ix.codes, emb)
 	}
 	ix.sketch = append(ix.sketch, ix.codes[len(ix.codes)-1])
-	if ix.bands != nil {
+	if ix.bands != nil && !ix.holdBands {
 		ix.bands.add(ix.codes)
+	}
+}
+
+// releaseBands adds to the band index the vectors indexed while it was held, in order,
+// and ends the hold. The workers searching it must have stopped.
+func (ix *kindIndex) releaseBands() {
+	ix.holdBands = false
+	if ix.bands == nil {
+		return
+	}
+	for ix.bands.n < len(ix.vecs) {
+		ix.bands.add(ix.codes[:(ix.bands.n+1)*ix.words])
 	}
 }
 

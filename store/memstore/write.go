@@ -6,10 +6,12 @@ import (
 	"maps"
 	"math"
 	"math/bits"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
-	"github.com/day1ai/day1/internal/parallel"
 	"github.com/day1ai/day1/internal/vecmath"
 	"github.com/day1ai/day1/store"
 )
@@ -62,6 +64,13 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 	// changed: something is written; sized: an embedding is, which fixes s.dims.
 	changed, sized := false, false
 	pre := s.prematch(head, recs, opts.DedupeThreshold, dims)
+	if pre != nil {
+		// On every return, the workers stop before the band index takes the batch's
+		// vectors; on the way that commits, before the indexes are tidied.
+		fx := s.index[store.KindFact]
+		defer fx.releaseBands()
+		defer pre.wait()
+	}
 	prep := prepareAll(recs)
 	for i, r := range recs {
 		in := r
@@ -70,10 +79,7 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 		k := key{r.RecordKind(), r.RecordID()}
 		prev := head.resolve(k)
 		r = s.adopt(r, prev == nil, branchName, stamp)
-		var m *match
-		if pre != nil {
-			m = pre[i]
-		}
+		m := pre.get(i)
 		var dt *docTerms
 		var pa aheadPack
 		if prep != nil {
@@ -131,6 +137,10 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 	}
 	if sized && dims != s.dims {
 		s.dims = dims
+	}
+	if pre != nil {
+		pre.wait()
+		s.index[store.KindFact].releaseBands()
 	}
 	if err := s.logCommit(now, withBranch(ops, branchName)); err != nil {
 		return nil, err
@@ -222,9 +232,10 @@ func result(r, in store.Record) store.Record {
 // embedding candidates from the band index (a full scan for small dimensions), so the
 // check does not grow with the amount of memory. It returns nil when there is none.
 //
-// tkey is textKey(f.Text). pre, when not nil, is the best match among the vectors
-// indexed before the batch, found ahead in parallel (prematch); only vectors indexed
-// since are searched here. sameText reports a match by text. It also returns the code
+// tkey is textKey(f.Text). pre, when not nil, holds the code of f's embedding and its
+// candidates among the vectors of the band index, found ahead by a worker (prematch).
+// The vectors Put has indexed since the band index was last added to, those of its own
+// batch, are scanned here. sameText reports a match by text. It also returns the code
 // of f's embedding when it computed one, for indexing f.
 func (s *Store) nearDuplicate(head view, f store.Fact, tkey uint64, threshold float64, pre *match) (dup *version, sim float64, sameText bool, code []uint64) {
 	ix := s.index[store.KindFact]
@@ -250,35 +261,27 @@ func (s *Store) nearDuplicate(head view, f store.Fact, tkey uint64, threshold fl
 		return nil, 0, false, nil
 	}
 	q := ix.query(f.Embedding, threshold)
-	if pre != nil && pre.code != nil {
-		q.code = pre.code
-	} else if ix.bands != nil {
-		q.code = ix.appendCode(nil, f.Embedding)
-	}
-	var best *version
-	var bestSim float64
+	var cands []int32
+	from := 0 // the vectors from here on are scanned
 	switch {
-	case pre == nil:
-		best, bestSim = ix.bestMatch(head, q, 0, &s.dup)
-	case pre.v != nil && !candidate(head, pre.v):
-		// The earlier match changed within this batch; the others may not have.
-		best, bestSim = ix.bestMatch(head, q, 0, &s.dup)
-	default:
-		best, bestSim = ix.bestMatch(head, q, pre.upto, &s.dup)
-		if pre.v != nil && pre.sim > bestSim {
-			best, bestSim = pre.v, pre.sim
-		}
+	case pre != nil:
+		q.code, cands, from = pre.code, pre.cands, pre.upto
+	case ix.bands != nil:
+		q.code = ix.appendCode(nil, f.Embedding)
+		s.dup.found = ix.dupView().candidates(s.dup.found[:0], q, &s.dup)
+		cands, from = s.dup.found, ix.bands.n
 	}
+	best, bestSim := ix.bestMatch(head, q, cands, from)
 	return best, bestSim, false, q.code
 }
 
-// match is the best near-duplicate of one new fact among the first upto vectors of the
-// index, and the code of the fact's embedding.
+// match is what a worker found ahead for one new fact of a batch (prematch): the code
+// of its embedding, and the vector slots among the first upto, those of the band
+// index, that pass the code tests, each once.
 type match struct {
-	v    *version
-	sim  float64
-	upto int
-	code []uint64
+	code  []uint64
+	cands []int32
+	upto  int
 }
 
 // dupQuery is an embedding looked up among indexed facts.
@@ -296,21 +299,17 @@ func (ix *kindIndex) query(emb []float32, threshold float64) dupQuery {
 		maxHamming: hammingBound(threshold, ix.words*64), maxSketch: sketchBound(threshold)}
 }
 
-// candidate reports whether v can be a near-duplicate on the view: visible and live.
-func candidate(head view, v *version) bool {
-	return head.visible(v) && v.live()
-}
-
 // dupScratch is the working memory of one near-duplicate search at a time.
 type dupScratch struct {
 	cands []int32
+	found []int32
 	sink  uint64
 }
 
-// touch reads a word of the code of every candidate, so that bestMatch then finds them
-// in the cache. The reads do not depend on each other and the loop is short, so the
-// processor overlaps their cache misses; among the instructions of bestMatch's own loop
-// it overlaps few of them. The words are summed into sink so that the reads stay.
+// touch reads a word of the code of every candidate, so that the code test then finds
+// them in the cache. The reads do not depend on each other and the loop is short, so
+// the processor overlaps their cache misses; among the instructions of the test's own
+// loop it overlaps few of them. The words are summed into sink so that the reads stay.
 func (sc *dupScratch) touch(codes []uint64, words int) {
 	var x uint64
 	for _, i := range sc.cands {
@@ -320,40 +319,53 @@ func (sc *dupScratch) touch(codes []uint64, words int) {
 	sc.sink += x
 }
 
-// maxNear bounds the candidates bestMatch remembers as checked.
-const maxNear = 32
+// dupIndex is what the search for a fact's near-duplicate candidates reads of the
+// facts' index, as of one moment: the codes and sketches, and the band index. While Put
+// holds the band index (kindIndex.holdBands) nothing changes what it reads, so workers
+// search with it while Put appends vectors to the index.
+type dupIndex struct {
+	codes, sketch []uint64
+	words         int
+	bands         *bandIndex
+}
 
-// bestMatch returns the visible, live fact among vectors from..len(vecs) most similar to
-// q, at or above its threshold, or nil. It only reads the index, so several may run at
-// once, each with its own scratch.
-func (ix *kindIndex) bestMatch(head view, q dupQuery, from int, sc *dupScratch) (*version, float64) {
+func (ix *kindIndex) dupView() dupIndex {
+	return dupIndex{codes: ix.codes, sketch: ix.sketch, words: ix.words, bands: ix.bands}
+}
+
+// candidates appends to dst, once each, the vectors of the band index that share a
+// band with q's code and pass the sketch and code tests. q.code must be set.
+func (d dupIndex) candidates(dst []int32, q dupQuery, sc *dupScratch) []int32 {
+	var touched int32
+	sc.cands, touched = d.bands.appendCandidates(sc.cands[:0], d.codes, q.code, 0)
+	sc.sink += uint64(touched)
+	sc.cands = sketchFilter(sc.cands, d.sketch, q.code[len(q.code)-1], q.maxSketch)
+	sc.touch(d.codes, d.words)
+	start := len(dst)
+	for _, i := range sc.cands {
+		// A vector near q shares several bands with it, so it comes once per band.
+		if vecmath.Hamming(q.code, d.codes[int(i)*d.words:][:d.words]) <= q.maxHamming && !slices.Contains(dst[start:], i) {
+			dst = append(dst, i)
+		}
+	}
+	return dst
+}
+
+// bestMatch returns the visible, live fact most similar to q, at or above its
+// threshold, or nil, among the vector slots cands, which passed the code tests, and
+// every slot from from on, which are tested here (newest first, as the band index
+// gives its own).
+func (ix *kindIndex) bestMatch(head view, q dupQuery, cands []int32, from int) (*version, float64) {
 	var best *version
 	var bestSim float64
-	// The candidates close enough in code already checked: a vector near q shares
-	// several bands with it, so it comes once per band, and each check after the first
-	// would read its version and vector again.
-	var near [maxNear]int32
-	nearN := 0
 	check := func(i int) {
-		// The code first, then the branches: both sit in flat arrays, while the
-		// versions are a pointer away. The candidates' codes are in the cache already
-		// (touch), and most candidates are far from q, so the mask, a cache miss of its
-		// own, is read for few of them.
-		if q.code != nil && vecmath.Hamming(q.code, ix.code(i)) > q.maxHamming {
-			return
-		}
-		if slices.Contains(near[:nearN], int32(i)) {
-			return
-		}
-		if nearN < maxNear {
-			near[nearN] = int32(i)
-			nearN++
-		}
+		// The branches first: they sit in a flat array, while the versions are a
+		// pointer away. Visibility before the cosine: the same text written on many
+		// branches leaves many equal codes, most of them on branches this one does
+		// not see.
 		if ix.masks[i]&head.mask == 0 {
 			return
 		}
-		// Visibility before the cosine: the same text written on many branches leaves
-		// many equal codes, most of them on branches this one does not see.
 		v := ix.seen(head, i)
 		if v == nil || v == best || !v.live() {
 			return
@@ -364,34 +376,64 @@ func (ix *kindIndex) bestMatch(head view, q dupQuery, from int, sc *dupScratch) 
 		}
 		best, bestSim = v, sim
 	}
-	if q.code != nil && ix.bands != nil {
-		var touched int32
-		sc.cands, touched = ix.bands.appendCandidates(sc.cands[:0], ix.codes, q.code, from)
-		sc.sink += uint64(touched)
-		sc.cands = sketchFilter(sc.cands, ix.sketch, q.code[len(q.code)-1], q.maxSketch)
-		sc.touch(ix.codes, ix.words)
-		for _, i := range sc.cands {
-			check(int(i))
+	for i := len(ix.vecs) - 1; i >= from; i-- {
+		if q.code != nil && (bits.OnesCount64(ix.sketch[i]^q.code[len(q.code)-1]) > q.maxSketch ||
+			vecmath.Hamming(q.code, ix.code(i)) > q.maxHamming) {
+			continue
 		}
-	} else {
-		for i := from; i < len(ix.vecs); i++ {
-			check(i)
-		}
+		check(i)
+	}
+	for _, i := range cands {
+		check(int(i))
 	}
 	return best, bestSim
 }
 
 // minPrematch is the smallest number of new facts worth searching for near-duplicates
-// in parallel ahead of a batch.
+// ahead of a batch.
 const minPrematch = 64
 
-// prematch finds, in parallel, the best near-duplicate among the vectors indexed now of
-// every new, live fact of a batch with an embedding. Put then only searches the
-// vectors the batch itself adds (nearDuplicate). It returns nil for small batches.
-// dims is the store's embedding length once the batch is written.
-func (s *Store) prematch(head view, recs []store.Record, threshold float64, dims int) []*match {
+// aheadChunk is how many new facts a worker of prematch searches at a time: Put's
+// serial pass waits for a chunk at most.
+const aheadChunk = 16
+
+// ahead is the search for the candidates of a batch's new facts, run by workers while
+// Put's serial pass goes through the batch.
+type ahead struct {
+	pos  []int32 // pos[i]: the place of record i among the searched, -1 for none
+	m    []match
+	done []chan struct{} // closed when the chunk's matches are in m
+	wg   sync.WaitGroup
+}
+
+// get returns the match of record i, waiting for it, or nil when it has none.
+func (a *ahead) get(i int) *match {
+	if a == nil || a.pos[i] < 0 {
+		return nil
+	}
+	p := a.pos[i]
+	<-a.done[p/aheadChunk]
+	return &a.m[p]
+}
+
+// wait returns once every worker has stopped.
+func (a *ahead) wait() {
+	if a != nil {
+		a.wg.Wait()
+	}
+}
+
+// prematch starts workers that find, for every new, live fact of a batch with an
+// embedding, the code of its embedding and its candidates among the vectors of the
+// band index: the tests of its bands, sketch and code, a search whose reads miss the
+// cache and that needs no version. Put's serial pass, meanwhile, takes their results
+// in order (ahead.get) and decides on them, so the search of later facts overlaps the
+// writing of earlier ones. The band index is held (kindIndex.holdBands) until the
+// workers stop. It returns nil for small batches, and on one processor. dims is the
+// store's embedding length once the batch is written.
+func (s *Store) prematch(head view, recs []store.Record, threshold float64, dims int) *ahead {
 	ix := s.index[store.KindFact]
-	if threshold <= 0 || len(recs) < minPrematch {
+	if threshold <= 0 || len(recs) < minPrematch || runtime.GOMAXPROCS(0) < 2 {
 		return nil
 	}
 	if ix.rot == nil && dims > 0 {
@@ -402,32 +444,54 @@ func (s *Store) prematch(head view, recs []store.Record, threshold float64, dims
 	if ix.bands == nil {
 		return nil
 	}
+	a := &ahead{pos: make([]int32, len(recs))}
 	var todo []int
 	for i, r := range recs {
+		a.pos[i] = -1
 		f, ok := r.(store.Fact)
 		if ok && len(f.Embedding) == ix.dim && (f.Status == "" || f.Status.Live()) && !head.has(key{store.KindFact, f.ID}) {
+			a.pos[i] = int32(len(todo))
 			todo = append(todo, i)
 		}
 	}
-	parts := parallel.Parts(len(todo), minPrematch/2)
-	if parts < 2 {
+	if len(todo) < minPrematch/2 {
 		return nil
 	}
-	out := make([]*match, len(recs))
-	upto := len(ix.vecs)
-	parallel.Do(len(todo), parts, func(_, lo, hi int) {
-		scratch := make([]float32, ix.rot.Bits())
-		var sc dupScratch
-		for _, i := range todo[lo:hi] {
-			emb := recs[i].(store.Fact).Embedding
-			q := ix.query(emb, threshold)
-			q.code = ix.rot.AppendCode(nil, emb, scratch)
-			m := &match{upto: upto, code: q.code}
-			m.v, m.sim = ix.bestMatch(head, q, 0, &sc)
-			out[i] = m
-		}
-	})
-	return out
+	ix.holdBands = true
+	d, rot, upto := ix.dupView(), ix.rot, ix.bands.n
+	q0 := ix.query(nil, threshold)
+	a.m = make([]match, len(todo))
+	chunks := (len(todo) + aheadChunk - 1) / aheadChunk
+	a.done = make([]chan struct{}, chunks)
+	for c := range a.done {
+		a.done[c] = make(chan struct{})
+	}
+	var next atomic.Int32
+	workers := min(runtime.GOMAXPROCS(0), chunks)
+	a.wg.Add(workers)
+	for range workers {
+		go func() {
+			defer a.wg.Done()
+			scratch := make([]float32, rot.Bits())
+			var sc dupScratch
+			var found []int32 // the candidates of every fact this worker searched
+			for {
+				c := int(next.Add(1)) - 1
+				if c >= chunks {
+					return
+				}
+				for p := c * aheadChunk; p < min(len(todo), (c+1)*aheadChunk); p++ {
+					q := q0
+					q.code = rot.AppendCode(nil, recs[todo[p]].(store.Fact).Embedding, scratch)
+					start := len(found)
+					found = d.candidates(found, q, &sc)
+					a.m[p] = match{code: q.code, cands: found[start:len(found):len(found)], upto: upto}
+				}
+				close(a.done[c])
+			}
+		}()
+	}
+	return a
 }
 
 // hammingBound is the largest Hamming distance between the codes of two vectors whose
