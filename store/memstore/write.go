@@ -459,7 +459,8 @@ func (s *Store) prematch(head view, recs []store.Record, threshold float64, dims
 	}
 	ix.holdBands = true
 	d, rot, upto := ix.dupView(), ix.rot, ix.bands.n
-	q0 := ix.query(nil, threshold)
+	// The bounds of the code tests; each fact's code is set by the worker.
+	q0 := dupQuery{threshold: threshold, maxHamming: hammingBound(threshold, ix.words*64), maxSketch: sketchBound(threshold)}
 	a.m = make([]match, len(todo))
 	chunks := (len(todo) + aheadChunk - 1) / aheadChunk
 	a.done = make([]chan struct{}, chunks)
