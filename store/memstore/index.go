@@ -38,12 +38,14 @@ type kindIndex struct {
 	// exact-text dedupe: empty for the other kinds, which are not deduplicated.
 	texts versionLists[uint64]
 	bands *bandIndex // near-duplicate candidates, for codes of 4 words or more
-	// holdBands is set while workers search the band index (Store.prematch): vectors
-	// indexed meanwhile join it when Put releases it (releaseBands), and until then
-	// are found by a scan of the slots from bands.n on.
-	holdBands bool
-	recent    []*version // the versions holding terms, a ring of recentTerms
-	next      int        // the ring's next slot
+	// held is set while workers search the band index (Store.prematch), which then
+	// does not change: the vectors indexed meanwhile, slots heldFrom on, go to held, a
+	// band index of their own whose positions count from heldFrom, and join bands when
+	// Put releases it (releaseBands).
+	held     *bandIndex
+	heldFrom int
+	recent   []*version // the versions holding terms, a ring of recentTerms
+	next     int        // the ring's next slot
 	// unordered is set when a version was indexed after one of a later commit: docs
 	// are otherwise in commit order, which searches in the past rely on (endOf).
 	unordered bool
@@ -366,18 +368,27 @@ func (ix *kindIndex) add(v *version, h hint, emb []float32) {
 		ix.codes = ix.appendCode(ix.codes, emb)
 	}
 	ix.sketch = append(ix.sketch, ix.codes[len(ix.codes)-1])
-	if ix.bands != nil && !ix.holdBands {
+	switch {
+	case ix.held != nil:
+		ix.held.add(ix.codes[ix.heldFrom*ix.words:])
+	case ix.bands != nil:
 		ix.bands.add(ix.codes)
 	}
+}
+
+// holdBands keeps the band index as it is until releaseBands: the vectors indexed
+// meanwhile go to a band index of their own.
+func (ix *kindIndex) holdBands() {
+	ix.held, ix.heldFrom = newBandIndex(ix.words), ix.bands.n
 }
 
 // releaseBands adds to the band index the vectors indexed while it was held, in order,
 // and ends the hold. The workers searching it must have stopped.
 func (ix *kindIndex) releaseBands() {
-	ix.holdBands = false
-	if ix.bands == nil {
+	if ix.held == nil {
 		return
 	}
+	ix.held = nil
 	for ix.bands.n < len(ix.vecs) {
 		ix.bands.add(ix.codes[:(ix.bands.n+1)*ix.words])
 	}

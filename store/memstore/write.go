@@ -234,8 +234,8 @@ func result(r, in store.Record) store.Record {
 //
 // tkey is textKey(f.Text). pre, when not nil, holds the code of f's embedding and its
 // candidates among the vectors of the band index, found ahead by a worker (prematch).
-// The vectors Put has indexed since the band index was last added to, those of its own
-// batch, are scanned here. sameText reports a match by text. It also returns the code
+// The vectors Put has indexed while the band index is held, those of its own batch,
+// are searched in the band index they have meanwhile (kindIndex.held). sameText reports a match by text. It also returns the code
 // of f's embedding when it computed one, for indexing f.
 func (s *Store) nearDuplicate(head view, f store.Fact, tkey uint64, threshold float64, pre *match) (dup *version, sim float64, sameText bool, code []uint64) {
 	ix := s.index[store.KindFact]
@@ -261,27 +261,33 @@ func (s *Store) nearDuplicate(head view, f store.Fact, tkey uint64, threshold fl
 		return nil, 0, false, nil
 	}
 	q := ix.query(f.Embedding, threshold)
-	var cands []int32
-	from := 0 // the vectors from here on are scanned
+	var cands, batch []int32
+	scan := false // no band index: every vector is scanned
 	switch {
 	case pre != nil:
-		q.code, cands, from = pre.code, pre.cands, pre.upto
+		q.code, cands = pre.code, pre.cands
 	case ix.bands != nil:
 		q.code = ix.appendCode(nil, f.Embedding)
 		s.dup.found = ix.dupView().candidates(s.dup.found[:0], q, &s.dup)
-		cands, from = s.dup.found, ix.bands.n
+		cands = s.dup.found
+	default:
+		scan = true
 	}
-	best, bestSim := ix.bestMatch(head, q, cands, from)
+	if ix.held != nil && q.code != nil {
+		// The vectors indexed since the band index was held: this batch's.
+		s.dup.batch = ix.heldView().candidates(s.dup.batch[:0], q, &s.dup)
+		batch = s.dup.batch
+	}
+	best, bestSim := ix.bestMatch(head, q, scan, batch, cands)
 	return best, bestSim, false, q.code
 }
 
 // match is what a worker found ahead for one new fact of a batch (prematch): the code
-// of its embedding, and the vector slots among the first upto, those of the band
-// index, that pass the code tests, each once.
+// of its embedding, and the vector slots of the band index that pass the code tests,
+// each once.
 type match struct {
 	code  []uint64
 	cands []int32
-	upto  int
 }
 
 // dupQuery is an embedding looked up among indexed facts.
@@ -302,7 +308,8 @@ func (ix *kindIndex) query(emb []float32, threshold float64) dupQuery {
 // dupScratch is the working memory of one near-duplicate search at a time.
 type dupScratch struct {
 	cands []int32
-	found []int32
+	found []int32 // candidates of the band index
+	batch []int32 // candidates of the held vectors (kindIndex.held)
 	sink  uint64
 }
 
@@ -320,21 +327,30 @@ func (sc *dupScratch) touch(codes []uint64, words int) {
 }
 
 // dupIndex is what the search for a fact's near-duplicate candidates reads of the
-// facts' index, as of one moment: the codes and sketches, and the band index. While Put
-// holds the band index (kindIndex.holdBands) nothing changes what it reads, so workers
-// search with it while Put appends vectors to the index.
+// facts' index, as of one moment: a band index and the codes and sketches of its
+// vectors, whose positions in the index's slots start at base. While Put holds the band
+// index (kindIndex.holdBands) nothing changes what it reads, so workers search with it
+// while Put appends vectors to the index.
 type dupIndex struct {
 	codes, sketch []uint64
 	words         int
 	bands         *bandIndex
+	base          int32
 }
 
 func (ix *kindIndex) dupView() dupIndex {
 	return dupIndex{codes: ix.codes, sketch: ix.sketch, words: ix.words, bands: ix.bands}
 }
 
-// candidates appends to dst, once each, the vectors of the band index that share a
-// band with q's code and pass the sketch and code tests. q.code must be set.
+// heldView is the dupIndex of the vectors indexed while the band index is held.
+func (ix *kindIndex) heldView() dupIndex {
+	return dupIndex{codes: ix.codes[ix.heldFrom*ix.words:], sketch: ix.sketch[ix.heldFrom:], words: ix.words,
+		bands: ix.held, base: int32(ix.heldFrom)}
+}
+
+// candidates appends to dst, once each, the slots of the vectors of d's band index
+// that share a band with q's code and pass the sketch and code tests. q.code must be
+// set.
 func (d dupIndex) candidates(dst []int32, q dupQuery, sc *dupScratch) []int32 {
 	var touched int32
 	sc.cands, touched = d.bands.appendCandidates(sc.cands[:0], d.codes, q.code, 0)
@@ -344,18 +360,17 @@ func (d dupIndex) candidates(dst []int32, q dupQuery, sc *dupScratch) []int32 {
 	start := len(dst)
 	for _, i := range sc.cands {
 		// A vector near q shares several bands with it, so it comes once per band.
-		if vecmath.Hamming(q.code, d.codes[int(i)*d.words:][:d.words]) <= q.maxHamming && !slices.Contains(dst[start:], i) {
-			dst = append(dst, i)
+		if vecmath.Hamming(q.code, d.codes[int(i)*d.words:][:d.words]) <= q.maxHamming && !slices.Contains(dst[start:], d.base+i) {
+			dst = append(dst, d.base+i)
 		}
 	}
 	return dst
 }
 
 // bestMatch returns the visible, live fact most similar to q, at or above its
-// threshold, or nil, among the vector slots cands, which passed the code tests, and
-// every slot from from on, which are tested here (newest first, as the band index
-// gives its own).
-func (ix *kindIndex) bestMatch(head view, q dupQuery, cands []int32, from int) (*version, float64) {
+// threshold, or nil, among the vector slots of lists, which passed the code tests, in
+// order, or among every slot when scan is set.
+func (ix *kindIndex) bestMatch(head view, q dupQuery, scan bool, lists ...[]int32) (*version, float64) {
 	var best *version
 	var bestSim float64
 	check := func(i int) {
@@ -376,15 +391,15 @@ func (ix *kindIndex) bestMatch(head view, q dupQuery, cands []int32, from int) (
 		}
 		best, bestSim = v, sim
 	}
-	for i := len(ix.vecs) - 1; i >= from; i-- {
-		if q.code != nil && (bits.OnesCount64(ix.sketch[i]^q.code[len(q.code)-1]) > q.maxSketch ||
-			vecmath.Hamming(q.code, ix.code(i)) > q.maxHamming) {
-			continue
+	if scan {
+		for i := range ix.vecs {
+			check(i)
 		}
-		check(i)
 	}
-	for _, i := range cands {
-		check(int(i))
+	for _, l := range lists {
+		for _, i := range l {
+			check(int(i))
+		}
 	}
 	return best, bestSim
 }
@@ -457,8 +472,8 @@ func (s *Store) prematch(head view, recs []store.Record, threshold float64, dims
 	if len(todo) < minPrematch/2 {
 		return nil
 	}
-	ix.holdBands = true
-	d, rot, upto := ix.dupView(), ix.rot, ix.bands.n
+	ix.holdBands()
+	d, rot := ix.dupView(), ix.rot
 	// The bounds of the code tests; each fact's code is set by the worker.
 	q0 := dupQuery{threshold: threshold, maxHamming: hammingBound(threshold, ix.words*64), maxSketch: sketchBound(threshold)}
 	a.m = make([]match, len(todo))
@@ -486,7 +501,7 @@ func (s *Store) prematch(head view, recs []store.Record, threshold float64, dims
 					q.code = rot.AppendCode(nil, recs[todo[p]].(store.Fact).Embedding, scratch)
 					start := len(found)
 					found = d.candidates(found, q, &sc)
-					a.m[p] = match{code: q.code, cands: found[start:len(found):len(found)], upto: upto}
+					a.m[p] = match{code: q.code, cands: found[start:len(found):len(found)]}
 				}
 				close(a.done[c])
 			}
