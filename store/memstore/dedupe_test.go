@@ -21,22 +21,12 @@ func TestLargeBatchDedupe(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	const dims = 384
 	rng := rand.New(rand.NewPCG(7, 11))
-	unit := func(v []float32) []float32 {
-		var n float64
-		for _, x := range v {
-			n += float64(x) * float64(x)
-		}
-		for i := range v {
-			v[i] = float32(float64(v[i]) / math.Sqrt(n))
-		}
-		return v
-	}
 	random := func() []float32 {
 		v := make([]float32, dims)
 		for i := range v {
 			v[i] = float32(rng.NormFloat64())
 		}
-		return unit(v)
+		return unitVec(v)
 	}
 	// near returns a vector at cosine about 0.98 from v.
 	near := func(v []float32) []float32 {
@@ -44,7 +34,7 @@ func TestLargeBatchDedupe(t *testing.T) {
 		for i := range w {
 			w[i] = v[i] + 0.2*float32(rng.NormFloat64())/float32(math.Sqrt(dims))
 		}
-		return unit(w)
+		return unitVec(w)
 	}
 	var existing []store.Record
 	var embs [][]float32
@@ -162,16 +152,6 @@ func TestLargeBatchFindsItsOwnNearDuplicates(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	const dims, fresh, repeats = 384, 6000, 400
 	rng := rand.New(rand.NewPCG(31, 37))
-	unit := func(v []float32) []float32 {
-		var n float64
-		for _, x := range v {
-			n += float64(x) * float64(x)
-		}
-		for i := range v {
-			v[i] = float32(float64(v[i]) / math.Sqrt(n))
-		}
-		return v
-	}
 	var recs []store.Record
 	var embs [][]float32
 	for i := range fresh {
@@ -179,7 +159,7 @@ func TestLargeBatchFindsItsOwnNearDuplicates(t *testing.T) {
 		for j := range v {
 			v[j] = float32(rng.NormFloat64())
 		}
-		embs = append(embs, unit(v))
+		embs = append(embs, unitVec(v))
 		recs = append(recs, store.Fact{ID: fmt.Sprintf("f%04d", i), Text: fmt.Sprintf("fact %d", i), Embedding: embs[i]})
 	}
 	for i := range repeats {
@@ -187,7 +167,7 @@ func TestLargeBatchFindsItsOwnNearDuplicates(t *testing.T) {
 		for j := range w {
 			w[j] = embs[i*7][j] + 0.2*float32(rng.NormFloat64())/float32(math.Sqrt(dims))
 		}
-		recs = append(recs, store.Fact{ID: fmt.Sprintf("r%04d", i), Text: fmt.Sprintf("fact %d again", i), Embedding: unit(w)})
+		recs = append(recs, store.Fact{ID: fmt.Sprintf("r%04d", i), Text: fmt.Sprintf("fact %d again", i), Embedding: unitVec(w)})
 	}
 	s := openInMemory(t)
 	ctx := context.Background()
@@ -219,4 +199,16 @@ func TestLargeBatchFindsItsOwnNearDuplicates(t *testing.T) {
 	if again[0].Outcome != store.Superseded || again[0].Replaced != fmt.Sprintf("f%04d", fresh-1) {
 		t.Errorf("a later fact equal in embedding to the batch's last: %s replacing %q, want superseded replacing f%04d", again[0].Outcome, again[0].Replaced, fresh-1)
 	}
+}
+
+// unitVec scales v to length 1 in place and returns it.
+func unitVec(v []float32) []float32 {
+	var n float64
+	for _, x := range v {
+		n += float64(x) * float64(x)
+	}
+	for i := range v {
+		v[i] = float32(float64(v[i]) / math.Sqrt(n))
+	}
+	return v
 }

@@ -44,6 +44,7 @@ type kindIndex struct {
 	// Put releases it (releaseBands).
 	held     *bandIndex
 	heldFrom int
+	spare    *bandIndex // the last held index, emptied, for the next hold
 	recent   []*version // the versions holding terms, a ring of recentTerms
 	next     int        // the ring's next slot
 	// unordered is set when a version was indexed after one of a later commit: docs
@@ -379,7 +380,11 @@ func (ix *kindIndex) add(v *version, h hint, emb []float32) {
 // holdBands keeps the band index as it is until releaseBands: the vectors indexed
 // meanwhile go to a band index of their own.
 func (ix *kindIndex) holdBands() {
-	ix.held, ix.heldFrom = newBandIndex(ix.words), ix.bands.n
+	ix.held, ix.heldFrom = ix.spare, ix.bands.n
+	if ix.held == nil || ix.held.words != ix.words {
+		ix.held = newBandIndex(ix.words)
+	}
+	ix.spare = nil
 }
 
 // releaseBands adds to the band index the vectors indexed while it was held, in order,
@@ -387,6 +392,15 @@ func (ix *kindIndex) holdBands() {
 func (ix *kindIndex) releaseBands() {
 	if ix.held == nil {
 		return
+	}
+	if bi := ix.held; bi.sorted == 0 && bi.hshift == smallHeadsShift {
+		// Still in its first, small form: emptied, it serves the next batch without
+		// memory to allocate and fault in.
+		for _, h := range bi.heads {
+			clear(h)
+		}
+		bi.next, bi.n = bi.next[:0], 0
+		ix.spare = bi
 	}
 	ix.held = nil
 	for ix.bands.n < len(ix.vecs) {
