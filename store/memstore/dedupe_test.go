@@ -101,6 +101,15 @@ func TestLargeBatchDedupe(t *testing.T) {
 	if diff := cmp.Diff(liveOne, liveWhole); diff != "" {
 		t.Errorf("active facts differ (-one +batch):\n%s", diff)
 	}
+	// Two batches: the second searches its own facts in the band index the first
+	// held and left emptied.
+	halves, liveHalves := run(len(batch) / 2)
+	if diff := cmp.Diff(oneByOne, halves); diff != "" {
+		t.Errorf("outcomes of two batches differ from one write at a time (-one +batches):\n%s", diff)
+	}
+	if diff := cmp.Diff(liveOne, liveHalves); diff != "" {
+		t.Errorf("active facts differ (-one +batches):\n%s", diff)
+	}
 	counts := map[store.Outcome]int{}
 	for _, o := range whole {
 		counts[o.Outcome]++
