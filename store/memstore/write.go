@@ -64,13 +64,9 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 	// changed: something is written; sized: an embedding is, which fixes s.dims.
 	changed, sized := false, false
 	pre := s.prematch(head, recs, opts.DedupeThreshold, dims)
-	if pre != nil {
-		// On every return, the workers stop before the band index takes the batch's
-		// vectors; on the way that commits, before the indexes are tidied.
-		fx := s.index[store.KindFact]
-		defer fx.releaseBands()
-		defer pre.wait()
-	}
+	// On every return the workers stop and the band index takes the batch's vectors;
+	// on the way that commits, before the indexes are tidied (below).
+	defer pre.finish()
 	prep := prepareAll(recs)
 	for i, r := range recs {
 		in := r
@@ -138,10 +134,7 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 	if sized && dims != s.dims {
 		s.dims = dims
 	}
-	if pre != nil {
-		pre.wait()
-		s.index[store.KindFact].releaseBands()
-	}
+	pre.finish()
 	if err := s.logCommit(now, withBranch(ops, branchName)); err != nil {
 		return nil, err
 	}
@@ -235,8 +228,9 @@ func result(r, in store.Record) store.Record {
 // tkey is textKey(f.Text). pre, when not nil, holds the code of f's embedding and its
 // candidates among the vectors of the band index, found ahead by a worker (prematch).
 // The vectors Put has indexed while the band index is held, those of its own batch,
-// are searched in the band index they have meanwhile (kindIndex.held). sameText reports a match by text. It also returns the code
-// of f's embedding when it computed one, for indexing f.
+// are searched in the band index they have meanwhile (kindIndex.held). sameText
+// reports a match by text. It also returns the code of f's embedding when it computed
+// one, for indexing f.
 func (s *Store) nearDuplicate(head view, f store.Fact, tkey uint64, threshold float64, pre *match) (dup *version, sim float64, sameText bool, code []uint64) {
 	ix := s.index[store.KindFact]
 	// f.Text folded, computed for the first candidate with the same hash.
@@ -301,8 +295,15 @@ type dupQuery struct {
 }
 
 func (ix *kindIndex) query(emb []float32, threshold float64) dupQuery {
-	return dupQuery{emb: emb, inv: 1 / vecmath.Norm(emb), threshold: threshold,
-		maxHamming: hammingBound(threshold, ix.words*64), maxSketch: sketchBound(threshold)}
+	q := ix.bounds(threshold)
+	q.emb, q.inv = emb, 1/vecmath.Norm(emb)
+	return q
+}
+
+// bounds returns a query without an embedding that holds the threshold and the bounds
+// of the code tests, which are all that a search for candidates reads.
+func (ix *kindIndex) bounds(threshold float64) dupQuery {
+	return dupQuery{threshold: threshold, maxHamming: hammingBound(threshold, ix.words*64), maxSketch: sketchBound(threshold)}
 }
 
 // dupScratch is the working memory of one near-duplicate search at a time.
@@ -415,7 +416,8 @@ const aheadChunk = 16
 // ahead is the search for the candidates of a batch's new facts, run by workers while
 // Put's serial pass goes through the batch.
 type ahead struct {
-	pos  []int32 // pos[i]: the place of record i among the searched, -1 for none
+	ix   *kindIndex // the facts' index, whose band index is held
+	pos  []int32    // pos[i]: the place of record i among the searched, -1 for none
 	m    []match
 	done []chan struct{} // closed when the chunk's matches are in m
 	wg   sync.WaitGroup
@@ -431,11 +433,14 @@ func (a *ahead) get(i int) *match {
 	return &a.m[p]
 }
 
-// wait returns once every worker has stopped.
-func (a *ahead) wait() {
-	if a != nil {
-		a.wg.Wait()
+// finish waits for every worker to stop, then releases the band index
+// (kindIndex.releaseBands). It may be called again, and on nil.
+func (a *ahead) finish() {
+	if a == nil {
+		return
 	}
+	a.wg.Wait()
+	a.ix.releaseBands()
 }
 
 // prematch starts workers that find, for every new, live fact of a batch with an
@@ -443,9 +448,9 @@ func (a *ahead) wait() {
 // band index: the tests of its bands, sketch and code, a search whose reads miss the
 // cache and that needs no version. Put's serial pass, meanwhile, takes their results
 // in order (ahead.get) and decides on them, so the search of later facts overlaps the
-// writing of earlier ones. The band index is held (kindIndex.holdBands) until the
-// workers stop. It returns nil for small batches, and on one processor. dims is the
-// store's embedding length once the batch is written.
+// writing of earlier ones. The band index is held (kindIndex.holdBands) until Put
+// calls ahead.finish. It returns nil for small batches, and on one processor. dims is
+// the store's embedding length once the batch is written.
 func (s *Store) prematch(head view, recs []store.Record, threshold float64, dims int) *ahead {
 	ix := s.index[store.KindFact]
 	if threshold <= 0 || len(recs) < minPrematch || runtime.GOMAXPROCS(0) < 2 {
@@ -459,7 +464,7 @@ func (s *Store) prematch(head view, recs []store.Record, threshold float64, dims
 	if ix.bands == nil {
 		return nil
 	}
-	a := &ahead{pos: make([]int32, len(recs))}
+	a := &ahead{ix: ix, pos: make([]int32, len(recs))}
 	var todo []int
 	for i, r := range recs {
 		a.pos[i] = -1
@@ -474,8 +479,7 @@ func (s *Store) prematch(head view, recs []store.Record, threshold float64, dims
 	}
 	ix.holdBands()
 	d, rot := ix.dupView(), ix.rot
-	// The bounds of the code tests; each fact's code is set by the worker.
-	q0 := dupQuery{threshold: threshold, maxHamming: hammingBound(threshold, ix.words*64), maxSketch: sketchBound(threshold)}
+	q0 := ix.bounds(threshold) // each fact's code is set by the worker
 	a.m = make([]match, len(todo))
 	chunks := (len(todo) + aheadChunk - 1) / aheadChunk
 	a.done = make([]chan struct{}, chunks)
