@@ -171,11 +171,13 @@ func (p *Proxy) accept() {
 	}
 }
 
+// forget drops c from the open connections, then closes it: a client that sees its
+// connection end no longer finds it counted (Open, CloseAll).
 func (p *Proxy) forget(c *Conn) {
-	c.close()
 	p.mu.Lock()
 	delete(p.conns, c)
 	p.mu.Unlock()
+	c.close()
 }
 
 // fromServer copies the server's bytes to the client, unless a DropReply is armed.
