@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -384,6 +385,7 @@ func (s *Store) DeleteBranch(ctx context.Context, name string) error {
 		return err
 	}
 	var suffix string
+	var forkRev int64
 	err := s.write(ctx, "DeleteBranch", writeSpec{branches: []string{name}}, func(w *writeTx) error {
 		b, err := loadBranch(ctx, w, name)
 		if err != nil {
@@ -405,7 +407,7 @@ func (s *Store) DeleteBranch(ctx context.Context, name string) error {
 		} else if !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
-		suffix = b.suffix
+		suffix, forkRev = b.suffix, b.forkRev
 		_, err = w.ExecContext(ctx, "DELETE FROM day1_branches WHERE name = ?", name)
 		return err
 	})
@@ -413,8 +415,32 @@ func (s *Store) DeleteBranch(ctx context.Context, name string) error {
 		return err
 	}
 	// DDL runs after the commit, outside the transaction; a failure leaves unreferenced
-	// tables behind, which no later branch reuses (suffixes are never reused).
-	return s.dropTables(context.WithoutCancel(ctx), suffix)
+	// tables (or embeddings) behind, which no later branch reuses (suffixes are never
+	// reused).
+	ctx = context.WithoutCancel(ctx)
+	err = s.dropVectors(ctx, suffix, forkRev)
+	return errors.Join(err, s.dropTables(ctx, suffix))
+}
+
+// dropVectors deletes the embeddings of the versions a branch's tables hold and no
+// other branch's do: those the branch wrote after its fork (revisions above forkRev;
+// its children, which would hold them too, are gone), and those migration 012 gave
+// vids of this table (see moveVectors).
+func (s *Store) dropVectors(ctx context.Context, suffix string, forkRev int64) error {
+	num, err := strconv.ParseInt(strings.TrimPrefix(suffix, "b"), 10, 64)
+	if err != nil {
+		return fmt.Errorf("day1: matrixone: branch suffix %q: %w", suffix, err)
+	}
+	lo, hi := -(num+1)<<vidShift, -num<<vidShift
+	var first error
+	for _, k := range vectorKinds {
+		_, err := s.db.ExecContext(ctx, "DELETE FROM "+vecTable(k)+" WHERE vid IN (SELECT vid FROM "+table(k, suffix)+
+			" WHERE rev > ? OR (vid >= ? AND vid < ?))", forkRev, lo, hi)
+		if err != nil && !isNoTable(err) && first == nil {
+			first = wrap(ctx, "DeleteBranch", err)
+		}
+	}
+	return first
 }
 
 // snapRow is a snapshot with the revision it names.

@@ -76,7 +76,7 @@ func (s *Store) codeSearch(ctx context.Context, p pos, q store.SearchQuery, k in
 	if len(ids) == 0 {
 		return nil, true, nil
 	}
-	query, args, possible := vectorSQL(store.KindFact, p, q, s.opts.Dimensions, k, false, ids...)
+	query, args, possible := vectorSQL(store.KindFact, p, q, s.opts.Dimensions, k, nil, ids...)
 	if !possible {
 		return nil, true, nil
 	}

@@ -700,9 +700,6 @@ func readBranchDiff(ctx context.Context, q queryer, query string) ([]branchDiffR
 // by id; lean ones without their embeddings.
 func visibleRecords(ctx context.Context, q queryer, k store.Kind, suffix string, cut int64, list []string, lean bool) (map[string]row, error) {
 	cols := specs[k].selectCols()
-	if lean {
-		cols = specs[k].leanCols()
-	}
 	out := map[string]row{}
 	for _, chunk := range chunks(list, 500) {
 		args := []any{cut, cut}
@@ -716,6 +713,11 @@ func visibleRecords(ctx context.Context, q queryer, k store.Kind, suffix string,
 		}
 		for _, r := range rows {
 			out[r.id] = r
+		}
+	}
+	if !lean {
+		if err := withVectorsByID(ctx, q, k, out); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil

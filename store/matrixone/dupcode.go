@@ -336,29 +336,66 @@ func (s *Store) catchUp(ctx context.Context, q queryer, ix *codeIndex, suffix st
 }
 
 // codeChanges reads the current rows of a facts table written after revision from, up
-// to rev.
+// to rev. A live fact with a code has an embedding (the code is made from it); one
+// without has none, unless it was written before facts had codes: the vectors table
+// is asked about those.
 func (s *Store) codeChanges(ctx context.Context, q queryer, suffix string, from, rev int64) ([]codeChange, error) {
-	rs, err := q.QueryContext(ctx, "SELECT id, deleted, status, dup_code, embedding IS NOT NULL FROM "+
+	rs, err := q.QueryContext(ctx, "SELECT vid, id, deleted, status, dup_code FROM "+
 		table(store.KindFact, suffix)+" WHERE rev > ? AND rev <= ? AND next_rev > ?", from, rev, rev)
 	if err != nil {
 		return nil, err
 	}
-	defer rs.Close()
 	var out []codeChange
+	var uncoded []int64 // vids of the live facts without a code
+	uncodedAt := map[int64]int{}
 	for rs.Next() {
+		var vid int64
 		var id, status, code string
-		var deleted, hasEmb bool
-		if err := rs.Scan(&id, &deleted, &status, &code, &hasEmb); err != nil {
+		var deleted bool
+		if err := rs.Scan(&vid, &id, &deleted, &status, &code); err != nil {
+			rs.Close()
 			return nil, err
 		}
-		if deleted || !hasEmb || !store.FactStatus(status).Live() {
+		if deleted || !store.FactStatus(status).Live() {
+			out = append(out, codeChange{id: id})
+			continue
+		}
+		if code == "" {
+			uncoded = append(uncoded, vid)
+			uncodedAt[vid] = len(out)
 			out = append(out, codeChange{id: id})
 			continue
 		}
 		c, ok := s.dup.decode(code)
 		out = append(out, codeChange{id: id, live: true, code: c, known: ok})
 	}
-	return out, rs.Err()
+	rs.Close()
+	if err := rs.Err(); err != nil {
+		return nil, err
+	}
+	for _, chunk := range chunks(uncoded, vectorChunk) {
+		args := make([]any, len(chunk))
+		for i, v := range chunk {
+			args[i] = v
+		}
+		rs, err := q.QueryContext(ctx, "SELECT vid FROM "+vecTable(store.KindFact)+" WHERE vid IN ("+placeholders(len(chunk))+")", args...)
+		if err != nil {
+			return nil, err
+		}
+		for rs.Next() {
+			var vid int64
+			if err := rs.Scan(&vid); err != nil {
+				rs.Close()
+				return nil, err
+			}
+			out[uncodedAt[vid]].live = true // an embedding without a code: unknown
+		}
+		rs.Close()
+		if err := rs.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // get returns the cached index of a table, made empty when missing, and marks it the

@@ -309,19 +309,21 @@ func (s *Store) afterWrite(ctx context.Context, suffix string, added map[store.K
 			continue // facts rank by their codes (codeSearch): no build to wait for
 		}
 		var rows int64
-		if err := s.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+table(k, suffix)).Scan(&rows); err != nil {
+		if err := s.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+vecTable(k)).Scan(&rows); err != nil {
 			continue
 		}
 		if s.vectorMarks(rows-int64(n), rows) {
-			_ = s.buildVectorIndex(ctx, k, suffix, rows)
+			_ = s.buildVectorIndex(ctx, k, rows)
 		}
 	}
 }
 
-// BuildVectorIndexes builds, or rebuilds with √rows lists, the IVFFLAT indexes of a
-// branch's facts, observations and messages tables, whatever their size (tables with no
-// embedding are skipped). Writes to the tables wait while an index builds: seconds for
-// 10,000 rows. Errors: store.ErrNotSupported when the store is not on the IVFFLAT path
+// BuildVectorIndexes builds, or rebuilds with √rows lists, the IVFFLAT indexes of the
+// facts, observations and messages vectors tables, whatever their size (kinds with no
+// embedding yet are skipped). Every branch's embeddings are in one vectors table per
+// kind, so the indexes serve every branch; branch names the branch whose write asks
+// for them. Writes of embeddings wait while an index builds: seconds for 10,000 rows.
+// Errors: store.ErrNotSupported when the store is not on the IVFFLAT path
 // (Capabilities.VectorPath), store.ErrBranchNotFound, an *Error from the server.
 func (s *Store) BuildVectorIndexes(ctx context.Context, branch string) error {
 	if err := s.usable(ctx); err != nil {
@@ -334,29 +336,28 @@ func (s *Store) BuildVectorIndexes(ctx context.Context, branch string) error {
 		return fmt.Errorf("%w: vector indexes need IVFFLAT on the server and Options.VectorIndex on (the server %s; path %q)",
 			store.ErrNotSupported, s.caps.Version, s.caps.VectorPath)
 	}
-	b, err := loadBranch(ctx, s.db, branch)
-	if err != nil {
+	if _, err := loadBranch(ctx, s.db, branch); err != nil {
 		return wrap(ctx, "BuildVectorIndexes", err)
 	}
 	for _, k := range vectorKinds {
 		var rows int64
-		if err := s.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+table(k, b.suffix)+" WHERE embedding IS NOT NULL").Scan(&rows); err != nil {
+		if err := s.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+vecTable(k)).Scan(&rows); err != nil {
 			return wrap(ctx, "BuildVectorIndexes", err)
 		}
 		if rows == 0 {
 			continue
 		}
-		if err := s.buildVectorIndex(ctx, k, b.suffix, rows); err != nil {
+		if err := s.buildVectorIndex(ctx, k, rows); err != nil {
 			return wrap(ctx, "BuildVectorIndexes", err)
 		}
 	}
 	return nil
 }
 
-// buildVectorIndex creates the IVFFLAT index of a table with √rows lists, or rebuilds
-// the existing one with that many.
-func (s *Store) buildVectorIndex(ctx context.Context, k store.Kind, suffix string, rows int64) error {
-	name := tableName(k, suffix)
+// buildVectorIndex creates the IVFFLAT index of a kind's vectors table with √rows
+// lists, or rebuilds the existing one with that many.
+func (s *Store) buildVectorIndex(ctx context.Context, k store.Kind, rows int64) error {
+	name := vecTableName(k)
 	ix, err := s.indexesOf(ctx, s.db, name)
 	if err != nil {
 		return err
@@ -364,12 +365,12 @@ func (s *Store) buildVectorIndex(ctx context.Context, k store.Kind, suffix strin
 	lists := max(1, int64(math.Sqrt(float64(rows))))
 	switch {
 	case ix.ivf != "":
-		_, err = s.db.ExecContext(ctx, fmt.Sprintf("ALTER TABLE %s ALTER REINDEX `%s` IVFFLAT LISTS = %d", table(k, suffix), ix.ivf, lists))
+		_, err = s.db.ExecContext(ctx, fmt.Sprintf("ALTER TABLE %s ALTER REINDEX `%s` IVFFLAT LISTS = %d", vecTable(k), ix.ivf, lists))
 	case ix.ivfKnown:
 		return fmt.Errorf("day1: matrixone: the IVFFLAT index of %s has no name and cannot be rebuilt", name)
 	default:
 		_, err = s.db.ExecContext(ctx, fmt.Sprintf("CREATE INDEX %s USING ivfflat ON %s (embedding) lists = %d op_type 'vector_l2_ops'",
-			ivfIndexName, table(k, suffix), lists))
+			ivfIndexName, vecTable(k), lists))
 		if err == nil {
 			ix.ivf, ix.ivfKnown = ivfIndexName, true
 			s.indexes.set(name, ix)

@@ -152,6 +152,61 @@ var goSteps = map[int]func(s *Store, ctx context.Context, ms []migration) error{
 	8:  (*Store).addAliasTables,
 	10: (*Store).addSearchColumns,
 	11: (*Store).stemTerms,
+	12: (*Store).moveVectors,
+}
+
+// moveVectors copies the embeddings of every branch's facts, observations and
+// messages tables into the kind's vectors table and drops their embedding column
+// (migration 012). Versions keyed by migration 004 (vids 1, 2, ... in each table,
+// so two tables may give one vid to different versions) first get vids unique to
+// their table: below zero, table by table. Each step is idempotent: the vids moved
+// are below 2^24 no more, embeddings already copied are skipped, and a table without
+// the column is done.
+func (s *Store) moveVectors(ctx context.Context, _ []migration) error {
+	var native int
+	if err := s.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM day1_branches WHERE fork_path = ?", BranchPathNative).Scan(&native); err != nil {
+		return wrap(ctx, "migrate", err)
+	}
+	return s.eachSearchTable(ctx, vectorKinds, func(kind store.Kind, name, _ string) error {
+		var n int
+		if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM information_schema.columns
+			WHERE table_schema = ? AND table_name = ? AND column_name = 'embedding'`, s.dbName, name).Scan(&n); err != nil {
+			return wrap(ctx, "migrate", err)
+		}
+		if n == 0 {
+			return nil
+		}
+		sfx, _ := strings.CutPrefix(name, specs[kind].prefix+"_b")
+		num, err := strconv.ParseInt(sfx, 10, 64)
+		if err != nil {
+			return fmt.Errorf("day1: matrixone: table %s has no branch number", name)
+		}
+		t := "`" + name + "`"
+		if _, err := s.db.ExecContext(ctx, "UPDATE "+t+" SET vid = vid - ? WHERE vid > 0 AND vid < ?", (num+1)<<vidShift, int64(1)<<vidShift); err != nil {
+			return wrap(ctx, "migrate", err)
+		}
+		if _, err := s.db.ExecContext(ctx, "INSERT INTO "+vecTable(kind)+" (vid, embedding) SELECT vid, embedding FROM "+t+
+			" WHERE embedding IS NOT NULL AND vid NOT IN (SELECT vid FROM "+vecTable(kind)+")"); err != nil {
+			return wrap(ctx, "migrate", err)
+		}
+		if native > 0 {
+			return nil
+		}
+		indexes, err := queryStrings(ctx, s.db, `SELECT DISTINCT index_name FROM information_schema.statistics
+			WHERE table_schema = ? AND table_name = ? AND column_name = 'embedding'`, s.dbName, name)
+		if err != nil {
+			return wrap(ctx, "migrate", err)
+		}
+		for _, ix := range indexes {
+			if _, err := s.db.ExecContext(ctx, "DROP INDEX `"+ix+"` ON "+t); err != nil {
+				return wrap(ctx, "migrate", err)
+			}
+		}
+		if _, err := s.db.ExecContext(ctx, "ALTER TABLE "+t+" DROP COLUMN embedding"); err != nil {
+			return wrap(ctx, "migrate", err)
+		}
+		return nil
+	})
 }
 
 // addAliasTables gives every branch made before migration 008 its aliases table,
@@ -223,21 +278,12 @@ func (s *Store) addAliasTables(ctx context.Context, _ []migration) error {
 // messages tables of every branch that lack them, and fills the tokens and lengths
 // of their rows from the text they search (title, content).
 func (s *Store) addSearchColumns(ctx context.Context, _ []migration) error {
-	var dims int
-	if err := s.db.QueryRowContext(ctx, "SELECT dims FROM day1_state WHERE id = 1").Scan(&dims); err != nil {
-		return wrap(ctx, "migrate", err)
-	}
-	return s.eachSearchTable(ctx, []store.Kind{store.KindConversation, store.KindMessage}, func(kind store.Kind, name, text string) error {
+	return s.eachSearchTable(ctx, []store.Kind{store.KindConversation, store.KindMessage}, func(_ store.Kind, name, text string) error {
 		if err := s.addColumn(ctx, name, "tokens", "TEXT NULL"); err != nil {
 			return err
 		}
 		if err := s.addColumn(ctx, name, "doc_len", "INT NOT NULL DEFAULT 0"); err != nil {
 			return err
-		}
-		if kind == store.KindMessage {
-			if err := s.addColumn(ctx, name, "embedding", fmt.Sprintf("vecf32(%d) NULL", dims)); err != nil {
-				return err
-			}
 		}
 		return s.fillTokens(ctx, name, text)
 	})
@@ -544,6 +590,10 @@ func (s *Store) rekeyTables(ctx context.Context, ms []migration) error {
 			// The columns the old table has (not vid nor dup_code, nor those later
 			// migrations added); the new one gives the others their defaults.
 			cols := specs[k].allCols()[1:]
+			if hasEmbedding(k) {
+				// Tables this old keep their embeddings: migration 012 moves them.
+				cols = append(cols, "`embedding`")
+			}
 			cols = slices.DeleteFunc(cols, func(c string) bool { return !columns[name][strings.Trim(c, "`")] })
 			list := strings.Join(cols, ", ")
 			steps := []string{

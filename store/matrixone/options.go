@@ -91,18 +91,17 @@ type Options struct {
 	// rows' tokens. Both give the same BM25 scores, computed by the store.
 	FullText IndexMode
 	// VectorIndex chooses how vector search selects its candidates. IndexAuto (the
-	// default): when the server has usable IVFFLAT indexes (Capabilities.IVFFlat), a
-	// facts or observations table gets one when a write brings it to VectorIndexRows
-	// rows, and it is rebuilt with more lists each time the table grows fourfold
-	// (lists = √rows; a background worker of the store builds it after the write that
-	// crosses the mark, which does not wait, and searches scan until it is there; the
-	// server may hold other writes to the table while it builds); searches on a table
-	// with the index take the rows
-	// nearest by l2_distance among VectorProbes lists (four times the number asked, at
-	// least 64) and rank them by exact cosine similarity, falling back to the scan when
-	// they are fewer than asked. Tables below the mark, branches copied from an indexed
-	// parent (the copy starts without an index) and searches with metadata filters
-	// scan exactly. Store.BuildVectorIndexes builds on demand. IndexOff: always the
+	// default): when the server has usable IVFFLAT indexes (Capabilities.IVFFlat), the
+	// vectors table of observations, messages (and facts, with VectorCodes off), which
+	// holds the embeddings of every branch, gets one when a write brings it to
+	// VectorIndexRows rows, and it is rebuilt with more lists each time the table grows
+	// fourfold (lists = √rows; a background worker of the store builds it after the
+	// write that crosses the mark, which does not wait, and searches scan until it is
+	// there; the server may hold other writes of embeddings while it builds); searches
+	// take the versions nearest by l2_distance among VectorProbes lists (four times the
+	// number asked, at least 64) and rank those they see by exact cosine similarity,
+	// falling back to the scan when they are fewer than asked. Tables below the mark
+	// and searches with metadata filters scan exactly. Store.BuildVectorIndexes builds on demand. IndexOff: always the
 	// exact scan. On a server with DATA BRANCH DIFF, unless NativeDiff is IndexOff,
 	// the store takes the exact scan too: an index built on a branched table after
 	// writes makes the server's diff forget them, and a store opened on the same
@@ -127,8 +126,8 @@ type Options struct {
 	// memory is a few tens of bytes per row version and term, for the 16 tables
 	// searched last.
 	KeywordCache IndexMode
-	// VectorIndexRows is the table size (row versions) at which the IVFFLAT index is
-	// built. Default DefaultVectorIndexRows (10,000).
+	// VectorIndexRows is the vectors table size (embeddings of row versions) at which
+	// the IVFFLAT index is built. Default DefaultVectorIndexRows (10,000).
 	VectorIndexRows int
 	// VectorProbes is how many IVFFLAT lists a query probes: more is slower and
 	// closer to the exact ranking. Default DefaultVectorProbes (8).

@@ -2,6 +2,7 @@ package matrixone
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math"
 	"slices"
@@ -43,6 +44,9 @@ func (s *Store) Get(ctx context.Context, v store.View, ref store.Ref) (store.Rec
 			}
 			if len(rows) == 0 {
 				return nil, fmt.Errorf("%w: %s on branch %q", store.ErrNotFound, ref, p.name)
+			}
+			if err := withVectors(ctx, s.db, ref.Kind, rows[:1]); err != nil {
+				return nil, wrap(ctx, "Get", err)
 			}
 			return store.WithBranch(rows[0].rec, p.name), nil
 		})
@@ -152,11 +156,13 @@ func (s *Store) List(ctx context.Context, v store.View, q store.ListQuery) ([]st
 		if err != nil {
 			return nil, wrap(ctx, "List", err)
 		}
+		rows = slices.DeleteFunc(rows, func(r row) bool { return !q.Filter.Match(r.rec) })
+		if err := withVectors(ctx, s.db, q.Kind, rows); err != nil {
+			return nil, wrap(ctx, "List", err)
+		}
 		out := make([]store.Record, 0, len(rows))
 		for _, r := range rows {
-			if q.Filter.Match(r.rec) {
-				out = append(out, store.WithBranch(r.rec, p.name))
-			}
+			out = append(out, store.WithBranch(r.rec, p.name))
 		}
 		store.SortRecords(out, q.Order, q.Desc)
 		if !pushed {
@@ -205,6 +211,7 @@ func listSQL(p pos, q store.ListQuery) (query string, args []any, pushed, possib
 type ranked struct {
 	rec   store.Record
 	score float64
+	vid   int64 // the version's primary key
 }
 
 // topRanked sorts by score, best first, then kind and id, and keeps k.
@@ -295,11 +302,48 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 			}
 		}
 		hits := fused(p, q, keyword, conv(slices.Concat(vecs...)))
+		if err := s.hitVectors(ctx, hits, kws); err != nil {
+			return nil, wrap(ctx, "Search", err)
+		}
 		if err := s.messageContext(ctx, p, q, hits); err != nil {
 			return nil, wrap(ctx, "Search", err)
 		}
 		return hits, nil
 	})
+}
+
+// hitVectors gives the hits that keyword search alone found their embeddings: the
+// keyword retrievers read their candidates without them (kws, by kind, holds their
+// vids), and the vector retrievers read them with theirs.
+func (s *Store) hitVectors(ctx context.Context, hits []store.Hit, kws [][]ranked) error {
+	vids := map[key]int64{}
+	for _, list := range kws {
+		for _, r := range list {
+			vids[key{r.rec.RecordKind(), r.rec.RecordID()}] = r.vid
+		}
+	}
+	byKind := map[store.Kind][]int64{}
+	for _, h := range hits {
+		k := key{h.Record.RecordKind(), h.Record.RecordID()}
+		if vid, ok := vids[k]; ok && hasEmbedding(k.kind) && len(store.EmbeddingOf(h.Record)) == 0 {
+			byKind[k.kind] = append(byKind[k.kind], vid)
+		}
+	}
+	for kind, list := range byKind {
+		vecs, err := loadVectors(ctx, s.db, kind, list)
+		if err != nil {
+			return err
+		}
+		for i, h := range hits {
+			if h.Record.RecordKind() != kind {
+				continue
+			}
+			if v, ok := vecs[vids[key{kind, h.Record.RecordID()}]]; ok {
+				hits[i].Record = store.WithEmbedding(h.Record, v)
+			}
+		}
+	}
+	return nil
 }
 
 func conv(rs []ranked) []store.Ranked {
@@ -323,6 +367,9 @@ func (s *Store) messagesIn(ctx context.Context, p pos, ranges []store.SeqRange) 
 	}
 	rows, err := queryRows(ctx, s.db, store.KindMessage, query, args...)
 	if err != nil {
+		return nil, err
+	}
+	if err := withVectors(ctx, s.db, store.KindMessage, rows); err != nil {
 		return nil, err
 	}
 	out := make([]store.Message, 0, len(rows))
@@ -539,7 +586,8 @@ func (s *Store) keyword(ctx context.Context, p pos, kind store.Kind, q store.Sea
 	return out, err
 }
 
-// fetchBest reads the whole records of ranked candidates, best first, by primary key,
+// fetchBest reads the records of ranked candidates, without their embeddings (Search
+// reads those of its hits alone), best first, by primary key,
 // a chunk at a time, and keeps those the filter accepts, until it has k. With
 // maxChunks > 0 it reads at most that many chunks; complete reports that it read
 // enough (k records, or every candidate).
@@ -555,28 +603,18 @@ func (s *Store) fetchBest(ctx context.Context, p pos, kind store.Kind, q store.S
 		for i, c := range part {
 			args[i] = c.vid
 		}
-		rs, err := s.db.QueryContext(ctx, "SELECT "+specs[kind].selectCols()+", vid FROM "+table(kind, p.tab.suffix)+
+		rows, err := queryRows(ctx, s.db, kind, "SELECT "+specs[kind].selectCols()+" FROM "+table(kind, p.tab.suffix)+
 			" WHERE vid IN ("+placeholders(len(part))+")", args...)
 		if err != nil {
 			return nil, false, err
 		}
 		recs := make(map[int64]store.Record, len(part))
-		for rs.Next() {
-			var vid int64
-			r, err := scanRow(kind, rs, &vid)
-			if err != nil {
-				rs.Close()
-				return nil, false, err
-			}
-			recs[vid] = r.rec
-		}
-		rs.Close()
-		if err := rs.Err(); err != nil {
-			return nil, false, err
+		for _, r := range rows {
+			recs[r.vid] = r.rec
 		}
 		for _, c := range part {
 			if r := recs[c.vid]; r != nil && q.Filter.Match(r) && len(out) < k {
-				out = append(out, ranked{r, c.score})
+				out = append(out, ranked{rec: r, score: c.score, vid: c.vid})
 			}
 		}
 	}
@@ -642,23 +680,19 @@ func (s *Store) vectorSearch(ctx context.Context, p pos, kind store.Kind, q stor
 		}
 	}
 	if s.caps.VectorPath == VectorPathIVFFlat && len(q.Filter.Metadata) == 0 {
-		ix, err := s.indexesOf(ctx, s.db, tableName(kind, p.tab.suffix))
+		ix, err := s.indexesOf(ctx, s.db, vecTableName(kind))
 		if err != nil {
 			return nil, err
 		}
 		if ix.ivf != "" {
-			query, args, possible := vectorSQL(kind, p, q, s.opts.Dimensions, vectorCandidates(k), true)
-			if !possible {
-				return nil, nil
-			}
-			out, err := s.vectorRows(ctx, kind, q, query, args)
+			out, err := s.ivfSearch(ctx, p, kind, q, k)
 			if err != nil || len(out) >= k {
 				s.ivfQueries.Add(1)
 				return topRanked(out, k), err
 			}
 		}
 	}
-	query, args, possible := vectorSQL(kind, p, q, s.opts.Dimensions, k, false)
+	query, args, possible := vectorSQL(kind, p, q, s.opts.Dimensions, k, nil)
 	if !possible {
 		return nil, nil
 	}
@@ -670,6 +704,34 @@ func (s *Store) vectorSearch(ctx context.Context, p pos, kind store.Kind, q stor
 // exact ranking then picks k of them.
 func vectorCandidates(k int) int { return max(4*k, 64) }
 
+// ivfSearch ranks the versions the kind's IVFFLAT index gives as nearest (of every
+// branch, see ivfSQL) exactly, those the position sees and the filter keeps.
+func (s *Store) ivfSearch(ctx context.Context, p pos, kind store.Kind, q store.SearchQuery, k int) ([]ranked, error) {
+	query, args := ivfSQL(kind, q, s.opts.Dimensions, vectorCandidates(k))
+	rs, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	var vids []int64
+	for rs.Next() {
+		var vid int64
+		if err := rs.Scan(&vid); err != nil {
+			rs.Close()
+			return nil, err
+		}
+		vids = append(vids, vid)
+	}
+	rs.Close()
+	if err := rs.Err(); err != nil || len(vids) == 0 {
+		return nil, err
+	}
+	query, args, possible := vectorSQL(kind, p, q, s.opts.Dimensions, k, vids)
+	if !possible {
+		return nil, nil
+	}
+	return s.vectorRows(ctx, kind, q, query, args)
+}
+
 // vectorRows runs a vector query and keeps the rows the filter matches.
 func (s *Store) vectorRows(ctx context.Context, kind store.Kind, q store.SearchQuery, query string, args []any) ([]ranked, error) {
 	rs, err := s.db.QueryContext(ctx, query, args...)
@@ -680,42 +742,50 @@ func (s *Store) vectorRows(ctx context.Context, kind store.Kind, q store.SearchQ
 	var out []ranked
 	for rs.Next() {
 		var sim float64
-		r, err := scanRow(kind, rs, &sim)
+		var emb sql.NullString
+		r, err := scanRow(kind, rs, &emb, &sim)
 		if err != nil {
 			return nil, err
 		}
+		if emb.Valid {
+			v, err := parseVec(emb.String)
+			if err != nil {
+				return nil, fmt.Errorf("decoding %s %q: %w", kind, r.id, err)
+			}
+			r.rec = store.WithEmbedding(r.rec, v)
+		}
 		if q.Filter.Match(r.rec) {
-			out = append(out, ranked{r.rec, sim})
+			out = append(out, ranked{rec: r.rec, score: sim, vid: r.vid})
 		}
 	}
 	return out, rs.Err()
 }
 
-// vectorSQL builds the vector query: the filter's conditions, the similarity as the
-// last column, best first, limited to k unless a metadata filter must run in Go. With
-// ivf the rows come in l2_distance order, the order MatrixOne's IVFFLAT index serves
-// (it is used only for that order, against a constant vector), and k is the number of
-// candidates.
-func vectorSQL(kind store.Kind, p pos, q store.SearchQuery, dims, k int, ivf bool, ids ...string) (string, []any, bool) {
+// vectorSQL builds the vector query: the visible versions' columns joined with their
+// embeddings in the kind's vectors table, the filter's conditions, the embedding in
+// hexadecimal and the similarity as the last two columns, best first, limited to k
+// unless a metadata filter must run in Go. ids or vids, when given, name the only
+// versions to rank (by record id, or by version).
+func vectorSQL(kind store.Kind, p pos, q store.SearchQuery, dims, k int, vids []int64, ids ...string) (string, []any, bool) {
 	conds, possible, pushed := filterSQL(kind, q.Filter)
 	if !possible {
 		return "", nil, false
 	}
 	vec := "cast(? AS vecf32(" + fmt.Sprint(dims) + "))"
-	sim := sq.Expr("cosine_similarity(embedding, "+vec+")", vecLiteral(q.Vector))
-	b := psql.Select(specs[kind].selectCols()).Column(sq.Alias(sim, "sim")).From(table(kind, p.tab.suffix)).
-		Where(visible(p.cut)).Where("embedding IS NOT NULL")
+	sim := sq.Expr("cosine_similarity(v.embedding, "+vec+")", vecLiteral(q.Vector))
+	b := psql.Select(specs[kind].columns("t"), "hex(v.embedding)").Column(sq.Alias(sim, "sim")).
+		From(table(kind, p.tab.suffix) + " t").Join(vecTable(kind) + " v ON v.vid = t.vid").
+		Where(visible(p.cut))
 	if len(conds) > 0 {
 		b = b.Where(conds)
 	}
 	if len(ids) > 0 {
-		b = b.Where(sq.Eq{"id": ids})
+		b = b.Where(sq.Eq{"t.id": ids})
 	}
-	if ivf {
-		b = b.OrderByClause("l2_distance(embedding, "+vec+")", vecLiteral(q.Vector))
-	} else {
-		b = b.OrderBy("sim DESC", "id")
+	if len(vids) > 0 {
+		b = b.Where(sq.Eq{"t.vid": vids})
 	}
+	b = b.OrderBy("sim DESC", "t.id")
 	if pushed {
 		b = b.Limit(uint64(k))
 	}
@@ -724,6 +794,15 @@ func vectorSQL(kind store.Kind, p pos, q store.SearchQuery, dims, k int, ivf boo
 		panic(err)
 	}
 	return query, args, true
+}
+
+// ivfSQL asks a kind's IVFFLAT index for the n versions whose embeddings are nearest
+// the query's, of any branch: ordered by l2_distance to a constant vector, the only
+// order the index serves.
+func ivfSQL(kind store.Kind, q store.SearchQuery, dims, n int) (string, []any) {
+	vec := "cast(? AS vecf32(" + fmt.Sprint(dims) + "))"
+	return "SELECT vid FROM " + vecTable(kind) + " ORDER BY l2_distance(embedding, " + vec + ") LIMIT " + fmt.Sprint(n),
+		[]any{vecLiteral(q.Vector)}
 }
 
 // fused turns the retrievers' rankings into hits with store.Fuse, as every store does,

@@ -15,7 +15,7 @@ import (
 // column gets the column's own name (or JSON for the columns that hold JSON), so that
 // a value found in the wrong field names the column it came from.
 type columnScanner struct {
-	cols []string // id, rev, deleted, then the selected columns
+	cols []string // id, rev, deleted, vid, then the selected columns
 	at   time.Time
 }
 
@@ -46,8 +46,6 @@ func (c columnScanner) Scan(dest ...any) error {
 			*p = 42
 		case *float64:
 			*p = 0.25
-		case *sql.NullString:
-			*p = sql.NullString{String: "[1,2]", Valid: true}
 		case *sql.NullTime:
 			*p = sql.NullTime{Time: c.at.Add(time.Duration(len(col)) * time.Second), Valid: true}
 		default:
@@ -64,11 +62,11 @@ func TestScanBindsColumnsByName(t *testing.T) {
 	meta := func(col string) map[string]string { return map[string]string{"from": col} }
 	ver := store.Verification{Status: store.Verified, Score: 0.5}
 	want := map[store.Kind]store.Record{
-		store.KindFact: store.Fact{ID: "id", Text: "txt", Embedding: []float32{1, 2}, Category: "category", Confidence: 0.25,
+		store.KindFact: store.Fact{ID: "id", Text: "txt", Category: "category", Confidence: 0.25,
 			Status: "status", SourceType: "source_type", SourceID: "source_id", ParentID: "parent_id", SessionID: "session_id",
 			TaskID: "task_id", AgentID: "agent_id", Metadata: meta("metadata"), Verify: ver, CreatedAt: ts("created_at"), UpdatedAt: ts("updated_at")},
 		store.KindObservation: store.Observation{ID: "id", SessionID: "session_id", TaskID: "task_id", AgentID: "agent_id", Type: "obs_type",
-			Tool: "tool", Summary: "summary", Embedding: []float32{1, 2}, RawInput: "raw_input", RawOutput: "raw_output",
+			Tool: "tool", Summary: "summary", RawInput: "raw_input", RawOutput: "raw_output",
 			Metadata: meta("metadata"), CreatedAt: ts("created_at")},
 		store.KindRelation: store.Relation{ID: "id", Source: "src", Target: "dst", Type: "rel_type", Properties: meta("properties"),
 			Confidence: 0.25, ValidFrom: ts("valid_from"), ValidTo: ts("valid_to"), SessionID: "session_id", TaskID: "task_id",
@@ -76,17 +74,20 @@ func TestScanBindsColumnsByName(t *testing.T) {
 		store.KindConversation: store.Conversation{ID: "id", SessionID: "session_id", AgentID: "agent_id", TaskID: "task_id", Title: "title",
 			Verify: ver, Metadata: meta("metadata"), CreatedAt: ts("created_at"), UpdatedAt: ts("updated_at")},
 		store.KindMessage: store.Message{ID: "id", ConversationID: "conversation_id", Seq: len("seq"), Role: "msg_role", Content: "content",
-			Embedding: []float32{1, 2}, Tool: "tool", PickedTo: []string{"picked_to"}, Picks: []store.Pick{{Branch: "picked_to"}}, SessionID: "session_id", TaskID: "task_id", AgentID: "agent_id",
+			Tool: "tool", PickedTo: []string{"picked_to"}, Picks: []store.Pick{{Branch: "picked_to"}}, SessionID: "session_id", TaskID: "task_id", AgentID: "agent_id",
 			Metadata: meta("metadata"), CreatedAt: ts("created_at")},
 	}
 	for _, k := range store.Kinds {
-		cols := append([]string{"id", "rev", "deleted"}, specs[k].selected()...)
+		cols := append([]string{"id", "rev", "deleted", "vid"}, specs[k].selected()...)
 		r, err := scanRow(k, columnScanner{cols: cols, at: t0})
 		if err != nil {
 			t.Fatalf("%s: %v", k, err)
 		}
 		if d := cmp.Diff(want[k], r.rec); d != "" {
 			t.Errorf("%s (-want +got):\n%s", k, d)
+		}
+		if r.vid != 42 {
+			t.Errorf("%s: vid %d, want 42", k, r.vid)
 		}
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -26,32 +25,47 @@ type kindSpec struct {
 	prefix string   // table name prefix; the table is prefix + "_" + branch suffix
 	cols   []string // data columns, after vid, id, rev, next_rev, deleted
 	text   string   // the column keyword search reads tokens from, "" if none
+	// vectors: the kind's records have embeddings, kept in the kind's vectors table
+	// (see vecTable), not in its branch tables.
+	vectors bool
 }
 
 var specs = map[store.Kind]*kindSpec{
-	store.KindFact: {kind: store.KindFact, prefix: "facts", text: "tokens", cols: []string{
-		"txt", "norm_key", "tokens", "doc_len", "dup_code", "embedding", "category", "confidence", "status",
+	store.KindFact: {kind: store.KindFact, prefix: "facts", text: "tokens", vectors: true, cols: []string{
+		"txt", "norm_key", "tokens", "doc_len", "dup_code", "category", "confidence", "status",
 		"source_type", "source_id", "parent_id", "session_id", "task_id", "agent_id", "metadata",
 		"verification", "created_at", "updated_at"}},
-	store.KindObservation: {kind: store.KindObservation, prefix: "observations", text: "tokens", cols: []string{
+	store.KindObservation: {kind: store.KindObservation, prefix: "observations", text: "tokens", vectors: true, cols: []string{
 		"session_id", "task_id", "agent_id", "obs_type", "tool", "summary", "tokens", "doc_len",
-		"embedding", "raw_input", "raw_output", "metadata", "created_at"}},
+		"raw_input", "raw_output", "metadata", "created_at"}},
 	store.KindRelation: {kind: store.KindRelation, prefix: "relations", cols: []string{
 		"src", "dst", "rel_type", "properties", "confidence", "valid_from", "valid_to",
 		"session_id", "task_id", "agent_id", "created_at"}},
-	// The search columns of conversations and messages (tokens, doc_len, embedding)
-	// come last: migration 010 added them to tables made before it.
+	// The search columns of conversations and messages (tokens, doc_len) come last:
+	// migration 010 added them to tables made before it.
 	store.KindConversation: {kind: store.KindConversation, prefix: "conversations", text: "tokens", cols: []string{
 		"session_id", "agent_id", "task_id", "title", "verification", "metadata", "created_at", "updated_at",
 		"tokens", "doc_len"}},
-	store.KindMessage: {kind: store.KindMessage, prefix: "messages", text: "tokens", cols: []string{
+	store.KindMessage: {kind: store.KindMessage, prefix: "messages", text: "tokens", vectors: true, cols: []string{
 		"conversation_id", "seq", "msg_role", "content", "tool", "picked_to", "session_id",
-		"task_id", "agent_id", "metadata", "created_at", "tokens", "doc_len", "embedding"}},
+		"task_id", "agent_id", "metadata", "created_at", "tokens", "doc_len"}},
 	store.KindAlias: {kind: store.KindAlias, prefix: "aliases", cols: []string{"target", "created_at"}},
 }
 
-// hasEmbedding reports whether the kind's table has an embedding column.
-func hasEmbedding(k store.Kind) bool { return slices.Contains(specs[k].cols, "embedding") }
+// hasEmbedding reports whether records of the kind have embeddings.
+func hasEmbedding(k store.Kind) bool { return specs[k].vectors }
+
+// vecTable returns the quoted name of the vectors table of kind k: one table per kind
+// for every branch, (vid, embedding), a row for each version that has an embedding.
+// A version's vid is unique in the store and a version never changes, so a branch's
+// tables, copied or forked from its parent's with the vids they hold, share the
+// parent's rows here. Closing a version (an UPDATE of next_rev, which the server
+// carries out as a rewrite of the whole row) then never rewrites an embedding, and a
+// copy of a branch never copies one.
+func vecTable(k store.Kind) string { return "`" + vecTableName(k) + "`" }
+
+// vecTableName is vecTable unquoted.
+func vecTableName(k store.Kind) string { return specs[k].prefix + "_vectors" }
 
 // table returns the quoted table name of kind k for a branch suffix.
 func table(k store.Kind, suffix string) string {
@@ -67,30 +81,20 @@ func (k *kindSpec) allCols() []string {
 	return out
 }
 
-// selectCols is the column list reads scan: id, rev, deleted and the data columns
-// (selected), the embedding in hexadecimal (see parseVec).
-func (k *kindSpec) selectCols() string { return k.columns(true) }
+// selectCols is the column list reads scan: id, rev, deleted, vid and the data
+// columns (selected). Embeddings are not among them: they are read by vid from the
+// kind's vectors table (loadVectors), for the reads that need them.
+func (k *kindSpec) selectCols() string { return k.columns("") }
 
-// leanCols is selectCols with NULL in place of the embedding: the records it reads
-// have none. The server stores a column's values by blocks of thousands of rows and
-// decompresses a block's whole column to read one value of it, so the embeddings of a
-// few rows spread over a large table cost a block each (about 5 ms for 384 dimensions
-// on the 2024-11 build), where their other columns cost little.
-func (k *kindSpec) leanCols() string { return k.columns(false) }
-
-func (k *kindSpec) columns(embedding bool) string {
-	out := []string{"`id`", "`rev`", "`deleted`"}
+// columns is selectCols with every column qualified by the table alias t, when t is
+// not "".
+func (k *kindSpec) columns(t string) string {
+	if t != "" {
+		t += "."
+	}
+	out := []string{t + "`id`", t + "`rev`", t + "`deleted`", t + "`vid`"}
 	for _, c := range k.selected() {
-		switch {
-		case c != "embedding":
-			out = append(out, "`"+c+"`")
-		case embedding:
-			// The raw little-endian float32s, in hexadecimal: exact, and a tenth of the
-			// work of parsing the decimal text form.
-			out = append(out, "hex(`embedding`)")
-		default:
-			out = append(out, "NULL")
-		}
+		out = append(out, t+"`"+c+"`")
 	}
 	return strings.Join(out, ", ")
 }
@@ -102,7 +106,7 @@ type row struct {
 	deleted bool
 	rec     store.Record // nil for a tombstone
 	docLen  int
-	vid     int64 // the version's primary key, when the query read it (see currentRows)
+	vid     int64 // the version's primary key
 }
 
 // normKey is a short hash of the normalised text, indexed for exact-text deduplication.
@@ -307,14 +311,14 @@ func values(k store.Kind, r store.Record, dup *dupCoder) []any {
 	case store.KindFact:
 		f, _ := r.(store.Fact)
 		tokens, n := tokenColumn(f.Text)
-		return []any{f.Text, normKey(f.Text), tokens, n, dup.column(f.Embedding), vecLiteral(f.Embedding), f.Category, f.Confidence,
+		return []any{f.Text, normKey(f.Text), tokens, n, dup.column(f.Embedding), f.Category, f.Confidence,
 			string(f.Status), f.SourceType, f.SourceID, f.ParentID, f.SessionID, f.TaskID, f.AgentID,
 			metaText(f.Metadata), verifyText(f.Verify), nullTime(f.CreatedAt), nullTime(f.UpdatedAt)}
 	case store.KindObservation:
 		o, _ := r.(store.Observation)
 		tokens, n := tokenColumn(o.Summary)
 		return []any{o.SessionID, o.TaskID, o.AgentID, string(o.Type), o.Tool, o.Summary, tokens, n,
-			vecLiteral(o.Embedding), o.RawInput, o.RawOutput, metaText(o.Metadata), nullTime(o.CreatedAt)}
+			o.RawInput, o.RawOutput, metaText(o.Metadata), nullTime(o.CreatedAt)}
 	case store.KindRelation:
 		x, _ := r.(store.Relation)
 		return []any{x.Source, x.Target, x.Type, metaText(x.Properties), x.Confidence, nullTime(x.ValidFrom),
@@ -328,7 +332,7 @@ func values(k store.Kind, r store.Record, dup *dupCoder) []any {
 		m, _ := r.(store.Message)
 		tokens, n := tokenColumn(m.Content)
 		return []any{m.ConversationID, m.Seq, string(m.Role), m.Content, m.Tool, picksText(m),
-			m.SessionID, m.TaskID, m.AgentID, metaText(m.Metadata), nullTime(m.CreatedAt), tokens, n, vecLiteral(m.Embedding)}
+			m.SessionID, m.TaskID, m.AgentID, metaText(m.Metadata), nullTime(m.CreatedAt), tokens, n}
 	case store.KindAlias:
 		a, _ := r.(store.Alias)
 		return []any{a.Target, nullTime(a.CreatedAt)}
@@ -378,8 +382,8 @@ type rowScan struct {
 // A selected column without a destination is an error, not a silent misplacement.
 func (rs *rowScan) scan(k store.Kind, sc scanner, dest map[string]any, extra []any) error {
 	cols := specs[k].selected()
-	all := make([]any, 0, 3+len(cols)+len(extra))
-	all = append(all, &rs.r.id, &rs.r.rev, &rs.del)
+	all := make([]any, 0, 4+len(cols)+len(extra))
+	all = append(all, &rs.r.id, &rs.r.rev, &rs.del, &rs.r.vid)
 	for _, c := range cols {
 		d, ok := dest[c]
 		if !ok {
@@ -412,15 +416,6 @@ func (rs *rowScan) time(t sql.NullTime) time.Time {
 	return t.Time.UTC()
 }
 
-func (rs *rowScan) vec(emb sql.NullString) []float32 {
-	if !emb.Valid || rs.err != nil {
-		return nil
-	}
-	var v []float32
-	v, rs.err = parseVec(emb.String)
-	return v
-}
-
 func (rs *rowScan) meta(s string) map[string]string {
 	if rs.err != nil {
 		return nil
@@ -445,11 +440,10 @@ func scanFact(sc scanner, extra []any) (row, error) {
 		text, category, status, srcType, srcID     string
 		parent, session, task, agent, meta, verify string
 		confidence                                 float64
-		emb                                        sql.NullString
 		created, updated                           sql.NullTime
 	)
 	err := rs.scan(store.KindFact, sc, map[string]any{
-		"txt": &text, "doc_len": &rs.r.docLen, "embedding": &emb, "category": &category, "confidence": &confidence,
+		"txt": &text, "doc_len": &rs.r.docLen, "category": &category, "confidence": &confidence,
 		"status": &status, "source_type": &srcType, "source_id": &srcID, "parent_id": &parent, "session_id": &session,
 		"task_id": &task, "agent_id": &agent, "metadata": &meta, "verification": &verify,
 		"created_at": &created, "updated_at": &updated,
@@ -457,7 +451,7 @@ func scanFact(sc scanner, extra []any) (row, error) {
 	if err != nil || rs.r.deleted {
 		return rs.r, err
 	}
-	rs.r.rec = store.Fact{ID: rs.r.id, Text: text, Embedding: rs.vec(emb), Category: category, Confidence: confidence,
+	rs.r.rec = store.Fact{ID: rs.r.id, Text: text, Category: category, Confidence: confidence,
 		Status: store.FactStatus(status), SourceType: srcType, SourceID: srcID, ParentID: parent, SessionID: session,
 		TaskID: task, AgentID: agent, Metadata: rs.meta(meta), Verify: rs.verify(verify),
 		CreatedAt: rs.time(created), UpdatedAt: rs.time(updated)}
@@ -469,19 +463,18 @@ func scanObservation(sc scanner, extra []any) (row, error) {
 		rs                                    rowScan
 		session, task, agent, typ, tool, summ string
 		rawIn, rawOut, meta                   string
-		emb                                   sql.NullString
 		created                               sql.NullTime
 	)
 	err := rs.scan(store.KindObservation, sc, map[string]any{
 		"session_id": &session, "task_id": &task, "agent_id": &agent, "obs_type": &typ, "tool": &tool, "summary": &summ,
-		"doc_len": &rs.r.docLen, "embedding": &emb, "raw_input": &rawIn, "raw_output": &rawOut, "metadata": &meta,
+		"doc_len": &rs.r.docLen, "raw_input": &rawIn, "raw_output": &rawOut, "metadata": &meta,
 		"created_at": &created,
 	}, extra)
 	if err != nil || rs.r.deleted {
 		return rs.r, err
 	}
 	rs.r.rec = store.Observation{ID: rs.r.id, SessionID: session, TaskID: task, AgentID: agent, Type: store.ObservationType(typ),
-		Tool: tool, Summary: summ, Embedding: rs.vec(emb), RawInput: rawIn, RawOutput: rawOut, Metadata: rs.meta(meta),
+		Tool: tool, Summary: summ, RawInput: rawIn, RawOutput: rawOut, Metadata: rs.meta(meta),
 		CreatedAt: rs.time(created)}
 	return rs.done(store.KindObservation)
 }
@@ -530,13 +523,12 @@ func scanMessage(sc scanner, extra []any) (row, error) {
 		conv, role, content, tool, picked string
 		session, task, agent, meta        string
 		seq                               int
-		emb                               sql.NullString
 		created                           sql.NullTime
 	)
 	err := rs.scan(store.KindMessage, sc, map[string]any{
 		"conversation_id": &conv, "seq": &seq, "msg_role": &role, "content": &content, "tool": &tool,
 		"picked_to": &picked, "session_id": &session, "task_id": &task, "agent_id": &agent, "metadata": &meta,
-		"created_at": &created, "doc_len": &rs.r.docLen, "embedding": &emb,
+		"created_at": &created, "doc_len": &rs.r.docLen,
 	}, extra)
 	if err != nil || rs.r.deleted {
 		return rs.r, err
@@ -545,7 +537,7 @@ func scanMessage(sc scanner, extra []any) (row, error) {
 	if err != nil {
 		rs.err = err
 	}
-	rs.r.rec = store.SyncPicks(store.Message{ID: rs.r.id, ConversationID: conv, Seq: seq, Role: store.Role(role), Content: content, Embedding: rs.vec(emb), Tool: tool,
+	rs.r.rec = store.SyncPicks(store.Message{ID: rs.r.id, ConversationID: conv, Seq: seq, Role: store.Role(role), Content: content, Tool: tool,
 		Picks: picks, SessionID: session, TaskID: task, AgentID: agent, Metadata: rs.meta(meta), CreatedAt: rs.time(created)})
 	return rs.done(store.KindMessage)
 }

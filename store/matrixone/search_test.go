@@ -2,6 +2,7 @@ package matrixone_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -305,13 +306,14 @@ func TestVectorIndex(t *testing.T) {
 	if _, n := matrixone.SearchIndexQueries(exact); n != 0 {
 		t.Errorf("the store with VectorIndex off used the index %d times", n)
 	}
-	// A branch copy has no index of its own: its searches scan.
+	// The index is on the vectors table, which holds every branch's embeddings: a
+	// branch copy's searches go through it too.
 	if _, err := ivf.CreateBranch(ctx, store.BranchSpec{Name: "copy"}); err != nil {
 		t.Fatal(err)
 	}
 	compare(ivf, exact, store.View{Branch: "copy"}, "copy")
-	if _, n := matrixone.SearchIndexQueries(ivf); n != used {
-		t.Errorf("searches on the copy went through an index: %d, want %d", n, used)
+	if _, n := matrixone.SearchIndexQueries(ivf); n == used {
+		t.Errorf("no search on the copy went through the index")
 	}
 	if err := ivf.BuildVectorIndexes(ctx, "copy"); err != nil {
 		t.Fatal(err)
@@ -598,6 +600,8 @@ func TestMigrationRekeysOldTables(t *testing.T) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
+	// Before migration 012 the embeddings were in the record tables.
+	embeddingsBack(t, db, "b0", "b1")
 	for _, sfx := range []string{"b0", "b1"} {
 		for _, prefix := range []string{"facts", "observations", "relations", "conversations", "messages"} {
 			name := prefix + "_" + sfx
@@ -617,7 +621,7 @@ func TestMigrationRekeysOldTables(t *testing.T) {
 			}
 		}
 	}
-	exec("DELETE FROM day1_migrations WHERE version IN (4, 10)")
+	exec("DELETE FROM day1_migrations WHERE version IN (4, 10, 12)")
 	s.Close()
 	s2 := openTest(t, dsn)
 	defer s2.Close()
@@ -625,10 +629,10 @@ func TestMigrationRekeysOldTables(t *testing.T) {
 		t.Errorf("records after the migration (-before +after):\n%s", d)
 	}
 	var n int
-	// The five record tables of each branch, rekeyed, and its aliases table (made with
-	// vid by migration 008).
-	if err := s2.DB().QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = database() AND column_name = 'vid'").Scan(&n); err != nil || n != 12 {
-		t.Errorf("%d tables have vid (%v); want 12", n, err)
+	// The five record tables of each branch, rekeyed, its aliases table (made with vid
+	// by migration 008), and the three vectors tables.
+	if err := s2.DB().QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = database() AND column_name = 'vid'").Scan(&n); err != nil || n != 15 {
+		t.Errorf("%d tables have vid (%v); want 15", n, err)
 	}
 	put(t, s2, "main", []store.Record{store.Fact{ID: "new", Text: "written after the zanzibar migration"}})
 	// Without the term index, the search goes to the server.
@@ -643,6 +647,164 @@ func TestMigrationRekeysOldTables(t *testing.T) {
 		if n, _ := matrixone.SearchIndexQueries(s3); n == 0 {
 			t.Errorf("the search after the migration did not use a FULLTEXT index")
 		}
+	}
+}
+
+// TestMigrationMovesVectors puts the embeddings of a database back into its record
+// tables, as they were before migration 012, and opens it again: the migration copies
+// them into the vectors tables and drops the column, and every record, its history and
+// a vector search read as before.
+func TestMigrationMovesVectors(t *testing.T) {
+	t.Parallel()
+	dsn := testDatabase(t)
+	s := openTest(t, dsn)
+	ctx := t.Context()
+	recs := corpus(60, 8, 5)
+	recs = append(recs,
+		store.Message{ID: "m1", ConversationID: "c1", Seq: 1, Role: store.RoleUser, Content: "the zanzibar invoice", Embedding: []float32{1, 0, 0, 0, 0, 0, 0, 0}},
+		store.Message{ID: "m2", ConversationID: "c1", Seq: 2, Role: store.RoleAssistant, Content: "no embedding here"})
+	put(t, s, "main", recs)
+	if _, err := s.CreateBranch(ctx, store.BranchSpec{Name: "task/a"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateSnapshot(ctx, "task/a", "snap", ""); err != nil {
+		t.Fatal(err)
+	}
+	changed := recs[0].(store.Fact)
+	changed.Text, changed.Embedding = "changed on the branch", []float32{0, 1, 0, 0, 0, 0, 0, 0}
+	put(t, s, "task/a", []store.Record{changed})
+	query := store.SearchQuery{Vector: []float32{0, 1, 0, 0, 0, 0, 0, 0}, Mode: store.Vector, Limit: 5}
+	read := func(s store.Store) map[string]any {
+		out := map[string]any{}
+		for _, v := range []store.View{{Branch: "main"}, {Branch: "task/a"}, {At: store.Point{Snapshot: "snap"}}} {
+			for _, k := range store.Kinds {
+				rs, err := s.List(ctx, v, store.ListQuery{Kind: k, Order: store.OrderID})
+				if err != nil {
+					t.Fatal(err)
+				}
+				out[fmt.Sprint(v, k)] = rs
+			}
+			hits, err := s.Search(ctx, v, query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			for _, h := range hits {
+				ids = append(ids, h.Record.RecordID())
+			}
+			out[fmt.Sprint(v, "search")] = ids
+		}
+		return out
+	}
+	before := read(s)
+	db := s.DB()
+	exec := func(q string, args ...any) {
+		t.Helper()
+		if _, err := db.ExecContext(ctx, q, args...); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	embeddingsBack(t, db, "b0", "b1")
+	exec("DELETE FROM day1_migrations WHERE version = 12")
+	s.Close()
+	s2 := openTest(t, dsn)
+	defer s2.Close()
+	if d := cmp.Diff(before, read(s2)); d != "" {
+		t.Errorf("records after the migration (-before +after):\n%s", d)
+	}
+	var n int
+	if err := s2.DB().QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = database() AND column_name = 'embedding' AND table_name NOT LIKE '%vectors'").Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d record tables keep an embedding column (%v); want none", n, err)
+	}
+	// The embeddings of main's versions are shared by the branch's copies: one row each.
+	if err := s2.DB().QueryRowContext(ctx, "SELECT COUNT(*) FROM facts_vectors").Scan(&n); err != nil || n != 41 {
+		t.Errorf("facts_vectors holds %d rows (%v); want 41: 40 facts and the branch's change", n, err)
+	}
+}
+
+// embeddingsBack puts the embeddings of the vectors tables back into the record tables
+// of the branches of the given suffixes, as they were kept before migration 012, and
+// empties the vectors tables.
+func embeddingsBack(t *testing.T, db *sql.DB, suffixes ...string) {
+	t.Helper()
+	ctx := t.Context()
+	for _, prefix := range []string{"facts", "observations", "messages"} {
+		type vec struct {
+			vid int64
+			emb string
+		}
+		var vecs []vec
+		rs, err := db.QueryContext(ctx, "SELECT vid, embedding FROM "+prefix+"_vectors")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rs.Next() {
+			var v vec
+			if err := rs.Scan(&v.vid, &v.emb); err != nil {
+				t.Fatal(err)
+			}
+			vecs = append(vecs, v)
+		}
+		rs.Close()
+		for _, sfx := range suffixes {
+			name := prefix + "_" + sfx
+			stmts := []string{"ALTER TABLE " + name + " ADD COLUMN embedding vecf32(8) NULL"}
+			args := [][]any{nil}
+			for _, v := range vecs {
+				stmts, args = append(stmts, "UPDATE "+name+" SET embedding = ? WHERE vid = ?"), append(args, []any{v.emb, v.vid})
+			}
+			for i, q := range stmts {
+				if _, err := db.ExecContext(ctx, q, args[i]...); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+			}
+		}
+		if _, err := db.ExecContext(ctx, "DELETE FROM "+prefix+"_vectors"); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestDeleteBranchDropsItsVectors deletes a branch: the embeddings of the versions it
+// wrote go with its tables, and those it shared with its parent stay.
+func TestDeleteBranchDropsItsVectors(t *testing.T) {
+	t.Parallel()
+	s := openTest(t, testDatabase(t))
+	defer s.Close()
+	ctx := t.Context()
+	put(t, s, "main", corpus(30, 8, 6))
+	count := func() int {
+		t.Helper()
+		var n int
+		if err := s.DB().QueryRowContext(ctx, "SELECT (SELECT COUNT(*) FROM facts_vectors) + (SELECT COUNT(*) FROM observations_vectors)").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := count(); n != 30 {
+		t.Fatalf("%d embeddings after 30 writes", n)
+	}
+	if _, err := s.CreateBranch(ctx, store.BranchSpec{Name: "task/a"}); err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(9, 9))
+	put(t, s, "task/a", []store.Record{
+		store.Fact{ID: "f0000", Text: "changed on the branch", Embedding: unit(r, 8)},
+		store.Fact{ID: "new", Text: "new on the branch", Embedding: unit(r, 8)},
+		store.Observation{ID: "o-new", Summary: "seen on the branch", Type: store.ObsDiscovery, Embedding: unit(r, 8)},
+	})
+	if n := count(); n != 33 {
+		t.Fatalf("%d embeddings after the branch's writes; want 33", n)
+	}
+	if err := s.DeleteBranch(ctx, "task/a"); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n != 30 {
+		t.Errorf("%d embeddings after the branch was deleted; want main's 30", n)
+	}
+	got, err := s.Get(ctx, store.View{Branch: "main"}, store.FactRef("f0000"))
+	if err != nil || len(store.EmbeddingOf(got)) != 8 {
+		t.Errorf("main's f0000 after the delete: %v, %v", got, err)
 	}
 }
 
@@ -693,7 +855,7 @@ func TestMigrationAddsMessageSearch(t *testing.T) {
 	for _, q := range []string{
 		"ALTER TABLE conversations_b0 DROP COLUMN tokens", "ALTER TABLE conversations_b0 DROP COLUMN doc_len",
 		"ALTER TABLE messages_b0 DROP COLUMN tokens", "ALTER TABLE messages_b0 DROP COLUMN doc_len",
-		"ALTER TABLE messages_b0 DROP COLUMN embedding", "DELETE FROM day1_migrations WHERE version = 10",
+		"DELETE FROM day1_migrations WHERE version = 10",
 	} {
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)

@@ -123,7 +123,7 @@ func TestListSQL(t *testing.T) {
 	q, args, pushed, possible := listSQL(p, store.ListQuery{Kind: store.KindFact, Filter: store.Filter{
 		Category: "auth'; DROP TABLE x; --", Statuses: []store.FactStatus{store.FactActive, store.FactVerified},
 		Since: time.Date(2025, 1, 2, 3, 4, 5, 6000, time.UTC)}, Desc: true, Limit: 5, Offset: 2})
-	wantQ := "SELECT `id`, `rev`, `deleted`, `txt`, `doc_len`, hex(`embedding`), `category`, `confidence`, `status`, `source_type`, " +
+	wantQ := "SELECT `id`, `rev`, `deleted`, `vid`, `txt`, `doc_len`, `category`, `confidence`, `status`, `source_type`, " +
 		"`source_id`, `parent_id`, `session_id`, `task_id`, `agent_id`, `metadata`, `verification`, `created_at`, `updated_at` " +
 		"FROM `facts_b3` WHERE rev <= ? AND next_rev > ? AND deleted = 0 AND (category = ? AND status IN (?,?) AND created_at >= ?) " +
 		"ORDER BY created_at DESC, id DESC LIMIT 5 OFFSET 2"
@@ -155,16 +155,22 @@ func TestListSQL(t *testing.T) {
 func TestSearchSQL(t *testing.T) {
 	t.Parallel()
 	p := pos{tab: branchRow{suffix: "b0"}, cut: 9}
-	q, args, possible := vectorSQL(store.KindObservation, p, store.SearchQuery{Vector: []float32{1, 0.5}, Filter: store.Filter{SessionID: "s1"}}, 2, 10, false)
-	if !possible || !strings.Contains(q, "(cosine_similarity(embedding, cast(? AS vecf32(2)))) AS sim") ||
-		!strings.HasSuffix(q, "ORDER BY sim DESC, id LIMIT 10") || args[0] != "[1,0.5]" {
+	q, args, possible := vectorSQL(store.KindObservation, p, store.SearchQuery{Vector: []float32{1, 0.5}, Filter: store.Filter{SessionID: "s1"}}, 2, 10, nil)
+	// The versions' columns, joined with their embeddings by vid.
+	if !possible || !strings.HasPrefix(q, "SELECT t.`id`, t.`rev`, t.`deleted`, t.`vid`, t.`session_id`") ||
+		!strings.Contains(q, ", hex(v.embedding), (cosine_similarity(v.embedding, cast(? AS vecf32(2)))) AS sim FROM `observations_b0` t JOIN `observations_vectors` v ON v.vid = t.vid WHERE rev <= ?") ||
+		!strings.HasSuffix(q, "ORDER BY sim DESC, t.id LIMIT 10") || args[0] != "[1,0.5]" {
 		t.Errorf("vectorSQL = %s %v", q, args)
 	}
-	// The IVFFLAT path orders by l2_distance to a constant vector, the only order the
-	// index serves, and takes the candidates asked for.
-	q, args, _ = vectorSQL(store.KindFact, p, store.SearchQuery{Vector: []float32{1, 0.5}}, 2, 64, true)
-	if !strings.HasSuffix(q, "ORDER BY l2_distance(embedding, cast(? AS vecf32(2))) LIMIT 64") || len(args) != 4 || args[3] != "[1,0.5]" {
-		t.Errorf("vectorSQL ivf = %s %v", q, args)
+	q, args, _ = vectorSQL(store.KindFact, p, store.SearchQuery{Vector: []float32{1, 0.5}}, 2, 10, []int64{7, 9}, "f1")
+	if !strings.Contains(q, "t.id IN (?) AND t.vid IN (?,?)") || len(args) != 6 || args[3] != "f1" || args[5] != int64(9) {
+		t.Errorf("vectorSQL by id and vid = %s %v", q, args)
+	}
+	// The IVFFLAT path orders the vectors table by l2_distance to a constant vector,
+	// the only order the index serves, and takes the candidates asked for.
+	q, args = ivfSQL(store.KindFact, store.SearchQuery{Vector: []float32{1, 0.5}}, 2, 64)
+	if q != "SELECT vid FROM `facts_vectors` ORDER BY l2_distance(embedding, cast(? AS vecf32(2))) LIMIT 64" || len(args) != 1 || args[0] != "[1,0.5]" {
+		t.Errorf("ivfSQL = %s %v", q, args)
 	}
 	if got := vectorCandidates(10); got != 64 {
 		t.Errorf("vectorCandidates(10) = %d", got)

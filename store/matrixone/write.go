@@ -362,26 +362,32 @@ func (s *Store) findDupCandidates(ctx context.Context, q queryer, b branchRow, r
 		for _, nk := range chunk {
 			args = append(args, nk)
 		}
-		rs, err := q.QueryContext(ctx, "SELECT "+cols+", norm_key, vid FROM "+t+
+		rs, err := q.QueryContext(ctx, "SELECT "+cols+", norm_key FROM "+t+
 			" WHERE next_rev = ? AND deleted = 0 AND norm_key IN ("+placeholders(len(chunk))+") ORDER BY rev, id", args...)
 		if err != nil {
 			return nil, err
 		}
+		var rows []row
+		var nks []string
 		for rs.Next() {
 			var nk string
-			var vid int64
-			r, err := scanRow(store.KindFact, rs, &nk, &vid)
+			r, err := scanRow(store.KindFact, rs, &nk)
 			if err != nil {
 				rs.Close()
 				return nil, err
 			}
-			r.vid = vid
-			bw.vids[key{store.KindFact, r.id}] = vid
-			dc.byNorm[nk] = append(dc.byNorm[nk], r)
+			rows, nks = append(rows, r), append(nks, nk)
 		}
 		rs.Close()
 		if err := rs.Err(); err != nil {
 			return nil, err
+		}
+		if err := withVectors(ctx, q, store.KindFact, rows); err != nil {
+			return nil, err
+		}
+		for i, r := range rows {
+			bw.vids[key{store.KindFact, r.id}] = r.vid
+			dc.byNorm[nks[i]] = append(dc.byNorm[nks[i]], r)
 		}
 	}
 	if len(vecIdx) == 0 {
@@ -406,11 +412,14 @@ func (s *Store) findDupCandidates(ctx context.Context, q queryer, b branchRow, r
 		if len(ids) > maxCodeCandidates {
 			// Codes too short to tell facts apart (few dimensions): ask the server for the
 			// most similar ones instead.
-			rows, err := queryRows(ctx, q, store.KindFact, "SELECT "+cols+" FROM "+t+
-				" WHERE next_rev = ? AND deleted = 0 AND embedding IS NOT NULL AND status IN "+liveStatuses+
-				" ORDER BY cosine_similarity(embedding, "+cast+") DESC, rev, id LIMIT ?",
+			rows, err := queryRows(ctx, q, store.KindFact, "SELECT "+specs[store.KindFact].columns("t")+" FROM "+t+" t JOIN "+
+				vecTable(store.KindFact)+" v ON v.vid = t.vid WHERE t.next_rev = ? AND t.deleted = 0 AND t.status IN "+liveStatuses+
+				" ORDER BY cosine_similarity(v.embedding, "+cast+") DESC, t.rev, t.id LIMIT ?",
 				int64(never), vecLiteral(emb), nearDupCandidates)
 			if err != nil {
+				return nil, err
+			}
+			if err := withVectors(ctx, q, store.KindFact, rows); err != nil {
 				return nil, err
 			}
 			dc.bySim[i] = rows
@@ -537,35 +546,23 @@ func nearDuplicate(bw *batchWrite, dc *dupCandidates, i int, f store.Fact, thres
 }
 
 // currentRows reads the current versions (tombstones included) of ids, with their
-// primary keys; lean ones without their embeddings (see leanCols).
+// primary keys; lean ones without their embeddings.
 func currentRows(ctx context.Context, q queryer, k store.Kind, suffix string, ids []string, lean bool) ([]row, error) {
-	cols := specs[k].selectCols()
-	if lean {
-		cols = specs[k].leanCols()
-	}
 	var out []row
 	for _, chunk := range chunks(ids, 500) {
 		args := []any{int64(never)}
 		for _, id := range chunk {
 			args = append(args, id)
 		}
-		rs, err := q.QueryContext(ctx, "SELECT "+cols+", vid FROM "+table(k, suffix)+
+		rows, err := queryRows(ctx, q, k, "SELECT "+specs[k].selectCols()+" FROM "+table(k, suffix)+
 			" WHERE next_rev = ? AND id IN ("+placeholders(len(chunk))+")", args...)
 		if err != nil {
 			return nil, err
 		}
-		for rs.Next() {
-			var vid int64
-			r, err := scanRow(k, rs, &vid)
-			if err != nil {
-				rs.Close()
-				return nil, err
-			}
-			r.vid = vid
-			out = append(out, r)
-		}
-		rs.Close()
-		if err := rs.Err(); err != nil {
+		out = append(out, rows...)
+	}
+	if !lean {
+		if err := withVectors(ctx, q, k, out); err != nil {
 			return nil, err
 		}
 	}
@@ -676,6 +673,8 @@ func (s *Store) commitWrites(ctx context.Context, w *writeTx, b branchRow, vs []
 		}
 		cols := specs[k].allCols()
 		rowPH := "(" + placeholders(len(cols)) + ")"
+		var vecVids []int64
+		var vecs [][]float32
 		for c, chunk := range chunks(list, insertChunk) {
 			var args []any
 			phs := make([]string, len(chunk))
@@ -685,12 +684,19 @@ func (s *Store) commitWrites(ctx context.Context, w *writeTx, b branchRow, vs []
 				if v.rec == nil {
 					del = 1
 				}
-				args = append(args, rev<<vidShift|int64(c*insertChunk+i), v.ref.ID, rev, int64(never), del)
+				vid := rev<<vidShift | int64(c*insertChunk+i)
+				args = append(args, vid, v.ref.ID, rev, int64(never), del)
 				args = append(args, values(k, v.rec, s.dup)...)
+				if emb := store.EmbeddingOf(v.rec); len(emb) > 0 {
+					vecVids, vecs = append(vecVids, vid), append(vecs, emb)
+				}
 			}
 			if _, err := w.ExecContext(ctx, "INSERT INTO "+t+" ("+strings.Join(cols, ", ")+") VALUES "+strings.Join(phs, ", "), args...); err != nil {
 				return err
 			}
+		}
+		if err := insertVectors(ctx, w, k, vecVids, vecs); err != nil {
+			return err
 		}
 	}
 	_, err = w.ExecContext(ctx, "UPDATE day1_branches SET head = ? WHERE name = ?", rev, b.info.Name)

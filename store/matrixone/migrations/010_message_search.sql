@@ -1,6 +1,6 @@
--- Message and conversation search. Messages tables gain tokens TEXT, doc_len INT and
--- embedding vecf32({{dims}}), conversations tables tokens and doc_len (the columns
--- keyword and vector search read, as on facts). This migration's Go step
+-- Message and conversation search. Messages and conversations tables gain tokens TEXT
+-- and doc_len INT (the columns keyword search reads, as on facts); messages' embeddings
+-- go to the vectors table of migration 012. This migration's Go step
 -- (addSearchColumns) adds them to every branch's tables that lack them and fills the
 -- tokens of the rows already there from content or title, so a migration cut short
 -- runs again safely; it has no statement. Tables made by 002_branch_tables.sql since
