@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,8 +17,12 @@ import (
 // same rows: what the store's figures are compared with. Each works on the tables day1
 // wrote (main's are facts_b0, observations_b0, ...), in the bench's database.
 
-// rawFacts is main's facts table.
-const rawFacts = "facts_b0"
+// rawFacts is main's facts table, and rawVectors the embeddings of every branch's
+// facts, keyed by version.
+const (
+	rawFacts   = "facts_b0"
+	rawVectors = "facts_vectors"
+)
 
 // serverDB opens the bench database for the primitives.
 func serverDB(dsn string) (*sql.DB, error) {
@@ -34,46 +39,33 @@ func serverDB(dsn string) (*sql.DB, error) {
 	return sql.OpenDB(conn), nil
 }
 
-// rawInsertRate copies every row of main's facts table into a new table shaped like it
-// (CREATE TABLE ... LIKE: the same columns and indexes) with client-side multi-row
-// INSERTs of batch rows, one transaction per batch, as day1 writes them; it returns the
-// rows per second of the inserts alone.
+// rawInsertRate copies every row of main's facts table, and the embeddings of those
+// rows, into new tables shaped like them (CREATE TABLE ... LIKE: the same columns and
+// indexes) with client-side multi-row INSERTs of batch rows, one transaction per
+// batch, as day1 writes them; it returns the rows per second of the inserts alone.
 func rawInsertRate(ctx context.Context, db *sql.DB, batch int) (float64, int, error) {
-	if _, err := db.ExecContext(ctx, "CREATE TABLE raw_insert LIKE "+rawFacts); err != nil {
-		return 0, 0, err
-	}
-	defer db.ExecContext(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS raw_insert")
-	rs, err := db.QueryContext(ctx, "SELECT * FROM "+rawFacts)
-	if err != nil {
-		return 0, 0, err
-	}
-	cols, err := rs.Columns()
-	if err != nil {
-		rs.Close()
-		return 0, 0, err
-	}
-	var rows [][]any
-	for rs.Next() {
-		raw := make([]sql.RawBytes, len(cols))
-		dest := make([]any, len(cols))
-		for i := range raw {
-			dest[i] = &raw[i]
-		}
-		if err := rs.Scan(dest...); err != nil {
-			rs.Close()
+	for _, t := range []string{"raw_insert LIKE " + rawFacts, "raw_vectors LIKE " + rawVectors} {
+		if _, err := db.ExecContext(ctx, "CREATE TABLE "+t); err != nil {
 			return 0, 0, err
 		}
-		row := make([]any, len(cols))
-		for i, b := range raw {
-			if b != nil {
-				row[i] = string(b)
-			}
-		}
-		rows = append(rows, row)
 	}
-	rs.Close()
-	if err := rs.Err(); err != nil {
+	defer db.ExecContext(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS raw_insert")
+	defer db.ExecContext(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS raw_vectors")
+	rows, cols, err := readRaw(ctx, db, "SELECT * FROM "+rawFacts)
+	if err != nil {
 		return 0, 0, err
+	}
+	vecs, _, err := readRaw(ctx, db, "SELECT v.vid, v.embedding FROM "+rawVectors+" v JOIN "+rawFacts+" t ON t.vid = v.vid")
+	if err != nil {
+		return 0, 0, err
+	}
+	vecOf := make(map[any][]any, len(vecs))
+	for _, v := range vecs {
+		vecOf[v[0]] = v
+	}
+	vid := slices.Index(cols, "vid")
+	if vid < 0 {
+		return 0, 0, fmt.Errorf("%s has no vid column: %q", rawFacts, cols)
 	}
 	ph := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ") + ")"
 	start := time.Now()
@@ -86,15 +78,26 @@ func rawInsertRate(ctx context.Context, db *sql.DB, batch int) (float64, int, er
 		// Statements of at most 100 rows, as day1 sends them.
 		for c := 0; c < len(chunk); c += 100 {
 			part := chunk[c:min(c+100, len(chunk))]
-			var args []any
+			var args, vargs []any
 			phs := make([]string, len(part))
+			var vphs []string
 			for i, r := range part {
 				phs[i] = ph
 				args = append(args, r...)
+				if v, ok := vecOf[r[vid]]; ok {
+					vphs, vargs = append(vphs, "(?, ?)"), append(vargs, v...)
+				}
 			}
-			if _, err := tx.ExecContext(ctx, "INSERT INTO raw_insert VALUES "+strings.Join(phs, ", "), args...); err != nil {
-				tx.Rollback()
-				return 0, 0, err
+			stmts := []string{"INSERT INTO raw_insert VALUES " + strings.Join(phs, ", ")}
+			all := [][]any{args}
+			if len(vphs) > 0 {
+				stmts, all = append(stmts, "INSERT INTO raw_vectors VALUES "+strings.Join(vphs, ", ")), append(all, vargs)
+			}
+			for i, q := range stmts {
+				if _, err := tx.ExecContext(ctx, q, all[i]...); err != nil {
+					tx.Rollback()
+					return 0, 0, err
+				}
 			}
 		}
 		if err := tx.Commit(); err != nil {
@@ -104,14 +107,46 @@ func rawInsertRate(ctx context.Context, db *sql.DB, batch int) (float64, int, er
 	return float64(len(rows)) / time.Since(start).Seconds(), len(rows), nil
 }
 
-// rawSearch is the server's own hybrid retrieval on main's facts: the full-text top 10
-// and the vector top 10 (through the table's IVFFLAT index when it has one), for a
-// query's words and embedding.
+// readRaw reads every row of a query as strings (nil for NULL), with the column names.
+func readRaw(ctx context.Context, db *sql.DB, query string) ([][]any, []string, error) {
+	rs, err := db.QueryContext(ctx, query)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rs.Close()
+	cols, err := rs.Columns()
+	if err != nil {
+		return nil, nil, err
+	}
+	var rows [][]any
+	for rs.Next() {
+		raw := make([]sql.RawBytes, len(cols))
+		dest := make([]any, len(cols))
+		for i := range raw {
+			dest[i] = &raw[i]
+		}
+		if err := rs.Scan(dest...); err != nil {
+			return nil, nil, err
+		}
+		row := make([]any, len(cols))
+		for i, b := range raw {
+			if b != nil {
+				row[i] = string(b)
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows, cols, rs.Err()
+}
+
+// rawSearch is the server's own hybrid retrieval on facts: main's full-text top 10 and
+// the vector top 10 of the facts' embeddings (through the table's IVFFLAT index when
+// it has one), for a query's words and embedding.
 func rawSearch(ctx context.Context, db *sql.DB, text string, vec []float32) error {
 	if err := drain(db.QueryContext(ctx, "SELECT id FROM "+rawFacts+" WHERE MATCH(tokens) AGAINST(?) LIMIT 10", text)); err != nil {
 		return err
 	}
-	return drain(db.QueryContext(ctx, "SELECT id FROM "+rawFacts+" ORDER BY l2_distance(embedding, ?) LIMIT 10", vecText(vec)))
+	return drain(db.QueryContext(ctx, "SELECT vid FROM "+rawVectors+" ORDER BY l2_distance(embedding, ?) LIMIT 10", vecText(vec)))
 }
 
 // drain reads a query's rows to the end and closes them.

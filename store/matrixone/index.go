@@ -16,9 +16,10 @@ import (
 // Search indexes. On the full-text path every facts, observations, conversations and
 // messages table has a FULLTEXT index on its search tokens: Open makes the missing
 // ones, CREATE TABLE ... LIKE copies it to each new branch, and ensureBranchIndexes
-// checks a natively created branch. On the IVFFLAT path a facts, observations or
-// messages table gets an IVFFLAT index on its embeddings when a write brings it to Options.VectorIndexRows rows, and a rebuild with
-// more lists at each fourfold growth after that. The store learns which tables have
+// checks a natively created branch. On the IVFFLAT path the vectors table of facts,
+// observations or messages, which holds every branch's embeddings of the kind, gets an
+// IVFFLAT index when a write brings it to Options.VectorIndexRows rows, and a rebuild
+// with more lists at each fourfold growth after that. The store learns which tables have
 // which index from the catalog, once per table, and remembers it (indexCatalog): the
 // store never drops an index but with its table, and table names are never reused.
 
@@ -26,7 +27,7 @@ import (
 // IVFFLAT index for those of vectorKinds.
 var searchKinds = store.SearchKinds
 
-// vectorKinds are the kinds whose tables have embeddings.
+// vectorKinds are the kinds whose records have embeddings, each with a vectors table.
 var vectorKinds = []store.Kind{store.KindFact, store.KindObservation, store.KindMessage}
 
 // ivfIndexName is the name of the store's IVFFLAT indexes.
