@@ -84,24 +84,15 @@ func withVectors(ctx context.Context, q queryer, k store.Kind, rows []row) error
 
 // withVectorsByID is withVectors for rows keyed by id.
 func withVectorsByID(ctx context.Context, q queryer, k store.Kind, rows map[string]row) error {
-	if !hasEmbedding(k) || len(rows) == 0 {
-		return nil
-	}
-	vids := make([]int64, 0, len(rows))
+	list := make([]row, 0, len(rows))
 	for _, r := range rows {
-		if r.rec != nil {
-			vids = append(vids, r.vid)
-		}
+		list = append(list, r)
 	}
-	vecs, err := loadVectors(ctx, q, k, vids)
-	if err != nil {
+	if err := withVectors(ctx, q, k, list); err != nil {
 		return err
 	}
-	for id, r := range rows {
-		if v, ok := vecs[r.vid]; ok && r.rec != nil {
-			r.rec = store.WithEmbedding(r.rec, v)
-			rows[id] = r
-		}
+	for _, r := range list {
+		rows[r.id] = r
 	}
 	return nil
 }
