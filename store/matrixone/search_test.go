@@ -581,17 +581,7 @@ func TestMigrationRekeysOldTables(t *testing.T) {
 	}
 	put(t, s, "task/a", []store.Record{store.Fact{ID: "f0000", Text: "changed on the branch"}})
 	read := func(s store.Store) map[string][]store.Record {
-		out := map[string][]store.Record{}
-		for _, v := range []store.View{{Branch: "main"}, {Branch: "task/a"}, {At: store.Point{Snapshot: "snap"}}} {
-			for _, k := range store.Kinds {
-				rs, err := s.List(ctx, v, store.ListQuery{Kind: k, Order: store.OrderID})
-				if err != nil {
-					t.Fatal(err)
-				}
-				out[fmt.Sprint(v, k)] = rs
-			}
-		}
-		return out
+		return listViews(t, s, store.View{Branch: "main"}, store.View{Branch: "task/a"}, store.View{At: store.Point{Snapshot: "snap"}})
 	}
 	before := read(s)
 	db := s.DB()
@@ -675,15 +665,9 @@ func TestMigrationMovesVectors(t *testing.T) {
 	put(t, s, "task/a", []store.Record{changed})
 	query := store.SearchQuery{Vector: []float32{0, 1, 0, 0, 0, 0, 0, 0}, Mode: store.Vector, Limit: 5}
 	read := func(s store.Store) map[string]any {
-		out := map[string]any{}
-		for _, v := range []store.View{{Branch: "main"}, {Branch: "task/a"}, {At: store.Point{Snapshot: "snap"}}} {
-			for _, k := range store.Kinds {
-				rs, err := s.List(ctx, v, store.ListQuery{Kind: k, Order: store.OrderID})
-				if err != nil {
-					t.Fatal(err)
-				}
-				out[fmt.Sprint(v, k)] = rs
-			}
+		views := []store.View{{Branch: "main"}, {Branch: "task/a"}, {At: store.Point{Snapshot: "snap"}}}
+		out := map[string]any{"records": listViews(t, s, views...)}
+		for _, v := range views {
 			hits, err := s.Search(ctx, v, query)
 			if err != nil {
 				t.Fatal(err)
@@ -720,6 +704,23 @@ func TestMigrationMovesVectors(t *testing.T) {
 	if err := s2.DB().QueryRowContext(ctx, "SELECT COUNT(*) FROM facts_vectors").Scan(&n); err != nil || n != 41 {
 		t.Errorf("facts_vectors holds %d rows (%v); want 41: 40 facts and the branch's change", n, err)
 	}
+}
+
+// listViews lists every record of every kind each view sees, by id, keyed by view and
+// kind.
+func listViews(t *testing.T, s store.Store, views ...store.View) map[string][]store.Record {
+	t.Helper()
+	out := map[string][]store.Record{}
+	for _, v := range views {
+		for _, k := range store.Kinds {
+			rs, err := s.List(t.Context(), v, store.ListQuery{Kind: k, Order: store.OrderID})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[fmt.Sprint(v, k)] = rs
+		}
+	}
+	return out
 }
 
 // embeddingsBack puts the embeddings of the vectors tables back into the record tables
