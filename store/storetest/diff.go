@@ -52,6 +52,26 @@ func testDiff(t *testing.T, h Harness) {
 		e.checkDiff(rev, store.DefaultBranch, "b", store.DefaultBranch, b, tgt, src, nil)
 	})
 
+	subtest(t, h, area, "ids the target changed twice since the fork", func(e *env) {
+		one := e.put1(store.DefaultBranch, store.Fact{ID: "f1", Text: "base one"}).Record
+		e.put1(store.DefaultBranch, store.Fact{ID: "f2", Text: "base two"})
+		three := e.put1(store.DefaultBranch, store.Fact{ID: "f3", Text: "base three"}).Record
+		b := e.fork("b", store.DefaultBranch)
+		// The versions between the fork and the head are seen by neither: the
+		// target's changes run from the base's version to the head's.
+		e.put1(store.DefaultBranch, store.Fact{ID: "f1", Text: "main one, first change"})
+		e.put1(store.DefaultBranch, store.Fact{ID: "f1", Text: "main one, second change"})
+		e.del(store.DefaultBranch, factRef("f3"))
+		e.put1(store.DefaultBranch, store.Fact{ID: "f3", Text: "main three, written again"})
+		e.put1("b", store.Fact{ID: "f2", Text: "source two"})
+		src := []store.Change{{Ref: factRef("f2"), Op: store.OpUpdated, Before: e.get(store.View{Branch: "b", At: store.Point{Time: b.ForkedAt}}, factRef("f2")), After: e.get(head("b"), factRef("f2"))}}
+		tgt := []store.Change{
+			{Ref: factRef("f1"), Op: store.OpUpdated, Before: one, After: e.get(head(store.DefaultBranch), factRef("f1"))},
+			{Ref: factRef("f3"), Op: store.OpUpdated, Before: three, After: e.get(head(store.DefaultBranch), factRef("f3"))},
+		}
+		e.checkDiff(e.diff("b", store.DefaultBranch), "b", store.DefaultBranch, store.DefaultBranch, b, src, tgt, nil)
+	})
+
 	subtest(t, h, area, "two siblings forked at different times", func(e *env) {
 		f1 := e.put1(store.DefaultBranch, store.Fact{ID: "f1", Text: "base one"}).Record
 		f3 := e.put1(store.DefaultBranch, store.Fact{ID: "f3", Text: "base three"}).Record
