@@ -464,54 +464,35 @@ func replace(m, from map[string]row, id string) {
 
 // readSides reads the versions of ids that a diff compares into sd: the source's and
 // the target's at the diff's revision, and each merge base point's, at once; lean
-// ones without their embeddings. Sides held by one table (a target and a merge base
-// on it, at the fork of a branch made from it) share one read: on the server a read
-// of rows spread over a table decodes every block of every column it selects, so two
-// reads of the same ids cost twice the one.
+// ones without their embeddings.
 func (s *Store) readSides(ctx context.Context, q queryer, k store.Kind, sc diffScope, sd *diffSides, ids []string, lean bool) error {
-	type side struct {
-		cut int64
-		dst *map[string]row
-	}
-	var suffixes []string
-	sides := map[string][]side{}
-	add := func(suffix string, cut int64, dst *map[string]row) {
-		if _, ok := sides[suffix]; !ok {
-			suffixes = append(suffixes, suffix)
-		}
-		sides[suffix] = append(sides[suffix], side{cut, dst})
-	}
-	add(sc.sb.suffix, sc.head, &sd.src)
-	add(sc.tb.suffix, sc.head, &sd.tgt)
-	befores := map[store.BranchRev]*map[string]row{}
-	for p, bp := range sc.points {
-		m := new(map[string]row)
-		befores[p] = m
-		add(bp.tab.suffix, bp.cut, m)
-	}
 	g, gctx := errgroup.WithContext(ctx)
-	for _, suffix := range suffixes {
-		list := sides[suffix]
-		g.Go(func() error {
-			cuts := make([]int64, len(list))
-			for i, x := range list {
-				cuts[i] = x.cut
-			}
-			got, err := visibleAtCuts(gctx, q, k, suffix, cuts, ids, lean)
-			if err != nil {
-				return err
-			}
-			for i, x := range list {
-				*x.dst = got[i]
-			}
-			return nil
+	g.Go(func() (err error) {
+		sd.src, err = visibleRecords(gctx, q, k, sc.sb.suffix, sc.head, ids, lean)
+		return err
+	})
+	g.Go(func() (err error) {
+		sd.tgt, err = visibleRecords(gctx, q, k, sc.tb.suffix, sc.head, ids, lean)
+		return err
+	})
+	befores := make([]map[string]row, 0, len(sc.points))
+	var order []store.BranchRev
+	for p := range sc.points {
+		order = append(order, p)
+		befores = append(befores, nil)
+	}
+	for i, p := range order {
+		bp := sc.points[p]
+		g.Go(func() (err error) {
+			befores[i], err = visibleRecords(gctx, q, k, bp.tab.suffix, bp.cut, ids, lean)
+			return err
 		})
 	}
 	if err := g.Wait(); err != nil {
 		return err
 	}
-	for p, m := range befores {
-		sd.before[p] = *m
+	for i, p := range order {
+		sd.before[p] = befores[i]
 	}
 	return nil
 }
@@ -715,73 +696,28 @@ func readBranchDiff(ctx context.Context, q queryer, query string) ([]branchDiffR
 	return out, rs.Err()
 }
 
-// visibleRecords reads the versions of the ids of list a table shows at cut, keyed
+// visibleRecords reads the live versions of ids visible at cut in a branch's tables,
 // by id; lean ones without their embeddings.
 func visibleRecords(ctx context.Context, q queryer, k store.Kind, suffix string, cut int64, list []string, lean bool) (map[string]row, error) {
-	got, err := visibleAtCuts(ctx, q, k, suffix, []int64{cut}, list, lean)
-	if err != nil {
-		return nil, err
-	}
-	return got[0], nil
-}
-
-// visibleAtCuts reads, in one query a chunk of ids, the versions of the ids of list a
-// table shows at each of cuts, keyed by id, a map per cut; lean ones without their
-// embeddings. The query takes the versions visible anywhere from the lowest cut to the
-// highest, and each is kept for the cuts that see it.
-func visibleAtCuts(ctx context.Context, q queryer, k store.Kind, suffix string, cuts []int64, list []string, lean bool) ([]map[string]row, error) {
-	lo, hi := slices.Min(cuts), slices.Max(cuts)
-	out := make([]map[string]row, len(cuts))
-	for i := range out {
-		out[i] = map[string]row{}
-	}
-	var all []row
+	cols := specs[k].selectCols()
+	out := map[string]row{}
 	for _, chunk := range chunks(list, 500) {
-		args := []any{hi, lo}
+		args := []any{cut, cut}
 		for _, id := range chunk {
 			args = append(args, id)
 		}
-		rs, err := q.QueryContext(ctx, "SELECT "+specs[k].selectCols()+", next_rev FROM "+table(k, suffix)+
+		rows, err := queryRows(ctx, q, k, "SELECT "+cols+" FROM "+table(k, suffix)+
 			" WHERE rev <= ? AND next_rev > ? AND deleted = 0 AND id IN ("+placeholders(len(chunk))+")", args...)
 		if err != nil {
 			return nil, err
 		}
-		for rs.Next() {
-			var next int64
-			r, err := scanRow(k, rs, &next)
-			if err != nil {
-				rs.Close()
-				return nil, err
-			}
-			seen := false
-			for i, c := range cuts {
-				if r.rev <= c && next > c {
-					out[i][r.id] = r
-					seen = true
-				}
-			}
-			if seen {
-				all = append(all, r)
-			}
+		for _, r := range rows {
+			out[r.id] = r
 		}
-		rs.Close()
-		if err := rs.Err(); err != nil {
+	}
+	if !lean {
+		if err := withVectorsByID(ctx, q, k, out); err != nil {
 			return nil, err
-		}
-	}
-	if lean || len(all) == 0 {
-		return out, nil
-	}
-	if err := withVectors(ctx, q, k, all); err != nil {
-		return nil, err
-	}
-	byVid := make(map[int64]row, len(all))
-	for _, r := range all {
-		byVid[r.vid] = r
-	}
-	for _, m := range out {
-		for id, r := range m {
-			m[id] = byVid[r.vid]
 		}
 	}
 	return out, nil

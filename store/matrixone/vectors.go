@@ -82,6 +82,21 @@ func withVectors(ctx context.Context, q queryer, k store.Kind, rows []row) error
 	return nil
 }
 
+// withVectorsByID is withVectors for rows keyed by id.
+func withVectorsByID(ctx context.Context, q queryer, k store.Kind, rows map[string]row) error {
+	list := make([]row, 0, len(rows))
+	for _, r := range rows {
+		list = append(list, r)
+	}
+	if err := withVectors(ctx, q, k, list); err != nil {
+		return err
+	}
+	for _, r := range list {
+		rows[r.id] = r
+	}
+	return nil
+}
+
 // insertVectors writes the embeddings of new versions, vids[i] the vid of embs[i]:
 // a multi-row INSERT per insertChunk.
 func insertVectors(ctx context.Context, q queryer, k store.Kind, vids []int64, embs [][]float32) error {
