@@ -102,15 +102,12 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if caps.FullText && opts.FullText == IndexAuto {
 		caps.KeywordPath = KeywordPathFullText
 	}
-	// An index built on a branched table after writes makes DATA BRANCH DIFF forget
-	// those writes (3.0.15; TestQuirkDiffAfterIndex), and the IVFFLAT path builds its
-	// indexes as tables grow: where the server can diff natively, vector search scans
-	// (facts rank by their codes first either way), unless NativeDiff is off, so that
-	// no store on the database asks for a native diff over an index. The indexes are
-	// on the vectors tables now, which no DATA BRANCH statement touches, but the rule
-	// stays: on 3.0.15, with the rule lifted, searches through such an index with
-	// VectorProbes at 1024 missed hits of the exact scan in 59 of TestVectorIndex's
-	// 120 comparisons.
+	// Where the server can diff natively (3.x), vector search scans (facts rank by
+	// their codes first either way), unless NativeDiff is off. The IVFFLAT indexes are
+	// on the vectors tables, which no DATA BRANCH statement touches, so the diff quirk
+	// that first set this rule (TestQuirkDiffAfterIndex) no longer applies; it stays
+	// because on 3.0.15 searches through such an index, with VectorProbes at 1024,
+	// missed hits of the exact scan in 59 of TestVectorIndex's 120 comparisons.
 	if caps.IVFFlat && opts.VectorIndex == IndexAuto && (!caps.DataBranchDiff || opts.NativeDiff == IndexOff) {
 		caps.VectorPath = VectorPathIVFFlat
 	}

@@ -54,7 +54,7 @@ func testDiff(t *testing.T, h Harness) {
 
 	subtest(t, h, area, "ids the target changed twice since the fork", func(e *env) {
 		one := e.put1(store.DefaultBranch, store.Fact{ID: "f1", Text: "base one"}).Record
-		e.put1(store.DefaultBranch, store.Fact{ID: "f2", Text: "base two"})
+		two := e.put1(store.DefaultBranch, store.Fact{ID: "f2", Text: "base two"}).Record
 		three := e.put1(store.DefaultBranch, store.Fact{ID: "f3", Text: "base three"}).Record
 		b := e.fork("b", store.DefaultBranch)
 		// The versions between the fork and the head are seen by neither: the
@@ -64,7 +64,7 @@ func testDiff(t *testing.T, h Harness) {
 		e.del(store.DefaultBranch, factRef("f3"))
 		e.put1(store.DefaultBranch, store.Fact{ID: "f3", Text: "main three, written again"})
 		e.put1("b", store.Fact{ID: "f2", Text: "source two"})
-		src := []store.Change{{Ref: factRef("f2"), Op: store.OpUpdated, Before: e.get(store.View{Branch: "b", At: store.Point{Time: b.ForkedAt}}, factRef("f2")), After: e.get(head("b"), factRef("f2"))}}
+		src := []store.Change{{Ref: factRef("f2"), Op: store.OpUpdated, Before: two, After: e.get(head("b"), factRef("f2"))}}
 		tgt := []store.Change{
 			{Ref: factRef("f1"), Op: store.OpUpdated, Before: one, After: e.get(head(store.DefaultBranch), factRef("f1"))},
 			{Ref: factRef("f3"), Op: store.OpUpdated, Before: three, After: e.get(head(store.DefaultBranch), factRef("f3"))},
