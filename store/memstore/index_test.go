@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -306,14 +305,16 @@ func TestSketchBoundKeepsNearPairs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 9))
 	rot := vecmath.NewRotation(dims, rotationSeed)
 	codeBound, bound := hammingBound(threshold, rot.Bits()), sketchBound(threshold)
-	last := rot.Words() - 1
+	sketchDist := func(a, b []uint64) int {
+		return vecmath.Hamming(a[len(a)-sketchWords:], b[len(b)-sketchWords:])
+	}
 	for _, nonzero := range [][]int{nil, {24}} {
 		var over, eitherOver, far int
 		for range pairs {
 			v := randomUnit(rng, dims, nonzero...)
 			a := rot.AppendCode(nil, f32(v), nil)
 			b := rot.AppendCode(nil, f32(atCosine(rng, v, threshold)), nil)
-			d := bits.OnesCount64(a[last] ^ b[last])
+			d := sketchDist(a, b)
 			if d > bound {
 				over++
 			}
@@ -321,20 +322,20 @@ func TestSketchBoundKeepsNearPairs(t *testing.T) {
 				eitherOver++
 			}
 			c := rot.AppendCode(nil, f32(atCosine(rng, v, 0.3)), nil)
-			if bits.OnesCount64(a[last]^c[last]) <= bound {
+			if sketchDist(a, c) <= bound {
 				far++
 			}
 		}
-		t.Logf("nonzero %v: sketch bound %d of 64 bits; of %d pairs at %.2f, %d over it, %d over it or the code's; %d at 0.30 within it",
-			nonzero, bound, pairs, threshold, over, eitherOver, far)
+		t.Logf("nonzero %v: sketch bound %d of %d bits; of %d pairs at %.2f, %d over it, %d over it or the code's; %d at 0.30 within it",
+			nonzero, bound, sketchWords*64, pairs, threshold, over, eitherOver, far)
 		if over > 1 {
 			t.Errorf("nonzero %v: %d of %d pairs at cosine %.2f differ in more than %d sketch bits, want at most 1", nonzero, over, pairs, threshold, bound)
 		}
 		if eitherOver > 2 {
 			t.Errorf("nonzero %v: %d of %d pairs at cosine %.2f fail the sketch or the code test, want at most 2", nonzero, eitherOver, pairs, threshold)
 		}
-		if far > pairs/4 {
-			t.Errorf("nonzero %v: %d of %d pairs at cosine 0.30 pass the sketch bound of %d bits, want under a quarter", nonzero, far, pairs, bound)
+		if far > pairs/100 {
+			t.Errorf("nonzero %v: %d of %d pairs at cosine 0.30 pass the sketch bound of %d bits, want under one in a hundred", nonzero, far, pairs, bound)
 		}
 	}
 }
@@ -344,23 +345,27 @@ func TestSketchBoundKeepsNearPairs(t *testing.T) {
 func TestSketchFilter(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
-	sketch := make([]uint64, 500)
+	const vectors = 500
+	sketch := make([]uint64, vectors*sketchWords)
 	for i := range sketch {
 		sketch[i] = rng.Uint64()
 	}
-	qs := rng.Uint64()
-	for _, bound := range []int{-1, 0, 20, 32, 40, 64} {
+	var qs [sketchWords]uint64
+	for i := range qs {
+		qs[i] = rng.Uint64()
+	}
+	for _, bound := range []int{-1, 0, 20, 40, 64, 80, sketchWords * 64} {
 		cands := make([]int32, 300)
 		for i := range cands {
-			cands[i] = int32(rng.IntN(len(sketch)))
+			cands[i] = int32(rng.IntN(vectors))
 		}
 		var want []int32
 		for _, c := range cands {
-			if bits.OnesCount64(sketch[c]^qs) <= bound {
+			if vecmath.Hamming(sketch[int(c)*sketchWords:][:sketchWords], qs[:]) <= bound {
 				want = append(want, c)
 			}
 		}
-		if got := sketchFilter(cands, sketch, qs, bound); !slices.Equal(got, want) {
+		if got, _ := sketchFilter(cands, sketch, qs, bound); !slices.Equal(got, want) {
 			t.Errorf("bound %d: kept %d candidates %v, want %d %v", bound, len(got), got, len(want), want)
 		}
 	}
@@ -1209,12 +1214,13 @@ func TestSketchAfterBranchDelete(t *testing.T) {
 		t.Fatal(err)
 	}
 	ix := s.index[store.KindFact]
-	if len(ix.sketch) != len(ix.vecs) || len(ix.vecs) != len(mainEmbs) {
-		t.Fatalf("%d sketches for %d vector slots after the delete; want %d of each", len(ix.sketch), len(ix.vecs), len(mainEmbs))
+	if len(ix.sketch) != len(ix.vecs)*sketchWords || len(ix.vecs) != len(mainEmbs) {
+		t.Fatalf("%d sketch words for %d vector slots after the delete; want %d slots of %d words", len(ix.sketch), len(ix.vecs), len(mainEmbs), sketchWords)
 	}
 	for i := range ix.vecs {
-		if c := ix.code(i); ix.sketch[i] != c[len(c)-1] {
-			t.Fatalf("slot %d: sketch %x, want its code's last word %x", i, ix.sketch[i], c[len(c)-1])
+		got, c := ix.sketch[i*sketchWords:(i+1)*sketchWords], ix.code(i)
+		if want := c[len(c)-sketchWords:]; !slices.Equal(got, want) {
+			t.Fatalf("slot %d: sketch %x, want its code's last words %x", i, got, want)
 		}
 	}
 	var recs []store.Record

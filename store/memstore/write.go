@@ -345,7 +345,7 @@ func (ix *kindIndex) dupView() dupIndex {
 
 // heldView is the dupIndex of the vectors indexed while the band index is held.
 func (ix *kindIndex) heldView() dupIndex {
-	return dupIndex{codes: ix.codes[ix.heldFrom*ix.words:], sketch: ix.sketch[ix.heldFrom:], words: ix.words,
+	return dupIndex{codes: ix.codes[ix.heldFrom*ix.words:], sketch: ix.sketch[ix.heldFrom*sketchWords:], words: ix.words,
 		bands: ix.held, base: int32(ix.heldFrom)}
 }
 
@@ -356,7 +356,9 @@ func (d dupIndex) candidates(dst []int32, q dupQuery, sc *dupScratch) []int32 {
 	var touched int32
 	sc.cands, touched = d.bands.appendCandidates(sc.cands[:0], d.codes, q.code, 0)
 	sc.sink += uint64(touched)
-	sc.cands = sketchFilter(sc.cands, d.sketch, q.code[len(q.code)-1], q.maxSketch)
+	var sum uint64
+	sc.cands, sum = sketchFilter(sc.cands, d.sketch, sketchOf(q.code), q.maxSketch)
+	sc.sink += sum
 	sc.touch(d.codes, d.words)
 	start := len(dst)
 	for _, i := range sc.cands {
@@ -531,27 +533,47 @@ func hammingBound(threshold float64, bits int) int {
 	return int(math.Ceil(n*p + 4*math.Sqrt(n*p*(1-p)) + 1))
 }
 
-// sketchBound is the largest Hamming distance between the sketches (the last code
-// words) of two vectors whose cosine is at least threshold that the sketch test lets
-// through: hammingBound's on 64 bits, and one more. A pair at the threshold then fails
-// it with a probability under 1e-5, and the two tests together with one under 1e-4
-// (TestSketchBoundKeepsNearPairs). On the bench's corpus at a million facts it turns
-// away about three in four of the candidates the bands find, each a read of a whole
-// code that would miss the processor's cache.
-func sketchBound(threshold float64) int { return hammingBound(threshold, 64) + 1 }
+// sketchWords is how many code words a sketch holds: the last ones of the code.
+const sketchWords = 2
 
-// sketchFilter keeps, in place and in order, the candidates whose sketch differs from
-// qs in at most bound bits. It has no branch on the test: the sketches are reads that
-// miss the cache, and a mispredicted branch, one in four or so, would make the
-// processor wait for each of them in turn rather than for many at once.
-func sketchFilter(cands []int32, sketch []uint64, qs uint64, bound int) []int32 {
+// sketchOf returns the sketch of code: its last sketchWords words, after zeros for a
+// shorter code (whose vectors have no band index, and no use for it).
+func sketchOf(code []uint64) [sketchWords]uint64 {
+	var sk [sketchWords]uint64
+	copy(sk[max(0, sketchWords-len(code)):], code[max(0, len(code)-sketchWords):])
+	return sk
+}
+
+// sketchBound is the largest Hamming distance between the sketches (the last
+// sketchWords code words) of two vectors whose cosine is at least threshold that the
+// sketch test lets through: hammingBound's on the sketch's 128 bits, and one more. A
+// pair at the threshold then fails it with a probability under 1e-5, and the two tests
+// together with one under 1e-4 (TestSketchBoundKeepsNearPairs). On the bench's corpus
+// at a million facts it turns away all but about one in twenty of the candidates the
+// bands find, each a read of a whole code that would miss the processor's cache.
+func sketchBound(threshold float64) int { return hammingBound(threshold, sketchWords*64) + 1 }
+
+// sketchFilter keeps, in place and in order, the candidates whose sketch, in sketch
+// (sketchWords words per vector), differs from qs in at most bound bits. The sketches
+// are reads that miss the cache, so it first reads a word of each in a loop of
+// independent loads, whose misses the processor overlaps, and returns their sum for
+// the caller to keep, so that the reads stay; the test that follows finds them in the
+// cache. The test has no branch: a mispredicted one would make the processor wait for
+// each sketch in turn. A sketch's 16 bytes sit on one cache line in a large array,
+// which starts on a page.
+func sketchFilter(cands []int32, sketch []uint64, qs [sketchWords]uint64, bound int) ([]int32, uint64) {
+	var touched uint64
+	for _, i := range cands {
+		touched += sketch[int(i)*sketchWords]
+	}
 	n := 0
 	for _, i := range cands {
-		d := bits.OnesCount64(sketch[i] ^ qs)
+		o := int(i) * sketchWords
+		d := bits.OnesCount64(sketch[o]^qs[0]) + bits.OnesCount64(sketch[o+1]^qs[1])
 		cands[n] = i
 		n += int(uint(d-bound-1) >> (bits.UintSize - 1)) // 1 when d <= bound
 	}
-	return cands[:n]
+	return cands[:n], touched
 }
 
 // Delete writes deletion markers for records on a branch.
