@@ -39,13 +39,12 @@ type kindIndex struct {
 	// exact-text dedupe: empty for the other kinds, which are not deduplicated.
 	texts versionLists[uint64]
 	bands *bandIndex // near-duplicate candidates, for codes of 4 words or more
-	// held is set while workers search the band index (Store.prematch), which then
-	// does not change: the vectors indexed meanwhile, slots heldFrom on, go to held, a
-	// band index of their own whose positions count from heldFrom, and join bands when
-	// Put releases it (releaseBands).
-	held     *bandIndex
+	// holding is set while workers search the band index (Store.prematch), which then
+	// does not change: the vectors indexed meanwhile, slots heldFrom on, are searched
+	// by a scan of their sketches (kindIndex.heldCandidates), and join bands when Put
+	// releases it (releaseBands).
+	holding  bool
 	heldFrom int
-	spare    *bandIndex // the last held index, emptied, for the next hold
 	recent   []*version // the versions holding terms, a ring of recentTerms
 	next     int        // the ring's next slot
 	// unordered is set when a version was indexed after one of a later commit: docs
@@ -371,40 +370,24 @@ func (ix *kindIndex) add(v *version, h hint, emb []float32) {
 	}
 	sk := sketchOf(ix.codes[len(ix.codes)-ix.words:])
 	ix.sketch = append(ix.sketch, sk[:]...)
-	switch {
-	case ix.held != nil:
-		ix.held.add(ix.codes[ix.heldFrom*ix.words:])
-	case ix.bands != nil:
+	if ix.bands != nil && !ix.holding {
 		ix.bands.add(ix.codes)
 	}
 }
 
 // holdBands keeps the band index as it is until releaseBands: the vectors indexed
-// meanwhile go to a band index of their own.
+// meanwhile join it then.
 func (ix *kindIndex) holdBands() {
-	ix.held, ix.heldFrom = ix.spare, ix.bands.n
-	if ix.held == nil || ix.held.words != ix.words {
-		ix.held = newBandIndex(ix.words)
-	}
-	ix.spare = nil
+	ix.holding, ix.heldFrom = true, ix.bands.n
 }
 
 // releaseBands adds to the band index the vectors indexed while it was held, in order,
 // and ends the hold. The workers searching it must have stopped.
 func (ix *kindIndex) releaseBands() {
-	if ix.held == nil {
+	if !ix.holding {
 		return
 	}
-	if bi := ix.held; bi.sorted == 0 && bi.hshift == smallHeadsShift {
-		// Still in its first, small form: emptied, it serves the next batch without
-		// memory to allocate and fault in.
-		for _, h := range bi.heads {
-			clear(h)
-		}
-		bi.next, bi.n = bi.next[:0], 0
-		ix.spare = bi
-	}
-	ix.held = nil
+	ix.holding = false
 	for ix.bands.n < len(ix.vecs) {
 		ix.bands.add(ix.codes[:(ix.bands.n+1)*ix.words])
 	}

@@ -228,7 +228,7 @@ func result(r, in store.Record) store.Record {
 // tkey is textKey(f.Text). pre, when not nil, holds the code of f's embedding and its
 // candidates among the vectors of the band index, found ahead by a worker (prematch).
 // The vectors Put has indexed while the band index is held, those of its own batch,
-// are searched in the band index they have meanwhile (kindIndex.held). sameText
+// are searched by a scan of their sketches (kindIndex.heldCandidates). sameText
 // reports a match by text. It also returns the code of f's embedding when it computed
 // one, for indexing f.
 func (s *Store) nearDuplicate(head view, f store.Fact, tkey uint64, threshold float64, pre *match) (dup *version, sim float64, sameText bool, code []uint64) {
@@ -267,9 +267,9 @@ func (s *Store) nearDuplicate(head view, f store.Fact, tkey uint64, threshold fl
 	default:
 		scan = true
 	}
-	if ix.held != nil && q.code != nil {
+	if ix.holding && q.code != nil {
 		// The vectors indexed since the band index was held: this batch's.
-		s.dup.batch = ix.heldView().candidates(s.dup.batch[:0], q, &s.dup)
+		s.dup.batch = ix.heldCandidates(s.dup.batch[:0], q)
 		batch = s.dup.batch
 	}
 	best, bestSim := ix.bestMatch(head, q, scan, batch, cands)
@@ -310,7 +310,7 @@ func (ix *kindIndex) bounds(threshold float64) dupQuery {
 type dupScratch struct {
 	cands []int32
 	found []int32 // candidates of the band index
-	batch []int32 // candidates of the held vectors (kindIndex.held)
+	batch []int32 // candidates among the vectors indexed during a hold
 	sink  uint64
 }
 
@@ -329,24 +329,36 @@ func (sc *dupScratch) touch(codes []uint64, words int) {
 
 // dupIndex is what the search for a fact's near-duplicate candidates reads of the
 // facts' index, as of one moment: a band index and the codes and sketches of its
-// vectors, whose positions in the index's slots start at base. While Put holds the band
-// index (kindIndex.holdBands) nothing changes what it reads, so workers search with it
-// while Put appends vectors to the index.
+// vectors. While Put holds the band index (kindIndex.holdBands) nothing changes what
+// it reads, so workers search with it while Put appends vectors to the index.
 type dupIndex struct {
 	codes, sketch []uint64
 	words         int
 	bands         *bandIndex
-	base          int32
 }
 
 func (ix *kindIndex) dupView() dupIndex {
 	return dupIndex{codes: ix.codes, sketch: ix.sketch, words: ix.words, bands: ix.bands}
 }
 
-// heldView is the dupIndex of the vectors indexed while the band index is held.
-func (ix *kindIndex) heldView() dupIndex {
-	return dupIndex{codes: ix.codes[ix.heldFrom*ix.words:], sketch: ix.sketch[ix.heldFrom*sketchWords:], words: ix.words,
-		bands: ix.held, base: int32(ix.heldFrom)}
+// heldCandidates appends to dst the slots of the vectors indexed while the band index
+// is held, those of the batch being written, that pass the sketch and code tests for
+// q, whose code must be set. A batch's sketches are a few thousand bytes back to back,
+// a scan in the processor's cache that costs less than a band index of their own
+// would to fill and to search; it also finds the pairs no band would.
+func (ix *kindIndex) heldCandidates(dst []int32, q dupQuery) []int32 {
+	qs := sketchOf(q.code)
+	sk := ix.sketch[ix.heldFrom*sketchWords:]
+	for j := 0; j+sketchWords <= len(sk); j += sketchWords {
+		if bits.OnesCount64(sk[j]^qs[0])+bits.OnesCount64(sk[j+1]^qs[1]) > q.maxSketch {
+			continue
+		}
+		i := ix.heldFrom + j/sketchWords
+		if vecmath.Hamming(q.code, ix.code(i)) <= q.maxHamming {
+			dst = append(dst, int32(i))
+		}
+	}
+	return dst
 }
 
 // candidates appends to dst, once each, the slots of the vectors of d's band index
@@ -363,8 +375,8 @@ func (d dupIndex) candidates(dst []int32, q dupQuery, sc *dupScratch) []int32 {
 	start := len(dst)
 	for _, i := range sc.cands {
 		// A vector near q shares several bands with it, so it comes once per band.
-		if vecmath.Hamming(q.code, d.codes[int(i)*d.words:][:d.words]) <= q.maxHamming && !slices.Contains(dst[start:], d.base+i) {
-			dst = append(dst, d.base+i)
+		if vecmath.Hamming(q.code, d.codes[int(i)*d.words:][:d.words]) <= q.maxHamming && !slices.Contains(dst[start:], i) {
+			dst = append(dst, i)
 		}
 	}
 	return dst
@@ -416,22 +428,64 @@ const minPrematch = 64
 const aheadChunk = 16
 
 // ahead is the search for the candidates of a batch's new facts, run by workers while
-// Put's serial pass goes through the batch.
+// Put's serial pass goes through the batch. Chunks of the search are claimed in order,
+// by a worker or by the serial pass when it reaches a chunk no worker has claimed yet:
+// the serial pass then never waits while a processor is idle, and the workers take the
+// processors it leaves.
 type ahead struct {
 	ix   *kindIndex // the facts' index, whose band index is held
 	pos  []int32    // pos[i]: the place of record i among the searched, -1 for none
 	m    []match
 	done []chan struct{} // closed when the chunk's matches are in m
 	wg   sync.WaitGroup
+	next atomic.Int32 // the first chunk not claimed yet
+
+	// What a search needs: the index as it was held, the records, their places
+	// among the searched, and a query holding the threshold.
+	d    dupIndex
+	rot  *vecmath.Rotation
+	recs []store.Record
+	todo []int
+	q0   dupQuery
+	own  searcher // the serial pass's
 }
 
-// get returns the match of record i, waiting for it, or nil when it has none.
+// searcher is the working memory of one goroutine searching chunks of an ahead.
+type searcher struct {
+	scratch []float32
+	sc      dupScratch
+	found   []int32 // the candidates of every fact this searcher searched
+}
+
+// search finds the matches of chunk c, which the caller has claimed, and closes its
+// done channel.
+func (a *ahead) search(c int, w *searcher) {
+	if w.scratch == nil {
+		w.scratch = make([]float32, a.rot.Bits())
+	}
+	for p := c * aheadChunk; p < min(len(a.todo), (c+1)*aheadChunk); p++ {
+		q := a.q0
+		q.code = a.rot.AppendCode(nil, a.recs[a.todo[p]].(store.Fact).Embedding, w.scratch)
+		start := len(w.found)
+		w.found = a.d.candidates(w.found, q, &w.sc)
+		a.m[p] = match{code: q.code, cands: w.found[start:len(w.found):len(w.found)]}
+	}
+	close(a.done[c])
+}
+
+// get returns the match of record i, searching its chunk when no worker has claimed
+// it and waiting for it otherwise, or nil when it has none. The serial pass calls it
+// for records in order, so the chunks before i's are claimed.
 func (a *ahead) get(i int) *match {
 	if a == nil || a.pos[i] < 0 {
 		return nil
 	}
 	p := a.pos[i]
-	<-a.done[p/aheadChunk]
+	c := int(p) / aheadChunk
+	if a.next.CompareAndSwap(int32(c), int32(c+1)) {
+		a.search(c, &a.own)
+	}
+	<-a.done[c]
 	return &a.m[p]
 }
 
@@ -450,9 +504,11 @@ func (a *ahead) finish() {
 // band index: the tests of its bands, sketch and code, a search whose reads miss the
 // cache and that needs no version. Put's serial pass, meanwhile, takes their results
 // in order (ahead.get) and decides on them, so the search of later facts overlaps the
-// writing of earlier ones. The band index is held (kindIndex.holdBands) until Put
-// calls ahead.finish. It returns nil for small batches, and on one processor. dims is
-// the store's embedding length once the batch is written.
+// writing of earlier ones; it searches a chunk itself when it gets there first, so
+// there is one worker fewer than processors. The band index is held
+// (kindIndex.holdBands) until Put calls ahead.finish. It returns nil for small
+// batches, and on one processor. dims is the store's embedding length once the batch
+// is written.
 func (s *Store) prematch(head view, recs []store.Record, threshold float64, dims int) *ahead {
 	ix := s.index[store.KindFact]
 	if threshold <= 0 || len(recs) < minPrematch || runtime.GOMAXPROCS(0) < 2 {
@@ -466,50 +522,39 @@ func (s *Store) prematch(head view, recs []store.Record, threshold float64, dims
 	if ix.bands == nil {
 		return nil
 	}
-	a := &ahead{ix: ix, pos: make([]int32, len(recs))}
-	var todo []int
+	a := &ahead{ix: ix, pos: make([]int32, len(recs)), recs: recs}
 	for i, r := range recs {
 		a.pos[i] = -1
 		f, ok := r.(store.Fact)
 		if ok && len(f.Embedding) == ix.dim && (f.Status == "" || f.Status.Live()) && !head.has(key{store.KindFact, f.ID}) {
-			a.pos[i] = int32(len(todo))
-			todo = append(todo, i)
+			a.pos[i] = int32(len(a.todo))
+			a.todo = append(a.todo, i)
 		}
 	}
-	if len(todo) < minPrematch/2 {
+	if len(a.todo) < minPrematch/2 {
 		return nil
 	}
 	ix.holdBands()
-	d, rot := ix.dupView(), ix.rot
-	q0 := ix.bounds(threshold) // each fact's code is set by the worker
-	a.m = make([]match, len(todo))
-	chunks := (len(todo) + aheadChunk - 1) / aheadChunk
+	a.d, a.rot = ix.dupView(), ix.rot
+	a.q0 = ix.bounds(threshold) // each fact's code is set by the search
+	a.m = make([]match, len(a.todo))
+	chunks := (len(a.todo) + aheadChunk - 1) / aheadChunk
 	a.done = make([]chan struct{}, chunks)
 	for c := range a.done {
 		a.done[c] = make(chan struct{})
 	}
-	var next atomic.Int32
-	workers := min(runtime.GOMAXPROCS(0), chunks)
+	workers := min(runtime.GOMAXPROCS(0)-1, chunks)
 	a.wg.Add(workers)
 	for range workers {
 		go func() {
 			defer a.wg.Done()
-			scratch := make([]float32, rot.Bits())
-			var sc dupScratch
-			var found []int32 // the candidates of every fact this worker searched
+			var w searcher
 			for {
-				c := int(next.Add(1)) - 1
+				c := int(a.next.Add(1)) - 1
 				if c >= chunks {
 					return
 				}
-				for p := c * aheadChunk; p < min(len(todo), (c+1)*aheadChunk); p++ {
-					q := q0
-					q.code = rot.AppendCode(nil, recs[todo[p]].(store.Fact).Embedding, scratch)
-					start := len(found)
-					found = d.candidates(found, q, &sc)
-					a.m[p] = match{code: q.code, cands: found[start:len(found):len(found)]}
-				}
-				close(a.done[c])
+				a.search(c, &w)
 			}
 		}()
 	}
