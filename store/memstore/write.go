@@ -429,9 +429,8 @@ const aheadChunk = 16
 
 // ahead is the search for the candidates of a batch's new facts, run by workers while
 // Put's serial pass goes through the batch. Chunks of the search are claimed in order,
-// by a worker or by the serial pass when it reaches a chunk no worker has claimed yet:
-// the serial pass then never waits while a processor is idle, and the workers take the
-// processors it leaves.
+// by a worker or by the serial pass when it reaches a chunk no worker has claimed yet,
+// so that it never waits for a chunk no one is searching.
 type ahead struct {
 	ix   *kindIndex // the facts' index, whose band index is held
 	pos  []int32    // pos[i]: the place of record i among the searched, -1 for none
@@ -504,8 +503,9 @@ func (a *ahead) finish() {
 // band index: the tests of its bands, sketch and code, a search whose reads miss the
 // cache and that needs no version. Put's serial pass, meanwhile, takes their results
 // in order (ahead.get) and decides on them, so the search of later facts overlaps the
-// writing of earlier ones; it searches a chunk itself when it gets there first, so
-// there is one worker fewer than processors. The band index is held
+// writing of earlier ones; it searches a chunk itself when it gets there first. There
+// is a worker per processor: the serial pass is the longer of the two, and shares a
+// processor with them. The band index is held
 // (kindIndex.holdBands) until Put calls ahead.finish. It returns nil for small
 // batches, and on one processor. dims is the store's embedding length once the batch
 // is written.
@@ -543,7 +543,7 @@ func (s *Store) prematch(head view, recs []store.Record, threshold float64, dims
 	for c := range a.done {
 		a.done[c] = make(chan struct{})
 	}
-	workers := min(runtime.GOMAXPROCS(0)-1, chunks)
+	workers := min(runtime.GOMAXPROCS(0), chunks)
 	a.wg.Add(workers)
 	for range workers {
 		go func() {
