@@ -155,8 +155,8 @@ func TestDimensionsAfterABatchWithNothingWritten(t *testing.T) {
 
 // TestLargeBatchFindsItsOwnNearDuplicates writes one batch of more new facts than the
 // band index links in small buckets, whose last facts are near-duplicates of its
-// first: the batch's own vectors are searched in the band index they have while the
-// store's is held for the workers, not missed and not scanned one by one.
+// first: the batch's own vectors are found while the store's band index is held for
+// the workers, and join it when the batch ends.
 func TestLargeBatchFindsItsOwnNearDuplicates(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	const dims, fresh, repeats = 384, 6000, 400

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -1237,5 +1238,39 @@ func TestSketchAfterBranchDelete(t *testing.T) {
 		if want := fmt.Sprintf("main-%d-%d", i*5/100, i*5%100); r.Outcome != store.Superseded || r.Replaced != want {
 			t.Errorf("fact %d: %s replacing %q, want superseded replacing %q", i, r.Outcome, r.Replaced, want)
 		}
+	}
+}
+
+// TestBatchFindsItsOwnPairsAtTheThreshold writes one batch whose second half holds, for
+// each fact of the first, a fact at cosine 0.93, just above the threshold, where a
+// band index misses about one pair in thirty: the batch's own vectors are scanned, so
+// every pair is found but for the sketch and code tests' chance of under 1e-4.
+func TestBatchFindsItsOwnPairsAtTheThreshold(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	const dims, pairs = 384, 400
+	rng := rand.New(rand.NewPCG(41, 43))
+	recs := make([]store.Record, 2*pairs)
+	for i := range pairs {
+		v := randomUnit(rng, dims)
+		recs[i] = store.Fact{ID: fmt.Sprintf("f%03d", i), Text: fmt.Sprintf("fact %d", i), Embedding: f32(v)}
+		recs[pairs+i] = store.Fact{ID: fmt.Sprintf("r%03d", i), Text: fmt.Sprintf("fact %d near", i), Embedding: f32(atCosine(rng, v, 0.93))}
+	}
+	s, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	res, err := s.Put(context.Background(), store.DefaultBranch, recs, store.PutOptions{DedupeThreshold: 0.92})
+	if err != nil {
+		t.Fatal(err)
+	}
+	missed := 0
+	for i, r := range res[pairs:] {
+		if want := fmt.Sprintf("f%03d", i); r.Outcome != store.Superseded || r.Replaced != want {
+			missed++
+		}
+	}
+	if missed > 1 {
+		t.Errorf("%d of %d pairs at cosine 0.93 in one batch not found, want at most 1", missed, pairs)
 	}
 }

@@ -350,7 +350,7 @@ func (ix *kindIndex) heldCandidates(dst []int32, q dupQuery) []int32 {
 	qs := sketchOf(q.code)
 	sk := ix.sketch[ix.heldFrom*sketchWords:]
 	for j := 0; j+sketchWords <= len(sk); j += sketchWords {
-		if bits.OnesCount64(sk[j]^qs[0])+bits.OnesCount64(sk[j+1]^qs[1]) > q.maxSketch {
+		if sketchDistance(sk, j, &qs) > q.maxSketch {
 			continue
 		}
 		i := ix.heldFrom + j/sketchWords
@@ -505,10 +505,9 @@ func (a *ahead) finish() {
 // in order (ahead.get) and decides on them, so the search of later facts overlaps the
 // writing of earlier ones; it searches a chunk itself when it gets there first. There
 // is a worker per processor: the serial pass is the longer of the two, and shares a
-// processor with them. The band index is held
-// (kindIndex.holdBands) until Put calls ahead.finish. It returns nil for small
-// batches, and on one processor. dims is the store's embedding length once the batch
-// is written.
+// processor with them. The band index is held (kindIndex.holdBands) until Put calls
+// ahead.finish. It returns nil for small batches, and on one processor. dims is the
+// store's embedding length once the batch is written.
 func (s *Store) prematch(head view, recs []store.Record, threshold float64, dims int) *ahead {
 	ix := s.index[store.KindFact]
 	if threshold <= 0 || len(recs) < minPrematch || runtime.GOMAXPROCS(0) < 2 {
@@ -589,6 +588,11 @@ func sketchOf(code []uint64) [sketchWords]uint64 {
 	return sk
 }
 
+// sketchDistance is the Hamming distance between qs and the sketch at sketch[o:].
+func sketchDistance(sketch []uint64, o int, qs *[sketchWords]uint64) int {
+	return bits.OnesCount64(sketch[o]^qs[0]) + bits.OnesCount64(sketch[o+1]^qs[1])
+}
+
 // sketchBound is the largest Hamming distance between the sketches (the last
 // sketchWords code words) of two vectors whose cosine is at least threshold that the
 // sketch test lets through: hammingBound's on the sketch's 128 bits, and one more. A
@@ -613,8 +617,7 @@ func sketchFilter(cands []int32, sketch []uint64, qs [sketchWords]uint64, bound 
 	}
 	n := 0
 	for _, i := range cands {
-		o := int(i) * sketchWords
-		d := bits.OnesCount64(sketch[o]^qs[0]) + bits.OnesCount64(sketch[o+1]^qs[1])
+		d := sketchDistance(sketch, int(i)*sketchWords, &qs)
 		cands[n] = i
 		n += int(uint(d-bound-1) >> (bits.UintSize - 1)) // 1 when d <= bound
 	}
