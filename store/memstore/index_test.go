@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -74,10 +75,11 @@ func TestAnalyzeCountsTokens(t *testing.T) {
 }
 
 // TestBandIndexCandidates checks the band index against a scan of every vector: the
-// candidates of a code are the vectors sharing one of its bands, band by band and
-// newest first, whether they sit in linked or sorted buckets, across several folds and
-// for every starting index. Codes come from few distinct band values, so that buckets
-// hold many vectors.
+// candidates of a code are the vectors sharing one of its bands whose tag there is
+// within the tag bound, once per such band, whether they sit in linked or sorted
+// buckets, across several folds, for every starting index, and with the tag test off
+// or at the bound of the default threshold. Codes come from few distinct band values,
+// so that buckets hold many vectors and tags differ in few bits.
 func TestBandIndexCandidates(t *testing.T) {
 	t.Parallel()
 	const words = 8
@@ -92,12 +94,14 @@ func TestBandIndexCandidates(t *testing.T) {
 		}
 		return c
 	}
-	want := func(codes []uint64, q []uint64, from int) []int32 {
+	tagged := newBandIndex(words)
+	want := func(codes []uint64, q []uint64, from, maxTag int) []int32 {
 		var out []int32
 		n := len(codes) / words
 		for b := range maxBands {
 			for v := n - 1; v >= from; v-- {
-				if bandKey(codes[v*words:], b) == bandKey(q, b) {
+				tags := bits.OnesCount16(tagged.tag(codes[v*words:], b) ^ tagged.tag(q, b))
+				if bandKey(codes[v*words:], b) == bandKey(q, b) && tags <= maxTag {
 					out = append(out, int32(v))
 				}
 			}
@@ -125,18 +129,17 @@ func TestBandIndexCandidates(t *testing.T) {
 			continue
 		}
 		for _, q := range queries {
-			all := want(codes, q, 0)
-			for _, from := range []int{0, 1, n / 3, bi.sorted - 1, bi.sorted, bi.sorted + 1, n - 1, n} {
-				if from < 0 {
-					continue
-				}
-				got, _ := bi.appendCandidates(nil, codes, q, from)
-				w := slices.DeleteFunc(slices.Clone(all), func(v int32) bool { return int(v) < from })
-				if len(w) == 0 {
-					w = nil
-				}
-				if diff := cmp.Diff(w, got); diff != "" {
-					t.Fatalf("after %d vectors (%d sorted), candidates from %d (-want +got):\n%s", n, bi.sorted, from, diff)
+			for _, maxTag := range []int{bandBits, tagBound(0.92)} {
+				all := want(codes, q, 0, maxTag)
+				for _, from := range []int{0, 1, n / 3, bi.sorted - 1, bi.sorted, bi.sorted + 1, n - 1, n} {
+					if from < 0 {
+						continue
+					}
+					got, _ := bi.appendCandidates(nil, codes, q, from, maxTag)
+					w := slices.DeleteFunc(slices.Clone(all), func(v int32) bool { return int(v) < from })
+					if diff := cmp.Diff(sortedIDs(w), sortedIDs(got)); diff != "" {
+						t.Fatalf("after %d vectors (%d sorted), candidates from %d, tag bound %d (-want +got):\n%s", n, bi.sorted, from, maxTag, diff)
+					}
 				}
 			}
 		}
@@ -151,9 +154,9 @@ func TestBandIndexCandidates(t *testing.T) {
 		t.Errorf("addAll left %d of %d vectors linked", len(codes)/words-all.sorted, len(codes)/words)
 	}
 	for _, q := range queries {
-		added, _ := bi.appendCandidates(nil, codes, q, 0)
-		built, _ := all.appendCandidates(nil, codes, q, 0)
-		if diff := cmp.Diff(added, built); diff != "" {
+		added, _ := bi.appendCandidates(nil, codes, q, 0, bandBits)
+		built, _ := all.appendCandidates(nil, codes, q, 0, bandBits)
+		if diff := cmp.Diff(sortedIDs(added), sortedIDs(built)); diff != "" {
 			t.Errorf("addAll candidates differ from added ones (-added +addAll):\n%s", diff)
 		}
 	}
@@ -189,7 +192,7 @@ func TestBandIndexFindsNearVectors(t *testing.T) {
 		for range trials {
 			i := rng.IntN(n)
 			q := rot.AppendCode(nil, f32(at(vecs[i], tc.cos)), nil)
-			got, _ := bi.appendCandidates(nil, codes, q, 0)
+			got, _ := bi.appendCandidates(nil, codes, q, 0, tagBound(tc.cos))
 			if slices.Contains(got, int32(i)) {
 				found++
 			}
@@ -206,6 +209,14 @@ func TestBandIndexFindsNearVectors(t *testing.T) {
 			t.Errorf("cosine %.2f: %.1f candidates a query among %d random vectors, want about 15", tc.cos, per, n)
 		}
 	}
+}
+
+// sortedIDs returns a sorted copy of ids, nil when empty.
+func sortedIDs(ids []int32) []int32 {
+	if len(ids) == 0 {
+		return nil
+	}
+	return slices.Sorted(slices.Values(ids))
 }
 
 // unit scales v to length 1 and returns it.
@@ -322,7 +333,7 @@ func TestSketchBoundKeepsNearPairs(t *testing.T) {
 			if d > bound || vecmath.Hamming(a, b) > codeBound {
 				eitherOver++
 			}
-			c := rot.AppendCode(nil, f32(atCosine(rng, v, 0.3)), nil)
+			c := rot.AppendCode(nil, f32(randomUnit(rng, dims)), nil)
 			if sketchDist(a, c) <= bound {
 				far++
 			}
@@ -337,6 +348,58 @@ func TestSketchBoundKeepsNearPairs(t *testing.T) {
 		}
 		if far > pairs/100 {
 			t.Errorf("nonzero %v: %d of %d pairs at cosine 0.30 pass the sketch bound of %d bits, want under one in a hundred", nonzero, far, pairs, bound)
+		}
+	}
+}
+
+// TestTagBound checks the tag test of the band index on rotated codes: at each
+// threshold, pairs at that cosine whose keys match in a band pass its tag test 98% of
+// the time or more, as the bound is chosen for, while unrelated vectors, which the
+// bands meet by chance, pass it about one time in ten at 0.92 (by the binomial law:
+// each of their 16 bits differs with probability one half). The vectors are seeded,
+// so the counts are the same on every run.
+func TestTagBound(t *testing.T) {
+	t.Parallel()
+	if got := tagBound(0.92); got != 5 {
+		t.Errorf("tagBound(%v) = %d, want 5", 0.92, got)
+	}
+	if tagBound(1) != 0 || tagBound(-1) != bandBits || tagBound(0.8) < tagBound(0.95) {
+		t.Errorf("tagBound(1), (-1), (0.8), (0.95) = %d, %d, %d, %d; want 0, %d, then not increasing with the threshold",
+			tagBound(1), tagBound(-1), tagBound(0.8), tagBound(0.95), bandBits)
+	}
+	const dims, pairs = 384, 4_000
+	rng := rand.New(rand.NewPCG(21, 23))
+	rot := vecmath.NewRotation(dims, rotationSeed)
+	bi := newBandIndex(rot.Words())
+	for _, threshold := range []float64{0.85, 0.92, 0.95} {
+		bound := tagBound(threshold)
+		var matched, passed, far, farPassed int
+		for range pairs {
+			v := randomUnit(rng, dims)
+			a := rot.AppendCode(nil, f32(v), nil)
+			b := rot.AppendCode(nil, f32(atCosine(rng, v, threshold)), nil)
+			c := rot.AppendCode(nil, f32(randomUnit(rng, dims)), nil)
+			for band := range bi.bands {
+				if bandKey(a, band) == bandKey(b, band) {
+					matched++
+					if bits.OnesCount16(bi.tag(a, band)^bi.tag(b, band)) <= bound {
+						passed++
+					}
+				}
+				far++
+				if bits.OnesCount16(bi.tag(a, band)^bi.tag(c, band)) <= bound {
+					farPassed++
+				}
+			}
+		}
+		rate, farRate := float64(passed)/float64(matched), float64(farPassed)/float64(far)
+		t.Logf("threshold %.2f: tag bound %d; %d of %d matching bands pass (%.4f); of unrelated pairs, %.4f", threshold, bound, passed, matched, rate, farRate)
+		if rate < 0.975 {
+			t.Errorf("threshold %.2f: %.4f of the bands where a pair at the threshold matches pass the tag bound %d, want at least 0.975", threshold, rate, bound)
+		}
+		// By the binomial law: 0.23, 0.11 and 0.04 for bounds of 6, 5 and 4.
+		if want := map[int]float64{6: 0.25, 5: 0.12, 4: 0.05}[bound]; farRate > want {
+			t.Errorf("threshold %.2f: %.4f of unrelated pairs pass the tag bound %d, want at most %.2f", threshold, farRate, bound, want)
 		}
 	}
 }
@@ -401,7 +464,7 @@ func TestBandIndexLargeBuckets(t *testing.T) {
 	}
 	q := make([]uint64, words)
 	q[0] = 1 << dirShift
-	got, _ := bi.appendCandidates(nil, codes, q, 10)
+	got, _ := bi.appendCandidates(nil, codes, q, 10, bandBits)
 	var want []int32
 	for b := range maxBands {
 		for v := n - 1; v >= 10; v-- {

@@ -292,6 +292,7 @@ type dupQuery struct {
 	threshold  float64
 	maxHamming int
 	maxSketch  int // the bound of the sketch test (sketchBound)
+	maxTag     int // the bound of the band index's tag test (tagBound)
 }
 
 func (ix *kindIndex) query(emb []float32, threshold float64) dupQuery {
@@ -303,7 +304,7 @@ func (ix *kindIndex) query(emb []float32, threshold float64) dupQuery {
 // bounds returns a query without an embedding that holds the threshold and the bounds
 // of the code tests, which are all that a search for candidates reads.
 func (ix *kindIndex) bounds(threshold float64) dupQuery {
-	return dupQuery{threshold: threshold, maxHamming: hammingBound(threshold, ix.words*64), maxSketch: sketchBound(threshold)}
+	return dupQuery{threshold: threshold, maxHamming: hammingBound(threshold, ix.words*64), maxSketch: sketchBound(threshold), maxTag: tagBound(threshold)}
 }
 
 // dupScratch is the working memory of one near-duplicate search at a time.
@@ -366,7 +367,7 @@ func (ix *kindIndex) heldCandidates(dst []int32, q dupQuery) []int32 {
 // set.
 func (d dupIndex) candidates(dst []int32, q dupQuery, sc *dupScratch) []int32 {
 	var touched int32
-	sc.cands, touched = d.bands.appendCandidates(sc.cands[:0], d.codes, q.code, 0)
+	sc.cands, touched = d.bands.appendCandidates(sc.cands[:0], d.codes, q.code, 0, q.maxTag)
 	sc.sink += uint64(touched)
 	var sum uint64
 	sc.cands, sum = sketchFilter(sc.cands, d.sketch, sketchOf(q.code), q.maxSketch)
