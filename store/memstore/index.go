@@ -5,6 +5,7 @@ import (
 	"hash/maphash"
 	"math"
 	"math/bits"
+	"runtime"
 	"slices"
 	"unicode/utf8"
 
@@ -390,9 +391,7 @@ func (ix *kindIndex) releaseBands() {
 		return
 	}
 	ix.holding = false
-	for ix.bands.n < len(ix.vecs) {
-		ix.bands.add(ix.codes[:(ix.bands.n+1)*ix.words])
-	}
+	ix.bands.addUpTo(ix.codes, len(ix.vecs))
 }
 
 // replaced records that v, an indexed version, is no longer current on its branch:
@@ -716,10 +715,11 @@ func (ix *kindIndex) purge(b *branch) {
 // and one of 32 bands with probability ≈ 0.97 (0.998 at cosine 0.95), while unrelated
 // vectors share a band about 32 times in 65536. Codes are taken after a random rotation
 // (vecmath.Rotation), which makes their bits independent of how sparse embeddings are.
-// A bucket keeps beside each vector its tag, 16 more bits of its code, so a look-up
-// lets through only those whose tag is close to the query's (tagBound): at a million
-// vectors, some 50 of the 500 that share a band by chance, at a cost of 0.1 points of
-// recall at 0.92.
+// A bucket keeps beside each vector its tag, 16 more bits of its code, in the bits of
+// its entry that the vector's index leaves (all 16 up to 65,536 vectors, 12 at a
+// million), so a look-up lets through only those whose tag is close to the query's
+// (tagBound): at a million vectors, about one in five of the 500 that share a band by
+// chance, at a cost of 0.1 points of recall at 0.92.
 //
 // A bucket is read once per band for every new fact, so its layout decides the cost of
 // a write. Most vectors sit in sorted buckets: per band, one array of vector indexes
@@ -753,11 +753,13 @@ type bandIndex struct {
 	bands int
 	words int // uint64 words per code
 	// Vectors [0, sorted) are in sorted buckets: those of bucket k of band b are
-	// ids[b][dirs[b].start(k):dirs[b].start(k+1)], newest first, and tags[b] holds
-	// their tags in the same places. Nil until the first fold.
+	// ents[b][dirs[b].start(k):dirs[b].start(k+1)], newest first. An entry holds a
+	// vector's index in its low idBits bits and, above them, the first tagBits() bits
+	// of its tag in the band: the bits an index leaves, so that tags cost no memory.
+	// Nil until the first fold.
 	dirs   []bucketDir
-	ids    [][]int32
-	tags   [][]uint16
+	ents   [][]uint32
+	idBits uint
 	sorted int
 	// Vectors [sorted, n) are in linked buckets, known by their position among the
 	// linked ones, v-sorted: heads[b][k] is 1 + the position of the newest of bucket k of
@@ -858,24 +860,33 @@ func (bi *bandIndex) tag(code []uint64, b int) uint16 {
 	return bandKey(code, (b+bi.bands/2)%bi.bands)
 }
 
-// tagBound is the largest Hamming distance between the tags of two vectors whose
-// cosine is at least threshold that a look-up lets through: the smallest for which a
-// pair at the threshold passes in a band with a probability of at least 0.98, by the
-// binomial law of the 16 bits. At the default threshold of 0.92 it is 5: a pair
-// there passes with a probability of 0.989, so the bands find it with one of 0.976
-// rather than 0.977, while of the vectors that share a band by chance, whose tags
-// differ in each bit with a probability of one half, one in ten passes.
-func tagBound(threshold float64) int {
+// minIDBits is the fewest bits an entry of a sorted bucket gives a vector's index.
+const minIDBits = 16
+
+// tagBits is how many bits of a tag a look-up compares: as many as the entries of the
+// sorted buckets hold beside an index, 16 up to 65,536 vectors, 12 at a million.
+func (bi *bandIndex) tagBits() uint { return min(bandBits, 32-max(bi.idBits, minIDBits)) }
+
+// tagBound is the largest Hamming distance between the first n bits of the tags of
+// two vectors whose cosine is at least threshold that a look-up lets through: the
+// smallest for which a pair at the threshold passes in a band with a probability of
+// at least 0.98, by the binomial law of the n bits. At the default threshold of 0.92
+// it is 5 of 16 bits and 4 of 12: a pair there passes with a probability of 0.989, so
+// the bands find it with one of 0.976 rather than 0.977, while of the vectors that
+// share a band by chance, whose tags differ in each bit with a probability of one
+// half, one in ten passes (one in five with 12 bits).
+func tagBound(threshold float64, n uint) int {
 	p := math.Acos(max(-1, min(1, threshold))) / math.Pi
-	cdf, term := 0.0, math.Pow(1-p, bandBits) // P(0 bits differ)
-	for t := 0; t < bandBits; t++ {
+	nb := int(n)
+	cdf, term := 0.0, math.Pow(1-p, float64(nb)) // P(0 bits differ)
+	for t := 0; t < nb; t++ {
 		cdf += term
 		if cdf >= 0.98 {
 			return t
 		}
-		term *= float64(bandBits-t) / float64(t+1) * p / (1 - p)
+		term *= float64(nb-t) / float64(t+1) * p / (1 - p)
 	}
-	return bandBits
+	return nb
 }
 
 // add adds the vector whose code ends codes, the codes of every vector added so far
@@ -894,6 +905,44 @@ func (bi *bandIndex) add(codes []uint64) {
 		k := bandKey(code, b) >> bi.hshift
 		bi.next = append(bi.next, uint32(bi.heads[b][k])|uint32(bi.tag(code, b))<<16)
 		bi.heads[b][k] = pos
+	}
+}
+
+// minSharedAdd is the fewest vectors addUpTo shares between processors.
+const minSharedAdd = 64
+
+// addUpTo adds to the linked buckets the vectors from bi.n up to n, whose codes are in
+// codes, as add would one at a time. Runs of them that no fold or growth of the heads
+// interrupts are added band by band on every processor: the bands' buckets are apart,
+// and the links of a vector in half the bands fill a cache line of their own.
+func (bi *bandIndex) addUpTo(codes []uint64, n int) {
+	parts := min(runtime.GOMAXPROCS(0), 2)
+	for bi.n < n {
+		linked := bi.n - bi.sorted
+		room := maxLinked - linked
+		if bi.hshift != 0 {
+			room = min(room, smallHeadsMax-linked)
+		}
+		run := min(n-bi.n, room)
+		if parts < 2 || run < minSharedAdd {
+			bi.add(codes[:(bi.n+1)*bi.words])
+			continue
+		}
+		first, base, nb := bi.n, len(bi.next), bi.bands
+		bi.next = slices.Grow(bi.next, run*nb)[:base+run*nb]
+		parallel.Do(nb, parts, func(_, lo, hi int) {
+			for i := range run {
+				code := codes[(first+i)*bi.words:][:bi.words]
+				pos := uint16(first + i - bi.sorted + 1)
+				links := bi.next[base+i*nb:][:nb]
+				for b := lo; b < hi; b++ {
+					k := bandKey(code, b) >> bi.hshift
+					links[b] = uint32(bi.heads[b][k]) | uint32(bi.tag(code, b))<<16
+					bi.heads[b][k] = pos
+				}
+			}
+		})
+		bi.n += run
 	}
 }
 
@@ -938,8 +987,8 @@ func (bi *bandIndex) addAll(codes []uint64) {
 func (bi *bandIndex) fold(codes []uint64) {
 	if bi.dirs == nil {
 		bi.dirs = make([]bucketDir, bi.bands)
-		bi.ids = make([][]int32, bi.bands)
-		bi.tags = make([][]uint16, bi.bands)
+		bi.ents = make([][]uint32, bi.bands)
+		bi.idBits = minIDBits
 		empty := make([]uint32, bandKeys)
 		for b := range bi.dirs {
 			bi.dirs[b].set(empty, 0) // every bucket empty
@@ -957,6 +1006,8 @@ func (bi *bandIndex) fold(codes []uint64) {
 			tags[b*linked+i] = bi.tag(code, b)
 		}
 	}
+	// Indexes past 1<<idBits take a bit from the tags of every entry.
+	idBits := max(minIDBits, uint(bits.Len(uint(bi.n-1))))
 	// Bands are folded independently, on every processor.
 	parts := parallel.Parts(bi.bands, 1)
 	if bi.n < 8192 {
@@ -965,9 +1016,10 @@ func (bi *bandIndex) fold(codes []uint64) {
 	parallel.Do(bi.bands, parts, func(_, lo, hi int) {
 		count, fill := make([]uint32, bandKeys), make([]uint32, bandKeys)
 		for b := lo; b < hi; b++ {
-			bi.foldBand(b, keys[b*linked:(b+1)*linked], tags[b*linked:(b+1)*linked], count, fill)
+			bi.foldBand(b, keys[b*linked:(b+1)*linked], tags[b*linked:(b+1)*linked], idBits, count, fill)
 		}
 	})
+	bi.idBits = idBits
 	if bi.hshift != 0 {
 		bi.hshift = 0
 		bi.makeHeads()
@@ -976,9 +1028,10 @@ func (bi *bandIndex) fold(codes []uint64) {
 	bi.next = bi.next[:0]
 }
 
-// foldBand folds the linked vectors of band b, whose keys are col and tags tcol, using
-// count and fill, bandKeys entries each, as scratch.
-func (bi *bandIndex) foldBand(b int, col, tcol []uint16, count, fill []uint32) {
+// foldBand folds the linked vectors of band b, whose keys are col and tags tcol, into
+// entries of idBits bits of index, using count and fill, bandKeys entries each, as
+// scratch.
+func (bi *bandIndex) foldBand(b int, col, tcol []uint16, idBits uint, count, fill []uint32) {
 	sorted, n := uint32(bi.sorted), uint32(bi.n)
 	dir := &bi.dirs[b]
 	base, rel, shift := dir.base, dir.rel, dir.shift
@@ -993,8 +1046,15 @@ func (bi *bandIndex) foldBand(b int, col, tcol []uint16, count, fill []uint32) {
 		fill[k] = uint32(base[k>>shift]) + uint32(rel[k]) + before
 		before += c
 	}
-	ids := slices.Grow(bi.ids[b], bi.n-len(bi.ids[b]))[:bi.n]
-	tags := slices.Grow(bi.tags[b], bi.n-len(bi.tags[b]))[:bi.n]
+	ents := slices.Grow(bi.ents[b], bi.n-len(bi.ents[b]))[:bi.n]
+	oldBits, newBits := bi.tagBits(), min(bandBits, 32-idBits)
+	if idBits != bi.idBits {
+		// Fewer tag bits: each entry keeps the first newBits of those it had.
+		mask := uint32(1)<<bi.idBits - 1
+		for i, e := range ents[:sorted] {
+			ents[i] = e&mask | e>>bi.idBits>>(oldBits-newBits)<<idBits
+		}
+	}
 	// Each bucket's sorted vectors move right by the linked vectors of the buckets up
 	// to its own, from the last bucket to the first so that nothing is overwritten
 	// before it moves. Buckets between two that gained linked vectors move by the
@@ -1004,43 +1064,40 @@ func (bi *bandIndex) foldBand(b int, col, tcol []uint16, count, fill []uint32) {
 	for k := bandKeys - 1; k >= 0; k-- {
 		start := uint32(base[k>>shift]) + uint32(rel[k])
 		if d := fill[k] - start + count[k]; d != runShift {
-			moveRight(ids, lo, runEnd, runShift)
-			moveRight(tags, lo, runEnd, runShift)
+			moveRight(ents, lo, runEnd, runShift)
 			runEnd, runShift = lo, d
 		}
 		lo = start
 	}
-	moveRight(ids, lo, runEnd, runShift)
-	moveRight(tags, lo, runEnd, runShift)
+	moveRight(ents, lo, runEnd, runShift)
 	dir.set(fill, n)
 	for i := len(col) - 1; i >= 0; i-- {
 		k := col[i]
-		ids[fill[k]] = int32(bi.sorted + i)
-		tags[fill[k]] = tcol[i]
+		ents[fill[k]] = uint32(bi.sorted+i) | uint32(tcol[i]>>(bandBits-newBits))<<idBits
 		fill[k]++
 	}
-	bi.ids[b], bi.tags[b] = ids, tags
+	bi.ents[b] = ents
 	if bi.hshift == 0 {
 		clear(bi.heads[b])
 	}
 }
 
-// moveRight moves ids[lo:hi] to start at lo+by, by ≥ 0.
-func moveRight[E int32 | uint16](ids []E, lo, hi, by uint32) {
+// moveRight moves ents[lo:hi] to start at lo+by, by ≥ 0.
+func moveRight(ents []uint32, lo, hi, by uint32) {
 	if hi-lo > 16 {
-		copy(ids[lo+by:hi+by], ids[lo:hi])
+		copy(ents[lo+by:hi+by], ents[lo:hi])
 		return
 	}
 	for i := hi; i > lo; i-- { // short runs, the common case: no call
-		ids[i-1+by] = ids[i-1]
+		ents[i-1+by] = ents[i-1]
 	}
 }
 
 // appendCandidates appends to dst the index, from or more, of every vector sharing a
-// band with code whose tag in that band differs from code's in at most maxTag bits
-// (tagBound; 16 or more lets every one through), possibly more than once: newest first
-// within a band, so a walk ends at the first index below from. codes holds the codes
-// of every vector, back to back.
+// band with code whose tag in that band differs from code's in at most maxTag of its
+// first tagBits() bits (tagBound; tagBits() or more lets every one through), possibly
+// more than once: newest first within a band, so a walk ends at the first index below
+// from. codes holds the codes of every vector, back to back.
 //
 // Each band's lookups are cache misses, so they are made for every band before any
 // bucket is read, and the first link of each linked bucket and the first entry of each
@@ -1054,10 +1111,11 @@ func (bi *bandIndex) appendCandidates(dst []int32, codes, code []uint64, from, m
 	var lo, hi [maxBands]int32
 	nb := bi.bands
 	sorted := from < bi.sorted
+	drop := bandBits - bi.tagBits() // the tag bits not compared
 	for b := range nb {
 		k := bandKey(code, b)
 		keys[b] = k
-		qtags[b] = bi.tag(code, b)
+		qtags[b] = bi.tag(code, b) >> drop
 		heads[b] = bi.heads[b][k>>bi.hshift]
 		if sorted {
 			d := &bi.dirs[b]
@@ -1070,23 +1128,25 @@ func (bi *bandIndex) appendCandidates(dst []int32, codes, code []uint64, from, m
 			touched += int32(bi.next[(j-1)*nb+b])
 		}
 		if sorted && lo[b] < hi[b] {
-			touched += bi.ids[b][lo[b]] + int32(bi.tags[b][lo[b]])
+			touched += int32(bi.ents[b][lo[b]])
 		}
 	}
 	if sorted {
+		idBits := bi.idBits
+		mask := uint32(1)<<idBits - 1
 		for b := range nb {
-			ids, tags := bi.ids[b][lo[b]:hi[b]], bi.tags[b][lo[b]:hi[b]]
-			tags = tags[:len(ids)]
-			dst = slices.Grow(dst, len(ids))
-			n, out, qt := len(dst), dst[:cap(dst)], qtags[b]
-			for i, v := range ids {
+			ents := bi.ents[b][lo[b]:hi[b]]
+			dst = slices.Grow(dst, len(ents))
+			n, out, qt := len(dst), dst[:cap(dst)], uint32(qtags[b])
+			for _, e := range ents {
+				v := int32(e & mask)
 				if int(v) < from {
 					break
 				}
 				// No branch on the tag test, whose outcome is a coin toss to the
 				// processor: v is written, and kept when it passes.
 				out[n] = v
-				n += 1 - int(uint(maxTag-bits.OnesCount16(tags[i]^qt))>>(bits.UintSize-1))
+				n += 1 - int(uint(maxTag-bits.OnesCount32(e>>idBits^qt))>>(bits.UintSize-1))
 			}
 			dst = out[:n]
 		}
@@ -1105,7 +1165,7 @@ func (bi *bandIndex) appendCandidates(dst []int32, codes, code []uint64, from, m
 			}
 			e := bi.next[(j-1)*nb+b]
 			heads[b], live = uint16(e), true
-			if bits.OnesCount16(uint16(e>>16)^qtags[b]) > maxTag {
+			if bits.OnesCount16(uint16(e>>16)>>drop^qtags[b]) > maxTag {
 				continue
 			}
 			if bi.hshift != 0 && bandKey(codes[v*bi.words:], b) != keys[b] {

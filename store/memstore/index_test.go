@@ -78,8 +78,9 @@ func TestAnalyzeCountsTokens(t *testing.T) {
 // candidates of a code are the vectors sharing one of its bands whose tag there is
 // within the tag bound, once per such band, whether they sit in linked or sorted
 // buckets, across several folds, for every starting index, and with the tag test off
-// or at the bound of the default threshold. Codes come from few distinct band values,
-// so that buckets hold many vectors and tags differ in few bits.
+// or at the bound of the default threshold, and past 65,536 vectors, where the entries
+// of the sorted buckets keep a bit fewer of each tag. Codes come from few distinct
+// band values, so that buckets hold many vectors and tags differ in few bits.
 func TestBandIndexCandidates(t *testing.T) {
 	t.Parallel()
 	const words = 8
@@ -95,12 +96,12 @@ func TestBandIndexCandidates(t *testing.T) {
 		return c
 	}
 	tagged := newBandIndex(words)
-	want := func(codes []uint64, q []uint64, from, maxTag int) []int32 {
+	want := func(codes []uint64, q []uint64, from, maxTag int, tagBits uint) []int32 {
 		var out []int32
 		n := len(codes) / words
 		for b := range maxBands {
 			for v := n - 1; v >= from; v-- {
-				tags := bits.OnesCount16(tagged.tag(codes[v*words:], b) ^ tagged.tag(q, b))
+				tags := bits.OnesCount16((tagged.tag(codes[v*words:], b) ^ tagged.tag(q, b)) >> (bandBits - tagBits))
 				if bandKey(codes[v*words:], b) == bandKey(q, b) && tags <= maxTag {
 					out = append(out, int32(v))
 				}
@@ -115,7 +116,8 @@ func TestBandIndexCandidates(t *testing.T) {
 		queries = append(queries, code())
 	}
 	folds := 0
-	for i := range 3*minFold + 100 {
+	const last = 74_000 // past the fold at 73,728 vectors, the first with 17 bits of index
+	for i := range last {
 		codes = append(codes, code()...)
 		bi.add(codes)
 		if bi.foldDue(1) {
@@ -124,13 +126,17 @@ func TestBandIndexCandidates(t *testing.T) {
 		}
 		n := i + 1
 		switch n {
-		case 1000, smallHeadsMax + 1, minFold + 1, 2*minFold + 1, 3 * minFold:
+		case 1000, smallHeadsMax + 1, minFold + 1, 2*minFold + 1, 3 * minFold, last:
 		default:
 			continue
 		}
+		tagBits := bi.tagBits()
+		if wantBits := uint(bandBits - max(0, bits.Len(uint(bi.sorted-1))-minIDBits)); bi.sorted > 0 && tagBits != wantBits {
+			t.Fatalf("after %d vectors (%d sorted), %d tag bits; want %d", n, bi.sorted, tagBits, wantBits)
+		}
 		for _, q := range queries {
-			for _, maxTag := range []int{bandBits, tagBound(0.92)} {
-				all := want(codes, q, 0, maxTag)
+			for _, maxTag := range []int{bandBits, tagBound(0.92, tagBits)} {
+				all := want(codes, q, 0, maxTag, tagBits)
 				for _, from := range []int{0, 1, n / 3, bi.sorted - 1, bi.sorted, bi.sorted + 1, n - 1, n} {
 					if from < 0 {
 						continue
@@ -144,8 +150,8 @@ func TestBandIndexCandidates(t *testing.T) {
 			}
 		}
 	}
-	if folds < 2 {
-		t.Fatalf("%d folds; the test should cross at least 2", folds)
+	if folds < 4 || bi.tagBits() != bandBits-1 {
+		t.Fatalf("%d folds, %d tag bits; the test should cross at least 4, the last to 17 bits of index", folds, bi.tagBits())
 	}
 	// An index built at once from every code finds the same candidates.
 	all := newBandIndex(words)
@@ -154,11 +160,49 @@ func TestBandIndexCandidates(t *testing.T) {
 		t.Errorf("addAll left %d of %d vectors linked", len(codes)/words-all.sorted, len(codes)/words)
 	}
 	for _, q := range queries {
-		added, _ := bi.appendCandidates(nil, codes, q, 0, bandBits)
-		built, _ := all.appendCandidates(nil, codes, q, 0, bandBits)
-		if diff := cmp.Diff(sortedIDs(added), sortedIDs(built)); diff != "" {
-			t.Errorf("addAll candidates differ from added ones (-added +addAll):\n%s", diff)
+		for _, maxTag := range []int{bandBits, tagBound(0.92, all.tagBits())} {
+			added, _ := bi.appendCandidates(nil, codes, q, 0, maxTag)
+			built, _ := all.appendCandidates(nil, codes, q, 0, maxTag)
+			if diff := cmp.Diff(sortedIDs(added), sortedIDs(built)); diff != "" {
+				t.Errorf("tag bound %d: addAll candidates differ from added ones (-added +addAll):\n%s", maxTag, diff)
+			}
 		}
+	}
+}
+
+// TestBandIndexAddUpTo checks that adding vectors in runs, as Put does after a batch,
+// leaves the band index as adding them one at a time does: across the growth of the
+// heads at smallHeadsMax linked vectors and the fold at maxLinked.
+func TestBandIndexAddUpTo(t *testing.T) {
+	t.Parallel()
+	const words, n = 8, maxLinked + 5_000
+	rng := rand.New(rand.NewPCG(5, 8))
+	codes := make([]uint64, n*words)
+	for i := range codes {
+		codes[i] = rng.Uint64()
+	}
+	one, runs := newBandIndex(words), newBandIndex(words)
+	for runs.n < n {
+		to := min(n, runs.n+1+rng.IntN(600))
+		runs.addUpTo(codes, to)
+		for one.n < to {
+			one.add(codes[:(one.n+1)*words])
+		}
+		if runs.n != one.n || runs.sorted != one.sorted || runs.hshift != one.hshift || !slices.Equal(runs.next, one.next) {
+			t.Fatalf("after %d vectors: n %d, sorted %d, hshift %d, %d links; one at a time: %d, %d, %d, %d (links equal: %v)",
+				to, runs.n, runs.sorted, runs.hshift, len(runs.next), one.n, one.sorted, one.hshift, len(one.next), slices.Equal(runs.next, one.next))
+		}
+		for b := range one.bands {
+			if !slices.Equal(runs.heads[b], one.heads[b]) {
+				t.Fatalf("after %d vectors: the heads of band %d differ", to, b)
+			}
+			if one.ents != nil && !slices.Equal(runs.ents[b], one.ents[b]) {
+				t.Fatalf("after %d vectors: the sorted buckets of band %d differ", to, b)
+			}
+		}
+	}
+	if one.sorted == 0 || one.hshift != 0 {
+		t.Fatalf("sorted %d, hshift %d: the test should cross a fold and the growth of the heads", one.sorted, one.hshift)
 	}
 }
 
@@ -192,7 +236,7 @@ func TestBandIndexFindsNearVectors(t *testing.T) {
 		for range trials {
 			i := rng.IntN(n)
 			q := rot.AppendCode(nil, f32(at(vecs[i], tc.cos)), nil)
-			got, _ := bi.appendCandidates(nil, codes, q, 0, tagBound(tc.cos))
+			got, _ := bi.appendCandidates(nil, codes, q, 0, tagBound(tc.cos, bi.tagBits()))
 			if slices.Contains(got, int32(i)) {
 				found++
 			}
@@ -352,54 +396,70 @@ func TestSketchBoundKeepsNearPairs(t *testing.T) {
 	}
 }
 
-// TestTagBound checks the tag test of the band index on rotated codes: at each
-// threshold, pairs at that cosine whose keys match in a band pass its tag test 98% of
-// the time or more, as the bound is chosen for, while unrelated vectors, which the
-// bands meet by chance, pass it about one time in ten at 0.92 (by the binomial law:
-// each of their 16 bits differs with probability one half). The vectors are seeded,
-// so the counts are the same on every run.
+// TestTagBound checks the tag test of the band index on rotated codes, with whole
+// tags and with the 12 bits of them a million vectors leave: at each threshold, pairs
+// at that cosine whose keys match in a band pass its tag test 97.5% of the time or
+// more, as the bound is chosen for, while unrelated vectors, which the bands meet by
+// chance, pass it about as often as the binomial law says (each of their bits differs
+// with probability one half): one time in ten at 0.92 with 16 bits. The vectors are
+// seeded, so the counts are the same on every run.
 func TestTagBound(t *testing.T) {
 	t.Parallel()
-	if got := tagBound(0.92); got != 5 {
-		t.Errorf("tagBound(%v) = %d, want 5", 0.92, got)
+	if a, b := tagBound(0.92, 16), tagBound(0.92, 12); a != 5 || b != 4 {
+		t.Errorf("tagBound(0.92, 16), (0.92, 12) = %d, %d; want 5, 4", a, b)
 	}
-	if tagBound(1) != 0 || tagBound(-1) != bandBits || tagBound(0.8) < tagBound(0.95) {
-		t.Errorf("tagBound(1), (-1), (0.8), (0.95) = %d, %d, %d, %d; want 0, %d, then not increasing with the threshold",
-			tagBound(1), tagBound(-1), tagBound(0.8), tagBound(0.95), bandBits)
+	if tagBound(1, 16) != 0 || tagBound(-1, 16) != 16 || tagBound(0.8, 16) < tagBound(0.95, 16) {
+		t.Errorf("tagBound(1), (-1), (0.8), (0.95) of 16 bits = %d, %d, %d, %d; want 0, 16, then not increasing with the threshold",
+			tagBound(1, 16), tagBound(-1, 16), tagBound(0.8, 16), tagBound(0.95, 16))
+	}
+	// chance is the probability that n bits of unrelated tags differ in at most t.
+	chance := func(n uint, t int) float64 {
+		term, c := math.Pow(0.5, float64(n)), 0.0 // term: the probability of k bits
+		for k := 0; k <= t; k++ {
+			c += term
+			term *= float64(int(n)-k) / float64(k+1)
+		}
+		return c
 	}
 	const dims, pairs = 384, 4_000
 	rng := rand.New(rand.NewPCG(21, 23))
 	rot := vecmath.NewRotation(dims, rotationSeed)
 	bi := newBandIndex(rot.Words())
-	for _, threshold := range []float64{0.85, 0.92, 0.95} {
-		bound := tagBound(threshold)
-		var matched, passed, far, farPassed int
-		for range pairs {
-			v := randomUnit(rng, dims)
-			a := rot.AppendCode(nil, f32(v), nil)
-			b := rot.AppendCode(nil, f32(atCosine(rng, v, threshold)), nil)
-			c := rot.AppendCode(nil, f32(randomUnit(rng, dims)), nil)
-			for band := range bi.bands {
-				if bandKey(a, band) == bandKey(b, band) {
-					matched++
-					if bits.OnesCount16(bi.tag(a, band)^bi.tag(b, band)) <= bound {
-						passed++
+	for _, tagBits := range []uint{16, 12} {
+		drop := bandBits - tagBits
+		for _, threshold := range []float64{0.85, 0.92, 0.95} {
+			bound := tagBound(threshold, tagBits)
+			dist := func(a, b []uint64, band int) int {
+				return bits.OnesCount16((bi.tag(a, band) ^ bi.tag(b, band)) >> drop)
+			}
+			var matched, passed, far, farPassed int
+			for range pairs {
+				v := randomUnit(rng, dims)
+				a := rot.AppendCode(nil, f32(v), nil)
+				b := rot.AppendCode(nil, f32(atCosine(rng, v, threshold)), nil)
+				c := rot.AppendCode(nil, f32(randomUnit(rng, dims)), nil)
+				for band := range bi.bands {
+					if bandKey(a, band) == bandKey(b, band) {
+						matched++
+						if dist(a, b, band) <= bound {
+							passed++
+						}
+					}
+					far++
+					if dist(a, c, band) <= bound {
+						farPassed++
 					}
 				}
-				far++
-				if bits.OnesCount16(bi.tag(a, band)^bi.tag(c, band)) <= bound {
-					farPassed++
-				}
 			}
-		}
-		rate, farRate := float64(passed)/float64(matched), float64(farPassed)/float64(far)
-		t.Logf("threshold %.2f: tag bound %d; %d of %d matching bands pass (%.4f); of unrelated pairs, %.4f", threshold, bound, passed, matched, rate, farRate)
-		if rate < 0.975 {
-			t.Errorf("threshold %.2f: %.4f of the bands where a pair at the threshold matches pass the tag bound %d, want at least 0.975", threshold, rate, bound)
-		}
-		// By the binomial law: 0.23, 0.11 and 0.04 for bounds of 6, 5 and 4.
-		if want := map[int]float64{6: 0.25, 5: 0.12, 4: 0.05}[bound]; farRate > want {
-			t.Errorf("threshold %.2f: %.4f of unrelated pairs pass the tag bound %d, want at most %.2f", threshold, farRate, bound, want)
+			rate, farRate := float64(passed)/float64(matched), float64(farPassed)/float64(far)
+			t.Logf("%d bits, threshold %.2f: tag bound %d; %d of %d matching bands pass (%.4f); of unrelated pairs, %.4f (by the law %.4f)",
+				tagBits, threshold, bound, passed, matched, rate, farRate, chance(tagBits, bound))
+			if rate < 0.975 {
+				t.Errorf("%d bits, threshold %.2f: %.4f of the bands where a pair at the threshold matches pass the tag bound %d, want at least 0.975", tagBits, threshold, rate, bound)
+			}
+			if want := chance(tagBits, bound) + 0.01; farRate > want {
+				t.Errorf("%d bits, threshold %.2f: %.4f of unrelated pairs pass the tag bound %d, want at most %.4f", tagBits, threshold, farRate, bound, want)
+			}
 		}
 	}
 }

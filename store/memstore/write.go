@@ -292,7 +292,7 @@ type dupQuery struct {
 	threshold  float64
 	maxHamming int
 	maxSketch  int // the bound of the sketch test (sketchBound)
-	maxTag     int // the bound of the band index's tag test (tagBound)
+	maxTag     int // the bound of the band index's tag test (tagBound), for its tagBits as the query is made
 }
 
 func (ix *kindIndex) query(emb []float32, threshold float64) dupQuery {
@@ -304,7 +304,11 @@ func (ix *kindIndex) query(emb []float32, threshold float64) dupQuery {
 // bounds returns a query without an embedding that holds the threshold and the bounds
 // of the code tests, which are all that a search for candidates reads.
 func (ix *kindIndex) bounds(threshold float64) dupQuery {
-	return dupQuery{threshold: threshold, maxHamming: hammingBound(threshold, ix.words*64), maxSketch: sketchBound(threshold), maxTag: tagBound(threshold)}
+	q := dupQuery{threshold: threshold, maxHamming: hammingBound(threshold, ix.words*64), maxSketch: sketchBound(threshold)}
+	if ix.bands != nil {
+		q.maxTag = tagBound(threshold, ix.bands.tagBits())
+	}
+	return q
 }
 
 // dupScratch is the working memory of one near-duplicate search at a time.
