@@ -63,7 +63,7 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 	var ops []op
 	// changed: something is written; sized: an embedding is, which fixes s.dims.
 	changed, sized := false, false
-	pre := s.prematch(head, recs, opts.DedupeThreshold, dims)
+	pre := s.prematch(head, recs, opts, dims)
 	// On every return the workers stop and the band index takes the batch's vectors;
 	// on the way that commits, before the indexes are tidied (below).
 	defer pre.finish()
@@ -71,9 +71,15 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 	for i, r := range recs {
 		in := r
 		// The record's current version, looked up once for adopt, decide and
-		// addVersion: a lookup in a large map is a cache miss or two.
+		// addVersion: a lookup in a large map is a cache miss or two. A generated
+		// fact id is held by no record yet, neither a fact nor an alias
+		// (PutOptions.GeneratedIDs): nothing to look up.
 		k := key{r.RecordKind(), r.RecordID()}
-		prev := head.resolve(k)
+		fresh := k.kind == store.KindFact && opts.GeneratedIDs[k.id]
+		var prev *version
+		if !fresh {
+			prev = head.resolve(k)
+		}
 		r = s.adopt(r, prev == nil, branchName, stamp)
 		m := pre.get(i)
 		var dt *docTerms
@@ -90,9 +96,11 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 		if cur == nil && k.kind == store.KindFact {
 			ak := key{store.KindAlias, k.id}
 			var alias *store.Alias
-			if av := head.resolve(ak); av != nil && av.rec != nil {
-				a := av.rec.(store.Alias)
-				alias = &a
+			if !fresh {
+				if av := head.resolve(ak); av != nil && av.rec != nil {
+					a := av.rec.(store.Alias)
+					alias = &a
+				}
 			}
 			aw, del := store.AliasAfterPut(&res, k.id, alias, opts.GeneratedIDs, stamp, branchName)
 			if aw != nil || del {
@@ -513,8 +521,9 @@ func (a *ahead) finish() {
 // processor with them. The band index is held (kindIndex.holdBands) until Put calls
 // ahead.finish. It returns nil for small batches, and on one processor. dims is the
 // store's embedding length once the batch is written.
-func (s *Store) prematch(head view, recs []store.Record, threshold float64, dims int) *ahead {
+func (s *Store) prematch(head view, recs []store.Record, opts store.PutOptions, dims int) *ahead {
 	ix := s.index[store.KindFact]
+	threshold := opts.DedupeThreshold
 	if threshold <= 0 || len(recs) < minPrematch || runtime.GOMAXPROCS(0) < 2 {
 		return nil
 	}
@@ -530,7 +539,9 @@ func (s *Store) prematch(head view, recs []store.Record, threshold float64, dims
 	for i, r := range recs {
 		a.pos[i] = -1
 		f, ok := r.(store.Fact)
-		if ok && len(f.Embedding) == ix.dim && (f.Status == "" || f.Status.Live()) && !head.has(key{store.KindFact, f.ID}) {
+		// A generated id is new without a look-up (PutOptions.GeneratedIDs).
+		if ok && len(f.Embedding) == ix.dim && (f.Status == "" || f.Status.Live()) &&
+			(opts.GeneratedIDs[f.ID] || !head.has(key{store.KindFact, f.ID})) {
 			a.pos[i] = int32(len(a.todo))
 			a.todo = append(a.todo, i)
 		}
