@@ -754,12 +754,11 @@ type bandIndex struct {
 	words int // uint64 words per code
 	// Vectors [0, sorted) are in sorted buckets: those of bucket k of band b are
 	// ents[b][dirs[b].start(k):dirs[b].start(k+1)], newest first. An entry holds a
-	// vector's index in its low idBits bits and, above them, the first tagBits() bits
-	// of its tag in the band: the bits an index leaves, so that tags cost no memory.
-	// Nil until the first fold.
+	// vector's index in its low idBitsFor(sorted) bits and, above them, the first
+	// tagBits() bits of its tag in the band: the bits an index leaves, so that tags
+	// cost no memory. Nil until the first fold.
 	dirs   []bucketDir
 	ents   [][]uint32
-	idBits uint
 	sorted int
 	// Vectors [sorted, n) are in linked buckets, known by their position among the
 	// linked ones, v-sorted: heads[b][k] is 1 + the position of the newest of bucket k of
@@ -863,9 +862,16 @@ func (bi *bandIndex) tag(code []uint64, b int) uint16 {
 // minIDBits is the fewest bits an entry of a sorted bucket gives a vector's index.
 const minIDBits = 16
 
+// idBitsFor is how many bits the entries of sorted buckets holding sorted vectors give
+// an index: enough for the last, and minIDBits at the least.
+func idBitsFor(sorted int) uint { return max(minIDBits, uint(bits.Len(uint(max(sorted, 1)-1)))) }
+
+// tagBitsFor is how many bits of a tag an entry holds beside idBits of index.
+func tagBitsFor(idBits uint) uint { return min(bandBits, 32-idBits) }
+
 // tagBits is how many bits of a tag a look-up compares: as many as the entries of the
 // sorted buckets hold beside an index, 16 up to 65,536 vectors, 12 at a million.
-func (bi *bandIndex) tagBits() uint { return min(bandBits, 32-max(bi.idBits, minIDBits)) }
+func (bi *bandIndex) tagBits() uint { return tagBitsFor(idBitsFor(bi.sorted)) }
 
 // tagBound is the largest Hamming distance between the first n bits of the tags of
 // two vectors whose cosine is at least threshold that a look-up lets through: the
@@ -898,12 +904,18 @@ func (bi *bandIndex) add(codes []uint64) {
 	case linked == smallHeadsMax && bi.hshift != 0:
 		bi.growHeads(codes[:len(codes)-bi.words])
 	}
-	code := codes[len(codes)-bi.words:]
-	pos := uint16(bi.n - bi.sorted + 1)
+	bi.next = slices.Grow(bi.next, bi.bands)[:len(bi.next)+bi.bands]
+	bi.link(codes[len(codes)-bi.words:], bi.n, bi.next[len(bi.next)-bi.bands:], 0, bi.bands)
 	bi.n++
-	for b := range bi.bands {
+}
+
+// link puts vector v, whose code is code, at the head of its linked buckets in bands
+// [lo, hi), writing its links there to links, the bands' entries of next for v.
+func (bi *bandIndex) link(code []uint64, v int, links []uint32, lo, hi int) {
+	pos := uint16(v - bi.sorted + 1)
+	for b := lo; b < hi; b++ {
 		k := bandKey(code, b) >> bi.hshift
-		bi.next = append(bi.next, uint32(bi.heads[b][k])|uint32(bi.tag(code, b))<<16)
+		links[b] = uint32(bi.heads[b][k]) | uint32(bi.tag(code, b))<<16
 		bi.heads[b][k] = pos
 	}
 }
@@ -932,14 +944,8 @@ func (bi *bandIndex) addUpTo(codes []uint64, n int) {
 		bi.next = slices.Grow(bi.next, run*nb)[:base+run*nb]
 		parallel.Do(nb, parts, func(_, lo, hi int) {
 			for i := range run {
-				code := codes[(first+i)*bi.words:][:bi.words]
-				pos := uint16(first + i - bi.sorted + 1)
-				links := bi.next[base+i*nb:][:nb]
-				for b := lo; b < hi; b++ {
-					k := bandKey(code, b) >> bi.hshift
-					links[b] = uint32(bi.heads[b][k]) | uint32(bi.tag(code, b))<<16
-					bi.heads[b][k] = pos
-				}
+				v := first + i
+				bi.link(codes[v*bi.words:][:bi.words], v, bi.next[base+i*nb:][:nb], lo, hi)
 			}
 		})
 		bi.n += run
@@ -988,7 +994,6 @@ func (bi *bandIndex) fold(codes []uint64) {
 	if bi.dirs == nil {
 		bi.dirs = make([]bucketDir, bi.bands)
 		bi.ents = make([][]uint32, bi.bands)
-		bi.idBits = minIDBits
 		empty := make([]uint32, bandKeys)
 		for b := range bi.dirs {
 			bi.dirs[b].set(empty, 0) // every bucket empty
@@ -1006,8 +1011,8 @@ func (bi *bandIndex) fold(codes []uint64) {
 			tags[b*linked+i] = bi.tag(code, b)
 		}
 	}
-	// Indexes past 1<<idBits take a bit from the tags of every entry.
-	idBits := max(minIDBits, uint(bits.Len(uint(bi.n-1))))
+	// Indexes past those the entries hold take bits from the tags of every entry.
+	idBits := idBitsFor(bi.n)
 	// Bands are folded independently, on every processor.
 	parts := parallel.Parts(bi.bands, 1)
 	if bi.n < 8192 {
@@ -1019,7 +1024,6 @@ func (bi *bandIndex) fold(codes []uint64) {
 			bi.foldBand(b, keys[b*linked:(b+1)*linked], tags[b*linked:(b+1)*linked], idBits, count, fill)
 		}
 	})
-	bi.idBits = idBits
 	if bi.hshift != 0 {
 		bi.hshift = 0
 		bi.makeHeads()
@@ -1047,12 +1051,13 @@ func (bi *bandIndex) foldBand(b int, col, tcol []uint16, idBits uint, count, fil
 		before += c
 	}
 	ents := slices.Grow(bi.ents[b], bi.n-len(bi.ents[b]))[:bi.n]
-	oldBits, newBits := bi.tagBits(), min(bandBits, 32-idBits)
-	if idBits != bi.idBits {
+	oldIDBits := idBitsFor(bi.sorted)
+	oldBits, newBits := tagBitsFor(oldIDBits), tagBitsFor(idBits)
+	if idBits != oldIDBits {
 		// Fewer tag bits: each entry keeps the first newBits of those it had.
-		mask := uint32(1)<<bi.idBits - 1
+		mask := uint32(1)<<oldIDBits - 1
 		for i, e := range ents[:sorted] {
-			ents[i] = e&mask | e>>bi.idBits>>(oldBits-newBits)<<idBits
+			ents[i] = e&mask | e>>oldIDBits>>(oldBits-newBits)<<idBits
 		}
 	}
 	// Each bucket's sorted vectors move right by the linked vectors of the buckets up
@@ -1111,7 +1116,8 @@ func (bi *bandIndex) appendCandidates(dst []int32, codes, code []uint64, from, m
 	var lo, hi [maxBands]int32
 	nb := bi.bands
 	sorted := from < bi.sorted
-	drop := bandBits - bi.tagBits() // the tag bits not compared
+	idBits := idBitsFor(bi.sorted)
+	drop := bandBits - tagBitsFor(idBits) // the tag bits not compared
 	for b := range nb {
 		k := bandKey(code, b)
 		keys[b] = k
@@ -1132,7 +1138,6 @@ func (bi *bandIndex) appendCandidates(dst []int32, codes, code []uint64, from, m
 		}
 	}
 	if sorted {
-		idBits := bi.idBits
 		mask := uint32(1)<<idBits - 1
 		for b := range nb {
 			ents := bi.ents[b][lo[b]:hi[b]]
