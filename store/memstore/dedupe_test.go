@@ -221,3 +221,72 @@ func unitVec(v []float32) []float32 {
 	}
 	return v
 }
+
+// TestGeneratedIDsDecideAsLookedUp writes one batch of new facts, some of them near
+// duplicates and exact repeats of facts already stored, to two stores: with their ids
+// named generated (PutOptions.GeneratedIDs), which lets Put skip looking them up, and
+// without. Every outcome is the same, but that a generated id leaves no alias.
+func TestGeneratedIDsDecideAsLookedUp(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	const dims, stored, batch = 384, 300, 200
+	rng := rand.New(rand.NewPCG(41, 43))
+	vec := func() []float32 {
+		v := make([]float32, dims)
+		for j := range v {
+			v[j] = float32(rng.NormFloat64())
+		}
+		return unitVec(v)
+	}
+	var first []store.Record
+	var embs [][]float32
+	for i := range stored {
+		embs = append(embs, vec())
+		first = append(first, store.Fact{ID: fmt.Sprintf("s%03d", i), Text: fmt.Sprintf("stored fact %d", i), Embedding: embs[i]})
+	}
+	var recs []store.Record
+	generated := map[string]bool{}
+	for i := range batch {
+		id := fmt.Sprintf("g%03d", i)
+		generated[id] = true
+		f := store.Fact{ID: id, Text: fmt.Sprintf("new fact %d", i), Embedding: vec()}
+		switch i % 4 {
+		case 1: // a near-duplicate of a stored fact
+			w := make([]float32, dims)
+			for j := range w {
+				w[j] = embs[i][j] + 0.2*float32(rng.NormFloat64())/float32(math.Sqrt(dims))
+			}
+			f.Embedding = unitVec(w)
+		case 2: // the text of a stored fact
+			f.Text = fmt.Sprintf("Stored fact %d", i)
+		}
+		recs = append(recs, f)
+	}
+	ctx := context.Background()
+	var outcomes [2][]store.PutResult
+	for k, opts := range []store.PutOptions{{DedupeThreshold: 0.92}, {DedupeThreshold: 0.92, GeneratedIDs: generated}} {
+		s := openInMemory(t)
+		if _, err := s.Put(ctx, store.DefaultBranch, first, opts); err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.Put(ctx, store.DefaultBranch, recs, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outcomes[k] = res
+	}
+	kinds := map[store.Outcome]int{}
+	for i := range recs {
+		a, b := outcomes[0][i], outcomes[1][i]
+		kinds[b.Outcome]++
+		if a.Outcome != b.Outcome || a.Replaced != b.Replaced || a.Record.RecordID() != b.Record.RecordID() {
+			t.Errorf("fact %d: %s (replacing %q) as %s; looked up: %s (replacing %q) as %s",
+				i, b.Outcome, b.Replaced, b.Record.RecordID(), a.Outcome, a.Replaced, a.Record.RecordID())
+		}
+		if b.AliasOf != "" || (a.Outcome == store.Deduplicated) != (a.AliasOf != "") {
+			t.Errorf("fact %d: alias %q generated, %q looked up; want none generated, one for each deduplicated caller's id", i, b.AliasOf, a.AliasOf)
+		}
+	}
+	if kinds[store.Created] == 0 || kinds[store.Superseded] < batch/4-2 || kinds[store.Deduplicated] != batch/4 {
+		t.Errorf("outcomes %v; want created facts, about %d superseded and %d deduplicated", kinds, batch/4, batch/4)
+	}
+}
