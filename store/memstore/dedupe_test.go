@@ -21,21 +21,8 @@ func TestLargeBatchDedupe(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	const dims = 384
 	rng := rand.New(rand.NewPCG(7, 11))
-	random := func() []float32 {
-		v := make([]float32, dims)
-		for i := range v {
-			v[i] = float32(rng.NormFloat64())
-		}
-		return unitVec(v)
-	}
-	// near returns a vector at cosine about 0.98 from v.
-	near := func(v []float32) []float32 {
-		w := make([]float32, dims)
-		for i := range w {
-			w[i] = v[i] + 0.2*float32(rng.NormFloat64())/float32(math.Sqrt(dims))
-		}
-		return unitVec(w)
-	}
+	random := func() []float32 { return randomVec(rng, dims) }
+	near := func(v []float32) []float32 { return nearVec(rng, v) }
 	var existing []store.Record
 	var embs [][]float32
 	for i := range 300 {
@@ -210,6 +197,24 @@ func TestLargeBatchFindsItsOwnNearDuplicates(t *testing.T) {
 	}
 }
 
+// randomVec returns a random unit vector of dims coordinates.
+func randomVec(rng *rand.Rand, dims int) []float32 {
+	v := make([]float32, dims)
+	for i := range v {
+		v[i] = float32(rng.NormFloat64())
+	}
+	return unitVec(v)
+}
+
+// nearVec returns a unit vector at cosine about 0.98 from v, a unit vector.
+func nearVec(rng *rand.Rand, v []float32) []float32 {
+	w := make([]float32, len(v))
+	for i := range w {
+		w[i] = v[i] + 0.2*float32(rng.NormFloat64())/float32(math.Sqrt(float64(len(v))))
+	}
+	return unitVec(w)
+}
+
 // unitVec scales v to length 1 in place and returns it.
 func unitVec(v []float32) []float32 {
 	var n float64
@@ -230,17 +235,10 @@ func TestGeneratedIDsDecideAsLookedUp(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	const dims, stored, batch = 384, 300, 200
 	rng := rand.New(rand.NewPCG(41, 43))
-	vec := func() []float32 {
-		v := make([]float32, dims)
-		for j := range v {
-			v[j] = float32(rng.NormFloat64())
-		}
-		return unitVec(v)
-	}
 	var first []store.Record
 	var embs [][]float32
 	for i := range stored {
-		embs = append(embs, vec())
+		embs = append(embs, randomVec(rng, dims))
 		first = append(first, store.Fact{ID: fmt.Sprintf("s%03d", i), Text: fmt.Sprintf("stored fact %d", i), Embedding: embs[i]})
 	}
 	var recs []store.Record
@@ -248,14 +246,10 @@ func TestGeneratedIDsDecideAsLookedUp(t *testing.T) {
 	for i := range batch {
 		id := fmt.Sprintf("g%03d", i)
 		generated[id] = true
-		f := store.Fact{ID: id, Text: fmt.Sprintf("new fact %d", i), Embedding: vec()}
+		f := store.Fact{ID: id, Text: fmt.Sprintf("new fact %d", i), Embedding: randomVec(rng, dims)}
 		switch i % 4 {
 		case 1: // a near-duplicate of a stored fact
-			w := make([]float32, dims)
-			for j := range w {
-				w[j] = embs[i][j] + 0.2*float32(rng.NormFloat64())/float32(math.Sqrt(dims))
-			}
-			f.Embedding = unitVec(w)
+			f.Embedding = nearVec(rng, embs[i])
 		case 2: // the text of a stored fact
 			f.Text = fmt.Sprintf("Stored fact %d", i)
 		}
