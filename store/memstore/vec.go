@@ -356,16 +356,21 @@ func packInto(p packed, e []float32, half bool) {
 	p[0] = -head
 	mw := maskWords(len(e))
 	mask, vals := p[1:1+mw], p[1+mw:]
+	// The zeros fall where the processor cannot guess: a branch on each coordinate
+	// would be mispredicted every few. So each block's mask is made first, without
+	// branches, and the loop that copies runs over its bits set.
 	j := 0
 	var first float32 // in a half form, a coordinate awaiting its pair
 	for w := range mask {
 		var m uint32
 		block := e[w*maskBits : min(len(e), (w+1)*maskBits)]
 		for i, x := range block {
-			if math.Float32bits(x) == 0 {
-				continue
-			}
-			m |= 1 << i
+			b := math.Float32bits(x)
+			m |= (b | -b) >> 31 << (uint(i) & (maskBits - 1))
+		}
+		mask[w] = float32(m)
+		for ; m != 0; m &= m - 1 {
+			x := block[bits.TrailingZeros32(m)]
 			switch {
 			case !half:
 				vals[j] = x
@@ -376,7 +381,6 @@ func packInto(p packed, e []float32, half bool) {
 			}
 			j++
 		}
-		mask[w] = float32(m)
 	}
 	if half && j%2 == 1 {
 		vals[j/2] = pair(first, 0)
