@@ -86,7 +86,7 @@ func (s *Store) CreateBranch(ctx context.Context, spec store.BranchSpec) (store.
 	if native {
 		err = s.nativeTables(ctx, suffix, p)
 	} else {
-		err = s.copyTables(ctx, suffix, parent.suffix, p)
+		err = s.copyTables(ctx, suffix, parent.suffix, p, spec.At.IsHead())
 	}
 	if err != nil {
 		drop()
@@ -144,10 +144,7 @@ func (s *Store) CreateBranch(ctx context.Context, spec store.BranchSpec) (store.
 // nativeTables forks a branch's tables from p's with DATA BRANCH CREATE, in autocommit
 // and without the write locks, one connection per table, the tables at once. The server
 // copies the parent's tables as they are when each statement runs, which may hold
-// commits after p.cut: when the parent's head moved past it, the versions written
-// after it are deleted from the new tables and those closed after it opened again, so
-// the tables hold what was visible at p.cut, as a copy would. Only commits that raced
-// the fork are touched, a handful of rows.
+// commits after p.cut: trimRaced takes them out.
 func (s *Store) nativeTables(ctx context.Context, suffix string, p pos) error {
 	g, gctx := errgroup.WithContext(ctx)
 	for _, stmt := range nativeCreateSQL(suffix, p.tab.suffix) {
@@ -159,22 +156,31 @@ func (s *Store) nativeTables(ctx context.Context, suffix string, p pos) error {
 	if err := g.Wait(); err != nil {
 		return err
 	}
-	// Every commit to the parent's tables moves its head: with the head at p.cut or
-	// below, the tables hold what was visible at p.cut already.
-	var head int64
-	if err := s.db.QueryRowContext(ctx, "SELECT head FROM day1_branches WHERE name = ?", p.tab.info.Name).Scan(&head); err != nil {
+	if err := s.trimRaced(ctx, suffix, p); err != nil {
 		return err
-	}
-	if head > p.cut {
-		if err := s.forkFixup(ctx, suffix, p.cut); err != nil {
-			return err
-		}
 	}
 	// A table made by DATA BRANCH may come without the FULLTEXT index; without it
 	// keyword search on the branch takes the scan, so a failure here costs speed,
 	// not the branch.
 	s.ensureBranchIndexes(ctx, suffix)
 	return nil
+}
+
+// trimRaced makes a branch's new tables, copied from p's tables as they were when the
+// copy ran, hold what was visible at p.cut: when the parent's head moved past it, the
+// versions written after it are deleted and those closed after it opened again
+// (forkFixup). Every commit to the parent's tables moves its head: with the head at
+// p.cut or below, the tables hold what was visible at p.cut already. Only commits that
+// raced the fork are touched, a handful of rows.
+func (s *Store) trimRaced(ctx context.Context, suffix string, p pos) error {
+	var head int64
+	if err := s.db.QueryRowContext(ctx, "SELECT head FROM day1_branches WHERE name = ?", p.tab.info.Name).Scan(&head); err != nil {
+		return err
+	}
+	if head <= p.cut {
+		return nil
+	}
+	return s.forkFixup(ctx, suffix, p.cut)
 }
 
 // forkFixup deletes from a branch's new tables the versions written after cut and
@@ -196,9 +202,15 @@ func (s *Store) forkFixup(ctx context.Context, suffix string, cut int64) error {
 
 // copyTables makes a branch's tables shaped like its parent's (templ, the parent's
 // suffix) and copies into them the versions of p's tables visible at p.cut, one
-// connection per kind, the kinds at once.
-func (s *Store) copyTables(ctx context.Context, suffix, templ string, p pos) error {
-	creates, copies := portableCreateSQL(suffix, templ), copySQL(suffix, p.tab.suffix)
+// connection per kind, the kinds at once. A fork from the parent's head (atHead)
+// copies the versions current then, as the copy finds them, and trims the commits
+// that raced it (trimRaced); see copySQL.
+func (s *Store) copyTables(ctx context.Context, suffix, templ string, p pos, atHead bool) error {
+	creates, copies := portableCreateSQL(suffix, templ), copySQL(suffix, p.tab.suffix, atHead)
+	args := []any{p.cut, p.cut}
+	if atHead {
+		args = args[:1]
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	for i, k := range store.AllKinds {
 		g.Go(func() error {
@@ -210,11 +222,17 @@ func (s *Store) copyTables(ctx context.Context, suffix, templ string, p pos) err
 					return err
 				}
 			}
-			_, err := s.db.ExecContext(gctx, copies[i], p.cut, p.cut)
+			_, err := s.db.ExecContext(gctx, copies[i], args...)
 			return err
 		})
 	}
-	return g.Wait()
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	if !atHead {
+		return nil
+	}
+	return s.trimRaced(ctx, suffix, p)
 }
 
 // allocSuffix takes the next table suffix, "b1", "b2", ...: short, safe identifiers,
@@ -246,14 +264,24 @@ func portableCreateSQL(suffix, parentSuffix string) []string {
 
 // copySQL copies the versions visible at a cut (two ? parameters: the cut, twice) into
 // a branch's tables, as current versions. Tombstones are copied too: diffs see them.
-func copySQL(suffix, fromSuffix string) []string {
+//
+// With atHead, for a cut that was the last committed revision, it copies the versions
+// not closed at the cut (one ? parameter, the cut): those visible then, and any
+// written since, which trimRaced deletes. A filter on any other column makes the
+// 2024-11 server's INSERT ... SELECT of a 100k-row table take 5.5-6 s, against
+// 2.4-2.5 s with next_rev's alone and 2.0-2.2 s with none.
+func copySQL(suffix, fromSuffix string, atHead bool) []string {
+	where := " WHERE rev <= ? AND next_rev > ?"
+	if atHead {
+		where = " WHERE next_rev > ?"
+	}
 	out := make([]string, 0, len(store.AllKinds))
 	for _, k := range store.AllKinds {
 		cols := specs[k].allCols()
 		sel := slices.Clone(cols)
 		sel[slices.Index(cols, "`next_rev`")] = fmt.Sprint(int64(never))
 		out = append(out, "INSERT INTO "+table(k, suffix)+" ("+strings.Join(cols, ", ")+") SELECT "+
-			strings.Join(sel, ", ")+" FROM "+table(k, fromSuffix)+" WHERE rev <= ? AND next_rev > ?")
+			strings.Join(sel, ", ")+" FROM "+table(k, fromSuffix)+where)
 	}
 	return out
 }

@@ -107,13 +107,17 @@ func TestBranchSQL(t *testing.T) {
 		"DROP TABLE IF EXISTS `facts_b2`", "DROP TABLE IF EXISTS `observations_b2`", "DROP TABLE IF EXISTS `relations_b2`",
 		"DROP TABLE IF EXISTS `conversations_b2`", "DROP TABLE IF EXISTS `messages_b2`", "DROP TABLE IF EXISTS `aliases_b2`",
 	}, dropSQL("b2"))
-	cp := copySQL("b2", "b1")[2]
-	want := "INSERT INTO `relations_b2` (`vid`, `id`, `rev`, `next_rev`, `deleted`, `src`, `dst`, `rel_type`, `properties`, `confidence`, " +
+	copyOf := "INSERT INTO `relations_b2` (`vid`, `id`, `rev`, `next_rev`, `deleted`, `src`, `dst`, `rel_type`, `properties`, `confidence`, " +
 		"`valid_from`, `valid_to`, `session_id`, `task_id`, `agent_id`, `created_at`) SELECT `vid`, `id`, `rev`, 9223372036854775807, `deleted`, " +
 		"`src`, `dst`, `rel_type`, `properties`, `confidence`, `valid_from`, `valid_to`, `session_id`, `task_id`, `agent_id`, `created_at` " +
-		"FROM `relations_b1` WHERE rev <= ? AND next_rev > ?"
-	if cp != want {
-		t.Errorf("copySQL =\n%s\nwant\n%s", cp, want)
+		"FROM `relations_b1` WHERE "
+	for _, tc := range []struct {
+		atHead bool
+		where  string
+	}{{false, "rev <= ? AND next_rev > ?"}, {true, "next_rev > ?"}} {
+		if cp, want := copySQL("b2", "b1", tc.atHead)[2], copyOf+tc.where; cp != want {
+			t.Errorf("copySQL(atHead %v) =\n%s\nwant\n%s", tc.atHead, cp, want)
+		}
 	}
 }
 
