@@ -434,6 +434,12 @@ func (b *bench) measure(ctx context.Context, n int) error {
 	// Branch creation.
 	b.progress("%d facts: %d branches", n, b.o.branches)
 	br := b.samples("branch")
+	var raw *samples
+	native := false
+	if srv != nil {
+		raw = b.samples("server-branch")
+		native = c.Capabilities().MatrixOne.BranchPath == "native"
+	}
 	for i := range b.o.branches {
 		name := fmt.Sprintf("bench/branch-%d", i)
 		err := br.time(func() error {
@@ -443,6 +449,13 @@ func (b *bench) measure(ctx context.Context, n int) error {
 		if err != nil {
 			return err
 		}
+		// The server's own copies are timed between the first forks, one of each in
+		// turn, so that both run beside the same background work of the server.
+		if raw != nil && i < rawBranchReps(b.o.branches) {
+			if err := rawBranchTimed(ctx, srv, native, i, raw); err != nil {
+				return err
+			}
+		}
 	}
 	bp50, bp95 := br.percentiles()
 	if b.branchP50 == nil {
@@ -450,11 +463,8 @@ func (b *bench) measure(ctx context.Context, n int) error {
 	}
 	b.branchP50[n] = bp50
 	b.add("branch: create from main", n, br.String(), fmt.Sprintf("p95 < %s", dur(branchTarget)), ok(bp95 < branchTarget))
-	if srv != nil {
-		native := c.Capabilities().MatrixOne.BranchPath == "native"
-		if err := b.rawBranches(ctx, srv, n, native, bp50); err != nil {
-			return err
-		}
+	if raw != nil {
+		b.addRawBranches(n, native, raw, bp50)
 	}
 	if b.o.store != "matrixone" && len(b.o.sizes) > 1 && n == b.o.sizes[len(b.o.sizes)-1] {
 		if err := b.branchScaling(ctx, c, n); err != nil {

@@ -253,19 +253,24 @@ func (b *bench) rawSearches(ctx context.Context, db *sql.DB, n int, queries []st
 	return nil
 }
 
-// rawBranches adds the row of the server's own copy of main's tables (DATA BRANCH
-// CREATE on a server that has it, else CREATE TABLE ... LIKE and INSERT ... SELECT),
-// beside day1's branch creation.
-func (b *bench) rawBranches(ctx context.Context, db *sql.DB, n int, native bool, day1P50 time.Duration) error {
-	s := b.samples("server-branch")
-	reps := min(b.o.branches, 5)
-	for i := range reps {
-		err := s.time(func() error { return rawBranch(ctx, db, native, i) })
-		dropRawBranch(context.WithoutCancel(ctx), db, i)
-		if err != nil {
-			return fmt.Errorf("server primitive, branch: %w", err)
-		}
+// rawBranchReps is how many of the server's own copies of main's tables are timed
+// beside branches day1 forks.
+func rawBranchReps(branches int) int { return min(branches, 5) }
+
+// rawBranchTimed times copy i of main's tables (rawBranch) into s, then drops it.
+func rawBranchTimed(ctx context.Context, db *sql.DB, native bool, i int, s *samples) error {
+	err := s.time(func() error { return rawBranch(ctx, db, native, i) })
+	dropRawBranch(context.WithoutCancel(ctx), db, i)
+	if err != nil {
+		return fmt.Errorf("server primitive, branch: %w", err)
 	}
+	return nil
+}
+
+// addRawBranches adds the row of the server's own copy of main's tables (DATA BRANCH
+// CREATE on a server that has it, else CREATE TABLE ... LIKE and INSERT ... SELECT),
+// timed in s, beside day1's branch creation.
+func (b *bench) addRawBranches(n int, native bool, s *samples, day1P50 time.Duration) {
 	p50, _ := s.percentiles()
 	how := fmt.Sprintf("CREATE TABLE ... LIKE + INSERT ... SELECT of %d tables", len(rawTables))
 	target := "day1 ≤ 2×"
@@ -276,5 +281,4 @@ func (b *bench) rawBranches(ctx context.Context, db *sql.DB, n int, native bool,
 		pass = day1P50 < 50*time.Millisecond
 	}
 	b.add("server: "+how, n, fmt.Sprintf("%s; day1 p50 %.1fx", s.String(), float64(day1P50)/float64(p50)), target, ok(pass))
-	return nil
 }
