@@ -451,7 +451,7 @@ func (b *bench) measure(ctx context.Context, n int) error {
 		}
 		// The server's own copies are timed between the first forks, one of each in
 		// turn, so that both run beside the same background work of the server.
-		if raw != nil && i < rawBranchReps(b.o.branches) {
+		if raw != nil && i < rawBranchCopies {
 			if err := rawBranchTimed(ctx, srv, native, i, raw); err != nil {
 				return err
 			}

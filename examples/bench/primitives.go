@@ -253,9 +253,9 @@ func (b *bench) rawSearches(ctx context.Context, db *sql.DB, n int, queries []st
 	return nil
 }
 
-// rawBranchReps is how many of the server's own copies of main's tables are timed
-// beside branches day1 forks.
-func rawBranchReps(branches int) int { return min(branches, 5) }
+// rawBranchCopies is how many of the server's own copies of main's tables are timed,
+// one after each of day1's first forks.
+const rawBranchCopies = 5
 
 // rawBranchTimed times copy i of main's tables (rawBranch) into s, then drops it.
 func rawBranchTimed(ctx context.Context, db *sql.DB, native bool, i int, s *samples) error {

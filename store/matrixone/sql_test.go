@@ -5,6 +5,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -114,9 +115,14 @@ func TestBranchSQL(t *testing.T) {
 	for _, tc := range []struct {
 		atHead bool
 		where  string
-	}{{false, "rev <= ? AND next_rev > ?"}, {true, "next_rev > ?"}} {
-		if cp, want := copySQL("b2", "b1", tc.atHead)[2], copyOf+tc.where; cp != want {
+		args   []any
+	}{{false, "rev <= ? AND next_rev > ?", []any{int64(7), int64(7)}}, {true, "next_rev > ?", []any{int64(7)}}} {
+		stmts, args := copySQL("b2", "b1", 7, tc.atHead)
+		if cp, want := stmts[2], copyOf+tc.where; cp != want {
 			t.Errorf("copySQL(atHead %v) =\n%s\nwant\n%s", tc.atHead, cp, want)
+		}
+		if !slices.Equal(args, tc.args) {
+			t.Errorf("copySQL(atHead %v) arguments = %v, want %v", tc.atHead, args, tc.args)
 		}
 	}
 }

@@ -312,14 +312,12 @@ func (a *arena) copyOf(q packed) packed {
 // packedLen returns the length in floats of the smallest form of a non-empty e, and
 // whether that form holds halves.
 func packedLen(e []float32) (n int, half bool) {
-	// Without branches: the coordinates held (negative zeros too, so that the
-	// embedding comes back bit for bit), and whether any has low bits.
+	// Without branches: the coordinates held, and whether any has low bits.
 	nz := 0
 	var low uint32
 	for _, x := range e {
-		b := math.Float32bits(x)
-		nz += int((b | -b) >> 31)
-		low |= b & 0xffff
+		nz += int(held(x))
+		low |= math.Float32bits(x) & 0xffff
 	}
 	half = low == 0
 	mw := maskWords(len(e))
@@ -331,6 +329,14 @@ func packedLen(e []float32) (n int, half bool) {
 		return 1 + dense, half
 	}
 	return 1 + sparse, half
+}
+
+// held is 1 when a packed form holds coordinate x, any but a positive zero (negative
+// zeros too, so that the embedding comes back bit for bit), 0 otherwise; without a
+// branch.
+func held(x float32) uint32 {
+	b := math.Float32bits(x)
+	return (b | -b) >> 31
 }
 
 // packInto writes the form of e that packedLen gave, n floats and half, into p, of
@@ -365,8 +371,7 @@ func packInto(p packed, e []float32, half bool) {
 		var m uint32
 		block := e[w*maskBits : min(len(e), (w+1)*maskBits)]
 		for i, x := range block {
-			b := math.Float32bits(x)
-			m |= (b | -b) >> 31 << (uint(i) & (maskBits - 1))
+			m |= held(x) << (uint(i) & (maskBits - 1))
 		}
 		mask[w] = float32(m)
 		for ; m != 0; m &= m - 1 {
