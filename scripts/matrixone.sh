@@ -13,6 +13,11 @@
 #   MO_VERSION   module version to build (default: the 2024-11 main-branch build)
 #   MO_HOME      working folder: binary, config, data, log, pid (default ~/.cache/day1-matrixone)
 #   MO_WAIT      seconds to wait for readiness (default 180)
+#   MO_CACHE     memory the CN gives its cache of the shared file service, where the
+#                tables' blocks are read from (default a quarter of the machine's memory,
+#                at most 4GB, at least the server's own default of 512MB). A block read
+#                that misses it is decompressed again, column by column: with 512MB, a
+#                few 100k-row tables already evict each other (docs/matrixone.md).
 #   MO_PORT      SQL port (default 6001). Another port starts a second, independent
 #                server beside the first, with the same cached binary: its own run folder
 #                (MO_RUN), data and log, and every other port it listens on moved by the
@@ -25,6 +30,7 @@ set -euo pipefail
 MO_VERSION=${MO_VERSION:-v0.7.1-0.20241116071202-78f88591bfc4}
 MO_HOME=${MO_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/day1-matrixone}
 MO_WAIT=${MO_WAIT:-180}
+MO_CACHE=${MO_CACHE:-}
 MO_PORT=${MO_PORT:-6001}
 if ! [[ $MO_PORT =~ ^[0-9]+$ ]] || ((MO_PORT < 1025 || MO_PORT > 59999)); then
 	echo "matrixone: MO_PORT must be a port number between 1025 and 59999, not '$MO_PORT'" >&2
@@ -121,6 +127,7 @@ start() {
 		move_ports "$RUN/etc/launch.partial"
 		mv "$RUN/etc/launch.partial" "$RUN/etc/launch"
 	fi
+	cache_config "$RUN/etc/launch"
 	say "starting from $RUN (log $LOG)"
 	# The child writes its own pid and then becomes the server, so the pid file names the
 	# server process itself whatever setsid does.
@@ -161,6 +168,32 @@ move_ports() {
 	printf '\n[cn.frontend]\nport = %d\nunix-socket = "%s"\n' "$MO_PORT" "$RUN/mysql.sock" >>"$dir/cn.toml"
 	printf '\n[logservice]\nlogservice-address = "127.0.0.1:%d"\nraft-address = "127.0.0.1:%d"\ngossip-address = "127.0.0.1:%d"\ngossip-seed-addresses = ["127.0.0.1:%d"]\n' \
 		"$svc" "$raft" "$gossip" "$gossip" >>"$dir/log.toml"
+}
+
+# cache_config sets, in the CN's config in $1, the memory capacity of its cache of the
+# shared file service: MO_CACHE, or a quarter of the machine's memory between 512MB and
+# 4GB. The section sits between two marker lines, replaced at every start, so that a
+# run folder made before keeps up with MO_CACHE. The file service itself is the one the
+# server makes by default (local disk under the data folder).
+cache_config() {
+	local f=$1/cn.toml size=$MO_CACHE
+	if [[ -z $size ]]; then
+		local kb mb
+		kb=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo 2>/dev/null || echo 0)
+		mb=$((kb / 4096))
+		((mb <= 4096)) || mb=4096
+		((mb >= 512)) || mb=512
+		size="${mb}MB"
+	fi
+	if ! [[ $size =~ ^[0-9]+(MB|GB)$ ]]; then
+		say "MO_CACHE must be a size such as 512MB or 4GB, not '$size'"
+		exit 2
+	fi
+	local data
+	data=$(sed -n 's/^data-dir = "\(.*\)"$/\1/p' "$f" | head -1)
+	sed -i '/^# day1: shared file service cache$/,/^# day1: end of shared file service cache$/d' "$f"
+	printf '# day1: shared file service cache\n[[fileservice]]\nname = "SHARED"\nbackend = "DISK"\ndata-dir = "%s/shared"\n\n[fileservice.cache]\nmemory-capacity = "%s"\n# day1: end of shared file service cache\n' \
+		"${data:-./mo-data}" "$size" >>"$f"
 }
 
 wait_ready() {
