@@ -19,10 +19,12 @@ import (
 
 // CreateBranch forks a branch: a new table set (one table per record kind) holding the
 // parent's records as of the fork. On servers with DATA BRANCH (Capabilities.BranchPath
-// "native") a fork from the parent's head is a zero-copy DATA BRANCH CREATE TABLE per
-// kind; otherwise, and for forks from the past, it is CREATE TABLE ... LIKE plus an
-// INSERT ... SELECT of the versions visible at the fork point, the kinds in parallel, a
-// copy whose cost grows with the parent's size. Both run without the write locks, at
+// "native") a fork is a zero-copy DATA BRANCH CREATE TABLE per kind, from the parent's
+// head, and a fork from the past (a snapshot or an instant) is one too when few versions
+// were written or closed since, which are then taken out of the new tables
+// (trimCheaper); otherwise it is CREATE TABLE ... LIKE plus an INSERT ... SELECT of the
+// versions visible at the fork point, the kinds in parallel, a copy whose cost grows
+// with the parent's size. Both run without the write locks, at
 // the revision committed when they start: writes go on meanwhile, and the branch sees
 // none of them (ForkedAt is the last instant of that revision). Only the branch's row
 // is written under the lock, so no DDL ever waits on a lock its own caller holds.
@@ -70,7 +72,6 @@ func (s *Store) CreateBranch(ctx context.Context, spec store.BranchSpec) (store.
 	if err != nil {
 		return store.Branch{}, err
 	}
-	native := s.caps.DataBranch && spec.At.IsHead()
 	drop := func() { s.dropTables(context.WithoutCancel(ctx), suffix) }
 	// Both paths make the tables outside the write locks: the versions visible at a
 	// revision never change (a write only adds versions above it and closes older ones
@@ -79,6 +80,12 @@ func (s *Store) CreateBranch(ctx context.Context, spec store.BranchSpec) (store.
 	p, err := s.resolve(ctx, s.db, store.View{Branch: from, At: spec.At})
 	if err != nil {
 		return store.Branch{}, wrap(ctx, "CreateBranch", err)
+	}
+	native := s.caps.DataBranch
+	if native && !spec.At.IsHead() {
+		if native, err = s.trimCheaper(ctx, p); err != nil {
+			return store.Branch{}, wrap(ctx, "CreateBranch", err)
+		}
 	}
 	if s.beforeFork != nil {
 		s.beforeFork()
@@ -164,6 +171,32 @@ func (s *Store) nativeTables(ctx context.Context, suffix string, p pos) error {
 	// not the branch.
 	s.ensureBranchIndexes(ctx, suffix)
 	return nil
+}
+
+// trimShare is the largest share of the rows of a branch's tables that a fork from
+// their past on a server with DATA BRANCH trims rather than copies (trimCheaper).
+const trimShare = 20
+
+// trimCheaper reports whether a fork from the past of p's tables (a snapshot or an
+// instant) is cheaper as DATA BRANCH CREATE of the tables as they are now, then the
+// versions written or closed after p.cut taken out (trimRaced), than as a copy of the
+// versions visible at p.cut: when those versions number at most one in trimShare of
+// the tables' rows. The trim costs a write per version, the copy a read and a write
+// per visible one; a snapshot taken a little while ago trims a few rows.
+func (s *Store) trimCheaper(ctx context.Context, p pos) (bool, error) {
+	parts := make([]string, 0, len(store.AllKinds))
+	var args []any
+	for _, k := range store.AllKinds {
+		parts = append(parts, "SELECT COUNT(*) AS n, COALESCE(SUM(CASE WHEN rev > ? OR (next_rev > ? AND next_rev <> ?) THEN 1 ELSE 0 END), 0) AS later FROM "+
+			table(k, p.tab.suffix))
+		args = append(args, p.cut, p.cut, int64(never))
+	}
+	var rows, later int64
+	err := s.db.QueryRowContext(ctx, "SELECT COALESCE(SUM(n), 0), COALESCE(SUM(later), 0) FROM ("+strings.Join(parts, " UNION ALL ")+") c", args...).Scan(&rows, &later)
+	if err != nil {
+		return false, err
+	}
+	return later*trimShare <= rows, nil
 }
 
 // trimRaced makes a branch's new tables, copied from p's tables as they were when the

@@ -47,10 +47,13 @@
 // # Branches
 //
 // A branch's tables are made with DATA BRANCH CREATE TABLE when the server has it
-// (MatrixOne 3.x, zero-copy, Capabilities.BranchPath "native"); otherwise, and for
-// forks from the past, with CREATE TABLE ... LIKE and an INSERT ... SELECT of the
-// versions visible at the fork (Capabilities.BranchPath "portable"): a copy whose cost
-// grows with the size of the parent, one statement per kind, the kinds in parallel.
+// (MatrixOne 3.x, zero-copy, Capabilities.BranchPath "native"); otherwise with CREATE
+// TABLE ... LIKE and an INSERT ... SELECT of the versions visible at the fork
+// (Capabilities.BranchPath "portable"): a copy whose cost grows with the size of the
+// parent, one statement per kind, the kinds in parallel. A fork from the past (a
+// snapshot or an instant) on a server with DATA BRANCH is native too when the
+// versions written or closed since number at most a twentieth of the parent's rows:
+// they are taken out of the new tables as below; else it is a copy.
 // Either runs from the revision committed when it starts and without the write locks:
 // versions visible at a revision never change, so writers go on meanwhile and the fork
 // is still consistent. DATA BRANCH copies the parent's tables as they are when it runs,

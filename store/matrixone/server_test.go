@@ -128,6 +128,60 @@ func TestNativeBranch(t *testing.T) {
 	}
 }
 
+// TestNativeForkFromThePast forks from a snapshot through DATA BRANCH when few
+// versions were written or closed since it, and by a copy when many were: either way
+// the branch holds what the snapshot saw.
+func TestNativeForkFromThePast(t *testing.T) {
+	t.Parallel()
+	s := openTest(t, testDatabase(t))
+	defer s.Close()
+	if !s.Capabilities().DataBranch {
+		t.Skipf("capability DataBranch is missing on %s: every fork is a copy", s.Capabilities().Version)
+	}
+	ctx := t.Context()
+	put := func(from, to int, text string) {
+		t.Helper()
+		var recs []store.Record
+		for i := from; i < to; i++ {
+			recs = append(recs, store.Fact{ID: fmt.Sprintf("f%03d", i), Text: fmt.Sprintf("%s number %d", text, i)})
+		}
+		if _, err := s.Put(ctx, "main", recs, store.PutOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(0, 100, "first note")
+	if _, err := s.CreateSnapshot(ctx, "main", "s1", ""); err != nil {
+		t.Fatal(err)
+	}
+	check := func(name, wantPath string) {
+		t.Helper()
+		if _, err := s.CreateBranch(ctx, store.BranchSpec{Name: name, At: store.Point{Snapshot: "s1"}}); err != nil {
+			t.Fatal(err)
+		}
+		if path := forkPath(t, s, name); path != wantPath {
+			t.Errorf("%s: fork path %q, want %q", name, path, wantPath)
+		}
+		got, err := s.List(ctx, store.View{Branch: name}, store.ListQuery{Kind: store.KindFact, Limit: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 100 {
+			t.Errorf("%s holds %d facts, want the snapshot's 100", name, len(got))
+		}
+		r, err := s.Get(ctx, store.View{Branch: name}, store.Ref{Kind: store.KindFact, ID: "f001"})
+		if err != nil || r.(store.Fact).Text != "first note number 1" {
+			t.Errorf("%s: f001 = %v, %v; want the snapshot's version", name, r, err)
+		}
+	}
+	// Two versions later (one new, one closed) against 102 rows: trimmed.
+	put(1, 2, "second note")
+	check("near", matrixone.BranchPathNative)
+	// Hundreds later: copied.
+	put(100, 400, "third note")
+	put(0, 50, "fourth note")
+	check("far", matrixone.BranchPathPortable)
+}
+
 // TestMigrationsIdempotent opens one database twice: the second Open applies nothing
 // and a wrong dimension is refused.
 func TestMigrationsIdempotent(t *testing.T) {
