@@ -104,14 +104,22 @@ func TestCapabilities(t *testing.T) {
 	}
 }
 
+// nativeStore opens a store on a fresh database, and skips the test, saying why, when
+// the server has no DATA BRANCH.
+func nativeStore(t *testing.T, why string) *matrixone.Store {
+	t.Helper()
+	s := openTest(t, testDatabase(t))
+	t.Cleanup(func() { s.Close() })
+	if !s.Capabilities().DataBranch {
+		t.Skipf("capability DataBranch is missing on %s: %s", s.Capabilities().Version, why)
+	}
+	return s
+}
+
 // TestNativeBranch forks through DATA BRANCH when the server has it.
 func TestNativeBranch(t *testing.T) {
 	t.Parallel()
-	s := openTest(t, testDatabase(t))
-	defer s.Close()
-	if !s.Capabilities().DataBranch {
-		t.Skipf("capability DataBranch is missing on %s: branches use the portable copy", s.Capabilities().Version)
-	}
+	s := nativeStore(t, "branches use the portable copy")
 	ctx := t.Context()
 	if _, err := s.Put(ctx, "main", []store.Record{store.Fact{ID: "f1", Text: "before the fork"}}, store.PutOptions{}); err != nil {
 		t.Fatal(err)
@@ -133,11 +141,7 @@ func TestNativeBranch(t *testing.T) {
 // the branch holds what the snapshot saw.
 func TestNativeForkFromThePast(t *testing.T) {
 	t.Parallel()
-	s := openTest(t, testDatabase(t))
-	defer s.Close()
-	if !s.Capabilities().DataBranch {
-		t.Skipf("capability DataBranch is missing on %s: every fork is a copy", s.Capabilities().Version)
-	}
+	s := nativeStore(t, "every fork is a copy")
 	ctx := t.Context()
 	put := func(from, to int, text string) {
 		t.Helper()
