@@ -182,8 +182,13 @@ const trimShare = 20
 // versions written or closed after p.cut taken out (trimRaced), than as a copy of the
 // versions visible at p.cut: when those versions number at most one in trimShare of
 // the tables' rows. The trim costs a write per version, the copy a read and a write
-// per visible one; a snapshot taken a little while ago trims a few rows.
+// per visible one; a snapshot taken a little while ago trims a few rows. With the
+// parent's head still at p.cut there is nothing to trim, and nothing is counted.
 func (s *Store) trimCheaper(ctx context.Context, p pos) (bool, error) {
+	moved, err := s.movedPast(ctx, p)
+	if err != nil || !moved {
+		return err == nil, err
+	}
 	parts := make([]string, 0, len(store.AllKinds))
 	var args []any
 	for _, k := range store.AllKinds {
@@ -192,7 +197,7 @@ func (s *Store) trimCheaper(ctx context.Context, p pos) (bool, error) {
 		args = append(args, p.cut, p.cut, int64(never))
 	}
 	var rows, later int64
-	err := s.db.QueryRowContext(ctx, "SELECT COALESCE(SUM(n), 0), COALESCE(SUM(later), 0) FROM ("+strings.Join(parts, " UNION ALL ")+") c", args...).Scan(&rows, &later)
+	err = s.db.QueryRowContext(ctx, "SELECT SUM(n), SUM(later) FROM ("+strings.Join(parts, " UNION ALL ")+") c", args...).Scan(&rows, &later)
 	if err != nil {
 		return false, err
 	}
@@ -202,18 +207,24 @@ func (s *Store) trimCheaper(ctx context.Context, p pos) (bool, error) {
 // trimRaced makes a branch's new tables, copied from p's tables as they were when the
 // copy ran, hold what was visible at p.cut: when the parent's head moved past it, the
 // versions written after it are deleted and those closed after it opened again
-// (forkFixup). Every commit to the parent's tables moves its head: with the head at
-// p.cut or below, the tables hold what was visible at p.cut already. Only commits that
-// raced the fork are touched, a handful of rows.
+// (forkFixup). With the head at p.cut or below (movedPast), the tables hold what was
+// visible at p.cut already. Only commits that raced the fork are touched, a handful of
+// rows, and for a native fork from the past those trimCheaper counted.
 func (s *Store) trimRaced(ctx context.Context, suffix string, p pos) error {
-	var head int64
-	if err := s.db.QueryRowContext(ctx, "SELECT head FROM day1_branches WHERE name = ?", p.tab.info.Name).Scan(&head); err != nil {
+	if moved, err := s.movedPast(ctx, p); err != nil || !moved {
 		return err
 	}
-	if head <= p.cut {
-		return nil
-	}
 	return s.forkFixup(ctx, suffix, p.cut)
+}
+
+// movedPast reports whether the head of the branch whose tables p reads has moved
+// past p.cut: every commit to its tables moves it.
+func (s *Store) movedPast(ctx context.Context, p pos) (bool, error) {
+	var head int64
+	if err := s.db.QueryRowContext(ctx, "SELECT head FROM day1_branches WHERE name = ?", p.tab.info.Name).Scan(&head); err != nil {
+		return false, err
+	}
+	return head > p.cut, nil
 }
 
 // forkFixup deletes from a branch's new tables the versions written after cut and
