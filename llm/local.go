@@ -118,6 +118,9 @@ func (e *LocalEmbedder) Embed(ctx context.Context, texts []string) ([][]float32,
 // minPart is the smallest number of texts worth a goroutine of their own.
 const minPart = 64
 
+// embedChunk is how many texts a goroutine embedding a batch takes at a time.
+const embedChunk = 32
+
 // embedBatch embeds texts with embed, which writes one text's vector into a zeroed
 // slice and reports false for a text with no features; the local embedders share it.
 // It fails as a whole, with an error wrapping ErrEmptyText that names the first text
@@ -130,30 +133,38 @@ func embedBatch(ctx context.Context, texts []string, dims int, embed func(f *fea
 	// One backing array for the whole batch; each vector is capped so that appending to
 	// one cannot overwrite the next.
 	backing := make([]float32, len(texts)*dims)
-	// A large batch is split over the processors: each part writes its own vectors.
-	parts := parallel.Parts(len(texts), minPart)
-	errs := make([]error, parts)
-	parallel.Do(len(texts), parts, func(p, lo, hi int) {
-		f := getFeaturizer()
-		defer putFeaturizer(f)
+	// A large batch is shared by the processors, a chunk at a time: each chunk writes
+	// its own vectors.
+	workers := parallel.Parts(len(texts), minPart)
+	chunks := (len(texts) + embedChunk - 1) / embedChunk
+	errs := make([]error, chunks)
+	fs := make([]*featurizer, workers)
+	parallel.Each(len(texts), embedChunk, workers, func(w, lo, hi int) {
+		if fs[w] == nil {
+			fs[w] = getFeaturizer()
+		}
+		f := fs[w]
+		// Check once a chunk, not for every short text: the check costs more than
+		// embedding one sentence.
+		if err := ctx.Err(); err != nil {
+			errs[lo/embedChunk] = err
+			return
+		}
 		for i := lo; i < hi; i++ {
-			// Check now and then, not for every short text: the check costs more than
-			// embedding one sentence.
-			if i%64 == 63 {
-				if err := ctx.Err(); err != nil {
-					errs[p] = err
-					return
-				}
-			}
 			v := backing[i*dims : (i+1)*dims : (i+1)*dims]
 			if !embed(f, texts[i], v) {
-				errs[p] = fmt.Errorf("%w (texts[%d] = %q)", ErrEmptyText, i, shorten(texts[i], 80))
+				errs[lo/embedChunk] = fmt.Errorf("%w (texts[%d] = %q)", ErrEmptyText, i, shorten(texts[i], 80))
 				return
 			}
 			out[i] = v
 		}
 	})
-	// The first failing part holds the first failing text.
+	for _, f := range fs {
+		if f != nil {
+			putFeaturizer(f)
+		}
+	}
+	// The first failing chunk holds the first failing text.
 	for _, err := range errs {
 		if err != nil {
 			return nil, err

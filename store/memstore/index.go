@@ -22,7 +22,7 @@ type kindIndex struct {
 	meta     []docMeta            // what visibility reads of each of docs, kept dense
 	fast     []docFast            // the same, smaller (see docFast)
 	postings map[string]*termList // by term; a pointer, so that adding a posting looks the term up once
-	vecs     []*version           // vector slots in commit order: the newest version holding each (see version.sameVec)
+	vecs     []*version           // vector slots in commit order: the first version holding each, the others after it (version.sameVec)
 	// masks holds, for each vector slot, the bits (branch.bit) of the branches of its
 	// versions. A view whose chain has none of them sees none of the slot's versions:
 	// the check reads one word instead of following every version, which matters when
@@ -340,9 +340,11 @@ func (ix *kindIndex) add(v *version, h hint, emb []float32) {
 		// The same embedding as from's, shared: the same vector slot, code and band
 		// links. A view sees at most one of the versions of a slot, which are all of
 		// one record.
+		// The slot keeps its first version, which workers searching a held band
+		// index read (dupIndex.vecs); v follows it.
 		v.inv, v.vi = from.inv, from.vi
-		v.sameVec = ix.vecs[v.vi]
-		ix.vecs[v.vi] = v
+		first := ix.vecs[v.vi]
+		v.sameVec, first.sameVec = first.sameVec, v
 		ix.masks[v.vi] |= v.br.bit
 		return
 	}
@@ -518,13 +520,13 @@ type prepared struct {
 // embeddings, on every processor. It returns nil for small batches, whose records are
 // analysed and packed as they are written.
 func prepareAll(recs []store.Record) *prepared {
-	parts := parallel.Parts(len(recs), minPrepareAll/2)
-	if parts < 2 {
+	workers := parallel.Parts(len(recs), minPrepareAll/2)
+	if workers < 2 {
 		return nil
 	}
 	p := &prepared{terms: make([]docTerms, len(recs)), embs: make([]packed, len(recs))}
-	parallel.Do(len(recs), parts, func(_, lo, hi int) {
-		// The form of each embedding, then one buffer for the part's, which the
+	parallel.Each(len(recs), minPrepareAll/2, workers, func(_, lo, hi int) {
+		// The form of each embedding, then one buffer for the chunk's, which the
 		// writes copy and drop.
 		forms := make([]struct {
 			n    int
@@ -1013,16 +1015,18 @@ func (bi *bandIndex) fold(codes []uint64) {
 	}
 	// Indexes past those the entries hold take bits from the tags of every entry.
 	idBits := idBitsFor(bi.n)
-	// Bands are folded independently, on every processor.
-	parts := parallel.Parts(bi.bands, 1)
+	// Bands are folded independently, on every processor, a band at a time.
+	workers := parallel.Parts(bi.bands, 1)
 	if bi.n < 8192 {
-		parts = 1 // too little work to share
+		workers = 1 // too little work to share
 	}
-	parallel.Do(bi.bands, parts, func(_, lo, hi int) {
-		count, fill := make([]uint32, bandKeys), make([]uint32, bandKeys)
-		for b := lo; b < hi; b++ {
-			bi.foldBand(b, keys[b*linked:(b+1)*linked], tags[b*linked:(b+1)*linked], idBits, count, fill)
+	scratch := make([][2][]uint32, workers) // each worker's count and fill
+	parallel.Each(bi.bands, 1, workers, func(w, b, _ int) {
+		sc := &scratch[w]
+		if sc[0] == nil {
+			sc[0], sc[1] = make([]uint32, bandKeys), make([]uint32, bandKeys)
 		}
+		bi.foldBand(b, keys[b*linked:(b+1)*linked], tags[b*linked:(b+1)*linked], idBits, sc[0], sc[1])
 	})
 	if bi.hshift != 0 {
 		bi.hshift = 0

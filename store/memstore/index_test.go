@@ -617,8 +617,8 @@ func TestMergedVersionsShareVectorSlots(t *testing.T) {
 				t.Fatalf("the merge added %d vector slots; want the source's shared", len(ix.vecs)-slots)
 			}
 			src := s.branches["source"].own.first[key{store.KindFact, "m"}]
-			if v := ix.vecs[src.vi]; v.br.info.Name != "target" || v.sameVec != src || src.sameVec != nil {
-				t.Errorf("the shared slot's versions are not target's then source's")
+			if v := ix.vecs[src.vi]; v != src || v.sameVec == nil || v.sameVec.br.info.Name != "target" || v.sameVec.sameVec != nil {
+				t.Errorf("the shared slot's versions are not source's then target's")
 			}
 			keep := "target"
 			if drop == "target" {

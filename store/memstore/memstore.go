@@ -242,8 +242,9 @@ type version struct {
 	inv    float32 // 1/|embedding|, 0 without one
 	ord    int32   // position in the kind index's docs, -1 when not indexed
 	vi     int32   // the kind index's vector slot holding the embedding, -1 without one
-	// sameVec is the next older version sharing the vector slot: a merge's copy of a
-	// record shares the embedding, code and band links of the source's version.
+	// sameVec is the next version sharing the vector slot, in no particular order: a
+	// merge's copy of a record shares the embedding, code and band links of the
+	// source's version.
 	sameVec *version
 	// terms is the analysis of the search text while the version is among the last
 	// recentTerms indexed, nil after: a merge that adopts the version soon after it was

@@ -285,8 +285,9 @@ func (s *Store) nearDuplicate(head view, f store.Fact, tkey uint64, threshold fl
 }
 
 // match is what a worker found ahead for one new fact of a batch (prematch): the code
-// of its embedding, and the vector slots of the band index that pass the code tests,
-// each once.
+// of its embedding, and the vector slots of the band index that pass the code tests
+// and whose cosine with it reaches the threshold, each once. Which of them the
+// fact's branch sees is left to the serial pass.
 type match struct {
 	code  []uint64
 	cands []int32
@@ -348,10 +349,28 @@ type dupIndex struct {
 	codes, sketch []uint64
 	words         int
 	bands         *bandIndex
+	// vecs holds the first version of each slot, whose embedding is the slot's: a
+	// slot keeps its first version (kindIndex.add).
+	vecs []*version
 }
 
 func (ix *kindIndex) dupView() dupIndex {
-	return dupIndex{codes: ix.codes, sketch: ix.sketch, words: ix.words, bands: ix.bands}
+	return dupIndex{codes: ix.codes, sketch: ix.sketch, words: ix.words, bands: ix.bands, vecs: ix.vecs}
+}
+
+// near keeps, in place and in order, the slots of cands whose vector's cosine with q
+// is at least q.threshold, computed as bestMatch does, so that it keeps every slot
+// bestMatch could choose. q.emb must be set.
+func (d dupIndex) near(cands []int32, q dupQuery) []int32 {
+	n := 0
+	for _, i := range cands {
+		v := d.vecs[i]
+		if float64(v.emb.dot(q.emb)*q.inv*v.inv) >= q.threshold {
+			cands[n] = i
+			n++
+		}
+	}
+	return cands[:n]
 }
 
 // heldCandidates appends to dst the slots of the vectors indexed while the band index
@@ -477,9 +496,12 @@ func (a *ahead) search(c int, w *searcher) {
 	}
 	for p := c * aheadChunk; p < min(len(a.todo), (c+1)*aheadChunk); p++ {
 		q := a.q0
-		q.code = a.rot.AppendCode(nil, a.recs[a.todo[p]].(store.Fact).Embedding, w.scratch)
+		emb := a.recs[a.todo[p]].(store.Fact).Embedding
+		q.code = a.rot.AppendCode(nil, emb, w.scratch)
+		q.emb, q.inv = emb, 1/vecmath.Norm(emb)
 		start := len(w.found)
 		w.found = a.d.candidates(w.found, q, &w.sc)
+		w.found = w.found[:start+len(a.d.near(w.found[start:], q))]
 		a.m[p] = match{code: q.code, cands: w.found[start:len(w.found):len(w.found)]}
 	}
 	close(a.done[c])
@@ -514,11 +536,13 @@ func (a *ahead) finish() {
 // prematch starts workers that find, for every new, live fact of a batch with an
 // embedding, the code of its embedding and its candidates among the vectors of the
 // band index: the tests of its bands, sketch and code, a search whose reads miss the
-// cache and that needs no version. Put's serial pass, meanwhile, takes their results
+// cache, then the exact cosine of those that pass, which reads each slot's first
+// version (dupIndex.near) but not which branches see it. Put's serial pass, meanwhile,
+// takes their results
 // in order (ahead.get) and decides on them, so the search of later facts overlaps the
 // writing of earlier ones; it searches a chunk itself when it gets there first. There
-// is a worker per processor: the serial pass is the longer of the two, and shares a
-// processor with them. The band index is held (kindIndex.holdBands) until Put calls
+// is a worker per processor, and the serial pass shares a processor with them: each
+// worker yields its processor after a chunk. The band index is held (kindIndex.holdBands) until Put calls
 // ahead.finish. It returns nil for small batches, and on one processor. dims is the
 // store's embedding length once the batch is written.
 func (s *Store) prematch(head view, recs []store.Record, opts store.PutOptions, dims int) *ahead {
@@ -570,6 +594,10 @@ func (s *Store) prematch(head view, recs []store.Record, opts store.PutOptions, 
 					return
 				}
 				a.search(c, &w)
+				// The serial pass, woken by the chunk it waited for, would otherwise
+				// wait for a processor until the workers are done or preempted, and
+				// then finish the batch alone.
+				runtime.Gosched()
 			}
 		}()
 	}
