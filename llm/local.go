@@ -206,6 +206,7 @@ type featurizer struct {
 	counts map[string]int32 // used only for long texts
 	offs   []int32          // rune offsets of a non-ASCII word
 	v      []float32
+	words  []wordInfo // the words met lately, by feature hash (see word)
 }
 
 var featurizers = sync.Pool{New: func() any { return new(featurizer) }}
@@ -251,9 +252,10 @@ func (f *featurizer) embed(text string, v []float32) bool {
 			c := float64(t.count)
 			scale = (1 + math.Log(c)) / c
 		}
-		f.add(hashString(saltWord, t.s), wordWeight*scale)
+		h := hashString(saltWord, t.s)
+		f.add(h, wordWeight*scale)
 		if t.kind != textsearch.Ideograph {
-			f.ngrams(t.s, ngramWeight*scale)
+			f.word(t.s, h).addGrams(f, ngramWeight*scale)
 		}
 		if t.kind == textsearch.Part {
 			continue
@@ -315,9 +317,11 @@ func (f *featurizer) countTokens() {
 	}
 }
 
-// ngrams adds the character n-grams of word, padded as "<word>", with a total L2
-// weight of weight.
-func (f *featurizer) ngrams(word string, weight float64) {
+// gramSlots appends to dst the signed dimensions, of dims, of the character n-grams of
+// word padded as "<word>", in the order they are hashed, and returns it with the
+// number of n-grams, which share a total L2 weight (see wordInfo.addGrams). offs is
+// scratch space for the rune offsets of a word outside ASCII.
+func gramSlots(word string, dims int, dst []uint64, offs []int32) ([]uint64, []int32, int) {
 	// m is the number of runes; off(k) is the byte offset of rune k, off(m) = len(word).
 	m := len(word)
 	ascii := true
@@ -328,15 +332,15 @@ func (f *featurizer) ngrams(word string, weight float64) {
 		}
 	}
 	if !ascii {
-		f.offs = f.offs[:0]
+		offs = offs[:0]
 		for i := range word {
-			f.offs = append(f.offs, int32(i))
+			offs = append(offs, int32(i))
 		}
-		m = len(f.offs)
-		f.offs = append(f.offs, int32(len(word)))
+		m = len(offs)
+		offs = append(offs, int32(len(word)))
 	}
 	if m < 2 || m > maxGramWord {
-		return
+		return dst, offs, 0
 	}
 	padded := m + 2
 	count := 0
@@ -345,7 +349,6 @@ func (f *featurizer) ngrams(word string, weight float64) {
 			count += padded - n + 1
 		}
 	}
-	w := weight / math.Sqrt(float64(count))
 	// feed hashes padded position p: 0 is '<', m+1 is '>', and p in between is rune
 	// p-1 of the word.
 	feed := func(h uint64, p int) uint64 {
@@ -358,7 +361,7 @@ func (f *featurizer) ngrams(word string, weight float64) {
 		if ascii {
 			return hashByte(h, word[p-1])
 		}
-		return hashMore(h, word[f.offs[p-1]:f.offs[p]])
+		return hashMore(h, word[offs[p-1]:offs[p]])
 	}
 	// The grams starting at one position share their prefix, so each longer gram
 	// extends the hash of the shorter one.
@@ -369,20 +372,31 @@ func (f *featurizer) ngrams(word string, weight float64) {
 		}
 		for p := j + minGram - 1; p < min(j+maxGram, padded); p++ {
 			h = feed(h, p)
-			f.add(h, w)
+			dst = append(dst, slot(h, dims))
 		}
 	}
+	return dst, offs, count
 }
 
 // add adds weight to the dimension h selects, with the sign its top bit selects.
 func (f *featurizer) add(h uint64, weight float64) {
+	f.addSlot(slot(h, len(f.v)), weight)
+}
+
+// slot returns the signed dimension, of dims, that feature hash h selects: the
+// dimension shifted left by one, and 1 in the low bit when the feature is subtracted.
+func slot(h uint64, dims int) uint64 {
 	h = mix(h)
 	// Lemire's multiply-shift maps the low 32 bits onto [0, dims) without a division.
-	i := (h & 0xffffffff) * uint64(len(f.v)) >> 32
-	if h>>63 != 0 {
+	return (h&0xffffffff)*uint64(dims)>>32<<1 | h>>63
+}
+
+// addSlot adds weight to the signed dimension s (see slot).
+func (f *featurizer) addSlot(s uint64, weight float64) {
+	if s&1 != 0 {
 		weight = -weight
 	}
-	f.v[i] += float32(weight)
+	f.v[s>>1] += float32(weight)
 }
 
 // 64-bit FNV-1a, written out so that hashing a feature never allocates.

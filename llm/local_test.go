@@ -296,7 +296,7 @@ func TestNGramCount(t *testing.T) {
 	}
 	for _, tt := range tests {
 		f := &featurizer{v: make([]float32, 1<<20)}
-		f.ngrams(tt.word, 1)
+		f.word(tt.word, hashString(saltWord, tt.word)).addGrams(f, 1)
 		nonzero := 0
 		for _, x := range f.v {
 			if x != 0 {
@@ -304,7 +304,7 @@ func TestNGramCount(t *testing.T) {
 			}
 		}
 		if nonzero != tt.want {
-			t.Errorf("ngrams(%q) set %d dimensions, want %d", tt.word, nonzero, tt.want)
+			t.Errorf("the n-grams of %q set %d dimensions, want %d", tt.word, nonzero, tt.want)
 		}
 	}
 }

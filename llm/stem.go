@@ -104,7 +104,7 @@ func (f *featurizer) embedStem(text string, v []float32) bool {
 	}
 	f.countTokens()
 
-	var prevStem string
+	var prevPair uint64 // the previous word's pairHash
 	prevWeight := 0.0
 	for _, t := range f.tokens {
 		scale := 1.0
@@ -112,25 +112,30 @@ func (f *featurizer) embedStem(text string, v []float32) bool {
 			c := float64(t.count)
 			scale = (1 + math.Log(c)) / c
 		}
-		ww := wordWeightOf(t.s) * scale
-		stem := t.s
-		if t.kind != textsearch.Ideograph {
-			stem = Stem(t.s)
+		form := hashString(saltWord, t.s)
+		var ww float64
+		var stem string
+		var stemHash, pairHash uint64
+		var wi *wordInfo
+		if t.kind == textsearch.Ideograph {
+			ww, stem = wordWeightOf(t.s)*scale, t.s
+			stemHash, pairHash = stemHashes(stem)
+		} else {
+			wi = f.word(t.s, form)
+			ww, stem, stemHash, pairHash = wi.weight*scale, wi.stem, wi.stemHash, wi.pairHash
 		}
-		f.add(hashString(saltStem, stem), stemStemWeight*ww)
-		f.add(hashString(saltWord, t.s), stemFormWeight*ww)
-		if t.kind != textsearch.Ideograph {
-			f.ngrams(t.s, stemGramWeight*ww)
+		f.add(stemHash, stemStemWeight*ww)
+		f.add(form, stemFormWeight*ww)
+		if wi != nil {
+			wi.addGrams(f, stemGramWeight*ww)
 		}
 		if t.kind == textsearch.Part {
 			continue
 		}
 		if prevWeight > 0 {
-			h := hashString(saltStemBigram, prevStem)
-			h = hashByte(h, 0)
-			f.add(hashMore(h, stem), stemBigramWeight*math.Sqrt(prevWeight*ww))
+			f.add(hashMore(prevPair, stem), stemBigramWeight*math.Sqrt(prevWeight*ww))
 		}
-		prevStem, prevWeight = stem, ww
+		prevPair, prevWeight = pairHash, ww
 	}
 
 	var sum float64
