@@ -304,17 +304,21 @@ func (ix *kindIndex) add(v *version, h hint, emb []float32) {
 		tag |= postingHistory
 	}
 	ix.fast = append(ix.fast, f)
+	// Find the lists not found yet (by prepareAll, or when the text was indexed
+	// before), and keep them for the copies merges make.
 	if terms.lists == nil {
-		// First indexed: find the lists, and keep them for the copies merges make.
 		terms.lists = make([]*termList, len(terms.terms))
-		for i, tc := range terms.terms {
-			l := ix.postings[tc.term]
-			if l == nil {
-				l = &termList{minDL: v.docLen}
-				ix.postings[tc.term] = l
-			}
-			terms.lists[i] = l
+	}
+	for i, tc := range terms.terms {
+		if terms.lists[i] != nil {
+			continue
 		}
+		l := ix.postings[tc.term]
+		if l == nil {
+			l = &termList{minDL: v.docLen}
+			ix.postings[tc.term] = l
+		}
+		terms.lists[i] = l
 	}
 	for i, tc := range terms.terms {
 		l := terms.lists[i]
@@ -408,9 +412,12 @@ func (ix *kindIndex) replaced(v *version) {
 	for i, tc := range terms.terms {
 		var l *termList
 		if terms.lists != nil {
-			l = terms.lists[i]
-		} else if l = ix.postings[tc.term]; l == nil {
-			continue
+			l = terms.lists[i] // an indexed version's are all found (add)
+		}
+		if l == nil {
+			if l = ix.postings[tc.term]; l == nil {
+				continue
+			}
 		}
 		if j := l.find(v.ord); j >= 0 {
 			l.ps[j].tag &= postingHistory
@@ -516,10 +523,11 @@ type prepared struct {
 	embs []packed
 }
 
-// prepareAll analyses the search texts of the records of indexed kinds and packs their
-// embeddings, on every processor. It returns nil for small batches, whose records are
-// analysed and packed as they are written.
-func prepareAll(recs []store.Record) *prepared {
+// prepareAll analyses the search texts of the records of indexed kinds, finds the
+// postings lists of their terms that index holds already, and packs their embeddings,
+// on every processor. Nothing may change index meanwhile. It returns nil for small
+// batches, whose records are analysed and packed as they are written.
+func prepareAll(recs []store.Record, index map[store.Kind]*kindIndex) *prepared {
 	workers := parallel.Parts(len(recs), minPrepareAll/2)
 	if workers < 2 {
 		return nil
@@ -534,8 +542,15 @@ func prepareAll(recs []store.Record) *prepared {
 		}, hi-lo)
 		total := 0
 		for i := lo; i < hi; i++ {
-			if indexed(recs[i].RecordKind()) {
-				p.terms[i] = analyze(store.SearchText(recs[i]))
+			if k := recs[i].RecordKind(); indexed(k) {
+				dt := &p.terms[i]
+				*dt = analyze(store.SearchText(recs[i]))
+				if ix := index[k]; ix != nil {
+					dt.lists = make([]*termList, len(dt.terms))
+					for j, tc := range dt.terms {
+						dt.lists[j] = ix.postings[tc.term]
+					}
+				}
 			}
 			if e := store.EmbeddingOf(recs[i]); len(e) > 0 {
 				f := &forms[i-lo]
@@ -987,6 +1002,10 @@ func (bi *bandIndex) addAll(codes []uint64) {
 	bi.fold(codes)
 }
 
+// foldRun is how many linked vectors a processor takes at a time when fold reads their
+// keys and tags: runs of whole cache lines of both arrays in every band.
+const foldRun = 4096
+
 // fold moves every linked vector into the sorted buckets. Per band, the sorted
 // vectors of each bucket move right by the number of linked vectors of the buckets
 // before it and of its own, walking the buckets from the last so that nothing is
@@ -1004,22 +1023,25 @@ func (bi *bandIndex) fold(codes []uint64) {
 	linked := bi.n - bi.sorted
 	// The keys and tags of the linked vectors, band by band: each band's passes then
 	// read four bytes per vector rather than a code's cache line.
-	keys := make([]uint16, bi.bands*linked)
-	tags := make([]uint16, bi.bands*linked)
-	for i := range linked {
-		code := codes[(bi.sorted+i)*bi.words:][:bi.words]
-		for b := range bi.bands {
-			keys[b*linked+i] = bandKey(code, b)
-			tags[b*linked+i] = bi.tag(code, b)
-		}
-	}
-	// Indexes past those the entries hold take bits from the tags of every entry.
-	idBits := idBitsFor(bi.n)
-	// Bands are folded independently, on every processor, a band at a time.
+	// Runs of vectors are split on every processor.
 	workers := parallel.Parts(bi.bands, 1)
 	if bi.n < 8192 {
 		workers = 1 // too little work to share
 	}
+	keys := make([]uint16, bi.bands*linked)
+	tags := make([]uint16, bi.bands*linked)
+	parallel.Each(linked, foldRun, workers, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			code := codes[(bi.sorted+i)*bi.words:][:bi.words]
+			for b := range bi.bands {
+				keys[b*linked+i] = bandKey(code, b)
+				tags[b*linked+i] = bi.tag(code, b)
+			}
+		}
+	})
+	// Indexes past those the entries hold take bits from the tags of every entry.
+	idBits := idBitsFor(bi.n)
+	// Bands are folded independently, on every processor, a band at a time.
 	scratch := make([][2][]uint32, workers) // each worker's count and fill
 	parallel.Each(bi.bands, 1, workers, func(w, b, _ int) {
 		sc := &scratch[w]

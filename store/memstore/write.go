@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/day1ai/day1/internal/parallel"
 	"github.com/day1ai/day1/internal/vecmath"
 	"github.com/day1ai/day1/store"
 )
@@ -37,14 +38,20 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 		return nil, err
 	}
 	dims := s.dims
+	if dims == 0 {
+		// The first embedding fixes the length of the others.
+		for _, r := range recs {
+			if emb := store.EmbeddingOf(r); len(emb) > 0 {
+				dims = len(emb)
+				break
+			}
+		}
+	}
+	if err := validateAll(recs, dims); err != nil {
+		return nil, err
+	}
 	seen := make(map[key]bool, len(recs))
 	for i, r := range recs {
-		if err := store.ValidateRecord(r, dims); err != nil {
-			return nil, store.AtIndex(err, "records", i)
-		}
-		if emb := store.EmbeddingOf(r); dims == 0 && len(emb) > 0 {
-			dims = len(emb)
-		}
 		k := key{r.RecordKind(), r.RecordID()}
 		if seen[k] {
 			return nil, store.Invalid("records", fmt.Sprintf("record %d repeats %s; a batch may hold each record once", i, store.RefOf(r)), nil)
@@ -67,7 +74,7 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 	// On every return the workers stop and the band index takes the batch's vectors;
 	// on the way that commits, before the indexes are tidied (below).
 	defer pre.finish()
-	prep := prepareAll(recs)
+	prep := prepareAll(recs, s.index)
 	for i, r := range recs {
 		in := r
 		// The record's current version, looked up once for adopt, decide and
@@ -148,6 +155,28 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 	}
 	s.tidyIndexes()
 	return results, nil
+}
+
+// validateAll validates every record for a store of dims-dimension embeddings (0:
+// any), on every processor for a large batch, and returns the error of the first
+// invalid one.
+func validateAll(recs []store.Record, dims int) error {
+	const chunk = 64
+	errs := make([]error, (len(recs)+chunk-1)/chunk)
+	parallel.Each(len(recs), chunk, parallel.Parts(len(recs), chunk), func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if err := store.ValidateRecord(recs[i], dims); err != nil {
+				errs[lo/chunk] = store.AtIndex(err, "records", i)
+				return
+			}
+		}
+	})
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // tidyIndexes does after a write the upkeep of the indexes that grows with their size,

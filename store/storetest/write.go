@@ -175,6 +175,24 @@ func testWrite(t *testing.T, h Harness) {
 		}
 	})
 
+	subtest(t, h, area, "the error of a large batch names its first invalid record", func(e *env) {
+		// Large enough for a store to check the records in parallel.
+		var recs []store.Record
+		for i := range 300 {
+			f := store.Fact{ID: fmt.Sprintf("f%03d", i), Text: fmt.Sprintf("fact number %d", i), Embedding: vec(1, float32(i))}
+			switch i {
+			case 130:
+				f.Embedding = vec(1, 2)[:dims-1] // another length than the batch's first
+			case 270:
+				f.Text = " "
+			}
+			recs = append(recs, f)
+		}
+		_, err := e.s.Put(e.ctx, store.DefaultBranch, recs, store.PutOptions{})
+		isInvalid(e.t, "Put of a batch with invalid records 130 and 270", err, "records[130].Fact.Embedding")
+		same(e.t, "facts after the failed batch", []string{}, e.listIDs(main, store.ListQuery{Kind: store.KindFact}))
+	})
+
 	for _, k := range store.Kinds {
 		subtest(t, h, area, "repeated write is deduplicated ("+string(k)+")", func(e *env) {
 			in := recOf(k, "x", "same content twice")
