@@ -207,6 +207,7 @@ type featurizer struct {
 	offs   []int32          // rune offsets of a non-ASCII word
 	v      []float32
 	words  []wordInfo // the words met lately, by feature hash (see word)
+	long   wordInfo   // a word too long to remember
 }
 
 var featurizers = sync.Pool{New: func() any { return new(featurizer) }}
@@ -223,6 +224,7 @@ func putFeaturizer(f *featurizer) {
 	clear(f.tokens[:cap(f.tokens)])
 	clear(f.counts)
 	f.v = nil
+	f.long.word, f.long.stem = "", ""
 	featurizers.Put(f)
 }
 

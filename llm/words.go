@@ -10,6 +10,10 @@ import (
 // its weight, the dimensions of its n-grams) costs several times a look-up.
 const wordCacheSize = 2048
 
+// maxCachedWord is the longest word, in bytes, a featurizer remembers: longer ones
+// (hashes, encoded data) rarely repeat, and the cache would keep copies of them.
+const maxCachedWord = 64
+
 // wordInfo is what the local embedders derive from one word (not an ideograph) alone,
 // for vectors of dims dimensions.
 type wordInfo struct {
@@ -37,14 +41,21 @@ func stemHashes(stem string) (stemHash, pairHash uint64) {
 // when word was met lately, derived and remembered otherwise, in place of the word
 // that held its place. The result is valid until the next call.
 func (f *featurizer) word(word string, h uint64) *wordInfo {
-	if f.words == nil {
-		f.words = make([]wordInfo, wordCacheSize)
+	var wi *wordInfo
+	if len(word) > maxCachedWord {
+		wi = &f.long // derived each time, and not kept with the text
+		wi.word = word
+	} else {
+		if f.words == nil {
+			f.words = make([]wordInfo, wordCacheSize)
+		}
+		wi = &f.words[mix(h)&(wordCacheSize-1)]
+		if wi.word == word && wi.dims == len(f.v) && wi.grams != nil {
+			return wi
+		}
+		wi.word = strings.Clone(word)
 	}
-	wi := &f.words[mix(h)&(wordCacheSize-1)]
-	if wi.word == word && wi.dims == len(f.v) && wi.grams != nil {
-		return wi
-	}
-	wi.word, wi.dims = strings.Clone(word), len(f.v)
+	wi.dims = len(f.v)
 	wi.grams, f.offs, wi.count = gramSlots(wi.word, wi.dims, wi.grams[:0], f.offs)
 	if wi.grams == nil {
 		wi.grams = []uint64{} // derived: a word without n-grams

@@ -3,6 +3,7 @@ package llm
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -16,7 +17,9 @@ func TestWordCacheGivesTheSameVectors(t *testing.T) {
 	for i := range 3 * wordCacheSize {
 		texts = append(texts, fmt.Sprintf("word%d shared running runs café Ünïcödé %d-widgets deployments deployed", i%(2*wordCacheSize), i/7))
 	}
-	texts = append(texts, "日本語のテキスト mixed with english", "user_id and request_id in the logs")
+	long := strings.Repeat("verylongword", 8)
+	texts = append(texts, "日本語のテキスト mixed with english", "user_id and request_id in the logs",
+		long+" and "+long+"s again "+long, "tokens "+strings.Repeat("ü", 40)+" and "+strings.Repeat("é", 50))
 	embedders := []struct {
 		name  string
 		embed func(f *featurizer, text string, v []float32) bool
