@@ -50,16 +50,13 @@ func (f *featurizer) word(word string, h uint64) *wordInfo {
 			f.words = make([]wordInfo, wordCacheSize)
 		}
 		wi = &f.words[mix(h)&(wordCacheSize-1)]
-		if wi.word == word && wi.dims == len(f.v) && wi.grams != nil {
+		if wi.word == word && wi.dims == len(f.v) { // an empty place holds no word
 			return wi
 		}
 		wi.word = strings.Clone(word)
 	}
 	wi.dims = len(f.v)
 	wi.grams, f.offs, wi.count = gramSlots(wi.word, wi.dims, wi.grams[:0], f.offs)
-	if wi.grams == nil {
-		wi.grams = []uint64{} // derived: a word without n-grams
-	}
 	wi.stem, wi.weight = Stem(wi.word), wordWeightOf(wi.word)
 	wi.stemHash, wi.pairHash = stemHashes(wi.stem)
 	return wi

@@ -334,9 +334,19 @@ type dupQuery struct {
 }
 
 func (ix *kindIndex) query(emb []float32, threshold float64) dupQuery {
-	q := ix.bounds(threshold)
+	return ix.bounds(threshold).of(emb)
+}
+
+// of returns q for the embedding emb.
+func (q dupQuery) of(emb []float32) dupQuery {
 	q.emb, q.inv = emb, 1/vecmath.Norm(emb)
 	return q
+}
+
+// similarity returns the cosine of q's embedding with v's, the one figure every
+// near-duplicate test compares with the threshold.
+func (q *dupQuery) similarity(v *version) float64 {
+	return float64(v.emb.dot(q.emb) * q.inv * v.inv)
 }
 
 // bounds returns a query without an embedding that holds the threshold and the bounds
@@ -387,14 +397,14 @@ func (ix *kindIndex) dupView() dupIndex {
 	return dupIndex{codes: ix.codes, sketch: ix.sketch, words: ix.words, bands: ix.bands, vecs: ix.vecs}
 }
 
-// near keeps, in place and in order, the slots of cands whose vector's cosine with q
-// is at least q.threshold, computed as bestMatch does, so that it keeps every slot
-// bestMatch could choose. q.emb must be set.
+// near keeps, in place and in order, the slots of cands whose vector's similarity
+// with q is at least q.threshold: every slot bestMatch could choose. q.emb must be
+// set.
 func (d dupIndex) near(cands []int32, q dupQuery) []int32 {
 	n := 0
 	for _, i := range cands {
 		v := d.vecs[i]
-		if float64(v.emb.dot(q.emb)*q.inv*v.inv) >= q.threshold {
+		if q.similarity(v) >= q.threshold {
 			cands[n] = i
 			n++
 		}
@@ -461,7 +471,7 @@ func (ix *kindIndex) bestMatch(head view, q dupQuery, scan bool, lists ...[]int3
 		if v == nil || v == best || !v.live() {
 			return
 		}
-		sim := float64(v.emb.dot(q.emb) * q.inv * v.inv)
+		sim := q.similarity(v)
 		if sim < q.threshold || sim <= bestSim {
 			return
 		}
@@ -524,10 +534,9 @@ func (a *ahead) search(c int, w *searcher) {
 		w.scratch = make([]float32, a.rot.Bits())
 	}
 	for p := c * aheadChunk; p < min(len(a.todo), (c+1)*aheadChunk); p++ {
-		q := a.q0
 		emb := a.recs[a.todo[p]].(store.Fact).Embedding
+		q := a.q0.of(emb)
 		q.code = a.rot.AppendCode(nil, emb, w.scratch)
-		q.emb, q.inv = emb, 1/vecmath.Norm(emb)
 		start := len(w.found)
 		w.found = a.d.candidates(w.found, q, &w.sc)
 		w.found = w.found[:start+len(a.d.near(w.found[start:], q))]
