@@ -281,8 +281,8 @@ func (b *bench) measure(ctx context.Context, n int) error {
 	defer c.Close()
 
 	if mc := c.Capabilities().MatrixOne; mc != nil {
-		b.add("server: MatrixOne version and paths", n, fmt.Sprintf("%s; branches %s, keyword %s, vector %s",
-			mc.Version, mc.BranchPath, mc.KeywordPath, mc.VectorPath), "—", nil)
+		b.add("server: MatrixOne version and paths", n, fmt.Sprintf("%s; branches %s, writes %s, keyword %s, vector %s",
+			mc.Version, mc.BranchPath, mc.WritePath, mc.KeywordPath, mc.VectorPath), "—", nil)
 	}
 
 	// Embedding alone, to tell its cost from the store's.

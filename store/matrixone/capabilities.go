@@ -49,6 +49,9 @@ type Capabilities struct {
 	// and a query ordered by l2_distance to a constant vector returns the nearest row
 	// through it.
 	IVFFlat bool
+	// LoadData: LOAD DATA INLINE, in a transaction, writes rows with every escape the
+	// store uses, and a rollback takes them back.
+	LoadData bool
 	// HNSW: an HNSW vector index can be built after "set experimental_hnsw_index=1".
 	HNSW bool
 	// ProbeVariable is the session variable that sets how many IVFFLAT lists a query
@@ -73,6 +76,11 @@ type Capabilities struct {
 	// BM25 scores are computed by the store either way. Store.Capabilities sets it;
 	// the server probe leaves it empty.
 	KeywordPath string
+	// WritePath is how this store writes batches of rows: WritePathLoad (LOAD DATA
+	// INLINE, for 128 rows of a table and more) when LoadData is true
+	// and Options.LoadData allows it, else WritePathInsert (multi-row INSERTs).
+	// Store.Capabilities sets it.
+	WritePath string
 	// VectorPath is how this store selects vector search candidates:
 	// VectorPathIVFFlat when IVFFlat is true and Options.VectorIndex allows it (tables
 	// with an IVFFLAT index give candidates by l2_distance, re-ranked by exact cosine
@@ -87,6 +95,12 @@ const (
 	KeywordPathScan     = "scan"
 	VectorPathIVFFlat   = "ivfflat"
 	VectorPathExact     = "exact"
+)
+
+// Write paths (Capabilities.WritePath).
+const (
+	WritePathLoad   = "load"
+	WritePathInsert = "insert"
 )
 
 // Branch and diff paths (Capabilities.BranchPath, Capabilities.DiffPath).
@@ -174,6 +188,7 @@ func probe(ctx context.Context, db *sql.DB) (Capabilities, error) {
 		}
 		ok("DROP PITR " + pitr)
 	}
+	c.LoadData = probeLoadData(ctx, conn, src)
 	c.FullText = probeFullText(ctx, conn, src)
 	c.IVFFlat, c.ProbeVariable = probeIVFFlat(ctx, conn, src)
 	c.HNSW = ok("SET experimental_hnsw_index = 1") && ok("CREATE INDEX hn USING hnsw ON "+src+" (emb) op_type 'vector_l2_ops'")
@@ -247,6 +262,33 @@ func probeDataBranchApply(ctx context.Context, conn *sql.Conn, src, dst string) 
 		merge = has(4)
 	}
 	return pick, merge
+}
+
+// probeLoadData loads two rows into the probe table in a transaction, one of them
+// with every escape appendLoadString writes, checks that they read back as written,
+// and rolls back, which must take them away again.
+func probeLoadData(ctx context.Context, conn *sql.Conn, tab string) bool {
+	const tricky = "a \\ b \" c\n d\r e\x00 f, 'g' \\N"
+	rows := [][]any{{int64(10), tricky, "[0.5,-0.25]"}, {int64(11), nil, nil}}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return false
+	}
+	defer tx.Rollback()
+	if loadRows(ctx, tx, tab, []string{"id", "txt", "emb"}, rows) != nil {
+		return false
+	}
+	var txt string
+	var nulls int
+	if tx.QueryRowContext(ctx, "SELECT txt FROM "+tab+" WHERE id = 10").Scan(&txt) != nil || txt != tricky ||
+		tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+tab+" WHERE id = 11 AND txt IS NULL AND emb IS NULL").Scan(&nulls) != nil || nulls != 1 {
+		return false
+	}
+	if tx.Rollback() != nil {
+		return false
+	}
+	var n int
+	return conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+tab+" WHERE id >= 10").Scan(&n) == nil && n == 0
 }
 
 // probeFullText builds a FULLTEXT index on the probe table and checks that MATCH ...

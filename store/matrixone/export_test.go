@@ -37,3 +37,10 @@ func SetWordsAsWritten(s *Store, on bool) { s.wordsAsWritten = on }
 // WaitIndexBuilds returns when the vector index builds that writes started are done,
 // for tests.
 func WaitIndexBuilds(s *Store) { s.indexer.wait() }
+
+// Loads returns how many batches of rows the store sent as LOAD DATA, for tests.
+func Loads(s *Store) int64 { return s.loads.Load() }
+
+// SetWritePath sets the store's write path (Capabilities.WritePath), whatever the
+// probe found, for tests.
+func SetWritePath(s *Store, path string) { s.caps.WritePath = path }

@@ -145,6 +145,13 @@ type Options struct {
 	// (Capabilities.DiffPath). On a server with DATA BRANCH DIFF, IndexOff also lets
 	// VectorIndex build IVFFLAT indexes (see VectorIndex).
 	NativeDiff IndexMode
+	// LoadData chooses how writes send their rows. IndexAuto (the default): when the
+	// server takes LOAD DATA INLINE inside a transaction (Capabilities.LoadData), a
+	// write of 128 rows or more of a table sends them as one delimited string, which
+	// the server parses faster than the same rows in INSERT statements; smaller writes
+	// use INSERT. IndexOff: always multi-row INSERTs. Either way the rows commit or
+	// roll back with the write.
+	LoadData IndexMode
 }
 
 var dbNamePattern = regexp.MustCompile(`^[A-Za-z0-9_]{1,64}$`)
@@ -206,7 +213,8 @@ func (o Options) validate() error {
 		mode  IndexMode
 		on    bool // whether IndexOn is allowed
 	}{{"Options.FullText", o.FullText, false}, {"Options.VectorIndex", o.VectorIndex, false}, {"Options.NativeDiff", o.NativeDiff, true},
-		{"Options.VectorCodes", o.VectorCodes, false}, {"Options.KeywordCache", o.KeywordCache, false}} {
+		{"Options.VectorCodes", o.VectorCodes, false}, {"Options.KeywordCache", o.KeywordCache, false},
+		{"Options.LoadData", o.LoadData, false}} {
 		switch {
 		case m.mode == IndexAuto || m.mode == IndexOff || m.on && m.mode == IndexOn:
 		case m.on:

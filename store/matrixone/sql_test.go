@@ -50,7 +50,7 @@ func TestOptionsDefaults(t *testing.T) {
 		t.Errorf("defaults = %+v", o)
 	}
 	for _, bad := range []Options{{}, {DSN: "x", Dimensions: -1}, {DSN: "x", Dimensions: store.MaxEmbeddingDims + 1},
-		{DSN: "x", FullText: IndexOn}, {DSN: "x", NativeDiff: "yes"}} {
+		{DSN: "x", FullText: IndexOn}, {DSN: "x", NativeDiff: "yes"}, {DSN: "x", LoadData: IndexOn}} {
 		if err := bad.withDefaults().validate(); !errors.Is(err, store.ErrInvalidArgument) {
 			t.Errorf("validate(%+v) = %v; want ErrInvalidArgument", bad, err)
 		}

@@ -42,9 +42,9 @@ type Store struct {
 	beforeSeal func(op string, branches []string)
 	// indexer builds vector indexes after writes, off their path (see afterWrite).
 	indexer indexer
-	// Searches answered through each index, and record kinds diffed through DATA
-	// BRANCH DIFF, for tests.
-	fullTextQueries, ivfQueries, codeQueries, statsQueries, termQueries, nativeDiffs atomic.Int64
+	// Searches answered through each index, record kinds diffed through DATA BRANCH
+	// DIFF, and batches of rows sent as LOAD DATA, for tests.
+	fullTextQueries, ivfQueries, codeQueries, statsQueries, termQueries, nativeDiffs, loads atomic.Int64
 }
 
 var _ store.Store = (*Store)(nil)
@@ -96,6 +96,10 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		return nil, err
 	}
 	caps.KeywordPath, caps.VectorPath, caps.DiffPath = KeywordPathScan, VectorPathExact, DiffPathPortable
+	caps.WritePath = WritePathInsert
+	if caps.LoadData && opts.LoadData == IndexAuto {
+		caps.WritePath = WritePathLoad
+	}
 	if caps.DataBranchDiff && opts.NativeDiff == IndexOn {
 		caps.DiffPath = DiffPathNative
 	}

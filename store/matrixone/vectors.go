@@ -3,7 +3,6 @@ package matrixone
 import (
 	"context"
 	"database/sql"
-	"strings"
 
 	"github.com/day1ai/day1/store"
 )
@@ -93,23 +92,6 @@ func withVectorsByID(ctx context.Context, q queryer, k store.Kind, rows map[stri
 	}
 	for _, r := range list {
 		rows[r.id] = r
-	}
-	return nil
-}
-
-// insertVectors writes the embeddings of new versions, vids[i] the vid of embs[i]:
-// a multi-row INSERT per insertChunk.
-func insertVectors(ctx context.Context, q queryer, k store.Kind, vids []int64, embs [][]float32) error {
-	for lo := 0; lo < len(vids); lo += insertChunk {
-		hi := min(lo+insertChunk, len(vids))
-		args := make([]any, 0, 2*(hi-lo))
-		for i := lo; i < hi; i++ {
-			args = append(args, vids[i], vecLiteral(embs[i]))
-		}
-		if _, err := q.ExecContext(ctx, "INSERT INTO "+vecTable(k)+" (vid, embedding) VALUES "+
-			strings.TrimSuffix(strings.Repeat("(?, ?), ", hi-lo), ", "), args...); err != nil {
-			return err
-		}
 	}
 	return nil
 }

@@ -671,31 +671,23 @@ func (s *Store) commitWrites(ctx context.Context, w *writeTx, b branchRow, vs []
 				}
 			}
 		}
-		cols := specs[k].allCols()
-		rowPH := "(" + placeholders(len(cols)) + ")"
-		var vecVids []int64
-		var vecs [][]float32
-		for c, chunk := range chunks(list, insertChunk) {
-			var args []any
-			phs := make([]string, len(chunk))
-			for i, v := range chunk {
-				phs[i] = rowPH
-				del := 0
-				if v.rec == nil {
-					del = 1
-				}
-				vid := rev<<vidShift | int64(c*insertChunk+i)
-				args = append(args, vid, v.ref.ID, rev, int64(never), del)
-				args = append(args, values(k, v.rec, s.dup)...)
-				if emb := store.EmbeddingOf(v.rec); len(emb) > 0 {
-					vecVids, vecs = append(vecVids, vid), append(vecs, emb)
-				}
+		rows := make([][]any, len(list))
+		var vecRows [][]any
+		for i, v := range list {
+			del := 0
+			if v.rec == nil {
+				del = 1
 			}
-			if _, err := w.ExecContext(ctx, "INSERT INTO "+t+" ("+strings.Join(cols, ", ")+") VALUES "+strings.Join(phs, ", "), args...); err != nil {
-				return err
+			vid := rev<<vidShift | int64(i)
+			rows[i] = append([]any{vid, v.ref.ID, rev, int64(never), del}, values(k, v.rec, s.dup)...)
+			if emb := store.EmbeddingOf(v.rec); len(emb) > 0 {
+				vecRows = append(vecRows, []any{vid, vecLiteral(emb)})
 			}
 		}
-		if err := insertVectors(ctx, w, k, vecVids, vecs); err != nil {
+		if err := s.insertRows(ctx, w, t, specs[k].allCols(), rows, true); err != nil {
+			return err
+		}
+		if err := s.insertRows(ctx, w, vecTable(k), []string{"vid", "embedding"}, vecRows, false); err != nil {
 			return err
 		}
 	}
