@@ -39,14 +39,19 @@ const loadChunk = 4 << 20
 // quotes, separated by commas, one row a line, backslash escapes, \N for NULL.
 const loadFormat = ` FIELDS TERMINATED BY ',' ENCLOSED BY '"' ESCAPED BY '\\' LINES TERMINATED BY '\n'`
 
-// insertRows writes rows (each a value for every column of cols, in order) into the
-// table t: by LOAD DATA when load is set, the store may load and there are at least
-// loadMin rows, else by multi-row INSERTs of insertChunk rows.
-func (s *Store) insertRows(ctx context.Context, q queryer, t string, cols []string, rows [][]any, load bool) error {
-	if load && s.caps.WritePath == WritePathLoad && len(rows) >= loadMin {
+// writeRows writes rows (each a value for every column of cols, in order) into the
+// table t: by LOAD DATA when the store may load and there are at least loadMin rows,
+// else by insertRows.
+func (s *Store) writeRows(ctx context.Context, q queryer, t string, cols []string, rows [][]any) error {
+	if s.caps.WritePath == WritePathLoad && len(rows) >= loadMin {
 		s.loads.Add(1)
 		return loadRows(ctx, q, t, cols, rows)
 	}
+	return insertRows(ctx, q, t, cols, rows)
+}
+
+// insertRows writes rows into t by multi-row INSERTs of insertChunk rows.
+func insertRows(ctx context.Context, q queryer, t string, cols []string, rows [][]any) error {
 	rowPH := "(" + placeholders(len(cols)) + ")"
 	head := "INSERT INTO " + t + " (" + strings.Join(cols, ", ") + ") VALUES "
 	for _, chunk := range chunks(rows, insertChunk) {

@@ -684,10 +684,12 @@ func (s *Store) commitWrites(ctx context.Context, w *writeTx, b branchRow, vs []
 				vecRows = append(vecRows, []any{vid, vecLiteral(emb)})
 			}
 		}
-		if err := s.insertRows(ctx, w, t, specs[k].allCols(), rows, true); err != nil {
+		if err := s.writeRows(ctx, w, t, specs[k].allCols(), rows); err != nil {
 			return err
 		}
-		if err := s.insertRows(ctx, w, vecTable(k), []string{"vid", "embedding"}, vecRows, false); err != nil {
+		// Embeddings always go in INSERTs: loading them only moves their cost to the
+		// commit (load.go).
+		if err := insertRows(ctx, w, vecTable(k), []string{"vid", "embedding"}, vecRows); err != nil {
 			return err
 		}
 	}
