@@ -101,10 +101,10 @@ func (s *Store) CreateBranch(ctx context.Context, spec store.BranchSpec) (store.
 	}
 	var out store.Branch
 	err = s.write(ctx, "CreateBranch", writeSpec{branches: []string{spec.Name, from}}, func(w *writeTx) error {
-		if _, err := loadBranch(ctx, w, spec.Name); err == nil {
+		if _, err := w.lockedBranch(ctx, spec.Name); err == nil {
 			return fmt.Errorf("%w: %q", store.ErrBranchExists, spec.Name)
 		}
-		if _, err := loadBranch(ctx, w, p.tab.info.Name); err != nil {
+		if _, err := w.lockedBranch(ctx, p.tab.info.Name); err != nil {
 			return err // the parent was deleted meanwhile
 		}
 		rev, err := w.bump(ctx)
@@ -425,7 +425,7 @@ func (s *Store) SetBranchStatus(ctx context.Context, name string, status store.B
 	}
 	var out store.Branch
 	err := s.write(ctx, "SetBranchStatus", writeSpec{branches: []string{name}}, func(w *writeTx) error {
-		b, err := loadBranch(ctx, w, name)
+		b, err := w.lockedBranch(ctx, name)
 		if err != nil {
 			return err
 		}
@@ -457,7 +457,7 @@ func (s *Store) DeleteBranch(ctx context.Context, name string) error {
 	var suffix string
 	var forkRev int64
 	err := s.write(ctx, "DeleteBranch", writeSpec{branches: []string{name}}, func(w *writeTx) error {
-		b, err := loadBranch(ctx, w, name)
+		b, err := w.lockedBranch(ctx, name)
 		if err != nil {
 			return err
 		}
@@ -551,7 +551,7 @@ func (s *Store) CreateSnapshot(ctx context.Context, branch, name, description st
 	}
 	var out store.Snapshot
 	err := s.write(ctx, "CreateSnapshot", writeSpec{branches: []string{branch}}, func(w *writeTx) error {
-		if _, err := loadBranch(ctx, w, branch); err != nil {
+		if _, err := w.lockedBranch(ctx, branch); err != nil {
 			return err
 		}
 		if _, err := loadSnapshot(ctx, w, name); err == nil {

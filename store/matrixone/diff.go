@@ -24,22 +24,24 @@ type link struct {
 // branchSet is every branch, read once for a diff by loadBranches.
 type branchSet map[string]branchRow
 
-// loadBranches reads every branch.
-func loadBranches(ctx context.Context, q queryer) (branchSet, error) {
-	rs, err := q.QueryContext(ctx, "SELECT "+branchCols+" FROM day1_branches")
+// loadBranches reads every branch and the store's current revision, in one
+// statement: the branches are those that revision holds.
+func loadBranches(ctx context.Context, q queryer) (branchSet, int64, error) {
+	rs, err := q.QueryContext(ctx, "SELECT "+prefixed("b.", branchCols)+", s.rev FROM day1_branches b JOIN day1_state s ON s.id = 1")
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer rs.Close()
 	bs := branchSet{}
+	var rev int64
 	for rs.Next() {
-		b, err := scanBranch(rs)
+		b, err := scanBranch(rs, &rev)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		bs[b.info.Name] = b
 	}
-	return bs, rs.Err()
+	return bs, rev, rs.Err()
 }
 
 func (bs branchSet) get(name string) (branchRow, error) {
@@ -127,18 +129,18 @@ func (s *Store) DiffLean(ctx context.Context, source, target string) (*store.Dif
 // diff computes a diff reading through q, which must be safe for concurrent use: the
 // record kinds are read at once.
 func (s *Store) diff(ctx context.Context, q queryer, source, target string, lean bool) (*store.Diff, error) {
-	sb, err := loadBranch(ctx, q, source)
+	// Every branch once, with the revision both sides are read at: writes during the
+	// diff do not show, and TargetHead matches what was compared. The history and the
+	// chains of the diff come from the same branches.
+	bs, head, err := loadBranches(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	// Both sides are read at the revision read with the target's head, so writes
-	// during the diff do not show and TargetHead matches what was compared.
-	tb, head, err := loadBranchRev(ctx, q, target)
+	sb, err := bs.get(source)
 	if err != nil {
 		return nil, err
 	}
-	// Every branch once: the history and the chains of the diff come from them.
-	bs, err := loadBranches(ctx, q)
+	tb, err := bs.get(target)
 	if err != nil {
 		return nil, err
 	}
@@ -770,7 +772,7 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 	// commit lock is taken after them, as a Put takes it (writeTx), so that writes to
 	// other branches do not wait for those reads.
 	err := s.write(ctx, "ApplyMerge", writeSpec{branches: []string{plan.Source, plan.Target}, late: true}, func(w *writeTx) error {
-		sb, err := loadBranch(ctx, w, plan.Source)
+		sb, err := w.lockedBranch(ctx, plan.Source)
 		if err != nil {
 			return err
 		}

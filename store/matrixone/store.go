@@ -265,20 +265,30 @@ type writeTx struct {
 	bumped bool
 	op     string
 	locked []string                      // the branches locked, in name order
+	rows   map[string]branchRow          // the rows of the locked branches, as the locks read them
 	added  map[string]map[store.Kind]int // rows written, by table suffix and kind
 }
 
-// lockBranches takes the branch locks of tx, in name order. A name with no branch is
-// locked too, so that a branch being created waits for no writer that found it
-// missing.
+// lockBranches takes the branch locks of tx, in name order, and keeps the rows the
+// locks read (lockedBranch). A name with no branch is locked too, so that a branch
+// being created waits for no writer that found it missing.
 func (w *writeTx) lockBranches(ctx context.Context, names []string) error {
 	names = slices.Clone(names)
 	slices.Sort(names)
 	w.locked = slices.Compact(names)
+	w.rows = make(map[string]branchRow, len(w.locked))
 	for _, n := range w.locked {
-		rs, err := w.QueryContext(ctx, "SELECT name FROM day1_branches WHERE name = ? FOR UPDATE", n)
+		rs, err := w.QueryContext(ctx, "SELECT "+branchCols+" FROM day1_branches WHERE name = ? FOR UPDATE", n)
 		if err != nil {
 			return err
+		}
+		if rs.Next() {
+			b, err := scanBranch(rs)
+			if err != nil {
+				rs.Close()
+				return err
+			}
+			w.rows[n] = b
 		}
 		rs.Close()
 		if err := rs.Err(); err != nil {
@@ -286,6 +296,19 @@ func (w *writeTx) lockBranches(ctx context.Context, names []string) error {
 		}
 	}
 	return nil
+}
+
+// lockedBranch returns a branch as its lock read it, or store.ErrBranchNotFound when
+// the lock found none, sparing a read; a branch not locked is read. The row is the
+// branch before this transaction changes it: callers read it first.
+func (w *writeTx) lockedBranch(ctx context.Context, name string) (branchRow, error) {
+	if b, ok := w.rows[name]; ok {
+		return b, nil
+	}
+	if slices.Contains(w.locked, name) {
+		return branchRow{}, fmt.Errorf("%w: %q", store.ErrBranchNotFound, name)
+	}
+	return loadBranch(ctx, w, name)
 }
 
 // seal takes the commit lock and reads the last committed revision and its instant:

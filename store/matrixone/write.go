@@ -162,16 +162,21 @@ func (s *Store) put(ctx context.Context, branch string, recs []store.Record, opt
 	return results, nil
 }
 
-// writableBranch loads a branch that accepts writes.
-func writableBranch(ctx context.Context, q queryer, name string) (branchRow, error) {
-	b, err := loadBranch(ctx, q, name)
+// writableBranch returns a branch that accepts writes, as w's lock read it.
+func writableBranch(ctx context.Context, w *writeTx, name string) (branchRow, error) {
+	b, err := w.lockedBranch(ctx, name)
 	if err != nil {
 		return b, err
 	}
+	return b, writable(b)
+}
+
+// writable reports store.ErrBranchArchived for a branch that takes no writes.
+func writable(b branchRow) error {
 	if b.info.Status == store.BranchArchived {
-		return b, fmt.Errorf("%w: %q", store.ErrBranchArchived, name)
+		return fmt.Errorf("%w: %q", store.ErrBranchArchived, b.info.Name)
 	}
-	return b, nil
+	return nil
 }
 
 // batchWrite is what a batch has decided so far: the versions to write, over the
