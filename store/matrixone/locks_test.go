@@ -2,6 +2,7 @@ package matrixone_test
 
 import (
 	"context"
+	"errors"
 	"regexp"
 	"slices"
 	"strings"
@@ -127,6 +128,86 @@ func TestWritesToOtherBranchesGoOn(t *testing.T) {
 	}
 	if ab.Head <= bb.Head {
 		t.Errorf("a's head %d is not after b's %d, though a committed last", ab.Head, bb.Head)
+	}
+}
+
+// TestLockReadsTheCommittedBranch holds a write to main after it took main's lock,
+// and starts a merge into main planned at main's head before that write: the merge
+// waits for the lock, and the branch row its lock reads once the write has committed
+// must carry the new head, so that the merge is refused as stale rather than applied
+// over a write its plan never saw.
+func TestLockReadsTheCommittedBranch(t *testing.T) {
+	s := openTest(t, testDatabase(t))
+	defer s.Close()
+	ctx := context.Background()
+	if _, err := s.CreateBranch(ctx, store.BranchSpec{Name: "side"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Put(ctx, "side", []store.Record{store.Fact{ID: "s1", Text: "a fact from the side branch"}}, store.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	sb, err := s.GetBranch(ctx, "side")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s1, err := s.Get(ctx, store.View{Branch: "side"}, store.FactRef("s1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := s.GetBranch(ctx, store.DefaultBranch)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var once sync.Once
+	held, release := make(chan struct{}), make(chan struct{})
+	matrixone.SetBeforeSeal(s, func(op string, branches []string) {
+		if op == "Put" && slices.Equal(branches, []string{store.DefaultBranch}) {
+			once.Do(func() {
+				close(held)
+				<-release
+			})
+		}
+	})
+	write := make(chan error, 1)
+	go func() {
+		_, err := s.Put(ctx, store.DefaultBranch, []store.Record{store.Fact{ID: "m1", Text: "a fact written to main meanwhile"}}, store.PutOptions{})
+		write <- err
+	}()
+	select {
+	case <-held:
+	case err := <-write:
+		t.Fatalf("the write to main returned before its hook: %v", err)
+	}
+	merged := make(chan error, 1)
+	go func() {
+		_, err := s.ApplyMerge(ctx, store.MergePlan{Source: "side", Target: store.DefaultBranch, ExpectHead: before.Head,
+			SourceRev: sb.Head, Puts: []store.Record{s1}, Record: store.MergeRecord{Strategy: store.Native}})
+		merged <- err
+	}()
+	// Give the merge time to reach main's lock; had it not, it reads the branch after
+	// the write all the same, and must be refused either way.
+	select {
+	case err := <-merged:
+		t.Fatalf("the merge into main returned while the write held main's lock: %v", err)
+	case <-time.After(time.Second):
+	}
+	close(release)
+	if err := <-write; err != nil {
+		t.Fatalf("the write to main: %v", err)
+	}
+	if err := <-merged; !errors.Is(err, store.ErrStale) {
+		t.Fatalf("the merge planned before the write: %v; want store.ErrStale", err)
+	}
+	after, err := s.GetBranch(ctx, store.DefaultBranch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Head <= before.Head {
+		t.Errorf("main's head %d did not move past %d", after.Head, before.Head)
+	}
+	if _, err := s.Get(ctx, store.View{}, store.FactRef("s1")); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("Get(s1) on main after the refused merge: %v; want store.ErrNotFound", err)
 	}
 }
 

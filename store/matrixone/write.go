@@ -168,15 +168,10 @@ func writableBranch(ctx context.Context, w *writeTx, name string) (branchRow, er
 	if err != nil {
 		return b, err
 	}
-	return b, writable(b)
-}
-
-// writable reports store.ErrBranchArchived for a branch that takes no writes.
-func writable(b branchRow) error {
 	if b.info.Status == store.BranchArchived {
-		return fmt.Errorf("%w: %q", store.ErrBranchArchived, b.info.Name)
+		return b, fmt.Errorf("%w: %q", store.ErrBranchArchived, name)
 	}
-	return nil
+	return b, nil
 }
 
 // batchWrite is what a batch has decided so far: the versions to write, over the
