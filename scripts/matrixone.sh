@@ -18,6 +18,11 @@
 #                at most 4GB, at least the server's own default of 512MB). A block read
 #                that misses it is decompressed again, column by column: with 512MB, a
 #                few 100k-row tables already evict each other (docs/matrixone.md).
+#   MO_FLUSH     the TN's flush interval (for example 6s; default the server's own, 1m).
+#                The TN writes a table's recent rows out to objects after five times
+#                this interval, or at 20MB of them, and on 3.x a DATA BRANCH CREATE
+#                copies the rows not written out yet: a fork right after many writes
+#                costs ten times one from a table written out (docs/matrixone.md).
 #   MO_PORT      SQL port (default 6001). Another port starts a second, independent
 #                server beside the first, with the same cached binary: its own run folder
 #                (MO_RUN), data and log, and every other port it listens on moved by the
@@ -31,6 +36,7 @@ MO_VERSION=${MO_VERSION:-v0.7.1-0.20241116071202-78f88591bfc4}
 MO_HOME=${MO_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/day1-matrixone}
 MO_WAIT=${MO_WAIT:-180}
 MO_CACHE=${MO_CACHE:-}
+MO_FLUSH=${MO_FLUSH:-}
 MO_PORT=${MO_PORT:-6001}
 if ! [[ $MO_PORT =~ ^[0-9]+$ ]] || ((MO_PORT < 1025 || MO_PORT > 59999)); then
 	echo "matrixone: MO_PORT must be a port number between 1025 and 59999, not '$MO_PORT'" >&2
@@ -128,6 +134,7 @@ start() {
 		mv "$RUN/etc/launch.partial" "$RUN/etc/launch"
 	fi
 	cache_config "$RUN/etc/launch"
+	flush_config "$RUN/etc/launch"
 	say "starting from $RUN (log $LOG)"
 	# The child writes its own pid and then becomes the server, so the pid file names the
 	# server process itself whatever setsid does.
@@ -194,6 +201,23 @@ cache_config() {
 	sed -i '/^# day1: shared file service cache$/,/^# day1: end of shared file service cache$/d' "$f"
 	printf '# day1: shared file service cache\n[[fileservice]]\nname = "SHARED"\nbackend = "DISK"\ndata-dir = "%s/shared"\n\n[fileservice.cache]\nmemory-capacity = "%s"\n# day1: end of shared file service cache\n' \
 		"${data:-./mo-data}" "$size" >>"$f"
+}
+
+# flush_config sets, in the TN's config in $1, its flush interval to MO_FLUSH, between
+# two marker lines replaced at every start; without MO_FLUSH the server's default holds.
+flush_config() {
+	local f=$1/tn.toml
+	sed -i '/^# day1: flush interval$/,/^# day1: end of flush interval$/d' "$f"
+	[[ -n $MO_FLUSH ]] || return 0
+	if ! [[ $MO_FLUSH =~ ^[0-9]+(ms|s|m)$ ]]; then
+		say "MO_FLUSH must be a duration such as 6s or 1m, not '$MO_FLUSH'"
+		exit 2
+	fi
+	if grep -qi '^\[tn\.ckp\]$' "$f"; then
+		say "the TN config in $f has a [tn.Ckp] table already: set flush-interval there"
+		exit 1
+	fi
+	printf '# day1: flush interval\n[tn.Ckp]\nflush-interval = "%s"\n# day1: end of flush interval\n' "$MO_FLUSH" >>"$f"
 }
 
 wait_ready() {

@@ -108,6 +108,14 @@ func TestQuickRunOnMatrixOne(t *testing.T) {
 			t.Errorf("no row for %q in:\n%s", op, out.String())
 		}
 	}
+	// A server with DATA BRANCH times its forks again after a checkpoint.
+	if strings.Contains(out.String(), "branches native") {
+		for _, op := range []string{"branch: create from main, after a checkpoint", "server: DATA BRANCH CREATE of 6 tables, after a checkpoint"} {
+			if !hasRow(lines, op, "200") {
+				t.Errorf("no row for %q in:\n%s", op, out.String())
+			}
+		}
+	}
 }
 
 func hasRow(lines []string, op, size string) bool {
