@@ -290,5 +290,9 @@ func checkpoint(ctx context.Context, db *sql.DB) error {
 	if err := db.QueryRowContext(ctx, "SELECT mo_ctl('dn', 'checkpoint', '')").Scan(&out); err != nil {
 		return fmt.Errorf("mo_ctl checkpoint: %w", err)
 	}
+	// The server answers in JSON, with "returnStr": "OK" when the checkpoint was made.
+	if !strings.Contains(out, `"OK"`) {
+		return fmt.Errorf("mo_ctl checkpoint: %s", strings.Join(strings.Fields(out), " "))
+	}
 	return nil
 }
