@@ -63,12 +63,15 @@ type SearchQuery struct {
 	// also widens the context of WindowWeight.
 	Window int
 	// WindowWeight is the share of their keyword scores that neighbouring messages of
-	// a conversation lend each other, 0 to 1: a message gains WindowWeight times the
-	// keyword scores of the messages within two of it (Hit.WindowScore), so a turn
-	// among matching turns rises, and the answer after a question is found even when
-	// it shares no word with the query (KeywordScore 0). Default
-	// store.DefaultWindowWeight (0.3); negative turns it off. Facts, observations and
-	// conversations neither lend nor gain.
+	// a conversation, and neighbouring facts of a session, lend each other, 0 to 1: a
+	// message gains WindowWeight times the keyword scores of the messages within two
+	// of it by Seq (Hit.WindowScore), a fact those of the facts of its SessionID
+	// within two places of it in creation order (CreatedAt; the facts of one write
+	// are created in the order given). So a turn among matching turns rises, and the
+	// answer after a question is found even when it shares no word with the query
+	// (KeywordScore 0). Default store.DefaultWindowWeight (0.3); negative turns it
+	// off. Facts without a session, observations and conversations neither lend nor
+	// gain.
 	WindowWeight float64
 }
 

@@ -168,9 +168,9 @@ func TestPacketLimitsAndStableJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := h.Packet
-	// Highest confidence first (0.5: f04, f09... f29), then newest (all written at
-	// once), then by ID.
-	if diff := cmp.Diff([]string{"f04", "f09", "f14", "f19", "f24"}, factIDs(p.Facts)); diff != "" {
+	// Highest confidence first (0.5: f04, f09... f29), then newest (written at once,
+	// so the later in the batch), then by ID.
+	if diff := cmp.Diff([]string{"f29", "f24", "f19", "f14", "f09"}, factIDs(p.Facts)); diff != "" {
 		t.Errorf("kept facts (-want +got):\n%s", diff)
 	}
 	want := []Truncation{{Field: "conversations/c1/messages", Kept: 4, Total: 12}, {Field: "facts", Kept: 5, Total: 30}}

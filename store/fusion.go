@@ -10,6 +10,10 @@ import (
 type Ranked struct {
 	Record Record
 	Score  float64
+	// Place is, for a fact of a keyword ranking, its place among the facts of its
+	// session in creation order, from 1 (see AddSessionNeighbours); 0 when unknown,
+	// and then the fact lends and gains no score.
+	Place int
 }
 
 // SortRanked orders rs best first: by score, then by kind (in the order of Kinds) and
@@ -97,7 +101,7 @@ func Fuse(q SearchQuery, keyword, vector []Ranked) []Hit {
 	for _, ref := range order {
 		h := hits[ref]
 		if q.MinScore == 0 || h.Score >= q.MinScore {
-			out = append(out, Ranked{h.Record, h.Score})
+			out = append(out, Ranked{Record: h.Record, Score: h.Score})
 		}
 	}
 	SortRanked(out)

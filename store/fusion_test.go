@@ -52,8 +52,8 @@ func TestFuseVectorWeight(t *testing.T) {
 // then the hits only the vector found, in vector order; scores above 1 for the first,
 // below for the others; Limit cuts the vector hits first.
 func TestFuseFill(t *testing.T) {
-	kw := []Ranked{{Fact{ID: "a"}, 3}, {Fact{ID: "b"}, 2}, {Fact{ID: "c"}, 1}}
-	vec := []Ranked{{Fact{ID: "v"}, 0.9}, {Fact{ID: "c"}, 0.8}, {Fact{ID: "w"}, 0.5}, {Fact{ID: "a"}, 0.1}}
+	kw := []Ranked{{Record: Fact{ID: "a"}, Score: 3}, {Record: Fact{ID: "b"}, Score: 2}, {Record: Fact{ID: "c"}, Score: 1}}
+	vec := []Ranked{{Record: Fact{ID: "v"}, Score: 0.9}, {Record: Fact{ID: "c"}, Score: 0.8}, {Record: Fact{ID: "w"}, Score: 0.5}, {Record: Fact{ID: "a"}, Score: 0.1}}
 	q, err := NormalizeSearch(SearchQuery{Text: "x", Fusion: Fill}, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -175,9 +175,11 @@ type SearchQuery struct {
 	// best message candidates (NeighbourRanges), so a turn with no word of the query
 	// next to turns that match is found with KeywordScore 0. A turn next to other
 	// matching turns rises over a lone match, and an answer that follows a question
-	// is found through the question. 0 means DefaultWindowWeight; a negative value
-	// turns context off; at most 1. Other kinds neither lend nor gain, and a Vector
-	// search has no keyword scores to lend.
+	// is found through the question. The facts of one session (SessionID) lend each
+	// other the same way, by their places in the session's creation order
+	// (AddSessionNeighbours). 0 means DefaultWindowWeight; a negative value turns
+	// context off; at most 1. Other kinds, and facts without a session, neither lend
+	// nor gain, and a Vector search has no keyword scores to lend.
 	WindowWeight float64
 }
 
@@ -242,6 +244,13 @@ func (h Hit) Conversation() (Conversation, bool) {
 	return c, ok
 }
 
+// BatchTime is the time a write stamped now gives record i of its n records: now
+// less a microsecond for each record after i. The last record gets now, none a time
+// after it, and creation order is the order of the batch.
+func BatchTime(now time.Time, i, n int) time.Time {
+	return now.Add(-time.Duration(n-1-i) * time.Microsecond)
+}
+
 // Outcome says what a write did.
 type Outcome string
 
@@ -262,7 +271,9 @@ type PutOptions struct {
 	// text are still deduplicated).
 	DedupeThreshold float64
 	// Now stamps created and updated times that the records leave zero. Zero means the
-	// store's clock.
+	// store's clock. The records of one write are stamped a microsecond apart, in the
+	// order given, the last with Now (BatchTime), so that creation order is the order
+	// of the batch.
 	Now time.Time
 	// GeneratedIDs holds the ids of facts of the batch that were generated for the
 	// write rather than chosen by its caller. A fact with one of these ids that is

@@ -3,6 +3,8 @@ package store
 import (
 	"cmp"
 	"slices"
+	"strings"
+	"time"
 )
 
 // SearchDepth is how many candidates each retriever of a search ranks: q.Limit, or
@@ -10,7 +12,7 @@ import (
 // fusion and context have candidates beyond the last hit to rank. q must be
 // normalised.
 func SearchDepth(q SearchQuery) int {
-	if q.Mode == Hybrid || q.Window > 0 || messageContext(q) {
+	if q.Mode == Hybrid || q.Window > 0 || messageContext(q) || factContext(q) {
 		return max(q.Limit*3, 50)
 	}
 	return q.Limit
@@ -88,13 +90,176 @@ func messageContext(q SearchQuery) bool {
 	return q.WindowWeight > 0 && q.Mode != Vector && slices.Contains(q.Kinds, KindMessage)
 }
 
+// factContext reports whether the facts of one session lend each other keyword score
+// in a search.
+func factContext(q SearchQuery) bool {
+	return q.WindowWeight > 0 && q.Mode != Vector && slices.Contains(q.Kinds, KindFact)
+}
+
+// MaxContextFacts bounds the facts a store reads for the context of the facts of one
+// search (ContextSessions): when the sessions of the best fact candidates hold more
+// facts than this together, the search gives facts no context.
+const MaxContextFacts = 4096
+
+// factSeeds returns the best fact candidates of a keyword ranking that have a
+// session, at most contextSeeds per hit asked for: those whose sessions a store reads
+// and whose neighbours are added.
+func factSeeds(q SearchQuery, keyword []Ranked) []Ranked {
+	var seeds []Ranked
+	for _, r := range keyword {
+		if f, ok := r.Record.(Fact); ok && f.SessionID != "" {
+			seeds = append(seeds, r)
+		}
+	}
+	SortRanked(seeds)
+	return seeds[:min(len(seeds), contextSeeds*q.Limit)]
+}
+
+// ContextSessions returns the sessions whose facts a store reads for the context of
+// the facts of a search: those of its best fact candidates, each once, nil when facts
+// have no context in the search, in order. The store passes where every fact its
+// view sees in them falls (of any status, up to MaxContextFacts+1 of them) to
+// AddSessionNeighbours.
+func ContextSessions(q SearchQuery, keyword []Ranked) []string {
+	if !factContext(q) {
+		return nil
+	}
+	var out []string
+	for _, r := range factSeeds(q, keyword) {
+		if s := r.Record.(Fact).SessionID; !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// SessionEntry is where a fact falls in its session, what AddSessionNeighbours reads
+// of each fact of the sessions of ContextSessions.
+type SessionEntry struct {
+	ID, SessionID string
+	CreatedAt     time.Time
+}
+
+// AddSessionNeighbours gives the facts of a keyword ranking their context. entries
+// holds every fact the search's view sees in the sessions of ContextSessions, in any
+// order. The facts of each session, in creation order (CreatedAt, then id, with runs
+// of digits compared as numbers, so that "turn-9" comes before "turn-10"), get their
+// places (Ranked.Place); the facts within ContextSpan places of the best candidates
+// that the ranking lacks are read with fetch, which returns those of the ids it is
+// given that the view sees, in any order, and added with score 0 when q's filter
+// accepts them. Fusion then lets the facts of a session lend each other score as the
+// messages of a conversation do (SearchQuery.WindowWeight). With more than
+// MaxContextFacts entries it changes nothing. It reorders entries.
+func AddSessionNeighbours(q SearchQuery, keyword []Ranked, entries []SessionEntry,
+	fetch func(ids []string) ([]Fact, error)) ([]Ranked, error) {
+	if !factContext(q) || len(entries) == 0 || len(entries) > MaxContextFacts {
+		return keyword, nil
+	}
+	slices.SortFunc(entries, func(a, b SessionEntry) int {
+		if c := strings.Compare(a.SessionID, b.SessionID); c != 0 {
+			return c
+		}
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+			return c
+		}
+		return NaturalCompare(a.ID, b.ID)
+	})
+	// The ranking's facts by id, and the seeds among them.
+	at := make(map[string]int, len(keyword))
+	for i, r := range keyword {
+		if f, ok := r.Record.(Fact); ok && f.SessionID != "" {
+			at[f.ID] = i
+		}
+	}
+	seed := map[string]bool{}
+	for _, r := range factSeeds(q, keyword) {
+		seed[r.Record.RecordID()] = true
+	}
+	var want []string
+	wanted := map[string]int{} // id: place
+	span := ContextSpan(q)
+	for lo := 0; lo < len(entries); {
+		hi := lo + 1
+		for hi < len(entries) && entries[hi].SessionID == entries[lo].SessionID {
+			hi++
+		}
+		for i := lo; i < hi; i++ {
+			e := entries[i]
+			k, ok := at[e.ID]
+			if !ok || keyword[k].Record.(Fact).SessionID != e.SessionID {
+				continue
+			}
+			keyword[k].Place = i - lo + 1
+			if !seed[e.ID] {
+				continue
+			}
+			for j := max(i-span, lo); j < min(i+span+1, hi); j++ {
+				n := entries[j].ID
+				if _, have := at[n]; !have {
+					if _, dup := wanted[n]; !dup {
+						wanted[n] = j - lo + 1
+						want = append(want, n)
+					}
+				}
+			}
+		}
+		lo = hi
+	}
+	if len(want) == 0 {
+		return keyword, nil
+	}
+	facts, err := fetch(want)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range facts {
+		if p, ok := wanted[f.ID]; ok && q.Filter.Match(f) {
+			keyword = append(keyword, Ranked{Record: f, Place: p})
+		}
+	}
+	return keyword, nil
+}
+
+// NaturalCompare compares a and b as strings, but for runs of decimal digits, which
+// it compares by their numeric value: "d1:9" < "d1:10". Equal values written with
+// different leading zeros compare by the strings. It is the order of the facts of a
+// session created at the same instant (AddSessionNeighbours).
+func NaturalCompare(a, b string) int {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if isDigit(a[i]) && isDigit(b[j]) {
+			i0, j0 := i, j
+			for i < len(a) && isDigit(a[i]) {
+				i++
+			}
+			for j < len(b) && isDigit(b[j]) {
+				j++
+			}
+			da, db := strings.TrimLeft(a[i0:i], "0"), strings.TrimLeft(b[j0:j], "0")
+			if c := cmp.Or(cmp.Compare(len(da), len(db)), strings.Compare(da, db)); c != 0 {
+				return c
+			}
+			continue
+		}
+		if c := cmp.Compare(a[i], b[j]); c != 0 {
+			return c
+		}
+		i++
+		j++
+	}
+	return cmp.Or(cmp.Compare(len(a)-i, len(b)-j), strings.Compare(a, b))
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
 // addContext gives each message of a keyword ranking the context of its
 // conversation: its score gains q.WindowWeight times the sum of the keyword scores of
 // the other messages of the ranking within ContextSpan(q) of it. gains receives each
 // message's gain. Every message gains from the scores before any gain, so the order of
 // the ranking does not matter; the result is unsorted.
 func addContext(q SearchQuery, keyword []Ranked, gains map[Ref]float64) []Ranked {
-	if !messageContext(q) {
+	if !messageContext(q) && !factContext(q) {
 		return keyword
 	}
 	type cand struct {
@@ -105,8 +270,17 @@ func addContext(q SearchQuery, keyword []Ranked, gains map[Ref]float64) []Ranked
 	}
 	byConv := map[string][]cand{}
 	for i, r := range keyword {
-		if m, ok := r.Record.(Message); ok {
-			byConv[m.ConversationID] = append(byConv[m.ConversationID], cand{m.Seq, m.ID, r.Score, i})
+		switch rec := r.Record.(type) {
+		case Message:
+			if messageContext(q) {
+				k := "conversation\x00" + rec.ConversationID
+				byConv[k] = append(byConv[k], cand{rec.Seq, rec.ID, r.Score, i})
+			}
+		case Fact:
+			if r.Place > 0 {
+				k := "session\x00" + rec.SessionID
+				byConv[k] = append(byConv[k], cand{r.Place, rec.ID, r.Score, i})
+			}
 		}
 	}
 	if len(byConv) == 0 {

@@ -26,12 +26,15 @@ type floor struct{ recall1, recall5, recall10, mrr, ndcg float64 }
 // floor is a regression, not noise. Raise a floor when the search gets better; lower
 // one only with a reason. (The hybrid floors were lowered by about one question at
 // recall@1 and @5 when the local embedder's vectors stopped voting in hybrid search,
-// fusion Fill: on the LoCoMo benchmark their votes cost 2.2 points of recall@10.)
+// fusion Fill: on the LoCoMo benchmark their votes cost 2.2 points of recall@10. The
+// keyword and hybrid recall@5 floors were lowered by half a question, and the others
+// raised, when the facts of a session began to lend each other keyword score: recall@10
+// rose by four to five points, and on LoCoMo by nine.)
 var floors = map[string]floor{
-	"keyword":             {0.20, 0.44, 0.50, 0.37, 0.37},
+	"keyword":             {0.21, 0.43, 0.55, 0.39, 0.40},
 	"vector":              {0.19, 0.43, 0.52, 0.36, 0.37},
-	"hybrid":              {0.20, 0.45, 0.53, 0.37, 0.38},
-	"hybrid speaker=user": {0.39, 0.53, 0.57, 0.54, 0.51},
+	"hybrid":              {0.21, 0.44, 0.56, 0.40, 0.41},
+	"hybrid speaker=user": {0.39, 0.56, 0.62, 0.55, 0.52},
 }
 
 // messageFloors are the floors of the messages mode: the same turns written as the

@@ -294,6 +294,18 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 			}
 			keyword = store.AddNeighbours(q, keyword, near)
 		}
+		if sessions := store.ContextSessions(q, keyword); len(sessions) > 0 {
+			entries, err := s.sessionEntries(ctx, p, sessions)
+			if err != nil {
+				return nil, wrap(ctx, "Search", err)
+			}
+			keyword, err = store.AddSessionNeighbours(q, keyword, entries, func(ids []string) ([]store.Fact, error) {
+				return s.factsIn(ctx, p, ids)
+			})
+			if err != nil {
+				return nil, wrap(ctx, "Search", err)
+			}
+		}
 		if after && store.NeedVector(q, len(keyword)) {
 			g, gctx := errgroup.WithContext(ctx)
 			vectors(g, gctx)
@@ -377,6 +389,48 @@ func (s *Store) messagesIn(ctx context.Context, p pos, ranges []store.SeqRange) 
 		m := r.rec.(store.Message)
 		m.Branch = p.name
 		out = append(out, m)
+	}
+	return out, nil
+}
+
+// sessionEntries reads where the facts the position sees in the given sessions fall,
+// in one query, and at most store.MaxContextFacts+1 of them.
+func (s *Store) sessionEntries(ctx context.Context, p pos, sessions []string) ([]store.SessionEntry, error) {
+	query, args, err := psql.Select("id", "session_id", "created_at").From(table(store.KindFact, p.tab.suffix)).
+		Where(visible(p.cut)).Where(sq.Eq{"session_id": sessions}).Limit(store.MaxContextFacts + 1).ToSql()
+	if err != nil {
+		panic(err)
+	}
+	rs, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close()
+	var out []store.SessionEntry
+	for rs.Next() {
+		var e store.SessionEntry
+		var at sql.NullTime
+		if err := rs.Scan(&e.ID, &e.SessionID, &at); err != nil {
+			return nil, err
+		}
+		e.CreatedAt = at.Time
+		out = append(out, e)
+	}
+	return out, rs.Err()
+}
+
+// factsIn reads the facts of the given ids that the position sees, with their
+// embeddings.
+func (s *Store) factsIn(ctx context.Context, p pos, ids []string) ([]store.Fact, error) {
+	rows, err := visibleRecords(ctx, s.db, store.KindFact, p.tab.suffix, p.cut, ids, false)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]store.Fact, 0, len(rows))
+	for _, r := range rows {
+		f := r.rec.(store.Fact)
+		f.Branch = p.name
+		out = append(out, f)
 	}
 	return out, nil
 }

@@ -130,7 +130,8 @@ func (s *Store) put(ctx context.Context, branch string, recs []store.Record, opt
 		for i, r := range recs {
 			k := key{r.RecordKind(), r.RecordID()}
 			fresh := k.kind == store.KindFact && bw.get(k) == nil
-			res, writes := s.decide(bw, dc, i, r, opts.DedupeThreshold, stamp)
+			at := store.BatchTime(stamp, i, len(recs))
+			res, writes := s.decide(bw, dc, i, r, opts.DedupeThreshold, at)
 			for _, wr := range writes {
 				bw.add(wr)
 			}
@@ -140,7 +141,7 @@ func (s *Store) put(ctx context.Context, branch string, recs []store.Record, opt
 				if a, ok := bw.get(ak).(store.Alias); ok {
 					alias = &a
 				}
-				aw, del := store.AliasAfterPut(&res, k.id, alias, opts.GeneratedIDs, stamp, branch)
+				aw, del := store.AliasAfterPut(&res, k.id, alias, opts.GeneratedIDs, at, branch)
 				switch {
 				case aw != nil:
 					bw.add(*aw)

@@ -30,6 +30,10 @@ type branch struct {
 	// written a version of in that conversation, each once: the candidates of a
 	// search window, which reads their versions through a view.
 	convs map[string][]string
+	// sessions lists, by session id, the ids of the facts this branch has written a
+	// version of in that session, each once (but for a fact moved out of a session
+	// and back): the facts whose places a search's fact context reads.
+	sessions map[string][]string
 }
 
 // branchIDs numbers the branches of the process (docFast.tag holds 31 bits of it).
@@ -461,6 +465,14 @@ func cmpU64(a, b uint64) int {
 		return 1
 	}
 	return 0
+}
+
+// addToSession lists fact f under its session.
+func (b *branch) addToSession(f store.Fact) {
+	if b.sessions == nil {
+		b.sessions = map[string][]string{}
+	}
+	b.sessions[f.SessionID] = append(b.sessions[f.SessionID], f.ID)
 }
 
 // addToConv lists message m under its conversation, unless it is there already.

@@ -140,6 +140,11 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 	if ranges := store.NeighbourRanges(q, keyword); len(ranges) > 0 {
 		keyword = store.AddNeighbours(q, keyword, vw.neighbours(ranges))
 	}
+	if sessions := store.ContextSessions(q, keyword); len(sessions) > 0 {
+		if keyword, err = store.AddSessionNeighbours(q, keyword, vw.sessionEntries(sessions), vw.facts); err != nil {
+			return nil, err
+		}
+	}
 	if after && len(q.Vector) > 0 && store.NeedVector(q, len(keyword)) {
 		runVector()
 		if err := ctx.Err(); err != nil {
@@ -175,6 +180,53 @@ func (v view) around(m store.Message, w int) []store.Message {
 		near[i] = n
 	}
 	return near
+}
+
+// sessionEntries returns where each fact the view sees in the given sessions falls,
+// or nil when there are more than store.MaxContextFacts of them: the facts the
+// chain's branches list under each session (branch.sessions).
+func (v view) sessionEntries(sessions []string) []store.SessionEntry {
+	n := 0
+	for _, sess := range sessions {
+		for _, l := range v.chain {
+			n += len(l.br.sessions[sess])
+		}
+	}
+	if n > 2*store.MaxContextFacts {
+		return nil
+	}
+	out := make([]store.SessionEntry, 0, n)
+	seen := make(map[string]bool, n)
+	for _, sess := range sessions {
+		for _, l := range v.chain {
+			for _, id := range l.br.sessions[sess] {
+				if seen[id] {
+					continue
+				}
+				seen[id] = true
+				if ver := v.resolve(key{store.KindFact, id}); ver != nil {
+					if r, ok := ver.rec.(*factRec); ok && r.session() == sess {
+						out = append(out, store.SessionEntry{ID: id, SessionID: sess, CreatedAt: r.created})
+					}
+				}
+			}
+		}
+	}
+	if len(out) > store.MaxContextFacts {
+		return nil
+	}
+	return out
+}
+
+// facts returns the facts of the given ids that the view sees, as stored.
+func (v view) facts(ids []string) ([]store.Fact, error) {
+	out := make([]store.Fact, 0, len(ids))
+	for _, id := range ids {
+		if f, ok := v.get(key{store.KindFact, id}).(store.Fact); ok {
+			out = append(out, f)
+		}
+	}
+	return out, nil
 }
 
 // neighbours returns the messages the view sees in the given ranges, as stored (not

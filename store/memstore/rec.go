@@ -44,6 +44,14 @@ func keepFact(f store.Fact) *factRec {
 	return r
 }
 
+// session returns the SessionID of the fact r keeps.
+func (r *factRec) session() string {
+	if r.more == nil {
+		return ""
+	}
+	return r.more.sessionID
+}
+
 // fact returns the fact r keeps, without its embedding. Its metadata map is the
 // store's: a caller that may change it clones the fact (store.Clone).
 func (r *factRec) fact() store.Fact {

@@ -87,7 +87,8 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 		if !fresh {
 			prev = head.resolve(k)
 		}
-		r = s.adopt(r, prev == nil, branchName, stamp)
+		at := store.BatchTime(stamp, i, len(recs))
+		r = s.adopt(r, prev == nil, branchName, at)
 		m := pre.get(i)
 		var dt *docTerms
 		var pa aheadPack
@@ -99,7 +100,7 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 		if prev != nil && prev.rec != nil {
 			cur = prev
 		}
-		res, writes, code, old := s.decide(head, r, in, cur, opts.DedupeThreshold, stamp, m, dt)
+		res, writes, code, old := s.decide(head, r, in, cur, opts.DedupeThreshold, at, m, dt)
 		if cur == nil && k.kind == store.KindFact {
 			ak := key{store.KindAlias, k.id}
 			var alias *store.Alias
@@ -109,7 +110,7 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 					alias = &a
 				}
 			}
-			aw, del := store.AliasAfterPut(&res, k.id, alias, opts.GeneratedIDs, stamp, branchName)
+			aw, del := store.AliasAfterPut(&res, k.id, alias, opts.GeneratedIDs, at, branchName)
 			if aw != nil || del {
 				var w store.Record
 				if aw != nil {
@@ -804,6 +805,9 @@ func (s *Store) addVersionAfter(b *branch, k key, r store.Record, h hint, prev *
 	}
 	if m, ok := r.(store.Message); ok && (prev == nil || prev.rec == nil || prev.rec.(store.Message).ConversationID != m.ConversationID) {
 		b.addToConv(m)
+	}
+	if f, ok := r.(store.Fact); ok && f.SessionID != "" && (prev == nil || prev.rec == nil || prev.rec.(*factRec).session() != f.SessionID) {
+		b.addToSession(f)
 	}
 	b.own.add(k, v)
 	b.log = append(b.log, v)

@@ -56,8 +56,9 @@ func msgIDs(ms []store.Message) []string {
 	return out
 }
 
-// noContext is the WindowWeight of a search whose messages lend each other no keyword
-// score, for the subtests that check what the retrievers alone find.
+// noContext is the WindowWeight of a search whose messages, and facts of one session,
+// lend each other no keyword score, for the subtests that check what the retrievers
+// alone find.
 const noContext = -1
 
 // testMessageSearch checks that messages (by Content and embedding) and conversations

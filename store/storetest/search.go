@@ -50,7 +50,9 @@ func (e *env) writeSearchFixture() {
 var factsOnly = []store.Kind{store.KindFact}
 
 // testSearch checks keyword (BM25), vector (cosine) and hybrid (RRF and weighted)
-// search, their filters, kinds, limits, minimum scores and query validation. Most
+// search, their filters, kinds, limits, minimum scores and query validation. The
+// fixture's facts share sessions: the subtests of the retrievers' arithmetic search
+// without the context they would lend each other (noContext). Most
 // subtests search with IncludeHistory, so that the fixture's invalidated fact fD
 // counts; "history is left out by default" checks the default.
 func testSearch(t *testing.T, h Harness) {
@@ -59,14 +61,14 @@ func testSearch(t *testing.T, h Harness) {
 
 	subtest(t, h, area, "keyword finds only documents with a query term", func(e *env) {
 		e.writeSearchFixture()
-		hits := e.search(main, store.SearchQuery{IncludeHistory: true, Text: "database", Mode: store.Keyword})
+		hits := e.search(main, store.SearchQuery{WindowWeight: noContext, IncludeHistory: true, Text: "database", Mode: store.Keyword})
 		same(e.t, "hits", []string{"fC", "fD"}, sorted(hitIDs(hits)))
 		checkKeywordHits(e.t, hits)
 	})
 
 	subtest(t, h, area, "keyword ranks more matching terms higher", func(e *env) {
 		e.writeSearchFixture()
-		hits := e.search(main, store.SearchQuery{IncludeHistory: true, Text: "kerberos ticket", Mode: store.Keyword, Kinds: factsOnly})
+		hits := e.search(main, store.SearchQuery{WindowWeight: noContext, IncludeHistory: true, Text: "kerberos ticket", Mode: store.Keyword, Kinds: factsOnly})
 		same(e.t, "hits", []string{"fA", "fB"}, hitIDs(hits))
 		checkKeywordHits(e.t, hits)
 		if len(hits) == 2 && !(hits[0].KeywordScore > hits[1].KeywordScore) {
@@ -77,7 +79,7 @@ func testSearch(t *testing.T, h Harness) {
 	subtest(t, h, area, "keyword ranks a rarer term higher", func(e *env) {
 		e.writeSearchFixture()
 		// "restart" is in one fact, "database" in two; the documents are equally long.
-		hits := e.search(main, store.SearchQuery{IncludeHistory: true, Text: "restart database", Mode: store.Keyword, Kinds: factsOnly})
+		hits := e.search(main, store.SearchQuery{WindowWeight: noContext, IncludeHistory: true, Text: "restart database", Mode: store.Keyword, Kinds: factsOnly})
 		if ids := hitIDs(hits); len(ids) != 3 || ids[0] != "fB" || !slices.Equal(sorted(ids[1:]), []string{"fC", "fD"}) {
 			e.t.Errorf("hits = %v; want fB first, then fC and fD", ids)
 		}
@@ -86,7 +88,7 @@ func testSearch(t *testing.T, h Harness) {
 
 	subtest(t, h, area, "vector ranks by cosine", func(e *env) {
 		e.writeSearchFixture()
-		hits := e.search(main, store.SearchQuery{IncludeHistory: true, Vector: searchQuery, Mode: store.Vector})
+		hits := e.search(main, store.SearchQuery{WindowWeight: noContext, IncludeHistory: true, Vector: searchQuery, Mode: store.Vector})
 		same(e.t, "hits", []string{"fA", "oA", "fF", "fB", "fC", "fD", "oB"}, hitIDs(hits))
 		checkVectorHits(e.t, hits)
 		for _, hit := range hits {
@@ -97,7 +99,7 @@ func testSearch(t *testing.T, h Harness) {
 	subtest(t, h, area, "hybrid ranks a document found by both first", func(e *env) {
 		e.writeSearchFixture()
 		// Keyword finds only fB; vector ranks fA, fF, fB, fC, fD. RRF: fB = 1/61 + 1/63.
-		hits := e.search(main, store.SearchQuery{IncludeHistory: true, Text: "restart", Vector: searchQuery, Mode: store.Hybrid, Kinds: factsOnly})
+		hits := e.search(main, store.SearchQuery{WindowWeight: noContext, IncludeHistory: true, Text: "restart", Vector: searchQuery, Mode: store.Hybrid, Kinds: factsOnly})
 		same(e.t, "hits", []string{"fB", "fA", "fF", "fC", "fD"}, hitIDs(hits))
 		checkRRF(e.t, hits, store.DefaultRRFK)
 		if len(hits) > 0 {
@@ -114,7 +116,7 @@ func testSearch(t *testing.T, h Harness) {
 
 	subtest(t, h, area, "hybrid RRF with a custom k", func(e *env) {
 		e.writeSearchFixture()
-		hits := e.search(main, store.SearchQuery{IncludeHistory: true, Text: "kerberos ticket", Vector: searchQuery, Mode: store.Hybrid, Fusion: store.RRF, RRFK: 10, Limit: 100})
+		hits := e.search(main, store.SearchQuery{WindowWeight: noContext, IncludeHistory: true, Text: "kerberos ticket", Vector: searchQuery, Mode: store.Hybrid, Fusion: store.RRF, RRFK: 10, Limit: 100})
 		// Keyword: fA and oA (both terms), fB; vector: fA, oA, fF, fB, fC, fD, oB.
 		if ids := hitIDs(hits); len(ids) != 7 || !slices.Equal(sorted(ids[:2]), []string{"fA", "oA"}) || ids[2] != "fB" {
 			e.t.Errorf("hits = %v; want fA and oA, then fB, then the vector-only hits", ids)
@@ -127,7 +129,7 @@ func testSearch(t *testing.T, h Harness) {
 		// "service" is in every record: keyword hits fill any limit up to eight, in
 		// keyword order, and the vector retriever, which could change nothing, is
 		// not asked.
-		q := store.SearchQuery{IncludeHistory: true, Text: "service", Vector: searchQuery, Mode: store.Hybrid, Fusion: store.Fill, Limit: 5}
+		q := store.SearchQuery{WindowWeight: noContext, IncludeHistory: true, Text: "service", Vector: searchQuery, Mode: store.Hybrid, Fusion: store.Fill, Limit: 5}
 		kw := q
 		kw.Mode, kw.Vector = store.Keyword, nil
 		hits := e.search(main, q)
@@ -166,7 +168,7 @@ func testSearch(t *testing.T, h Harness) {
 			// fE tops the keyword ranking and has no embedding: 0.1*0 + 0.9*1.
 			{"frontend bundle", 0.1, "fE", 0.9},
 		} {
-			hits := e.search(main, store.SearchQuery{IncludeHistory: true, Text: c.text, Vector: searchQuery, Mode: store.Hybrid,
+			hits := e.search(main, store.SearchQuery{WindowWeight: noContext, IncludeHistory: true, Text: c.text, Vector: searchQuery, Mode: store.Hybrid,
 				Fusion: store.Weighted, Alpha: c.alpha, Kinds: factsOnly})
 			if len(hits) == 0 || hits[0].Record.RecordID() != c.top || !near(hits[0].Score, c.score, 1e-6) {
 				e.t.Errorf("%q alpha %v: hits %v (top score %v); want %s first with score %v", c.text, c.alpha, hitIDs(hits), topScore(hits), c.top, c.score)
@@ -227,7 +229,7 @@ func testSearch(t *testing.T, h Harness) {
 						}
 						want = append(want, r.RecordID())
 					}
-					q := store.SearchQuery{IncludeHistory: true, Text: "service", Vector: searchQuery, Mode: mode, Kinds: c.kinds, Filter: c.f, Limit: 100}
+					q := store.SearchQuery{WindowWeight: noContext, IncludeHistory: true, Text: "service", Vector: searchQuery, Mode: mode, Kinds: c.kinds, Filter: c.f, Limit: 100}
 					if mode == store.Keyword {
 						q.Vector = nil
 					}
@@ -248,12 +250,12 @@ func testSearch(t *testing.T, h Harness) {
 
 	subtest(t, h, area, "limit", func(e *env) {
 		e.writeSearchFixture()
-		same(e.t, "vector, limit 2", []string{"fA", "oA"}, hitIDs(e.search(main, store.SearchQuery{IncludeHistory: true, Vector: searchQuery, Mode: store.Vector, Limit: 2})))
-		if n := len(e.search(main, store.SearchQuery{IncludeHistory: true, Text: "service", Mode: store.Keyword, Limit: 3})); n != 3 {
+		same(e.t, "vector, limit 2", []string{"fA", "oA"}, hitIDs(e.search(main, store.SearchQuery{WindowWeight: noContext, IncludeHistory: true, Vector: searchQuery, Mode: store.Vector, Limit: 2})))
+		if n := len(e.search(main, store.SearchQuery{WindowWeight: noContext, IncludeHistory: true, Text: "service", Mode: store.Keyword, Limit: 3})); n != 3 {
 			e.t.Errorf("keyword, limit 3: %d hits", n)
 		}
-		same(e.t, "hybrid, limit 1", []string{"fB"}, hitIDs(e.search(main, store.SearchQuery{IncludeHistory: true, Text: "restart", Vector: searchQuery, Mode: store.Hybrid, Kinds: factsOnly, Limit: 1})))
-		if n := len(e.search(main, store.SearchQuery{IncludeHistory: true, Vector: searchQuery, Mode: store.Vector})); n != 7 {
+		same(e.t, "hybrid, limit 1", []string{"fB"}, hitIDs(e.search(main, store.SearchQuery{WindowWeight: noContext, IncludeHistory: true, Text: "restart", Vector: searchQuery, Mode: store.Hybrid, Kinds: factsOnly, Limit: 1})))
+		if n := len(e.search(main, store.SearchQuery{WindowWeight: noContext, IncludeHistory: true, Vector: searchQuery, Mode: store.Vector})); n != 7 {
 			e.t.Errorf("vector, default limit: %d hits; want all 7 (the default is %d)", n, store.DefaultSearchLimit)
 		}
 	})
@@ -261,15 +263,15 @@ func testSearch(t *testing.T, h Harness) {
 	subtest(t, h, area, "min score", func(e *env) {
 		e.writeSearchFixture()
 		same(e.t, "vector, min 0.7", []string{"fA", "fF", "fB"}, hitIDs(e.search(main,
-			store.SearchQuery{IncludeHistory: true, Vector: searchQuery, Mode: store.Vector, Kinds: factsOnly, MinScore: 0.7})))
+			store.SearchQuery{WindowWeight: noContext, IncludeHistory: true, Vector: searchQuery, Mode: store.Vector, Kinds: factsOnly, MinScore: 0.7})))
 		// fB = 1/61 + 1/63 ≈ 0.0323; fA = 1/61 ≈ 0.0164.
 		same(e.t, "hybrid, min 0.02", []string{"fB"}, hitIDs(e.search(main,
-			store.SearchQuery{IncludeHistory: true, Text: "restart", Vector: searchQuery, Mode: store.Hybrid, Kinds: factsOnly, MinScore: 0.02})))
-		kw := e.search(main, store.SearchQuery{IncludeHistory: true, Text: "kerberos ticket", Mode: store.Keyword, Kinds: factsOnly})
+			store.SearchQuery{WindowWeight: noContext, IncludeHistory: true, Text: "restart", Vector: searchQuery, Mode: store.Hybrid, Kinds: factsOnly, MinScore: 0.02})))
+		kw := e.search(main, store.SearchQuery{WindowWeight: noContext, IncludeHistory: true, Text: "kerberos ticket", Mode: store.Keyword, Kinds: factsOnly})
 		if len(kw) == 2 {
 			cut := (kw[0].Score + kw[1].Score) / 2
 			same(e.t, "keyword, min between the two scores", []string{"fA"}, hitIDs(e.search(main,
-				store.SearchQuery{IncludeHistory: true, Text: "kerberos ticket", Mode: store.Keyword, Kinds: factsOnly, MinScore: cut})))
+				store.SearchQuery{WindowWeight: noContext, IncludeHistory: true, Text: "kerberos ticket", Mode: store.Keyword, Kinds: factsOnly, MinScore: cut})))
 		}
 	})
 

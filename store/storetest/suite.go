@@ -48,6 +48,7 @@ func Run(t *testing.T, h Harness) {
 		{"write", testWrite},
 		{"search", testSearch},
 		{"messagesearch", testMessageSearch},
+		{"factcontext", testFactContext},
 		{"branch", testBranch},
 		{"diff", testDiff},
 		{"merge", testMerge},

@@ -70,14 +70,17 @@ func testWrite(t *testing.T, h Harness) {
 			store.Conversation{ID: "c", Title: "stamped"},
 			store.Message{ID: "m", ConversationID: "c", Role: store.RoleUser, Content: "stamped"},
 		)
+		// The records of one write are a microsecond apart, in the order given, the
+		// last stamped with Now (store.BatchTime).
+		at := func(i int) time.Time { return now.Add(time.Duration(i-4) * time.Microsecond) }
 		f = e.get(main, factRef("f")).(store.Fact)
-		same(e.t, "Fact times", [2]any{now, now}, [2]any{f.CreatedAt, f.UpdatedAt})
-		same(e.t, "Observation.CreatedAt", now, e.get(main, obsRef("o")).RecordTime())
+		same(e.t, "Fact times", [2]any{at(0), at(0)}, [2]any{f.CreatedAt, f.UpdatedAt})
+		same(e.t, "Observation.CreatedAt", at(1), e.get(main, obsRef("o")).RecordTime())
 		r := e.get(main, relRef("r")).(store.Relation)
-		same(e.t, "Relation CreatedAt, ValidFrom", [2]any{now, now}, [2]any{r.CreatedAt, r.ValidFrom})
+		same(e.t, "Relation CreatedAt, ValidFrom", [2]any{at(2), at(2)}, [2]any{r.CreatedAt, r.ValidFrom})
 		c := e.get(main, convRef("c")).(store.Conversation)
-		same(e.t, "Conversation times", [2]any{now, now}, [2]any{c.CreatedAt, c.UpdatedAt})
-		same(e.t, "Message.CreatedAt", now, e.get(main, msgRef("m")).RecordTime())
+		same(e.t, "Conversation times", [2]any{at(3), at(3)}, [2]any{c.CreatedAt, c.UpdatedAt})
+		same(e.t, "Message.CreatedAt", at(4), e.get(main, msgRef("m")).RecordTime())
 	})
 
 	subtest(t, h, area, "the Branch field is set to the branch written", func(e *env) {
