@@ -69,3 +69,39 @@ func ExampleClient_Search_messages() {
 	//   after:  user: Biscuit, a beagle who loves the beach
 	// user said: Biscuit, a beagle who loves the beach
 }
+
+// The facts of a session lend each other keyword score, by the order they were
+// written in: an answer that shares no word with the query is found through the
+// question before it (KeywordScore 0, WindowScore above 0).
+func ExampleClient_Search_session() {
+	ctx := context.Background()
+	c, err := day1.Open(ctx, exampleConfig())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+
+	var facts []day1.Fact
+	for _, text := range []string{
+		"Melanie: what did you research this week?",
+		"Caroline: adoption agencies for single parents",
+		"Melanie: the weather turned cold",
+	} {
+		facts = append(facts, day1.Fact{Text: text, SessionID: "session-3"})
+	}
+	// One write: creation order is the order given.
+	if _, err := c.WriteFacts(ctx, facts); err != nil {
+		log.Fatal(err)
+	}
+	hits, err := c.Search(ctx, day1.SearchQuery{Text: "what did she research", Kinds: []day1.Kind{day1.KindFact}, Limit: 2})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, h := range hits {
+		f, _ := h.Fact()
+		fmt.Printf("%s (keyword %.2f, from its session %.2f)\n", f.Text, h.KeywordScore, h.WindowScore)
+	}
+	// Output:
+	// Melanie: what did you research this week? (keyword 1.05, from its session 0.00)
+	// Caroline: adoption agencies for single parents (keyword 0.00, from its session 0.32)
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -274,6 +275,48 @@ func TestDefaultFusionFollowsKeyword(t *testing.T) {
 			if h.KeywordRank != 0 || h.VectorRank == 0 {
 				t.Errorf("%q: hit after the keyword hits %s: keyword rank %d, vector rank %d", query, h.Record.RecordID(), h.KeywordRank, h.VectorRank)
 			}
+		}
+	}
+}
+
+// TestSessionContextFollowsTheBatch: facts written in one batch at one caller-given
+// time, with generated ids, lend their keyword scores to the facts within two places
+// of them in the order of the batch.
+func TestSessionContextFollowsTheBatch(t *testing.T) {
+	// Near-duplicate detection off: the texts differ in one short word.
+	c, _ := open(t, func(cfg *Config) { cfg.Test.NewID, cfg.DedupeThreshold = nil, -1 })
+	ctx := context.Background()
+	at := t0.Add(-time.Hour)
+	// Words the stemmer leaves as they are, each in one fact.
+	const letters = "bcdfgkmnpqtvwxz"
+	word := func(i int) string { return "qx" + string(letters[i/len(letters)]) + string(letters[i%len(letters)]) }
+	var facts []Fact
+	for i := range 60 {
+		facts = append(facts, Fact{Text: word(i) + " filler", SessionID: "s", CreatedAt: at})
+	}
+	ws, err := c.WriteFacts(ctx, facts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range ws {
+		if w.Outcome != Created {
+			t.Fatalf("fact %d: %s", i, w.Outcome)
+		}
+	}
+	for i := range facts {
+		hits, err := c.Search(ctx, SearchQuery{Text: word(i), Mode: Keyword, Kinds: []Kind{KindFact}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for j := max(i-2, 0); j <= min(i+2, len(ws)-1); j++ {
+			want = append(want, ws[j].Record.ID)
+		}
+		got := hitIDs(hits)
+		slices.Sort(got)
+		slices.Sort(want)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s (fact %d): hits (-want +got):\n%s", word(i), i, diff)
 		}
 	}
 }

@@ -143,9 +143,9 @@ type SessionEntry struct {
 
 // AddSessionNeighbours gives the facts of a keyword ranking their context. entries
 // holds every fact the search's view sees in the sessions of ContextSessions, in any
-// order. The facts of each session, in creation order (CreatedAt, then id, with runs
-// of digits compared as numbers, so that "turn-9" comes before "turn-10"), get their
-// places (Ranked.Place); the facts within ContextSpan places of the best candidates
+// order. The facts of each session, in creation order (CreatedAt, then the shorter
+// id, then the id: "turn-9" comes before "turn-10", and generated ids in the order
+// they were made), get their places (Ranked.Place); the facts within ContextSpan places of the best candidates
 // that the ranking lacks are read with fetch, which returns those of the ids it is
 // given that the view sees, in any order, and added with score 0 when q's filter
 // accepts them. Fusion then lets the facts of a session lend each other score as the
@@ -163,7 +163,7 @@ func AddSessionNeighbours(q SearchQuery, keyword []Ranked, entries []SessionEntr
 		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
 			return c
 		}
-		return NaturalCompare(a.ID, b.ID)
+		return cmp.Or(cmp.Compare(len(a.ID), len(b.ID)), strings.Compare(a.ID, b.ID))
 	})
 	// The ranking's facts by id, and the seeds among them.
 	at := make(map[string]int, len(keyword))
@@ -220,38 +220,6 @@ func AddSessionNeighbours(q SearchQuery, keyword []Ranked, entries []SessionEntr
 	}
 	return keyword, nil
 }
-
-// NaturalCompare compares a and b as strings, but for runs of decimal digits, which
-// it compares by their numeric value: "d1:9" < "d1:10". Equal values written with
-// different leading zeros compare by the strings. It is the order of the facts of a
-// session created at the same instant (AddSessionNeighbours).
-func NaturalCompare(a, b string) int {
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		if isDigit(a[i]) && isDigit(b[j]) {
-			i0, j0 := i, j
-			for i < len(a) && isDigit(a[i]) {
-				i++
-			}
-			for j < len(b) && isDigit(b[j]) {
-				j++
-			}
-			da, db := strings.TrimLeft(a[i0:i], "0"), strings.TrimLeft(b[j0:j], "0")
-			if c := cmp.Or(cmp.Compare(len(da), len(db)), strings.Compare(da, db)); c != 0 {
-				return c
-			}
-			continue
-		}
-		if c := cmp.Compare(a[i], b[j]); c != 0 {
-			return c
-		}
-		i++
-		j++
-	}
-	return cmp.Or(cmp.Compare(len(a)-i, len(b)-j), strings.Compare(a, b))
-}
-
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // addContext gives each message of a keyword ranking the context of its
 // conversation: its score gains q.WindowWeight times the sum of the keyword scores of

@@ -89,7 +89,7 @@ func testFactContext(t *testing.T, h Harness) {
 		})
 	})
 
-	subtest(t, h, area, "facts created at one instant follow their ids, digits as numbers", func(e *env) {
+	subtest(t, h, area, "facts created at one instant follow their ids, the shorter first", func(e *env) {
 		at := micro(1)
 		var recs []store.Record
 		for _, id := range []string{"t13", "t12", "t11", "t10", "t9", "t8"} {
