@@ -4,7 +4,9 @@
 // turns that answer them. The turns are written in two ways, each in its own memory:
 // as facts with WriteFacts (the facts mode), and as the messages of conversations,
 // one conversation per session, with AppendMessages (the messages mode). Both are
-// searched with the default Kinds.
+// searched with the default Kinds. Each fact carries its session's SessionID, so
+// that the facts of a session lend each other score as the messages of a conversation
+// do; -no-sessions writes them without it.
 //
 // For keyword, vector and hybrid search it prints recall@1, @5 and @10, MRR and
 // nDCG@10, overall and per question category (single-hop, paraphrase, temporal,
@@ -14,6 +16,7 @@
 //
 //	go run ./examples/evalsearch                     # the default data set, both modes
 //	go run ./examples/evalsearch -mode messages
+//	go run ./examples/evalsearch -mode facts -no-sessions
 //	go run ./examples/evalsearch -dialogues 20 -seed 7
 //	go run ./examples/evalsearch -json > eval.json
 //	go run ./examples/evalsearch -all                # also RRF and Weighted fusion
@@ -59,6 +62,8 @@ type options struct {
 	embedder string
 	mode     string
 	locomo   string
+	// noSessions writes the facts of the facts mode with no SessionID.
+	noSessions bool
 }
 
 // Modes of writing the turns.
@@ -99,6 +104,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.all, "all", false, "also evaluate hybrid with other RRF weights and with Weighted fusion")
 	fs.StringVar(&o.embedder, "embedder", "", "embedder: empty for the Config default, hash or stem")
 	fs.StringVar(&o.mode, "mode", modeBoth, "how the turns are written: facts, messages or both")
+	fs.BoolVar(&o.noSessions, "no-sessions", false, "in the facts mode, write the facts with no SessionID, so that they lend each other no score")
 	fs.StringVar(&o.locomo, "locomo", "", "evaluate on the LoCoMo data set at this path (locomo10.json, or a directory of one file per dialogue) instead of the generated one")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -172,7 +178,11 @@ func evaluate(ctx context.Context, o options) (Report, error) {
 	}
 	speaker := searcheval.ContextVariants[len(searcheval.ContextVariants)-1]
 	if o.mode != modeMessages {
-		l, load, emb, err := evaluateMode(ctx, cfg, ds, searcheval.Load, append(slices.Clip(variants), speaker), &rep.Results)
+		loadFacts := searcheval.Load
+		if o.noSessions {
+			loadFacts = searcheval.LoadWithoutSessions
+		}
+		l, load, emb, err := evaluateMode(ctx, cfg, ds, loadFacts, append(slices.Clip(variants), speaker), &rep.Results)
 		if err != nil {
 			return Report{}, err
 		}

@@ -136,3 +136,38 @@ func TestTextReport(t *testing.T) {
 		t.Errorf("an unknown flag: run = %d, want 2", code)
 	}
 }
+
+// TestSessionsLendScore checks -no-sessions: the same facts written with no SessionID
+// get no context from their session, so the default search finds fewer answers by
+// recall@10, and still ranks no worse than either retriever.
+func TestSessionsLendScore(t *testing.T) {
+	report := func(args ...string) Report {
+		t.Helper()
+		var out, errb bytes.Buffer
+		if code := run(context.Background(), append(append(smallSet, "-json", "-mode", "facts"), args...), &out, &errb); code != 0 {
+			t.Fatalf("run %v = %d, stderr: %s", args, code, errb.String())
+		}
+		var rep Report
+		if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	hybrid := func(rep Report) Metrics {
+		for _, r := range rep.Results {
+			if r.Variant == "hybrid" {
+				return r.All
+			}
+		}
+		t.Fatal("no hybrid result")
+		return Metrics{}
+	}
+	with, without := report(), report("-no-sessions")
+	if len(without.MessageResults) != 0 {
+		t.Errorf("-mode facts evaluated %d message variants", len(without.MessageResults))
+	}
+	if w, wo := hybrid(with).Recall10, hybrid(without).Recall10; wo >= w {
+		t.Errorf("hybrid recall@10: %.3f with sessions, %.3f without; want less without", w, wo)
+	}
+	checkFloors(t, "facts without sessions", without.Results, map[string]floor{"hybrid": {}})
+}

@@ -155,8 +155,19 @@ func sessions(turns []evaldata.Turn) [][]evaldata.Turn {
 // Branch returns the branch that holds dialogue d.
 func Branch(d evaldata.Dialogue) string { return "eval/" + d.ID }
 
-// Load writes every dialogue to its own branch, one WriteFacts batch per session.
+// Load writes every dialogue to its own branch, one WriteFacts batch per session, each
+// turn a fact with its session's SessionID and its speaker in the metadata.
 func Load(ctx context.Context, c *day1.Client, ds []evaldata.Dialogue) (*Loaded, error) {
+	return load(ctx, c, ds, true)
+}
+
+// LoadWithoutSessions is Load with the facts' SessionID left empty, as a caller who
+// does not keep sessions writes them: the facts then lend each other no score.
+func LoadWithoutSessions(ctx context.Context, c *day1.Client, ds []evaldata.Dialogue) (*Loaded, error) {
+	return load(ctx, c, ds, false)
+}
+
+func load(ctx context.Context, c *day1.Client, ds []evaldata.Dialogue, withSessions bool) (*Loaded, error) {
 	l := &Loaded{Dialogues: ds, stored: map[string]string{}}
 	evidence := map[string]bool{}
 	for _, d := range ds {
@@ -174,11 +185,11 @@ func Load(ctx context.Context, c *day1.Client, ds []evaldata.Dialogue) (*Loaded,
 		for _, turns := range sessions(d.Turns) {
 			facts := make([]day1.Fact, 0, len(turns))
 			for _, t := range turns {
-				facts = append(facts, day1.Fact{
-					ID: t.ID, Branch: br, Text: t.Text,
-					SessionID: fmt.Sprintf("%s-s%02d", d.ID, t.Session),
-					Metadata:  map[string]string{"speaker": t.Speaker},
-				})
+				f := day1.Fact{ID: t.ID, Branch: br, Text: t.Text, Metadata: map[string]string{"speaker": t.Speaker}}
+				if withSessions {
+					f.SessionID = fmt.Sprintf("%s-s%02d", d.ID, t.Session)
+				}
+				facts = append(facts, f)
 			}
 			ws, err := c.WriteFacts(ctx, facts)
 			if err != nil {
