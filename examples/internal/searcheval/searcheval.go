@@ -108,7 +108,7 @@ func LoadMessages(ctx context.Context, c *day1.Client, ds []evaldata.Dialogue) (
 		}
 		for _, turns := range sessions(d.Turns) {
 			n := turns[0].Session
-			session := fmt.Sprintf("%s-s%02d", d.ID, n)
+			session := sessionID(d, n)
 			at := SessionTime(n)
 			if t := turns[0].At; !t.IsZero() {
 				at = t
@@ -152,6 +152,9 @@ func sessions(turns []evaldata.Turn) [][]evaldata.Turn {
 	return out
 }
 
+// sessionID is the SessionID of session n of dialogue d, in both modes.
+func sessionID(d evaldata.Dialogue, n int) string { return fmt.Sprintf("%s-s%02d", d.ID, n) }
+
 // Branch returns the branch that holds dialogue d.
 func Branch(d evaldata.Dialogue) string { return "eval/" + d.ID }
 
@@ -187,7 +190,7 @@ func load(ctx context.Context, c *day1.Client, ds []evaldata.Dialogue, withSessi
 			for _, t := range turns {
 				f := day1.Fact{ID: t.ID, Branch: br, Text: t.Text, Metadata: map[string]string{"speaker": t.Speaker}}
 				if withSessions {
-					f.SessionID = fmt.Sprintf("%s-s%02d", d.ID, t.Session)
+					f.SessionID = sessionID(d, t.Session)
 				}
 				facts = append(facts, f)
 			}
