@@ -147,10 +147,13 @@
 // Options.VectorIndex off). Conversations have no embeddings: vector search leaves
 // them out.
 //
-// The neighbours of the best message candidates, which lend them context (see
-// store.SearchQuery.WindowWeight), are read in one more query; a message hit's
-// conversation title, and with a Window its neighbouring messages, in two more for all
-// the hits at once. With Fill fusion (the default for a lexical embedder) the vector
+// The facts of the best fact candidates' sessions, which lend them context, come from
+// the term index, which also keeps each fact version's session and creation time (one
+// query when keyword search does not rank from memory); the neighbours the candidates
+// lack are read by primary key, without their embeddings, which only the hits among
+// them get. The neighbours of the best message candidates are read in one more query;
+// a message hit's conversation title, and with a Window its neighbouring messages, in
+// two more for all the hits at once. With Fill fusion (the default for a lexical embedder) the vector
 // queries are sent only when the keyword hits fall short of the limit.
 //
 // Record tables are keyed by a BIGINT version id: on the 2024-11 build both kinds of

@@ -18,6 +18,10 @@ func CodeQueries(s *Store) int64 { return s.codeQueries.Load() }
 // index, for tests.
 func TermQueries(s *Store) int64 { return s.termQueries.Load() }
 
+// SessionQueries returns how many searches read the facts of their best candidates'
+// sessions from the server rather than from the term index, for tests.
+func SessionQueries(s *Store) int64 { return s.sessionQueries.Load() }
+
 // StatsQueries returns how many keyword searches read a table's statistics from the
 // server, for tests.
 func StatsQueries(s *Store) int64 { return s.statsQueries.Load() }

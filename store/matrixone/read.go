@@ -295,16 +295,25 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 			keyword = store.AddNeighbours(q, keyword, near)
 		}
 		if sessions := store.ContextSessions(q, keyword); len(sessions) > 0 {
-			entries, err := s.sessionEntries(ctx, p, sessions)
+			entries, vids, err := s.sessionEntries(ctx, p, sessions)
 			if err != nil {
 				return nil, wrap(ctx, "Search", err)
 			}
+			var near []ranked
 			keyword, err = store.AddSessionNeighbours(q, keyword, entries, func(ids []string) ([]store.Fact, error) {
-				return s.factsIn(ctx, p, ids)
+				near, err = s.factsByVid(ctx, p, ids, vids)
+				facts := make([]store.Fact, len(near))
+				for i, r := range near {
+					facts[i] = r.rec.(store.Fact)
+				}
+				return facts, err
 			})
 			if err != nil {
 				return nil, wrap(ctx, "Search", err)
 			}
+			// The neighbours are read without their embeddings, as keyword candidates
+			// are: those that become hits get theirs below.
+			kws = append(kws, near)
 		}
 		if after && store.NeedVector(q, len(keyword)) {
 			g, gctx := errgroup.WithContext(ctx)
@@ -393,44 +402,74 @@ func (s *Store) messagesIn(ctx context.Context, p pos, ranges []store.SeqRange) 
 	return out, nil
 }
 
-// sessionEntries reads where the facts the position sees in the given sessions fall,
-// in one query, and at most store.MaxContextFacts+1 of them.
-func (s *Store) sessionEntries(ctx context.Context, p pos, sessions []string) ([]store.SessionEntry, error) {
-	query, args, err := psql.Select("id", "session_id", "created_at").From(table(store.KindFact, p.tab.suffix)).
+// sessionEntries returns where the facts the position sees in the given sessions
+// fall, and the vid of each: all of them, or store.MaxContextFacts+1 when there are
+// more. The term index of the facts table holds them when keyword search ranks from
+// memory; otherwise one query reads them.
+func (s *Store) sessionEntries(ctx context.Context, p pos, sessions []string) ([]store.SessionEntry, map[string]int64, error) {
+	if s.opts.KeywordCache != IndexOff && !s.wordsAsWritten {
+		ix, err := s.termsAt(ctx, store.KindFact, p.tab.suffix, p.cut)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer ix.mu.Unlock()
+		entries, vids := ix.sessionEntries(sessions, p.cut)
+		return entries, vids, nil
+	}
+	s.sessionQueries.Add(1)
+	query, args, err := psql.Select("vid", "id", "session_id", "created_at").From(table(store.KindFact, p.tab.suffix)).
 		Where(visible(p.cut)).Where(sq.Eq{"session_id": sessions}).Limit(store.MaxContextFacts + 1).ToSql()
 	if err != nil {
 		panic(err)
 	}
 	rs, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer rs.Close()
 	var out []store.SessionEntry
+	vids := map[string]int64{}
 	for rs.Next() {
 		var e store.SessionEntry
+		var vid int64
 		var at sql.NullTime
-		if err := rs.Scan(&e.ID, &e.SessionID, &at); err != nil {
-			return nil, err
+		if err := rs.Scan(&vid, &e.ID, &e.SessionID, &at); err != nil {
+			return nil, nil, err
 		}
 		e.CreatedAt = at.Time
 		out = append(out, e)
+		vids[e.ID] = vid
 	}
-	return out, rs.Err()
+	return out, vids, rs.Err()
 }
 
-// factsIn reads the facts of the given ids that the position sees, with their
-// embeddings.
-func (s *Store) factsIn(ctx context.Context, p pos, ids []string) ([]store.Fact, error) {
-	rows, err := visibleRecords(ctx, s.db, store.KindFact, p.tab.suffix, p.cut, ids, false)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]store.Fact, 0, len(rows))
-	for _, r := range rows {
-		f := r.rec.(store.Fact)
-		f.Branch = p.name
-		out = append(out, f)
+// factsByVid reads the facts of the given ids, without their embeddings, by the vids
+// sessionEntries gave them.
+func (s *Store) factsByVid(ctx context.Context, p pos, ids []string, vids map[string]int64) ([]ranked, error) {
+	var out []ranked
+	for _, chunk := range chunks(ids, 500) {
+		args := make([]any, 0, len(chunk))
+		for _, id := range chunk {
+			if vid, ok := vids[id]; ok {
+				args = append(args, vid)
+			}
+		}
+		if len(args) == 0 {
+			continue
+		}
+		rows, err := queryRows(ctx, s.db, store.KindFact, "SELECT "+specs[store.KindFact].selectCols()+" FROM "+
+			table(store.KindFact, p.tab.suffix)+" WHERE vid IN ("+placeholders(len(args))+")", args...)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			f, ok := r.rec.(store.Fact)
+			if !ok {
+				continue
+			}
+			f.Branch = p.name
+			out = append(out, ranked{rec: f, vid: r.vid})
+		}
 	}
 	return out, nil
 }

@@ -159,7 +159,7 @@ func keys(hits []store.Hit) []hitKey {
 // TestKeywordPaths searches one database through the in-memory term index, through the
 // FULLTEXT index and through the portable token scan, at the head and at a snapshot,
 // after writes by this store and by another: all must give the same hits with the same
-// BM25 scores.
+// BM25 scores, and the same session context.
 func TestKeywordPaths(t *testing.T) {
 	t.Parallel()
 	dsn := testDatabase(t)
@@ -172,6 +172,13 @@ func TestKeywordPaths(t *testing.T) {
 	defer scan.Close()
 	ctx := t.Context()
 	recs := corpus(400, 8, 1)
+	// Half the facts have sessions, which lend them context.
+	for i, r := range recs {
+		if f, ok := r.(store.Fact); ok && i%2 == 0 {
+			f.SessionID = fmt.Sprintf("s%d", i%7)
+			recs[i] = f
+		}
+	}
 	put(t, cached, "main", recs)
 	if _, err := cached.CreateSnapshot(ctx, "main", "before", ""); err != nil {
 		t.Fatal(err)
@@ -240,6 +247,14 @@ func TestKeywordPaths(t *testing.T) {
 	}
 	if n := matrixone.TermQueries(ft) + matrixone.TermQueries(scan); n != 0 {
 		t.Errorf("the stores with KeywordCache off used the term index %d times", n)
+	}
+	// The corpus's facts have sessions, so the searches gave them context: from the
+	// term index, or from one query each without it.
+	if n := matrixone.SessionQueries(cached); n != 0 {
+		t.Errorf("the store with the term index read sessions from the server %d times", n)
+	}
+	if n := matrixone.SessionQueries(ft); n == 0 {
+		t.Errorf("the store without the term index never read sessions from the server")
 	}
 }
 

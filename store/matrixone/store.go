@@ -44,7 +44,7 @@ type Store struct {
 	indexer indexer
 	// Searches answered through each index, record kinds diffed through DATA BRANCH
 	// DIFF, and batches of rows sent as LOAD DATA, for tests.
-	fullTextQueries, ivfQueries, codeQueries, statsQueries, termQueries, nativeDiffs, loads atomic.Int64
+	fullTextQueries, ivfQueries, codeQueries, statsQueries, termQueries, sessionQueries, nativeDiffs, loads atomic.Int64
 }
 
 var _ store.Store = (*Store)(nil)

@@ -3,9 +3,11 @@ package matrixone
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/day1ai/day1/internal/textsearch"
 	"github.com/day1ai/day1/store"
@@ -35,13 +37,19 @@ const maxTermTables = 16
 const maxTermFetches = 4
 
 // termIndex is the search terms of the row versions of one table written up to
-// revision rev.
+// revision rev. For a facts table it also holds each version's session and creation
+// time, which give the facts of a search their session context without a query.
 type termIndex struct {
 	mu   sync.Mutex
 	rev  int64
 	at   map[int64]int32 // vid -> entry
 	ents []termEntry
 	post map[string][]termPosting
+	// sessions names the sessions of the entries (termEntry.session is an index into
+	// it, plus one), sessionOf numbers them, and bySession lists each one's entries.
+	sessions  []string
+	sessionOf map[string]int32
+	bySession map[int32][]int32
 	// statsCut, n and sumLen are the statistics of the versions visible at statsCut,
 	// kept for the next search at the same revision; statsCut -1 when none.
 	statsCut  int64
@@ -52,6 +60,8 @@ type termIndex struct {
 type termEntry struct {
 	vid, rev, next int64
 	id             string
+	created        int64 // facts: CreatedAt in Unix microseconds, 0 when unset
+	session        int32 // facts: the session's number in termIndex.sessions plus one, 0 for none
 	docLen         int32
 	deleted        bool
 }
@@ -65,14 +75,16 @@ type termPosting struct {
 	tf  int32
 }
 
-// termRow is one row version catchUpTerms reads.
+// termRow is one row version termRows reads.
 type termRow struct {
 	termEntry
-	tokens string
+	tokens    string
+	sessionID string
 }
 
 func newTermIndex() *termIndex {
-	return &termIndex{rev: -1, at: map[int64]int32{}, post: map[string][]termPosting{}, statsCut: -1}
+	return &termIndex{rev: -1, at: map[int64]int32{}, post: map[string][]termPosting{}, statsCut: -1,
+		sessionOf: map[string]int32{}, bySession: map[int32][]int32{}}
 }
 
 // apply records a row version: a new one with its terms, or the new closing revision
@@ -84,6 +96,16 @@ func (ix *termIndex) apply(r termRow) {
 	}
 	i := int32(len(ix.ents))
 	ix.at[r.vid] = i
+	if r.sessionID != "" {
+		n, ok := ix.sessionOf[r.sessionID]
+		if !ok {
+			ix.sessions = append(ix.sessions, r.sessionID)
+			n = int32(len(ix.sessions))
+			ix.sessionOf[r.sessionID] = n
+		}
+		r.session = n
+		ix.bySession[n] = append(ix.bySession[n], i)
+	}
 	ix.ents = append(ix.ents, r.termEntry)
 	if r.deleted {
 		return
@@ -139,8 +161,14 @@ func (s *Store) termsAt(ctx context.Context, kind store.Kind, suffix string, cut
 
 // termRows reads the row versions of a table written or closed after revision from, up
 // to rev.
+// Of facts it also reads the session and creation time.
 func (s *Store) termRows(ctx context.Context, kind store.Kind, suffix string, from, rev int64) ([]termRow, error) {
-	rs, err := s.db.QueryContext(ctx, "SELECT vid, id, rev, next_rev, deleted, COALESCE(tokens, ''), doc_len FROM "+table(kind, suffix)+
+	cols := "vid, id, rev, next_rev, deleted, COALESCE(tokens, ''), doc_len"
+	facts := kind == store.KindFact
+	if facts {
+		cols += ", session_id, created_at"
+	}
+	rs, err := s.db.QueryContext(ctx, "SELECT "+cols+" FROM "+table(kind, suffix)+
 		" WHERE rev > ? AND rev <= ? OR next_rev > ? AND next_rev <= ?", from, rev, from, rev)
 	if err != nil {
 		return nil, err
@@ -149,12 +177,46 @@ func (s *Store) termRows(ctx context.Context, kind store.Kind, suffix string, fr
 	var out []termRow
 	for rs.Next() {
 		var r termRow
-		if err := rs.Scan(&r.vid, &r.id, &r.rev, &r.next, &r.deleted, &r.tokens, &r.docLen); err != nil {
+		dest := []any{&r.vid, &r.id, &r.rev, &r.next, &r.deleted, &r.tokens, &r.docLen}
+		var at sql.NullTime
+		if facts {
+			dest = append(dest, &r.sessionID, &at)
+		}
+		if err := rs.Scan(dest...); err != nil {
 			return nil, err
+		}
+		if at.Valid {
+			r.created = at.Time.UnixMicro()
 		}
 		out = append(out, r)
 	}
 	return out, rs.Err()
+}
+
+// sessionEntries returns where the facts visible at cut in the given sessions fall,
+// with the vid of each: all of them, or MaxContextFacts+1 when there are more. The
+// caller holds ix.mu.
+func (ix *termIndex) sessionEntries(sessions []string, cut int64) ([]store.SessionEntry, map[string]int64) {
+	var out []store.SessionEntry
+	vids := map[string]int64{}
+	for _, name := range sessions {
+		for _, i := range ix.bySession[ix.sessionOf[name]] {
+			e := &ix.ents[i]
+			if !e.visible(cut) {
+				continue
+			}
+			if len(out) > store.MaxContextFacts {
+				return out, vids
+			}
+			var at time.Time
+			if e.created != 0 {
+				at = time.UnixMicro(e.created)
+			}
+			out = append(out, store.SessionEntry{ID: e.id, SessionID: name, CreatedAt: at})
+			vids[e.id] = e.vid
+		}
+	}
+	return out, vids
 }
 
 // termCand is a row a keyword search ranked.

@@ -113,7 +113,12 @@ func testFactContext(t *testing.T, h Harness) {
 			store.Fact{ID: "k3", SessionID: "s", Text: "old ticket note", Category: "auth", Status: store.FactSuperseded, Embedding: vec(1, 2)},
 		)
 		q := store.SearchQuery{Text: "kinit", Mode: store.Keyword, Kinds: facts}
-		same(e.t, "default: history left out", []string{"k1", "k2"}, sorted(hitIDs(e.search(main, q))))
+		hits := e.search(main, q)
+		same(e.t, "default: history left out", []string{"k1", "k2"}, sorted(hitIDs(hits)))
+		// k2 is a hit by its context alone, and comes whole, embedding included.
+		for _, h := range hits {
+			same(e.t, "hit "+h.Record.RecordID(), e.get(main, store.RefOf(h.Record)), h.Record)
+		}
 		q.IncludeHistory = true
 		same(e.t, "with history", []string{"k1", "k2", "k3"}, sorted(hitIDs(e.search(main, q))))
 		q.IncludeHistory, q.Filter = false, store.Filter{Category: "auth"}
