@@ -37,6 +37,7 @@
 package main
 
 import (
+	"cmp"
 	"database/sql"
 
 	"github.com/go-sql-driver/mysql"
@@ -87,6 +88,7 @@ type options struct {
 	cpuprofile string
 	memprofile string
 	compaction bool // measure compaction alone
+	session    int  // facts per session in the loads, 0 for none
 	// repetitions of the operations measured by latency
 	branches int
 	diffs    int
@@ -129,6 +131,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file; samples of measured operations carry the label op (write, search, search-at, branch, diff, merge), so that go tool pprof -tagfocus op=merge shows one")
 	memprofile := fs.String("memprofile", "", "write a heap profile to this file after the largest store is loaded")
 	compaction := fs.Bool("compaction", false, "measure compaction alone (with -store durable): the other operations are skipped")
+	session := fs.Int("session", 0, "write the loaded facts in sessions of this many (Fact.SessionID), so that searches give facts the context of their sessions; 0 for none")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
@@ -137,7 +140,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	o := options{dsn: *dsn, queries: *queries, store: *st, quick: *quick, batch: *batch, seed: *seed, dedupe: *dedupe, cpuprofile: *cpuprofile, memprofile: *memprofile, compaction: *compaction,
+	o := options{dsn: *dsn, queries: *queries, store: *st, quick: *quick, batch: *batch, seed: *seed, dedupe: *dedupe, cpuprofile: *cpuprofile, memprofile: *memprofile, compaction: *compaction, session: *session,
 		branches: 2000, diffs: 100, merges: 100}
 	if o.quick {
 		if !set["sizes"] {
@@ -168,6 +171,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	if o.dedupe > 1 || math.IsNaN(o.dedupe) {
 		return options{}, errors.New("-dedupe must be at most 1")
+	}
+	if o.session < 0 {
+		return options{}, errors.New("-session must be at least 0")
 	}
 	if o.batch < 1 || o.batch > 10_000 {
 		return options{}, errors.New("-batch must be between 1 and 10000")
@@ -317,7 +323,7 @@ func (b *bench) measure(ctx context.Context, n int) error {
 	if created != n {
 		note = fmt.Sprintf(" (%d of %d created)", created, n)
 	}
-	b.add(fmt.Sprintf("write: WriteFacts, batches of %d, local embedder, %s, dedupe %s", b.o.batch, b.o.store, dedupeLabel(b.o.dedupe)), n,
+	b.add(fmt.Sprintf("write: WriteFacts, batches of %d, local embedder, %s, dedupe %s%s", b.o.batch, b.o.store, dedupeLabel(b.o.dedupe), b.sessions()), n,
 		fmt.Sprintf("%s facts/s (%s; %s facts per CPU-s)%s", thousands(rate), round(elapsed), perCPU(n, cpu), note),
 		fmt.Sprintf("≥ %s facts/s", thousands(float64(writeTarget))), ok(rate >= float64(writeTarget)))
 	var srv *sql.DB // the server, for its own primitives beside day1's figures
@@ -404,10 +410,10 @@ func (b *bench) measure(ctx context.Context, n int) error {
 	}
 	hp50, hp95 := head.percentiles()
 	if n >= largeSize {
-		b.add("search: hybrid top-10 (query embedded)", n, head.String(),
+		b.add("search: hybrid top-10 (query embedded)"+b.sessions(), n, head.String(),
 			fmt.Sprintf("p50 < %s", dur(largeSearchP50Target)), ok(hp50 < largeSearchP50Target))
 	} else {
-		b.add("search: hybrid top-10 (query embedded)", n, head.String(),
+		b.add("search: hybrid top-10 (query embedded)"+b.sessions(), n, head.String(),
 			fmt.Sprintf("p50 < %s, p95 < %s", dur(searchP50Target), dur(searchP95Target)),
 			ok(hp50 < searchP50Target && hp95 < searchP95Target))
 	}
@@ -840,14 +846,26 @@ func (b *bench) localConfig() (cfg day1.Config, cleanup func(), err error) {
 	return cfg, func() { os.RemoveAll(dir) }, nil
 }
 
+// sessions describes the loads' sessions for the labels of the rows they change.
+func (b *bench) sessions() string {
+	if b.o.session == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", facts in sessions of %d", b.o.session)
+}
+
 // load writes one fact per text to branch of c ("" for main) in batches of -batch, and
 // returns their ids and how many were created (not deduplicated).
 func (b *bench) load(ctx context.Context, c *day1.Client, branch string, texts []string) (ids []string, created int, err error) {
 	ids = make([]string, 0, len(texts))
 	for lo := 0; lo < len(texts); lo += b.o.batch {
 		batch := make([]day1.Fact, 0, b.o.batch)
-		for _, t := range texts[lo:min(lo+b.o.batch, len(texts))] {
-			batch = append(batch, day1.Fact{Branch: branch, Text: t, Category: "bench"})
+		for i, t := range texts[lo:min(lo+b.o.batch, len(texts))] {
+			f := day1.Fact{Branch: branch, Text: t, Category: "bench"}
+			if b.o.session > 0 {
+				f.SessionID = fmt.Sprintf("%s:%d", strings.ReplaceAll(cmp.Or(branch, day1.DefaultBranch), "/", "."), (lo+i)/b.o.session)
+			}
+			batch = append(batch, f)
 		}
 		ws, err := c.WriteFacts(ctx, batch)
 		if err != nil {

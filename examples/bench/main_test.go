@@ -43,6 +43,21 @@ func TestQuickRun(t *testing.T) {
 	}
 }
 
+// TestQuickRunSessions loads the facts in sessions: the write and search rows say so.
+func TestQuickRunSessions(t *testing.T) {
+	var out, errs bytes.Buffer
+	code := run(context.Background(), []string{"-quick", "-sizes", "200", "-queries", "10", "-session", "25"}, &out, &errs)
+	if code != 0 {
+		t.Fatalf("exit status %d, stderr:\n%s", code, errs.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	for _, op := range []string{"write: WriteFacts, batches of 500, local embedder, memory, dedupe 0.92, facts in sessions of 25", "search: hybrid top-10 (query embedded), facts in sessions of 25"} {
+		if !hasRow(lines, op, "200") {
+			t.Errorf("no row %q in:\n%s", op, out.String())
+		}
+	}
+}
+
 // TestQuickRunDurable runs the quick mode on the durable store: each size ends with a
 // reopen, whose search must find what it found before, and the scaling row compares
 // stores made alternately.
@@ -140,6 +155,7 @@ func TestFlags(t *testing.T) {
 		{[]string{"-queries", "0"}, 2},
 		{[]string{"-batch", "0"}, 2},
 		{[]string{"-dedupe", "1.5"}, 2},
+		{[]string{"-session", "-1"}, 2},
 		{[]string{"extra"}, 2},
 	}
 	for _, tt := range tests {
