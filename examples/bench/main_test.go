@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestQuickRun runs the quick mode in-process on tiny stores and checks that the table
@@ -123,12 +124,59 @@ func TestQuickRunOnMatrixOne(t *testing.T) {
 			t.Errorf("no row for %q in:\n%s", op, out.String())
 		}
 	}
+	// The day1 rows are held to MatrixOne's targets, not to the embedded store's.
+	for op, want := range map[string]string{
+		"write:":                "≥ 3,000 facts/s",
+		"search: hybrid top-10": "p50 ≤ 60 ms, p95 ≤ 120 ms",
+		"diff:":                 "p95 ≤ 100 ms",
+		"merge:":                "p95 ≤ 250 ms",
+		"branch: create from main": map[bool]string{
+			true:  "p95 < 50 ms",
+			false: "a copy: ≤ 2× the server's (next row)",
+		}[strings.Contains(out.String(), "branches native")],
+	} {
+		if got := rowTarget(lines, op, "200"); got != want {
+			t.Errorf("the target of %q is %q, want %q", op, got, want)
+		}
+	}
 	// A server with DATA BRANCH times its forks again after a checkpoint.
 	if strings.Contains(out.String(), "branches native") {
 		for _, op := range []string{"branch: create from main, after a checkpoint", "server: DATA BRANCH CREATE of 6 tables, after a checkpoint"} {
 			if !hasRow(lines, op, "200") {
 				t.Errorf("no row for %q in:\n%s", op, out.String())
 			}
+		}
+	}
+}
+
+// rowTarget returns the target cell of the first row of op at size, "" when none.
+func rowTarget(lines []string, op, size string) string {
+	for _, l := range lines {
+		cells := strings.Split(l, "|")
+		if len(cells) > 4 && strings.HasPrefix(strings.TrimSpace(cells[1]), op) && strings.TrimSpace(cells[2]) == size {
+			return strings.TrimSpace(cells[4])
+		}
+	}
+	return ""
+}
+
+func TestTargetsFor(t *testing.T) {
+	for _, c := range []struct {
+		store  string
+		native bool
+		want   targets
+	}{
+		{"memory", false, targets{write: 20_000, searchP50: 5 * time.Millisecond, searchP95: 10 * time.Millisecond,
+			branch: 50 * time.Microsecond, scale: true, diff: time.Millisecond, merge: 2 * time.Millisecond}},
+		{"durable", false, targets{write: 10_000, searchP50: 5 * time.Millisecond, searchP95: 10 * time.Millisecond,
+			branch: 50 * time.Microsecond, scale: true, diff: time.Millisecond, merge: 2 * time.Millisecond}},
+		{"matrixone", false, targets{write: 3_000, searchP50: 60 * time.Millisecond, searchP95: 120 * time.Millisecond,
+			diff: 100 * time.Millisecond, merge: 250 * time.Millisecond}},
+		{"matrixone", true, targets{write: 3_000, searchP50: 60 * time.Millisecond, searchP95: 120 * time.Millisecond,
+			branch: 50 * time.Millisecond, scale: true, diff: 100 * time.Millisecond, merge: 250 * time.Millisecond}},
+	} {
+		if got := targetsFor(c.store, c.native); got != c.want {
+			t.Errorf("targetsFor(%q, %v) = %+v, want %+v", c.store, c.native, got, c.want)
 		}
 	}
 }

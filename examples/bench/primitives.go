@@ -249,7 +249,7 @@ func (b *bench) rawSearches(ctx context.Context, db *sql.DB, n int, queries []st
 	p50, p95 := s.percentiles()
 	b.add("server: full-text top 10 + vector top 10, same queries", n,
 		fmt.Sprintf("%s; day1 p50 %.1fx, p95 %.1fx", s.String(), float64(day1P50)/float64(p50), float64(day1P95)/float64(p95)),
-		"p50 ≤ 60 ms, p95 ≤ 120 ms (day1, at 100k)", ok(day1P50 <= 60*time.Millisecond && day1P95 <= 120*time.Millisecond))
+		"—", nil)
 	return nil
 }
 
