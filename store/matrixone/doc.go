@@ -168,7 +168,10 @@
 // bucketed by 40 slices of 12 bits, and a new fact is compared with the facts sharing
 // a bucket with it: about one in a hundred of them, where a scan compared it with
 // every one. A fact at cosine 0.92 of the new one shares a bucket but for a chance of
-// about 2 in 10,000, and above 0.93 of 1 in 20,000.
+// about 2 in 10,000, and above 0.93 of 1 in 20,000. The candidates' embeddings are read
+// alone, by the primary keys the code index keeps, and the rows of only those whose
+// cosine reaches the threshold (or that the batch writes) are read whole: facts from
+// one template are often within the bound and rarely within the threshold.
 //
 // # Errors and retries
 //

@@ -158,6 +158,7 @@ type codeIndex struct {
 	rev   int64
 	slot  map[string]int // id -> slot
 	ids   []string       // by slot; "" for a dead slot
+	vids  []int64        // by slot: the primary key of the fact's current version
 	codes []uint64       // words per slot
 	known []bool         // false: the fact's code is unknown, it is always a candidate
 	words int            // uint64 words per code, from the first set
@@ -185,9 +186,11 @@ func (ix *codeIndex) kill(i int) {
 	ix.dead++
 }
 
-func (ix *codeIndex) set(id string, code []uint64, known bool, words int) {
+// set records the code of the current version of a live fact, vid.
+func (ix *codeIndex) set(id string, vid int64, code []uint64, known bool, words int) {
 	if i, ok := ix.slot[id]; ok {
 		if known && ix.known[i] && slices.Equal(ix.codes[i*words:(i+1)*words], code) {
+			ix.vids[i] = vid
 			return
 		}
 		ix.kill(i)
@@ -195,6 +198,7 @@ func (ix *codeIndex) set(id string, code []uint64, known bool, words int) {
 	ix.words = words
 	i := len(ix.ids)
 	ix.ids = append(ix.ids, id)
+	ix.vids = append(ix.vids, vid)
 	ix.codes = append(ix.codes, make([]uint64, words)...)
 	ix.known = append(ix.known, known)
 	ix.slot[id] = i
@@ -232,17 +236,17 @@ func (ix *codeIndex) compactIfDue() {
 	}
 	words := ix.words
 	live := len(ix.ids) - ix.dead
-	ids, codes, known := make([]string, 0, live), make([]uint64, 0, live*words), make([]bool, 0, live)
+	ids, vids, codes, known := make([]string, 0, live), make([]int64, 0, live), make([]uint64, 0, live*words), make([]bool, 0, live)
 	for i, id := range ix.ids {
 		if id == "" {
 			continue
 		}
 		ix.slot[id] = len(ids)
-		ids = append(ids, id)
+		ids, vids = append(ids, id), append(vids, ix.vids[i])
 		codes = append(codes, ix.codes[i*words:(i+1)*words]...)
 		known = append(known, ix.known[i])
 	}
-	ix.ids, ix.codes, ix.known, ix.dead = ids, codes, known, 0
+	ix.ids, ix.vids, ix.codes, ix.known, ix.dead = ids, vids, codes, known, 0
 	ix.bands = nil
 	ix.bandsIfDue()
 }
@@ -293,6 +297,7 @@ func (s *Store) codesAt(ctx context.Context, suffix string, cut int64) (*codeInd
 // codeChange is one row catchUp applies to a code index.
 type codeChange struct {
 	id    string
+	vid   int64
 	live  bool
 	code  []uint64
 	known bool
@@ -322,7 +327,7 @@ func (s *Store) catchUp(ctx context.Context, q queryer, ix *codeIndex, suffix st
 			w := s.dup.words
 			for _, c := range changes {
 				if c.live {
-					ix.set(c.id, c.code, c.known, w)
+					ix.set(c.id, c.vid, c.code, c.known, w)
 				} else {
 					ix.remove(c.id)
 				}
@@ -357,17 +362,17 @@ func (s *Store) codeChanges(ctx context.Context, q queryer, suffix string, from,
 			return nil, err
 		}
 		if deleted || !store.FactStatus(status).Live() {
-			out = append(out, codeChange{id: id})
+			out = append(out, codeChange{id: id, vid: vid})
 			continue
 		}
 		if code == "" {
 			uncoded = append(uncoded, vid)
 			uncodedAt[vid] = len(out)
-			out = append(out, codeChange{id: id})
+			out = append(out, codeChange{id: id, vid: vid})
 			continue
 		}
 		c, ok := s.dup.decode(code)
-		out = append(out, codeChange{id: id, live: true, code: c, known: ok})
+		out = append(out, codeChange{id: id, vid: vid, live: true, code: c, known: ok})
 	}
 	rs.Close()
 	if err := rs.Err(); err != nil {
@@ -413,6 +418,16 @@ func (c *codeCache) get(name string, rev int64, writer bool) *codeIndex {
 		return ix.rev <= rev
 	}
 	return c.lru.use(name, maxCodeTables, keep, func() *codeIndex { return &codeIndex{rev: -1, slot: map[string]int{}} })
+}
+
+// vid returns the primary key of the current version of fact id; false when ix does
+// not hold the fact. The caller holds ix.mu.
+func (ix *codeIndex) vid(id string) (int64, bool) {
+	i, ok := ix.slot[id]
+	if !ok {
+		return 0, false
+	}
+	return ix.vids[i], true
 }
 
 // candidates returns the ids of the facts of ix whose code is within the bound of code,

@@ -140,18 +140,43 @@ func TestDupCodes(t *testing.T) {
 func TestCodeIndex(t *testing.T) {
 	t.Parallel()
 	ix := &codeIndex{slot: map[string]int{}}
-	ix.set("a", []uint64{0b1111}, true, 1)
-	ix.set("b", []uint64{0b0000}, true, 1)
-	ix.set("c", nil, false, 1)
+	ix.set("a", 1, []uint64{0b1111}, true, 1)
+	ix.set("b", 2, []uint64{0b0000}, true, 1)
+	ix.set("c", 3, nil, false, 1)
 	ix.remove("b")
-	ix.set("d", []uint64{0b1110}, true, 1)
-	ix.set("a", []uint64{0b0001}, true, 1) // a new version of a
+	ix.set("d", 4, []uint64{0b1110}, true, 1)
+	ix.set("a", 5, []uint64{0b0001}, true, 1) // a new version of a
+	ix.set("d", 6, []uint64{0b1110}, true, 1) // a new version of d, with the same code
 	got := ix.candidates([]uint64{0b1111}, 1, 1)
 	if d := cmp.Diff([]string{"c", "d"}, got); d != "" {
 		t.Errorf("candidates (-want +got):\n%s", d)
 	}
 	if ix.dead != 2 || len(ix.slot) != 3 {
 		t.Errorf("dead slots %d, live %d; want 2 and 3", ix.dead, len(ix.slot))
+	}
+	vids := func() map[string]int64 {
+		out := map[string]int64{}
+		for _, id := range []string{"a", "b", "c", "d"} {
+			if v, ok := ix.vid(id); ok {
+				out[id] = v
+			}
+		}
+		return out
+	}
+	want := map[string]int64{"a": 5, "c": 3, "d": 6}
+	if d := cmp.Diff(want, vids()); d != "" {
+		t.Errorf("vids (-want +got):\n%s", d)
+	}
+	// A compaction renumbers the slots: each fact keeps its vid.
+	for i := range minCompact {
+		ix.set("x", int64(100+i), []uint64{uint64(i)}, true, 1)
+	}
+	ix.remove("x")
+	if len(ix.ids) >= minCompact {
+		t.Fatalf("%d slots after %d versions of one fact: want a compaction", len(ix.ids), minCompact)
+	}
+	if d := cmp.Diff(want, vids()); d != "" {
+		t.Errorf("vids after a compaction (-want +got):\n%s", d)
 	}
 }
 
@@ -172,8 +197,8 @@ func TestCodeBands(t *testing.T) {
 		vecs[i] = randomUnit(r, 384)
 		id := fmt.Sprint("f", i)
 		code := c.code(vecs[i])
-		banded.set(id, code, true, c.words)
-		scanned.set(id, code, true, c.words)
+		banded.set(id, int64(i), code, true, c.words)
+		scanned.set(id, int64(i), code, true, c.words)
 	}
 	// Facts that go, and facts that change, past the point where the index compacts.
 	for i := 0; i < n; i += 2 {
@@ -185,8 +210,8 @@ func TestCodeBands(t *testing.T) {
 		}
 		vecs[i] = randomUnit(r, 384)
 		code := c.code(vecs[i])
-		banded.set(id, code, true, c.words)
-		scanned.set(id, code, true, c.words)
+		banded.set(id, int64(i), code, true, c.words)
+		scanned.set(id, int64(i), code, true, c.words)
 	}
 	if banded.bands == nil || banded.dead >= len(banded.ids)/2+1 {
 		t.Fatalf("bands %v, dead %d of %d slots: want bands and a compacted index", banded.bands != nil, banded.dead, len(banded.ids))

@@ -402,6 +402,7 @@ func (s *Store) findDupCandidates(ctx context.Context, q queryer, b branchRow, r
 	dc.bound = bound
 	want := map[int][]string{}
 	var union []string
+	var vids []int64 // of union, from the index
 	seenID := map[string]bool{}
 	cast := "cast(? AS vecf32(" + fmt.Sprint(s.opts.Dimensions) + "))"
 	for _, i := range vecIdx {
@@ -409,6 +410,10 @@ func (s *Store) findDupCandidates(ctx context.Context, q queryer, b branchRow, r
 		dc.codes[i] = s.dup.code(emb)
 		codes.mu.Lock()
 		ids := codes.candidates(dc.codes[i], bound, s.dup.words)
+		idVids := make([]int64, len(ids))
+		for j, id := range ids {
+			idVids[j], _ = codes.vid(id)
+		}
 		codes.mu.Unlock()
 		if len(ids) > maxCodeCandidates {
 			// Codes too short to tell facts apart (few dimensions): ask the server for the
@@ -427,17 +432,17 @@ func (s *Store) findDupCandidates(ctx context.Context, q queryer, b branchRow, r
 			continue
 		}
 		want[i] = ids
-		for _, id := range ids {
+		for j, id := range ids {
 			if !seenID[id] {
 				seenID[id] = true
-				union = append(union, id)
+				union, vids = append(union, id), append(vids, idVids[j])
 			}
 		}
 	}
 	if len(union) == 0 {
 		return dc, nil
 	}
-	rows, err := currentRows(ctx, q, store.KindFact, b.suffix, union, false)
+	rows, err := s.closeCandidates(ctx, q, b, recs, want, union, vids, threshold)
 	if err != nil {
 		return nil, err
 	}
@@ -464,6 +469,89 @@ func (s *Store) findDupCandidates(ctx context.Context, q queryer, b branchRow, r
 		dc.bySim[i] = list
 	}
 	return dc, nil
+}
+
+// closeCandidates reads the current rows of the candidates (union, whose current
+// versions the code index names vids) that may be near-duplicates of the batch's new
+// facts (want: the candidates of record i of recs). Codes within the bound are common
+// among facts written from one template (several per new fact at 100k facts), and
+// most of them are not within the threshold, so the candidates' embeddings are read
+// first, alone, by primary key; then the rows of those whose cosine similarity to a
+// new fact wanting them reaches the threshold, as nearDuplicate computes it, and of
+// those the batch writes, whose version it may replace before it considers them.
+// The others cannot be chosen.
+func (s *Store) closeCandidates(ctx context.Context, q queryer, b branchRow, recs []store.Record, want map[int][]string, union []string, vids []int64, threshold float64) ([]row, error) {
+	vecs, err := loadVectors(ctx, q, store.KindFact, vids)
+	if err != nil {
+		return nil, err
+	}
+	embOf := make(map[string][]float32, len(union))
+	for j, id := range union {
+		embOf[id] = vecs[vids[j]]
+	}
+	keep := map[string]bool{}
+	for _, r := range recs {
+		if _, ok := embOf[r.RecordID()]; ok && r.RecordKind() == store.KindFact {
+			keep[r.RecordID()] = true
+		}
+	}
+	for i, ids := range want {
+		f := recs[i].(store.Fact).Embedding
+		fInv := 1 / vecmath.Norm(f)
+		for _, id := range ids {
+			if sim, ok := cosineInv(f, fInv, embOf[id]); ok && sim >= threshold {
+				keep[id] = true
+			}
+		}
+	}
+	list := make([]string, 0, len(keep))
+	for _, id := range union {
+		if keep[id] {
+			list = append(list, id)
+		}
+	}
+	rows, err := currentRows(ctx, q, store.KindFact, b.suffix, list, true)
+	if err != nil {
+		return nil, err
+	}
+	// The rows are those the index named but for a version it did not know, whose
+	// embedding is read as usual.
+	var other []row
+	for j, r := range rows {
+		if v, ok := vecs[r.vid]; ok && r.rec != nil {
+			rows[j].rec = store.WithEmbedding(r.rec, v)
+		} else if r.rec != nil {
+			other = append(other, r)
+		}
+	}
+	if len(other) > 0 {
+		if err := withVectors(ctx, q, store.KindFact, other); err != nil {
+			return nil, err
+		}
+		at := make(map[int64]store.Record, len(other))
+		for _, r := range other {
+			at[r.vid] = r.rec
+		}
+		for j, r := range rows {
+			if rec, ok := at[r.vid]; ok {
+				rows[j].rec = rec
+			}
+		}
+	}
+	return rows, nil
+}
+
+// cosineInv is the cosine similarity of f, whose inverse norm is fInv, and c, in the
+// embedded store's arithmetic; false when c has another length or no norm.
+func cosineInv(f []float32, fInv float32, c []float32) (float64, bool) {
+	if len(c) != len(f) {
+		return 0, false
+	}
+	n := vecmath.Norm(c)
+	if n == 0 {
+		return 0, false
+	}
+	return float64(vecmath.Dot(f, c) * fInv * (1 / n)), true
 }
 
 // nearDuplicate finds the live fact on the branch most like f (record i of the batch):
@@ -503,15 +591,11 @@ func nearDuplicate(bw *batchWrite, dc *dupCandidates, i int, f store.Fact, thres
 	var bestSim float64
 	consider := func(r store.Record) {
 		c, ok := live(r)
-		if !ok || len(c.Embedding) != len(f.Embedding) {
+		if !ok {
 			return
 		}
-		n := vecmath.Norm(c.Embedding)
-		if n == 0 {
-			return
-		}
-		sim := float64(vecmath.Dot(f.Embedding, c.Embedding) * fInv * (1 / n))
-		if sim < threshold || sim <= bestSim {
+		sim, ok := cosineInv(f.Embedding, fInv, c.Embedding)
+		if !ok || sim < threshold || sim <= bestSim {
 			return
 		}
 		best, bestSim = &c, sim
