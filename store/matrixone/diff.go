@@ -70,6 +70,11 @@ func (bs branchSet) chain(b branchRow, cut int64) ([]link, error) {
 // tablesAt is tablesAt over the set.
 func (bs branchSet) tablesAt(p pos) (pos, error) { return tablesAtWith(p, bs.get) }
 
+// asParent is asParent over the set.
+func (bs branchSet) asParent(p pos) pos {
+	return asParent(p, func(name string) (branchRow, bool) { b, ok := bs[name]; return b, ok })
+}
+
 // mergeBase finds the nearest common ancestor of two chains and its cut.
 func mergeBase(sc, tc []link) (link, bool) {
 	for _, sl := range sc {
@@ -150,7 +155,7 @@ func (s *Store) diff(ctx context.Context, q queryer, source, target string, lean
 	}
 	base := hist.MergeBase(store.BranchRev{Branch: source, Rev: uint64(head)}, store.BranchRev{Branch: target, Rev: uint64(head)})
 	d := &store.Diff{Source: source, Target: target, TargetHead: tb.info.Head, SourceRev: uint64(head)}
-	scope := diffScope{sb: sb, tb: tb, head: head, base: base, points: map[store.BranchRev]pos{}, lean: lean}
+	scope := diffScope{bs: bs, sb: sb, tb: tb, head: head, base: base, points: map[store.BranchRev]pos{}, lean: lean}
 	for b := base; b != nil; b = b.Below {
 		for _, p := range b.Points {
 			pb, err := bs.get(p.Branch)
@@ -298,6 +303,7 @@ func loadHistory(ctx context.Context, q queryer, head int64, bs branchSet) (*sto
 
 // diffScope is what every kind of a diff is read with.
 type diffScope struct {
+	bs     branchSet // every branch
 	sb, tb branchRow // source and target
 	head   int64     // both sides are read at head
 	base   *store.Base
@@ -465,16 +471,19 @@ func replace(m, from map[string]row, id string) {
 }
 
 // readSides reads the versions of ids that a diff compares into sd: the source's and
-// the target's at the diff's revision, and each merge base point's, at once; lean
-// ones without their embeddings.
+// the target's at the diff's revision, and each merge base point's, at once, an
+// unwritten branch's from its parent's tables (asParent); lean ones without their
+// embeddings.
 func (s *Store) readSides(ctx context.Context, q queryer, k store.Kind, sc diffScope, sd *diffSides, ids []string, lean bool) error {
 	g, gctx := errgroup.WithContext(ctx)
+	src := sc.bs.asParent(pos{tab: sc.sb, cut: sc.head})
+	tgt := sc.bs.asParent(pos{tab: sc.tb, cut: sc.head})
 	g.Go(func() (err error) {
-		sd.src, err = visibleRecords(gctx, q, k, sc.sb.suffix, sc.head, ids, lean)
+		sd.src, err = visibleRecords(gctx, q, k, src.tab.suffix, src.cut, ids, lean)
 		return err
 	})
 	g.Go(func() (err error) {
-		sd.tgt, err = visibleRecords(gctx, q, k, sc.tb.suffix, sc.head, ids, lean)
+		sd.tgt, err = visibleRecords(gctx, q, k, tgt.tab.suffix, tgt.cut, ids, lean)
 		return err
 	})
 	befores := make([]map[string]row, 0, len(sc.points))
@@ -484,7 +493,7 @@ func (s *Store) readSides(ctx context.Context, q queryer, k store.Kind, sc diffS
 		befores = append(befores, nil)
 	}
 	for i, p := range order {
-		bp := sc.points[p]
+		bp := sc.bs.asParent(sc.points[p])
 		g.Go(func() (err error) {
 			befores[i], err = visibleRecords(gctx, q, k, bp.tab.suffix, bp.cut, ids, lean)
 			return err
@@ -790,10 +799,19 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 		for _, ref := range plan.Deletes {
 			idsByKind[ref.Kind] = append(idsByKind[ref.Kind], ref.ID)
 		}
+		// The target's current versions; an unwritten target's from its parent's
+		// tables at the fork (asParent), where they are the same versions.
+		at := asParent(pos{tab: tb, cut: w.rev}, func(name string) (branchRow, bool) {
+			b, err := loadBranch(ctx, w, name)
+			return b, err == nil
+		})
+		if at.tab.suffix == tb.suffix {
+			at.cut = never
+		}
 		cur := map[key]store.Record{}
 		vids := map[key]int64{} // the current version, perhaps a tombstone
 		for k, list := range idsByKind {
-			rows, err := currentRows(ctx, w, k, tb.suffix, list, true)
+			rows, err := rowsAt(ctx, w, k, at.tab.suffix, at.cut, list, true)
 			if err != nil {
 				return err
 			}

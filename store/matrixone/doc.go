@@ -75,7 +75,10 @@
 // after the merge base), so both paths give the same diff; a kind whose DATA BRANCH
 // DIFF fails is read the portable way. DiffLean (store.LeanDiffer), which the merge
 // engine plans native and cherry-pick merges from, then reads the changed versions
-// without their embeddings (see Embeddings).
+// without their embeddings (see Embeddings). The versions of a side, or of a merge
+// base, whose branch nothing was written to since its fork are read from its parent's
+// tables at the fork, as are a merge target's current versions: they are the same
+// versions, and a fresh copy's first reads are slow on the server.
 //
 // # Embeddings
 //

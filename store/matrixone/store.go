@@ -623,6 +623,34 @@ func tablesAtWith(p pos, branch func(name string) (branchRow, error)) (pos, erro
 	return p, nil
 }
 
+// A branch no write has committed to since its tables were made holds in them the
+// versions its parent's tables held visible at the fork, with their vids, all current:
+// reading it at any revision reads what its parent's tables give at the fork. The
+// first reads of a fresh copy's blocks are slow on the server, while the parent's have
+// usually been read since (docs/matrixone.md, "What a read costs"), so the reads of a
+// diff and of a merge's target go to the parent's tables for such a branch (asParent).
+
+// unwritten reports whether no write has committed to b since its tables were made.
+func unwritten(b branchRow) bool {
+	return b.info.Parent != "" && int64(b.info.Head) <= b.createdRev
+}
+
+// asParent moves p, a read of branch tables at or after their creation, up to the
+// parent's tables at the fork while the branch it reads is unwritten and the parent's
+// tables are the ones it was forked from (made before the branch's); parent looks a
+// branch up, false when there is none.
+func asParent(p pos, parent func(name string) (branchRow, bool)) pos {
+	for unwritten(p.tab) && p.cut >= p.tab.createdRev {
+		par, ok := parent(p.tab.info.Parent)
+		if !ok || par.createdRev > p.tab.createdRev {
+			break
+		}
+		p.cut = min(p.cut, p.tab.forkRev)
+		p.tab = par
+	}
+	return p
+}
+
 // revAt returns the last revision committed at or before t (0 before the first).
 func revAt(ctx context.Context, q queryer, t time.Time) (int64, error) {
 	var rev sql.NullInt64

@@ -633,14 +633,24 @@ func nearDuplicate(bw *batchWrite, dc *dupCandidates, i int, f store.Fact, thres
 // currentRows reads the current versions (tombstones included) of ids, with their
 // primary keys; lean ones without their embeddings.
 func currentRows(ctx context.Context, q queryer, k store.Kind, suffix string, ids []string, lean bool) ([]row, error) {
+	return rowsAt(ctx, q, k, suffix, never, ids, lean)
+}
+
+// rowsAt is currentRows of a table read at revision cut: the versions visible then,
+// tombstones included. A cut of never reads the current versions.
+func rowsAt(ctx context.Context, q queryer, k store.Kind, suffix string, cut int64, ids []string, lean bool) ([]row, error) {
+	where, args := " WHERE next_rev = ?", []any{cut}
+	if cut != never {
+		where, args = " WHERE rev <= ? AND next_rev > ?", []any{cut, cut}
+	}
 	var out []row
 	for _, chunk := range chunks(ids, 500) {
-		args := []any{int64(never)}
+		a := slices.Clone(args)
 		for _, id := range chunk {
-			args = append(args, id)
+			a = append(a, id)
 		}
 		rows, err := queryRows(ctx, q, k, "SELECT "+specs[k].selectCols()+" FROM "+table(k, suffix)+
-			" WHERE next_rev = ? AND id IN ("+placeholders(len(chunk))+")", args...)
+			where+" AND id IN ("+placeholders(len(chunk))+")", a...)
 		if err != nil {
 			return nil, err
 		}

@@ -263,6 +263,56 @@ func testMerge(t *testing.T, h Harness) {
 		e.checkUnchanged(before, "b")
 	})
 
+	subtest(t, h, area, "into a fork nothing was written to, after its parent moved on", func(e *env) {
+		e.put(store.DefaultBranch, store.PutOptions{},
+			store.Fact{ID: "a1", Text: "the cache holds ten entries"},
+			store.Fact{ID: "a2", Text: "logs rotate daily"},
+			store.Fact{ID: "a3", Text: "the queue has three workers"})
+		e.fork("t", store.DefaultBranch)
+		// main moves on: none of it may show on t, nor in a diff or a merge into t.
+		e.put(store.DefaultBranch, store.PutOptions{},
+			store.Fact{ID: "a1", Text: "the cache holds a hundred entries"},
+			store.Fact{ID: "a4", Text: "backups run at midnight"})
+		e.del(store.DefaultBranch, factRef("a2"))
+		e.fork("s", "t")
+		// s changes what main changed after t's fork too: t, and so the diff and the
+		// merge, must see those records as they were at the fork.
+		e.put("s", store.PutOptions{},
+			store.Fact{ID: "a1", Text: "the cache holds fifty entries"},
+			store.Fact{ID: "a2", Text: "logs rotate hourly"},
+			store.Fact{ID: "a3", Text: "the queue has five workers"},
+			store.Fact{ID: "s1", Text: "alerts page the on-call engineer"})
+		d := e.diff("s", "t")
+		var src []store.Ref
+		before := map[string]string{}
+		for _, c := range d.SourceChanges {
+			src = append(src, c.Ref)
+			if f, ok := c.Before.(store.Fact); ok {
+				before[f.ID] = f.Text
+			}
+		}
+		same(e.t, "source changes", []store.Ref{factRef("a1"), factRef("a2"), factRef("a3"), factRef("s1")}, sortRefs(src))
+		same(e.t, "target changes", 0, len(d.TargetChanges))
+		same(e.t, "conflicts", 0, len(d.Conflicts))
+		same(e.t, "versions before the changes", map[string]string{
+			"a1": "the cache holds ten entries", "a2": "logs rotate daily", "a3": "the queue has three workers",
+		}, before)
+		e.mustMerge(merge.Request{Source: "s", Target: "t", Strategy: store.Native, Policy: store.ConflictFail})
+		want := map[string]string{
+			"a1": "the cache holds fifty entries", "a2": "logs rotate hourly",
+			"a3": "the queue has five workers", "s1": "alerts page the on-call engineer",
+		}
+		same(e.t, "t after the merge", want, e.texts(head("t"), store.KindFact))
+		// t is written now: a second merge reads its own tables.
+		e.put("s", store.PutOptions{}, store.Fact{ID: "a1", Text: "the cache holds twenty entries"})
+		e.mustMerge(merge.Request{Source: "s", Target: "t", Strategy: store.Native, Policy: store.ConflictFail})
+		want["a1"] = "the cache holds twenty entries"
+		same(e.t, "t after the second merge", want, e.texts(head("t"), store.KindFact))
+		same(e.t, "main", map[string]string{
+			"a1": "the cache holds a hundred entries", "a3": "the queue has three workers", "a4": "backups run at midnight",
+		}, e.texts(main, store.KindFact))
+	})
+
 	subtest(t, h, area, "ApplyMerge writes and records", func(e *env) {
 		e.put(store.DefaultBranch, store.PutOptions{}, store.Fact{ID: "f1", Text: "base one"}, store.Fact{ID: "f2", Text: "base two"})
 		e.fork("b", store.DefaultBranch)
