@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -472,38 +473,50 @@ func replace(m, from map[string]row, id string) {
 
 // readSides reads the versions of ids that a diff compares into sd: the source's and
 // the target's at the diff's revision, and each merge base point's, at once, an
-// unwritten branch's from its parent's tables (asParent); lean ones without their
-// embeddings.
+// unwritten branch's from its parent's tables (asParent), each table and revision
+// once (a fresh target and the base it was forked at are often one); lean ones
+// without their embeddings.
 func (s *Store) readSides(ctx context.Context, q queryer, k store.Kind, sc diffScope, sd *diffSides, ids []string, lean bool) error {
-	g, gctx := errgroup.WithContext(ctx)
-	src := sc.bs.asParent(pos{tab: sc.sb, cut: sc.head})
-	tgt := sc.bs.asParent(pos{tab: sc.tb, cut: sc.head})
-	g.Go(func() (err error) {
-		sd.src, err = visibleRecords(gctx, q, k, src.tab.suffix, src.cut, ids, lean)
-		return err
-	})
-	g.Go(func() (err error) {
-		sd.tgt, err = visibleRecords(gctx, q, k, tgt.tab.suffix, tgt.cut, ids, lean)
-		return err
-	})
-	befores := make([]map[string]row, 0, len(sc.points))
+	type at struct {
+		suffix string
+		cut    int64
+	}
 	var order []store.BranchRev
 	for p := range sc.points {
 		order = append(order, p)
-		befores = append(befores, nil)
 	}
-	for i, p := range order {
-		bp := sc.bs.asParent(sc.points[p])
+	// The positions read: the source, the target, then the points in order.
+	wanted := []pos{sc.bs.asParent(pos{tab: sc.sb, cut: sc.head}), sc.bs.asParent(pos{tab: sc.tb, cut: sc.head})}
+	for _, p := range order {
+		wanted = append(wanted, sc.bs.asParent(sc.points[p]))
+	}
+	index := map[at]int{} // a position's place in reads
+	var reads []at
+	for _, p := range wanted {
+		if a := (at{p.tab.suffix, p.cut}); !slices.Contains(reads, a) {
+			index[a] = len(reads)
+			reads = append(reads, a)
+		}
+	}
+	rows := make([]map[string]row, len(reads))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, a := range reads {
 		g.Go(func() (err error) {
-			befores[i], err = visibleRecords(gctx, q, k, bp.tab.suffix, bp.cut, ids, lean)
+			rows[i], err = visibleRecords(gctx, q, k, a.suffix, a.cut, ids, lean)
 			return err
 		})
 	}
 	if err := g.Wait(); err != nil {
 		return err
 	}
+	// Each side gets a map of its own: the lean diff replaces entries per side.
+	got := make([]map[string]row, len(wanted))
+	for i, p := range wanted {
+		got[i] = maps.Clone(rows[index[at{p.tab.suffix, p.cut}]])
+	}
+	sd.src, sd.tgt = got[0], got[1]
 	for i, p := range order {
-		sd.before[p] = befores[i]
+		sd.before[p] = got[2+i]
 	}
 	return nil
 }
