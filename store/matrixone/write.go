@@ -514,8 +514,8 @@ func (s *Store) closeCandidates(ctx context.Context, q queryer, b branchRow, rec
 	if err != nil {
 		return nil, err
 	}
-	// The rows are those the index named but for a version it did not know, whose
-	// embedding is read as usual.
+	// A row of a version other than the one the index named (none is expected under
+	// the branch lock) has its embedding read as usual.
 	var other []row
 	for j, r := range rows {
 		if v, ok := vecs[r.vid]; ok && r.rec != nil {
