@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -493,7 +494,8 @@ func (s *Store) readSides(ctx context.Context, q queryer, k store.Kind, sc diffS
 	index := map[at]int{} // a position's place in reads
 	var reads []at
 	for _, p := range wanted {
-		if a := (at{p.tab.suffix, p.cut}); !slices.Contains(reads, a) {
+		a := at{p.tab.suffix, p.cut}
+		if _, ok := index[a]; !ok {
 			index[a] = len(reads)
 			reads = append(reads, a)
 		}
@@ -814,10 +816,17 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 		}
 		// The target's current versions; an unwritten target's from its parent's
 		// tables at the fork (asParent), where they are the same versions.
+		var lookup error
 		at := asParent(pos{tab: tb, cut: w.rev}, func(name string) (branchRow, bool) {
 			b, err := loadBranch(ctx, w, name)
+			if err != nil && !errors.Is(err, store.ErrBranchNotFound) {
+				lookup = err
+			}
 			return b, err == nil
 		})
+		if lookup != nil {
+			return lookup
+		}
 		if at.tab.suffix == tb.suffix {
 			at.cut = never
 		}

@@ -516,27 +516,23 @@ func (s *Store) closeCandidates(ctx context.Context, q queryer, b branchRow, rec
 	}
 	// A row of a version other than the one the index named (none is expected under
 	// the branch lock) has its embedding read as usual.
-	var other []row
+	var miss []row
+	var at []int
 	for j, r := range rows {
-		if v, ok := vecs[r.vid]; ok && r.rec != nil {
+		if r.rec == nil {
+			continue
+		}
+		if v, ok := vecs[r.vid]; ok {
 			rows[j].rec = store.WithEmbedding(r.rec, v)
-		} else if r.rec != nil {
-			other = append(other, r)
+		} else {
+			miss, at = append(miss, r), append(at, j)
 		}
 	}
-	if len(other) > 0 {
-		if err := withVectors(ctx, q, store.KindFact, other); err != nil {
-			return nil, err
-		}
-		at := make(map[int64]store.Record, len(other))
-		for _, r := range other {
-			at[r.vid] = r.rec
-		}
-		for j, r := range rows {
-			if rec, ok := at[r.vid]; ok {
-				rows[j].rec = rec
-			}
-		}
+	if err := withVectors(ctx, q, store.KindFact, miss); err != nil {
+		return nil, err
+	}
+	for n, j := range at {
+		rows[j] = miss[n]
 	}
 	return rows, nil
 }
