@@ -273,14 +273,13 @@ func rawBranchTimed(ctx context.Context, db *sql.DB, native bool, i int, s *samp
 func (b *bench) addRawBranches(n int, native bool, s *samples, day1P50 time.Duration, when string) {
 	p50, _ := s.percentiles()
 	how := fmt.Sprintf("CREATE TABLE ... LIKE + INSERT ... SELECT of %d tables", len(rawTables))
-	target := "day1 ≤ 2×"
-	pass := float64(day1P50) <= 2*float64(p50)
+	target, pass := "day1 ≤ 2×", ok(float64(day1P50) <= 2*float64(p50))
 	if native {
+		// A native fork is held to its own target on day1's row.
 		how = fmt.Sprintf("DATA BRANCH CREATE of %d tables", len(rawTables))
-		target = "day1 p50 < 50 ms"
-		pass = day1P50 < 50*time.Millisecond
+		target, pass = "—", nil
 	}
-	b.add("server: "+how+when, n, fmt.Sprintf("%s; day1 p50 %.1fx", s.String(), float64(day1P50)/float64(p50)), target, ok(pass))
+	b.add("server: "+how+when, n, fmt.Sprintf("%s; day1 p50 %.1fx", s.String(), float64(day1P50)/float64(p50)), target, pass)
 }
 
 // checkpoint asks the server to checkpoint: to write what its TN holds in memory to
