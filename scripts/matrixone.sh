@@ -23,6 +23,9 @@
 #                this interval, or at 20MB of them, and on 3.x a DATA BRANCH CREATE
 #                copies the rows not written out yet: a fork right after many writes
 #                costs ten times one from a table written out (docs/matrixone.md).
+#   MO_DEBUG_HTTP  host:port where the server serves Go's pprof endpoints (for example
+#                127.0.0.1:6060, then /debug/pprof/profile?seconds=30 for a CPU profile);
+#                default none.
 #   MO_PORT      SQL port (default 6001). Another port starts a second, independent
 #                server beside the first, with the same cached binary: its own run folder
 #                (MO_RUN), data and log, and every other port it listens on moved by the
@@ -37,6 +40,11 @@ MO_HOME=${MO_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/day1-matrixone}
 MO_WAIT=${MO_WAIT:-180}
 MO_CACHE=${MO_CACHE:-}
 MO_FLUSH=${MO_FLUSH:-}
+MO_DEBUG_HTTP=${MO_DEBUG_HTTP:-}
+if [[ -n $MO_DEBUG_HTTP && ! $MO_DEBUG_HTTP =~ ^[A-Za-z0-9.-]*:[0-9]+$ ]]; then
+	echo "matrixone: MO_DEBUG_HTTP must be host:port, such as 127.0.0.1:6060, not '$MO_DEBUG_HTTP'" >&2
+	exit 2
+fi
 MO_PORT=${MO_PORT:-6001}
 if ! [[ $MO_PORT =~ ^[0-9]+$ ]] || ((MO_PORT < 1025 || MO_PORT > 59999)); then
 	echo "matrixone: MO_PORT must be a port number between 1025 and 59999, not '$MO_PORT'" >&2
@@ -140,7 +148,9 @@ start() {
 	# server process itself whatever setsid does.
 	# The whole subshell's output goes to the log, so that no pipe of the caller stays open
 	# while the server runs.
-	(cd "$RUN" && PIDFILE="$PIDFILE" BIN="$BIN" exec setsid bash -c 'echo $$ >"$PIDFILE"; exec "$BIN" -launch ./etc/launch/launch.toml') \
+	local debug=()
+	[[ -z $MO_DEBUG_HTTP ]] || debug=(-debug-http "$MO_DEBUG_HTTP")
+	(cd "$RUN" && PIDFILE="$PIDFILE" BIN="$BIN" exec setsid bash -c 'echo $$ >"$PIDFILE"; exec "$BIN" -launch ./etc/launch/launch.toml "$@"' bash "${debug[@]}") \
 		>>"$LOG" 2>&1 </dev/null &
 	for _ in $(seq 1 50); do
 		[[ -s $PIDFILE ]] && break
