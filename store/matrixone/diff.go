@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -511,10 +510,12 @@ func (s *Store) readSides(ctx context.Context, q queryer, k store.Kind, sc diffS
 	if err := g.Wait(); err != nil {
 		return err
 	}
-	// Each side gets a map of its own: the lean diff replaces entries per side.
+	// Sides read at one position share its map. The lean diff's second read replaces
+	// an id's entry on every side, each with the version read again at that side's
+	// position: the same version for sides that share a map.
 	got := make([]map[string]row, len(wanted))
 	for i, p := range wanted {
-		got[i] = maps.Clone(rows[index[at{p.tab.suffix, p.cut}]])
+		got[i] = rows[index[at{p.tab.suffix, p.cut}]]
 	}
 	sd.src, sd.tgt = got[0], got[1]
 	for i, p := range order {
