@@ -214,3 +214,45 @@ func TestCherryPickThroughClient(t *testing.T) {
 		t.Errorf("CherryPickFacts = %+v, %v; want one embedded candidate", facts, err)
 	}
 }
+
+// Two siblings that verify the facts they inherited reach the same verdicts: their
+// merges into main, one after the other, meet no conflict.
+func TestVerifiedSiblingsMergeCleanly(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c, _ := open(t, nil)
+	for _, text := range []string{
+		"The auth service signs tokens with RS256 keys rotated weekly",
+		"Deploys to production run from the release branch after review",
+		"The cache layer uses Redis with a one hour expiry for sessions",
+	} {
+		if _, err := c.WriteFact(ctx, Fact{Text: text, Confidence: 0.9}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, b := range []string{"x", "y"} {
+		if _, err := c.Branch(ctx, b, BranchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, b := range []string{"x", "y"} {
+		res, err := c.VerifyBranch(ctx, VerifyBranchRequest{Branch: b})
+		if err != nil || res.Verified != 3 {
+			t.Fatalf("VerifyBranch(%s) = %d verified, %v; want 3", b, res.Verified, err)
+		}
+	}
+	for _, b := range []string{"x", "y"} {
+		if _, err := c.Merge(ctx, MergeRequest{Source: b, Target: DefaultBranch}); err != nil {
+			t.Fatalf("Merge(%s into main) = %v; want no conflict", b, err)
+		}
+	}
+	facts, err := c.ListFacts(ctx, ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range facts {
+		if f.Verify.Status != Verified {
+			t.Errorf("fact %s on main: verdict %q; want verified", f.ID, f.Verify.Status)
+		}
+	}
+}

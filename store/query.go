@@ -322,7 +322,8 @@ type ConflictReason string
 
 // Conflict reasons.
 const (
-	// BothChanged: both sides changed the same record differently.
+	// BothChanged: both sides changed the same record differently. Versions that
+	// Agree (the same content, verdicts of the same status) are not a conflict.
 	BothChanged ConflictReason = "both_changed"
 	// BothSuperseded: each side added a different fact superseding the same parent.
 	BothSuperseded ConflictReason = "both_superseded"
@@ -341,7 +342,9 @@ type Conflict struct {
 }
 
 // Diff lists what changed on each side of two branches since their merge base.
-// Changes whose result is already equal on both sides are left out.
+// Changes whose results already agree on both sides (see Agree: equal content, and
+// verdicts of the same status on the same content) are left out, so a merge neither
+// writes them nor reports them as conflicts.
 type Diff struct {
 	Source string
 	Target string

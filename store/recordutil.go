@@ -184,6 +184,41 @@ func Equivalent(a, b Record) bool {
 	return sameContent(a, b, true, false)
 }
 
+// Agree reports whether two sides' versions of one record have converged: they are
+// Equivalent, or they are facts or conversations equal in everything but the details
+// of a verdict (its score, per-dimension scores, judge, notes and time) and
+// UpdatedAt, with verdicts of the same status. Diffs leave agreeing versions out, so a
+// merge neither lists nor writes them and the target's version stands.
+//
+// A verdict is a judgement about a record, not a change of its content: verifying a
+// record a branch inherited writes a new version on that branch with Verify, Status
+// and UpdatedAt changed and every other field as it was. Two branches that verify the
+// same inherited fact and reach the same status have made no change that conflicts;
+// a merge keeps the target's verdict. Verdicts of different statuses (one side
+// verified, the other invalidated) disagree and conflict as BothChanged.
+func Agree(a, b Record) bool {
+	if Equivalent(a, b) {
+		return true
+	}
+	switch x := a.(type) {
+	case Fact:
+		y, ok := b.(Fact)
+		if !ok || x.Verify.Status != y.Verify.Status {
+			return false
+		}
+		y.Verify, y.UpdatedAt = x.Verify, x.UpdatedAt
+		return Equivalent(x, y)
+	case Conversation:
+		y, ok := b.(Conversation)
+		if !ok || x.Verify.Status != y.Verify.Status {
+			return false
+		}
+		y.Verify, y.UpdatedAt = x.Verify, x.UpdatedAt
+		return Equivalent(x, y)
+	}
+	return false
+}
+
 // sameContent compares field by field: it runs for every record a write, diff or merge
 // touches, so it must not allocate. TestSameContentCoversEveryField keeps it complete.
 func sameContent(a, b Record, ignoreUpdated, ignoreEmbedding bool) bool {

@@ -252,6 +252,9 @@ func (s *Store) diff(ctx context.Context, q queryer, source, target string, lean
 		before := store.ResolveBase(base, func(p store.BranchRev) store.Record { return sd.before[p][k.id].rec }, store.Equivalent)
 		scg, sok := store.ChangeOf(store.Ref{Kind: k.kind, ID: k.id}, before, withBranch(after, source))
 		tcg, tok := store.ChangeOf(store.Ref{Kind: k.kind, ID: k.id}, before, withBranch(theirs, target))
+		if sok && tok && store.Agree(after, theirs) {
+			continue
+		}
 		if sok {
 			d.SourceChanges = append(d.SourceChanges, scg)
 		}

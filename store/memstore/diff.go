@@ -149,6 +149,9 @@ func (s *Store) diff(source, target string, lean bool) (*store.Diff, error) {
 			continue
 		}
 		c.onSource, c.onTarget = !same(c.after, c.before), !same(c.theirs, c.before)
+		if c.onSource && c.onTarget && agree(c.after, c.theirs) {
+			continue
+		}
 		if c.onSource && !lean {
 			floats += dimsOf(c.before) + dimsOf(c.after)
 		}
@@ -208,6 +211,11 @@ func same(a, b *version) bool {
 		return true
 	}
 	return equivalent(a, b) && embOf(a).same(embOf(b))
+}
+
+// agree reports whether two versions of a key have converged (see store.Agree).
+func agree(a, b *version) bool {
+	return a != nil && b != nil && store.Agree(recOf(a), recOf(b))
 }
 
 // recOf returns v's record without its embedding; nil for none.

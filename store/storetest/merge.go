@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/day1ai/day1/merge"
 	"github.com/day1ai/day1/store"
@@ -102,6 +103,55 @@ func testMerge(t *testing.T, h Harness) {
 		e.checkRecorded(res, store.Native, "agent-a", "", false)
 		if d := e.diff("b", store.DefaultBranch); len(d.SourceChanges) != 0 || len(d.Conflicts) != 0 {
 			e.t.Errorf("Diff after an accept merge: %d source changes, %d conflicts; want none", len(d.SourceChanges), len(d.Conflicts))
+		}
+	})
+
+	subtest(t, h, area, "verdicts on an inherited fact from two siblings", func(e *env) {
+		for _, id := range []string{"f1", "f2", "f3"} {
+			e.put1(store.DefaultBranch, store.Fact{ID: id, Text: "unverified fact " + id})
+		}
+		e.fork("x", store.DefaultBranch)
+		e.fork("y", store.DefaultBranch)
+		judge := func(branch, id string, status store.VerificationStatus, score float64, at time.Time) store.Record {
+			f := e.get(head(branch), factRef(id)).(store.Fact)
+			f.Verify = store.Verification{Status: status, Score: score, By: "judge on " + branch, At: at, Notes: "seen on " + branch}
+			f.Status = store.FactVerified
+			if status == store.Invalidated {
+				f.Status = store.FactInvalidated
+			}
+			f.UpdatedAt = at
+			return e.put1(branch, f).Record
+		}
+		t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+		x1 := judge("x", "f1", store.Verified, 0.8, t0)
+		judge("x", "f2", store.Verified, 0.8, t0)
+		judge("x", "f3", store.Verified, 0.8, t0)
+		judge("y", "f1", store.Verified, 0.8, t0.Add(time.Minute))
+		judge("y", "f2", store.Verified, 0.9, t0.Add(time.Minute))
+		judge("y", "f3", store.Invalidated, 0.2, t0.Add(time.Minute))
+		e.mustMerge(merge.Request{Source: "x", Target: store.DefaultBranch, Strategy: store.Native, Policy: store.ConflictFail})
+
+		// The same status from both judges has converged: neither a change nor a
+		// conflict, and main keeps the verdict it already holds. Opposite statuses
+		// disagree.
+		d := e.diff("y", store.DefaultBranch)
+		var changed, conflicts []store.Ref
+		for _, c := range d.SourceChanges {
+			changed = append(changed, c.Ref)
+		}
+		for _, c := range d.Conflicts {
+			if c.Reason != store.BothChanged {
+				e.t.Errorf("conflict on %v: reason %q; want %q", c.Ref, c.Reason, store.BothChanged)
+			}
+			conflicts = append(conflicts, c.Ref)
+		}
+		same(e.t, "y's changes against main", []store.Ref{factRef("f3")}, changed)
+		same(e.t, "conflicts", []store.Ref{factRef("f3")}, conflicts)
+		res := e.mustMerge(merge.Request{Source: "y", Target: store.DefaultBranch, Strategy: store.Native, Policy: store.ConflictSkip})
+		same(e.t, "merged items", []store.MergeItem(nil), items(res.Record.Merged))
+		same(e.t, "f1 on main", x1, e.get(main, factRef("f1")), ignoreBranch)
+		if d := e.diff("y", store.DefaultBranch); len(d.Conflicts) != 0 || len(d.SourceChanges) != 0 {
+			e.t.Errorf("Diff(y, main) after the merge: %d changes, %d conflicts; want none", len(d.SourceChanges), len(d.Conflicts))
 		}
 	})
 
