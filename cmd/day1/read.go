@@ -254,9 +254,9 @@ func searchViews(cmd *cobra.Command, a *app, q day1.SearchQuery) ([]memview.Hit,
 }
 
 // rankScore formats one retriever's rank and score, "-" when it did not find the hit.
-func rankScore(rank int, score float64) string {
-	if rank == 0 {
+func rankScore(rank int, score *float64) string {
+	if rank == 0 || score == nil {
 		return "-"
 	}
-	return fmt.Sprintf("#%d %.3f", rank, score)
+	return fmt.Sprintf("#%d %.3f", rank, *score)
 }

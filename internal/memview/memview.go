@@ -168,13 +168,15 @@ func Strip(r day1.Record) day1.Record {
 	return r
 }
 
-// Hit is a search hit with the score of each retriever.
+// Hit is a search hit with the score of each retriever. A retriever's score and rank
+// are both present when it found the hit, a score of 0 included, and both absent when
+// it did not.
 type Hit struct {
 	Record       *Record          `json:"record"`
 	Score        float64          `json:"score"`
-	KeywordScore float64          `json:"keyword_score,omitempty"`
+	KeywordScore *float64         `json:"keyword_score,omitempty"`
 	KeywordRank  int              `json:"keyword_rank,omitempty"`
-	VectorScore  float64          `json:"vector_score,omitempty"`
+	VectorScore  *float64         `json:"vector_score,omitempty"`
 	VectorRank   int              `json:"vector_rank,omitempty"`
 	FoundBy      []day1.Retriever `json:"found_by"`
 	// A message hit's conversation title and, with a window, the messages around it.
@@ -190,13 +192,21 @@ func Hits(hits []day1.Hit) []Hit {
 	for i, h := range hits {
 		out[i] = Hit{
 			Record: View(h.Record), Score: h.Score,
-			KeywordScore: h.KeywordScore, KeywordRank: h.KeywordRank,
-			VectorScore: h.VectorScore, VectorRank: h.VectorRank, FoundBy: h.FoundBy,
+			KeywordScore: ranked(h.KeywordRank, h.KeywordScore), KeywordRank: h.KeywordRank,
+			VectorScore: ranked(h.VectorRank, h.VectorScore), VectorRank: h.VectorRank, FoundBy: h.FoundBy,
 			ConversationTitle: h.ConversationTitle, WindowScore: h.WindowScore,
 			Before: messageViews(h.Before), After: messageViews(h.After),
 		}
 	}
 	return out
+}
+
+// ranked returns a retriever's score when it ranked the hit (rank above 0), else nil.
+func ranked(rank int, score float64) *float64 {
+	if rank == 0 {
+		return nil
+	}
+	return &score
 }
 
 func messageViews(ms []day1.Message) []*Record {

@@ -358,3 +358,31 @@ func TestEvents(t *testing.T) {
 		t.Fatalf("after a merge: %v", got)
 	}
 }
+
+// TestSearchScores checks that a retriever's score is sent with its rank, a score of
+// exactly 0 included.
+func TestSearchScores(t *testing.T) {
+	ts, _ := newServer(t, Options{})
+	for _, text := range []string{"The auth service signs JWTs with RS256", "ct test"} {
+		if res, body := do(t, ts, "POST", "/api/v1/facts", `{"text":"`+text+`"}`); res.StatusCode >= 300 {
+			t.Fatalf("write %q: %d %s", text, res.StatusCode, body)
+		}
+	}
+	res, body := do(t, ts, "GET", "/api/v1/search?q=token+refresh&limit=50", "")
+	if res.StatusCode != 200 {
+		t.Fatalf("%d %s", res.StatusCode, body)
+	}
+	var hits []map[string]any
+	if err := json.Unmarshal(body, &hits); err != nil || len(hits) == 0 {
+		t.Fatalf("hits %s: %v", body, err)
+	}
+	for _, h := range hits {
+		for _, r := range []string{"keyword", "vector"} {
+			_, ranked := h[r+"_rank"]
+			_, scored := h[r+"_score"]
+			if ranked != scored {
+				t.Errorf("hit %v: %s_rank present %v, %s_score present %v; want both or neither", h["record"], r, ranked, r, scored)
+			}
+		}
+	}
+}

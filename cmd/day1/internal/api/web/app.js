@@ -268,7 +268,7 @@ $("search-form").addEventListener("submit", async (e) => {
   const rows = $("search-rows");
   try {
     const hits = await api("/search" + q({ q: $("search-q").value, branch: $("search-branch").value, mode: $("search-mode").value }));
-    const rs = (rank, score) => (rank ? `#${rank}  ${score.toFixed(3)}` : "—");
+    const rs = (rank, score) => (rank ? `#${rank}  ${(score ?? 0).toFixed(3)}` : "—");
     rows.replaceChildren(...hits.map((h, i) => el("tr", {}, el("td", {}, i + 1), el("td", {}, h.score.toFixed(4)),
       el("td", {}, rs(h.keyword_rank, h.keyword_score)), el("td", {}, rs(h.vector_rank, h.vector_score)),
       el("td", {}, `${h.record.kind}/${h.record.id}`), el("td", {}, h.record.summary))));
