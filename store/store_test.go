@@ -15,23 +15,31 @@ func TestValidateBranchName(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		ok   bool
+		says string // a part of the error's reason
 	}{
-		{"main", true},
-		{"task/fix-auth/agent-a", true},
-		{"v1.2_rc", true},
-		{"", false},
-		{"/a", false},
-		{"a/", false},
-		{"a//b", false},
-		{"a b", false},
-		{"a/../b", false},
-		{"-a", false},
-		{strings.Repeat("a", MaxBranchNameLen), true},
-		{strings.Repeat("a", MaxBranchNameLen+1), false},
+		{"main", true, ""},
+		{"task/fix-auth/agent-a", true, ""},
+		{"v1.2_rc", true, ""},
+		{"", false, "must not be empty"},
+		{"/a", false, "separated by single '/'"},
+		{"a/", false, "separated by single '/'"},
+		{"a//b", false, "separated by single '/'"},
+		{"a b", false, "letters, digits and . _ -"},
+		{"a/../b", false, "must not contain '..'"},
+		{"..", false, "must not contain '..'"},
+		{"-a", false, "each starting with a letter or digit"},
+		{strings.Repeat("a", MaxBranchNameLen), true, ""},
+		{strings.Repeat("a", MaxBranchNameLen+1), false, "is 101 characters long; at most 100"},
 	} {
 		err := ValidateBranchName("Branch", c.name)
 		if (err == nil) != c.ok {
 			t.Errorf("ValidateBranchName(%q) = %v; want ok=%v", c.name, err, c.ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), c.says) {
+			t.Errorf("ValidateBranchName(%q) = %v; want it to say %q", c.name, err, c.says)
+		}
+		if err != nil && len(c.name) <= MaxBranchNameLen && strings.Contains(err.Error(), "at most") {
+			t.Errorf("ValidateBranchName(%q) = %v; the name is not too long", c.name, err)
 		}
 		if err != nil && !errors.Is(err, ErrInvalidArgument) {
 			t.Errorf("ValidateBranchName(%q) error %v does not match ErrInvalidArgument", c.name, err)

@@ -67,8 +67,13 @@ func ValidateBranchName(field, name string) error {
 	if name == "" {
 		return Invalid(field, "must not be empty", nil)
 	}
-	if len(name) > MaxBranchNameLen || !branchPattern.MatchString(name) || strings.Contains(name, "..") {
-		return Invalid(field, fmt.Sprintf("must be at most %d characters: segments of letters, digits and . _ - separated by '/', e.g. task/fix-auth/agent-a", MaxBranchNameLen), name)
+	switch {
+	case len(name) > MaxBranchNameLen:
+		return Invalid(field, fmt.Sprintf("is %d characters long; at most %d are allowed", len(name), MaxBranchNameLen), name)
+	case strings.Contains(name, ".."):
+		return Invalid(field, "must not contain '..'", name)
+	case !branchPattern.MatchString(name):
+		return Invalid(field, "must be segments of letters, digits and . _ - separated by single '/', each starting with a letter or digit, e.g. task/fix-auth/agent-a", name)
 	}
 	return nil
 }

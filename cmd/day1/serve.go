@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/day1ai/day1/cmd/day1/internal/api"
+	"github.com/day1ai/day1/internal/httpguard"
 )
 
 func newServeCmd(a *app) *cobra.Command {
@@ -22,15 +23,22 @@ func newServeCmd(a *app) *cobra.Command {
 		Long: `serve serves the memory as JSON over HTTP (described at /openapi.json), its changes as
 server-sent events at /events, and the inspector, a web page, at /.
 
-It listens on loopback. A non-loopback --addr needs --token: every API request must
-then carry Authorization: Bearer <token>, and the inspector is opened as
-http://host:port/#token=<token>.`,
+It listens on loopback. A non-loopback --addr needs --token (at least 32 characters):
+every API request must then carry Authorization: Bearer <token>, and the inspector is
+opened as http://host:port/#token=<token>.
+
+The API answers only requests addressed to localhost, a loopback address, the --addr
+host or an --allow-host name, and refuses requests from pages of other sites (their
+Origin or Sec-Fetch-Site header says so) and request bodies that are not
+application/json (a bundle file for import: application/octet-stream or
+application/gzip), so that a web page cannot write into the memory.`,
 		Example: "  day1 serve\n  day1 serve --addr 0.0.0.0:7077 --token $(openssl rand -hex 16)",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkAddr(addr, o.Token); err != nil {
 				return err
 			}
+			o.Hosts = append(httpguard.Hosts(addr), o.Hosts...)
 			c, err := a.client(cmd.Context())
 			if err != nil {
 				return err
@@ -68,7 +76,8 @@ http://host:port/#token=<token>.`,
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:7077", "address to listen on; a non-loopback one needs --token")
-	cmd.Flags().StringVar(&o.Token, "token", "", "bearer token the API requires")
+	cmd.Flags().StringVar(&o.Token, "token", "", "bearer token the API requires (at least 32 characters)")
+	cmd.Flags().StringSliceVar(&o.Hosts, "allow-host", nil, "a host name the API answers to besides localhost and the --addr host (repeatable)")
 	cmd.Flags().Int64Var(&o.MaxBody, "max-body", api.DefaultMaxBody, "largest JSON request body, in bytes")
 	cmd.Flags().Int64Var(&o.MaxImport, "max-import", api.DefaultMaxImport, "largest imported bundle, in bytes")
 	return cmd
@@ -81,6 +90,9 @@ func checkAddr(addr, token string) error {
 		return usagef("--addr %q: %v; use host:port such as 127.0.0.1:7077", addr, err)
 	}
 	if token != "" {
+		if len(token) < api.MinTokenLen {
+			return usagef("--token is %d characters long; use at least %d, such as the output of: openssl rand -hex 16", len(token), api.MinTokenLen)
+		}
 		return nil
 	}
 	if host == "localhost" {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/day1ai/day1/internal/httpguard"
 	"github.com/day1ai/day1/internal/localmem"
 )
 
@@ -28,6 +29,9 @@ type options struct {
 // mcpPath is where the HTTP servers answer MCP requests.
 const mcpPath = "/mcp"
 
+// minTokenLen is the shortest bearer token -token takes.
+const minTokenLen = 32
+
 // sessionTimeout closes HTTP sessions idle this long.
 const sessionTimeout = time.Hour
 
@@ -36,6 +40,9 @@ const sessionTimeout = time.Hour
 func (o options) check() error {
 	if o.allowRemote && o.token == "" {
 		return errors.New("-allow-remote requires -token")
+	}
+	if o.token != "" && len(o.token) < minTokenLen {
+		return fmt.Errorf("-token is %d characters long; use at least %d, such as the output of: openssl rand -hex 16", len(o.token), minTokenLen)
 	}
 	if o.http == "" || o.allowRemote {
 		return nil
@@ -81,12 +88,14 @@ func run(ctx context.Context, o options) error {
 }
 
 // httpHandler returns the streamable-HTTP handler of srv at mcpPath, which requires
-// token when it is not empty.
-func httpHandler(srv *mcp.Server, token string) http.Handler {
+// token when it is not empty. It answers only requests addressed to loopback names or
+// to hosts, and refuses requests from web pages of other origins (see
+// internal/httpguard), as the MCP specification asks of servers.
+func httpHandler(srv *mcp.Server, token string, hosts []string) http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{SessionTimeout: sessionTimeout})
 	mux := http.NewServeMux()
-	mux.Handle(mcpPath, requireToken(token, h))
+	mux.Handle(mcpPath, httpguard.Handler(requireToken(token, h), httpguard.Options{Hosts: hosts}))
 	return mux
 }
 
@@ -119,7 +128,7 @@ func serveEndpoint(srv *mcp.Server, folder string) (stop func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	hs := &http.Server{Handler: httpHandler(srv, token), ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: httpHandler(srv, token, nil), ReadHeaderTimeout: 10 * time.Second}
 	go hs.Serve(ln)
 	url := "http://" + ln.Addr().String() + mcpPath
 	remove, err := localmem.WriteEndpoint(folder, localmem.Endpoint{URL: url, Token: token, PID: os.Getpid()})
@@ -140,7 +149,7 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, o options) error {
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{Handler: httpHandler(srv, o.token), ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: httpHandler(srv, o.token, httpguard.Hosts(o.http)), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	fmt.Fprintf(os.Stderr, "mcpserver: serving MCP over streamable HTTP at http://%s%s\n", hostPort(ln.Addr()), mcpPath)

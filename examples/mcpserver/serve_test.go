@@ -55,6 +55,7 @@ func TestHTTPRefusesRemote(t *testing.T) {
 		{"-memory", "-http", "0.0.0.0:0"},
 		{"-memory", "-http", ":0"},
 		{"-memory", "-http", "0.0.0.0:0", "-allow-remote"},
+		{"-memory", "-http", "127.0.0.1:0", "-token", "s3cret"},
 	} {
 		cmd := exec.Command(serverBin, args...)
 		cmd.Env = serverEnv(t)
@@ -71,11 +72,12 @@ func TestHTTPRefusesRemote(t *testing.T) {
 
 func TestHTTPToken(t *testing.T) {
 	t.Parallel()
-	url, _ := startHTTP(t, "-memory", "-http", "127.0.0.1:0", "-token", "s3cret")
+	const token = "0123456789abcdef0123456789abcdef"
+	url, _ := startHTTP(t, "-memory", "-http", "127.0.0.1:0", "-token", token)
 	if code := postStatus(t, url, ""); code != http.StatusUnauthorized {
 		t.Errorf("without the token: status %d, want 401", code)
 	}
-	cs := connectWithToken(t, url, "s3cret")
+	cs := connectWithToken(t, url, token)
 	call[writeFactOut](t, cs, "memory_write_fact", map[string]any{"fact_text": "tokens work"})
 }
 
@@ -157,9 +159,36 @@ func waitEndpoint(t *testing.T, dir string) localmem.Endpoint {
 	}
 }
 
+// TestHTTPRefusesOtherSites checks that web pages of other sites cannot reach the
+// server: through another origin, or through a host name rebound to loopback.
+func TestHTTPRefusesOtherSites(t *testing.T) {
+	t.Parallel()
+	url, _ := startHTTP(t, "-memory", "-http", "127.0.0.1:0")
+	for _, c := range []struct {
+		header map[string]string
+		want   int
+	}{
+		{map[string]string{"Origin": "http://evil.example"}, http.StatusForbidden},
+		{map[string]string{"Sec-Fetch-Site": "cross-site"}, http.StatusForbidden},
+		{map[string]string{"Host": "attacker.example"}, http.StatusForbidden},
+		{map[string]string{"Host": "localhost"}, http.StatusOK},
+		{nil, http.StatusOK},
+	} {
+		if code := postStatusWith(t, url, "", c.header); code != c.want {
+			t.Errorf("initialize with %v: status %d, want %d", c.header, code, c.want)
+		}
+	}
+}
+
 // postStatus posts an MCP initialize request with an optional bearer token and
 // returns the status code.
 func postStatus(t *testing.T, url, token string) int {
+	t.Helper()
+	return postStatusWith(t, url, token, nil)
+}
+
+// postStatusWith is postStatus with more headers ("Host" sets the request's host).
+func postStatusWith(t *testing.T, url, token string, header map[string]string) int {
 	t.Helper()
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
 	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
@@ -170,6 +199,13 @@ func postStatus(t *testing.T, url, token string) int {
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for k, v := range header {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
+		req.Header.Set(k, v)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

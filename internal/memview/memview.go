@@ -26,7 +26,7 @@ func ParseRef(field, s string) (day1.Ref, error) {
 	}
 	k, err := ParseKind(field, kind)
 	if err != nil {
-		return day1.Ref{}, err
+		return day1.Ref{}, store.Invalid(field, "must be an id or kind/id, the kind one of fact, observation, relation, conversation, message", s)
 	}
 	return day1.Ref{Kind: k, ID: id}, nil
 }
@@ -36,9 +36,9 @@ var Kinds = []day1.Kind{day1.KindFact, day1.KindObservation, day1.KindRelation, 
 
 // ParseKind reads a record kind; the plural ("facts") is accepted too.
 func ParseKind(field, s string) (day1.Kind, error) {
-	s = strings.TrimSuffix(strings.ToLower(s), "s")
+	low := strings.ToLower(s)
 	for _, k := range Kinds {
-		if string(k) == s {
+		if low == string(k) || low == string(k)+"s" {
 			return k, nil
 		}
 	}

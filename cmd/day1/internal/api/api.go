@@ -10,14 +10,21 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"mime"
 	"net/http"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/day1ai/day1"
+	"github.com/day1ai/day1/internal/httpguard"
 	"github.com/day1ai/day1/internal/memview"
 )
+
+// MinTokenLen is the shortest bearer token day1 serve takes.
+const MinTokenLen = 32
 
 // Defaults of Options.
 const (
@@ -31,8 +38,14 @@ type Options struct {
 	// Token, when set, is the bearer token every API and events request must carry
 	// (Authorization: Bearer, or access_token in the query for /events, which
 	// browsers open without headers). The page and the OpenAPI document are public.
+	// A token is at least MinTokenLen characters (day1 serve refuses a shorter one).
 	// Default empty: no token.
 	Token string
+	// Hosts are the host names, besides localhost and loopback addresses, that API
+	// and events requests may name in their Host header; "*" allows any (for a
+	// server on every interface, behind Token). Requests from another origin are
+	// refused whatever the Host. See internal/httpguard. Default none.
+	Hosts []string
 	// MaxBody bounds a JSON request body. Default DefaultMaxBody (1 MiB).
 	MaxBody int64
 	// MaxImport bounds an imported bundle file. Default DefaultMaxImport (64 MiB).
@@ -211,8 +224,20 @@ func secureHeaders(w http.ResponseWriter) {
 	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'")
 }
 
-// guard checks the bearer token.
+// guard refuses requests from other sites (see internal/httpguard) and checks the
+// bearer token.
 func (s *Server) guard(h http.Handler) http.Handler {
+	deny := func(w http.ResponseWriter, r *http.Request, reason string) {
+		writeProblemDetails(w, Problem{
+			Type: "urn:day1:problem:forbidden", Title: http.StatusText(http.StatusForbidden),
+			Status: http.StatusForbidden, Code: "forbidden", Instance: r.URL.Path, Detail: "day1: " + reason,
+		})
+	}
+	return httpguard.Handler(s.bearer(h), httpguard.Options{Hosts: s.opts.Hosts, Deny: deny})
+}
+
+// bearer checks the bearer token.
+func (s *Server) bearer(h http.Handler) http.Handler {
 	if s.opts.Token == "" {
 		return h
 	}
@@ -252,6 +277,10 @@ type created struct{ v any }
 // json runs h and writes its result as JSON, or its error as problem details.
 func (s *Server) json(h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := checkContentType(r); err != nil {
+			writeProblem(w, r, err)
+			return
+		}
 		if r.Body != nil && r.URL.Path != "/api/v1/bundles/import" {
 			r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxBody)
 		}
@@ -267,11 +296,50 @@ func (s *Server) json(h handlerFunc) http.Handler {
 		if c, ok := v.(created); ok {
 			status, v = http.StatusCreated, c.v
 		}
+		// A list with nothing in it is [], as the OpenAPI document says, never null.
+		if rv := reflect.ValueOf(v); rv.Kind() == reflect.Slice && rv.IsNil() {
+			v = []struct{}{}
+		}
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		w.WriteHeader(status)
 		json.NewEncoder(w).Encode(v)
 	})
+}
+
+// checkContentType refuses a request body that is not JSON (or, for a bundle import,
+// a bundle file): a page of another site can send a form or text/plain to any
+// address without asking, but not application/json.
+func checkContentType(r *http.Request) error {
+	if r.Method == http.MethodGet || r.Method == http.MethodHead || r.ContentLength == 0 {
+		return nil
+	}
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil {
+		mt = ""
+	}
+	allowed := []string{"application/json"}
+	if r.URL.Path == "/api/v1/bundles/import" {
+		allowed = append(allowed, "application/octet-stream", "application/gzip", "application/x-gzip")
+	}
+	if slices.Contains(allowed, mt) {
+		return nil
+	}
+	got := r.Header.Get("Content-Type")
+	if got == "" {
+		got = "none"
+	}
+	return &unsupportedMedia{got: got, allowed: allowed}
+}
+
+// unsupportedMedia is a request body of a content type the route does not take: 415.
+type unsupportedMedia struct {
+	got     string
+	allowed []string
+}
+
+func (e *unsupportedMedia) Error() string {
+	return "day1: Content-Type " + e.got + " is not taken here; send " + strings.Join(e.allowed, " or ")
 }
 
 // decode reads a JSON body into v, refusing unknown fields and trailing data.

@@ -47,6 +47,12 @@ func do(t *testing.T, ts *httptest.Server, method, path, body string) (*http.Res
 	if err != nil {
 		t.Fatal(err)
 	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+		if strings.HasPrefix(path, "/api/v1/bundles/import") {
+			req.Header.Set("Content-Type", "application/octet-stream")
+		}
+	}
 	res, err := ts.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -147,6 +153,7 @@ func TestRoutes(t *testing.T) {
 		{"GET", "/api/v1/tasks/nope/replay", "", 404, "not_found"},
 		{"GET", "/api/v1/handoffs?task=fix-auth", "", 200, `"to_agent":"expert"`},
 		{"GET", "/api/v1/handoffs/nope", "", 404, "not_found"},
+		{"GET", "/api/v1/sessions?agent=nobody", "", 200, "[]\n"},
 
 		{"GET", "/api/v1/verification?branch=agent-b", "", 200, `"unverified":4`},
 		{"POST", "/api/v1/verification", `{"branch":"agent-b"}`, 200, `"Total":4`},
@@ -384,5 +391,101 @@ func TestSearchScores(t *testing.T) {
 				t.Errorf("hit %v: %s_rank present %v, %s_score present %v; want both or neither", h["record"], r, ranked, r, scored)
 			}
 		}
+	}
+}
+
+// TestOtherSites checks that pages of other sites can neither write into the memory
+// nor read it: cross-origin requests, Hosts that are not this server (DNS
+// rebinding) and bodies a form can send are refused.
+func TestOtherSites(t *testing.T) {
+	ts, c := newServer(t, Options{Hosts: []string{"day1.internal"}})
+	before, err := c.ListFacts(context.Background(), day1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	self := ts.URL
+	host := strings.TrimPrefix(self, "http://")
+	for _, tc := range []struct {
+		name, method, path, body string
+		header                   map[string]string
+		status                   int
+		code                     string
+	}{
+		{"write from another origin", "POST", "/api/v1/facts", `{"text":"x"}`,
+			map[string]string{"Origin": "http://evil.example", "Content-Type": "application/json"}, 403, "forbidden"},
+		{"write as text/plain", "POST", "/api/v1/facts", `{"text":"x"}`,
+			map[string]string{"Content-Type": "text/plain"}, 415, "unsupported_media_type"},
+		{"write as a form", "POST", "/api/v1/facts", `text=x`,
+			map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, 415, "unsupported_media_type"},
+		{"write with no content type", "POST", "/api/v1/facts", `{"text":"x"}`, nil, 415, "unsupported_media_type"},
+		{"merge from another site", "POST", "/api/v1/merges", `{"source":"agent-b","target":"main"}`,
+			map[string]string{"Sec-Fetch-Site": "cross-site", "Content-Type": "application/json"}, 403, "forbidden"},
+		{"archive from another site, no body", "POST", "/api/v1/branches/agent-b/archive", "",
+			map[string]string{"Origin": "http://evil.example"}, 403, "forbidden"},
+		{"import as multipart", "POST", "/api/v1/bundles/import?branch=main", "garbage",
+			map[string]string{"Content-Type": "multipart/form-data; boundary=x"}, 415, "unsupported_media_type"},
+		{"read through a rebound name", "GET", "/api/v1/branches", "",
+			map[string]string{"Host": "attacker.example"}, 403, "forbidden"},
+		{"events through a rebound name", "GET", "/events", "",
+			map[string]string{"Host": "attacker.example:80"}, 403, "forbidden"},
+		{"read from another origin", "GET", "/api/v1/facts", "",
+			map[string]string{"Origin": "http://evil.example"}, 403, "forbidden"},
+		{"read from another port of localhost", "GET", "/api/v1/facts", "",
+			map[string]string{"Sec-Fetch-Site": "same-site"}, 403, "forbidden"},
+		{"read from the inspector", "GET", "/api/v1/branches", "",
+			map[string]string{"Origin": self, "Sec-Fetch-Site": "same-origin"}, 200, ""},
+		{"read as localhost", "GET", "/api/v1/branches", "",
+			map[string]string{"Host": "localhost:" + host[strings.LastIndex(host, ":")+1:]}, 200, ""},
+		{"read as a configured host", "GET", "/api/v1/branches", "",
+			map[string]string{"Host": "day1.internal:7077"}, 200, ""},
+		{"write as JSON with a charset", "POST", "/api/v1/facts", `{"text":"the deploy key rotates monthly"}`,
+			map[string]string{"Content-Type": "application/json; charset=utf-8", "Origin": self}, 201, ""},
+		{"the page stays public", "GET", "/", "", map[string]string{"Host": "localhost"}, 200, ""},
+	} {
+		var rd io.Reader
+		if tc.body != "" {
+			rd = strings.NewReader(tc.body)
+		}
+		// An events stream let through would never end: bound every request.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		req, err := http.NewRequestWithContext(ctx, tc.method, self+tc.path, rd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range tc.header {
+			if k == "Host" {
+				req.Host = v
+				continue
+			}
+			req.Header.Set(k, v)
+		}
+		res, err := ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != tc.status {
+			t.Errorf("%s: status %d, want %d: %s", tc.name, res.StatusCode, tc.status, body)
+			continue
+		}
+		if tc.code != "" {
+			var p Problem
+			if err := json.Unmarshal(body, &p); err != nil || p.Code != tc.code || p.Detail == "" {
+				t.Errorf("%s: problem %s, want code %s", tc.name, body, tc.code)
+			}
+		}
+	}
+	after, err := c.ListFacts(context.Background(), day1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after) != len(before)+1 {
+		t.Errorf("facts: %d before, %d after; want exactly the one same-origin write", len(before), len(after))
+	}
+	b, err := c.GetBranch(context.Background(), "agent-b")
+	if err != nil || b.Status != day1.BranchActive {
+		t.Errorf("agent-b after the refused archive: %+v, %v; want it active", b, err)
 	}
 }

@@ -20,7 +20,8 @@ type Problem struct {
 	Instance string `json:"instance,omitempty"`
 	// Code names the class of error: invalid_argument, not_found, exists, conflict,
 	// merge_blocked, stale, archived, locked, closed, not_supported, too_old,
-	// too_large, unauthorized, method_not_allowed, timeout, internal.
+	// too_large, unsupported_media_type, unauthorized, forbidden, method_not_allowed,
+	// timeout, internal.
 	Code string `json:"code"`
 	// Field is the input a validation error names.
 	Field string `json:"field,omitempty"`
@@ -54,8 +55,11 @@ var classes = []struct {
 func ProblemFor(err error) Problem {
 	p := Problem{Code: "internal", Status: http.StatusInternalServerError, Detail: err.Error()}
 	var mbe *http.MaxBytesError
+	var um *unsupportedMedia
 	if errors.As(err, &mbe) {
 		p.Code, p.Status = "too_large", http.StatusRequestEntityTooLarge
+	} else if errors.As(err, &um) {
+		p.Code, p.Status = "unsupported_media_type", http.StatusUnsupportedMediaType
 	} else {
 		for _, c := range classes {
 			if errors.Is(err, c.err) {

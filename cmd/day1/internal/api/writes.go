@@ -25,6 +25,9 @@ func (s *Server) createTask(w http.ResponseWriter, r *http.Request) (any, error)
 	if err := decode(r, &tr); err != nil {
 		return nil, err
 	}
+	if tr.Objectives == nil {
+		return nil, &badRequest{"objectives", "is required: the list of the task's goals, numbered from 1 in its order ([] for none yet)"}
+	}
 	t, err := s.c.CreateTask(r.Context(), day1.TaskSpec{Name: tr.Name, Objectives: tr.Objectives, Description: tr.Description,
 		Type: tr.Type, Parent: tr.Parent, CreatedBy: tr.CreatedBy, Metadata: tr.Metadata})
 	if err != nil {

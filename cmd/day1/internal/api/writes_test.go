@@ -21,6 +21,8 @@ func TestWrites(t *testing.T) {
 		{"POST", "/api/v1/tasks", `{"name":"t2","objectives":["find it","fix it"],"description":"a second task"}`, 201, `"branch":"task/t2"`, ""},
 		{"POST", "/api/v1/tasks", `{"name":"t2","objectives":["again"]}`, 409, "exists", ""},
 		{"POST", "/api/v1/tasks", `{"name":""}`, 400, "invalid_argument", ""},
+		{"POST", "/api/v1/tasks", `{"name":"t3"}`, 400, "invalid_argument", ""},
+		{"POST", "/api/v1/tasks", `{"name":"t3","objectives":null}`, 400, "invalid_argument", ""},
 		{"POST", "/api/v1/tasks", `{"nom":"x"}`, 400, "invalid_argument", ""},
 		{"POST", "/api/v1/tasks/t2/members", `{"agent":"ann","role":"developer","objectives":[1]}`, 201, `"branch":"task/t2/ann"`, ""},
 		{"POST", "/api/v1/tasks/nope/members", `{"agent":"ann"}`, 404, "not_found", ""},
