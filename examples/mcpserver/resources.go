@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/day1ai/day1"
@@ -34,6 +36,26 @@ func (m *memServer) addResources(s *mcp.Server) {
 	}, m.readReplay)
 }
 
+// codeResourceNotFound is the error code of a read of a missing resource in the
+// protocol versions this server offers (up to 2025-11-25). The SDK's
+// ResourceNotFoundError follows a later revision, which moved it to -32602.
+const codeResourceNotFound = -32002
+
+// resourceNotFound is the error of a read of a resource that does not exist.
+func resourceNotFound(uri string) error {
+	data, _ := json.Marshal(map[string]string{"uri": uri})
+	return &jsonrpc.Error{Code: codeResourceNotFound, Message: "Resource not found: " + uri, Data: data}
+}
+
+// readError is the protocol error of a failed resource read: not found for a
+// missing branch or task, the library's error otherwise.
+func readError(uri string, err error) error {
+	if errors.Is(err, day1.ErrNotFound) || errors.Is(err, day1.ErrInvalidArgument) {
+		return resourceNotFound(uri)
+	}
+	return err
+}
+
 // jsonResource returns v as the JSON content of the resource uri.
 func jsonResource(uri string, v any) (*mcp.ReadResourceResult, error) {
 	data, err := json.MarshalIndent(v, "", "  ")
@@ -59,11 +81,11 @@ func (m *memServer) readTimeline(ctx context.Context, req *mcp.ReadResourceReque
 	uri := req.Params.URI
 	branch, ok := strings.CutPrefix(uri, timelinePrefix)
 	if !ok || branch == "" {
-		return nil, mcp.ResourceNotFoundError(uri)
+		return nil, resourceNotFound(uri)
 	}
 	evs, err := m.c.Timeline(ctx, day1.TimelineQuery{Branch: branch})
 	if err != nil {
-		return nil, err
+		return nil, readError(uri, err)
 	}
 	return jsonResource(uri, timelineOut{Branch: branch, Events: viewEvents(evs)})
 }
@@ -72,11 +94,11 @@ func (m *memServer) readReplay(ctx context.Context, req *mcp.ReadResourceRequest
 	uri := req.Params.URI
 	task, ok := strings.CutPrefix(uri, replayPrefix)
 	if !ok || task == "" {
-		return nil, mcp.ResourceNotFoundError(uri)
+		return nil, resourceNotFound(uri)
 	}
 	tr, err := m.c.TaskReplay(ctx, task, day1.ReplayOptions{})
 	if err != nil {
-		return nil, err
+		return nil, readError(uri, err)
 	}
 	return jsonResource(uri, viewReplay(tr))
 }

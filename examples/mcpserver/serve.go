@@ -32,6 +32,10 @@ const mcpPath = "/mcp"
 // minTokenLen is the shortest bearer token -token takes.
 const minTokenLen = 32
 
+// drainTimeout bounds how long, once standard input has ended, the requests already
+// read may take to be answered before the server stops.
+const drainTimeout = 30 * time.Second
+
 // sessionTimeout closes HTTP sessions idle this long.
 const sessionTimeout = time.Hour
 
@@ -80,7 +84,7 @@ func run(ctx context.Context, o options) error {
 	if o.http != "" {
 		return serveHTTP(ctx, srv, o)
 	}
-	err = srv.Run(ctx, &mcp.StdioTransport{})
+	err = srv.Run(ctx, &lineTransport{r: os.Stdin, w: os.Stdout, drain: drainTimeout})
 	if ctx.Err() != nil {
 		return nil // a signal: a normal stop
 	}
