@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -31,12 +32,37 @@ func BenchmarkPostToolUse(b *testing.B) {
 		fill(b, dir, 5000)
 		benchHook(b, dir, in)
 	})
+	b.Run("direct-1mb", func(b *testing.B) {
+		// A tool response of 1 MB (a long test log): the hook reads it once.
+		big := bigPayload(b, in, 1<<20)
+		dir := b.TempDir()
+		output(b, runHook(b, dir, big))
+		benchHook(b, dir, big)
+	})
 	b.Run("endpoint", func(b *testing.B) {
 		// The MCP server holds the durable store; the hook goes through it.
 		dir := b.TempDir()
 		startServer(b, dir)
 		benchHook(b, dir, in)
 	})
+}
+
+// bigPayload is the PostToolUse input in with a Bash output of about size bytes.
+func bigPayload(b *testing.B, in []byte, size int) []byte {
+	var hook map[string]any
+	if err := json.Unmarshal(in, &hook); err != nil {
+		b.Fatal(err)
+	}
+	var out strings.Builder
+	for i := 0; out.Len() < size; i++ {
+		fmt.Fprintf(&out, "=== RUN   TestLedger%05d\n--- PASS: TestLedger%05d (0.00s)\n", i, i)
+	}
+	hook["tool_response"] = map[string]any{"stdout": out.String(), "stderr": "", "interrupted": false, "isImage": false}
+	data, err := json.Marshal(hook)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return data
 }
 
 // fill writes n observations to the durable store in dir.

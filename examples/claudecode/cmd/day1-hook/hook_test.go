@@ -185,16 +185,16 @@ func checkSession(t *testing.T, c *day1.Client) {
 	var tool, stage *day1.Observation
 	for i := range obs {
 		switch obs[i].Type {
-		case "tool_use":
+		case "error": // the fixture's go test failed
 			tool = &obs[i]
 		case "insight":
 			stage = &obs[i]
 		}
 	}
 	if tool == nil || stage == nil {
-		t.Fatalf("observations = %+v, want a tool_use and an insight", obs)
+		t.Fatalf("observations = %+v, want an error and an insight", obs)
 	}
-	if want := "Bash: go test ./ledger/... → --- FAIL: TestPostRefund (0.00s)"; tool.Summary != want || tool.Tool != "Bash" {
+	if want := "Bash: go test ./ledger/... → error: --- FAIL: TestPostRefund (0.00s)"; tool.Summary != want || tool.Tool != "Bash" {
 		t.Errorf("tool observation = %q (%s), want %q", tool.Summary, tool.Tool, want)
 	}
 	if !strings.Contains(tool.RawInput, `"command":"go test ./ledger/..."`) || !strings.Contains(tool.RawOutput, "refund_test.go:42") {

@@ -1,10 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 )
 
 // The hook events this program handles, as Claude Code names them.
@@ -32,7 +32,7 @@ type hookInput struct {
 	// PostToolUse.
 	ToolName     string          `json:"tool_name,omitempty"`
 	ToolInput    json.RawMessage `json:"tool_input,omitempty"`
-	ToolResponse json.RawMessage `json:"tool_response,omitempty"`
+	ToolResponse any             `json:"tool_response,omitempty"` // decoded once; see parseResponse
 	ToolUseID    string          `json:"tool_use_id,omitempty"`
 
 	// PreCompact: manual or auto, and what the user typed after /compact.
@@ -50,7 +50,7 @@ type hookInput struct {
 // JSON object, and on an input without a session id.
 func parseInput(data []byte) (hookInput, error) {
 	var in hookInput
-	if len(strings.TrimSpace(string(data))) == 0 {
+	if len(bytes.TrimSpace(data)) == 0 {
 		return in, errors.New("no hook input on stdin; Claude Code sends a JSON object")
 	}
 	if err := json.Unmarshal(data, &in); err != nil {

@@ -75,13 +75,37 @@ func TestSummarize(t *testing.T) {
 		{"TodoWrite", `{}`, `null`, "TodoWrite"},
 		{"mcp__x__y", `{"a":1}`, `"ok"`, `mcp__x__y: {"a":1} → ok`},
 	} {
-		if got := summarize(tc.tool, json.RawMessage(tc.in), json.RawMessage(tc.out)); got != tc.want {
+		if got := summarize(tc.tool, json.RawMessage(tc.in), parseResponse(json.RawMessage(tc.out))); got != tc.want {
 			t.Errorf("summarize(%s, %s, %s) = %q, want %q", tc.tool, tc.in, tc.out, got, tc.want)
 		}
 	}
-	o := toolObservation(hookInput{SessionID: "s", ToolName: "WebFetch", ToolInput: json.RawMessage(`{}`), ToolResponse: json.RawMessage(`{"error":"x"}`)})
-	if o.Type != obsError {
-		t.Errorf("a tool error is recorded as %q, want %q", o.Type, obsError)
+}
+
+func TestToolObservationType(t *testing.T) {
+	for _, tc := range []struct {
+		tool, out string
+		want      string
+	}{
+		{"WebFetch", `{"error":"x"}`, obsError},
+		{"Bash", `{"stdout":"--- FAIL: TestX (0.00s)\n    x_test.go:9: got 1\nFAIL\nFAIL\tpkg\t0.01s\n","stderr":"","interrupted":false}`, obsError},
+		{"Bash", `{"stdout":"","stderr":"Traceback (most recent call last):\n  File \"a.py\"\nKeyError: 'x'","interrupted":false}`, obsError},
+		{"Bash", `{"stdout":"","stderr":"","exit_code":2}`, obsError},
+		{"Bash", `{"stdout":"partial","stderr":"","interrupted":true}`, obsError},
+		{"Bash", `{"stdout":"","stderr":"bash: gti: command not found"}`, obsError},
+		{"Bash", `{"stdout":"ok  \tpkg\t0.01s\n","stderr":"","interrupted":false}`, obsToolUse},
+		{"Bash", `{"stdout":"the word FAIL inside a line is fine","stderr":"","exit_code":0}`, obsToolUse},
+		{"Read", `{"type":"text","file":{"content":"--- FAIL: quoted in a file"}}`, obsToolUse},
+		{"Grep", `"a.go:1: panic: not at the start of the output"`, obsToolUse},
+	} {
+		o := toolObservation(hookInput{SessionID: "s", ToolName: tc.tool, ToolInput: json.RawMessage(`{}`), ToolResponse: json.RawMessage(tc.out)})
+		if o.Type != tc.want {
+			t.Errorf("%s %s: recorded as %q, want %q", tc.tool, tc.out, o.Type, tc.want)
+		}
+	}
+	o := toolObservation(hookInput{SessionID: "s", ToolName: "Bash", ToolInput: json.RawMessage(`{"command":"go test ./..."}`),
+		ToolResponse: json.RawMessage(`{"stdout":"=== RUN TestX\n--- FAIL: TestX (0.00s)\n","stderr":""}`)})
+	if want := "Bash: go test ./... → error: --- FAIL: TestX (0.00s)"; o.Summary != want {
+		t.Errorf("summary %q, want %q", o.Summary, want)
 	}
 }
 
