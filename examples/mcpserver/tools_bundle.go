@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -93,5 +94,20 @@ func (m *memServer) bundleImport(ctx context.Context, _ *mcp.ServerSession, in b
 		Created: res.Created, Deduplicated: res.Deduplicated, Superseded: res.Superseded,
 		Updated: res.Updated, Skipped: res.Skipped, Conflicts: res.Conflicts,
 	}
-	return out, fmt.Sprintf("bundle %s imported into %s: %d created, %d already there", out.BundleID, out.Branch, out.Created, out.Deduplicated), nil
+	return out, out.text(), nil
+}
+
+// text says what an import did, every count that is not zero included.
+func (o bundleImportOut) text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "bundle %s imported into %s: %d created, %d already there", o.BundleID, o.Branch, o.Created, o.Deduplicated)
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{o.Updated, "updated"}, {o.Superseded, "superseded"}, {o.Skipped, "skipped (the branch's version kept)"}, {o.Conflicts, "in conflict"}} {
+		if c.n > 0 {
+			fmt.Fprintf(&b, ", %d %s", c.n, c.what)
+		}
+	}
+	return b.String()
 }

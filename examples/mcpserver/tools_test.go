@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -52,6 +54,23 @@ func TestListTools(t *testing.T) {
 	}
 	if len(names) != len(contractTools) {
 		t.Errorf("got %d tools, want %d: %v", len(names), len(contractTools), names)
+	}
+	// The README counts them; the plugin and the server's README name one binary.
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("%d tools", len(names)); !strings.Contains(string(readme), want) {
+		t.Errorf("README.md does not say %q", want)
+	}
+	own, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(own), "\n") {
+		if strings.Contains(l, "go build -o") && !strings.Contains(l, "day1-mcpserver") {
+			t.Errorf("examples/mcpserver/README.md builds another binary than the plugin's day1-mcpserver: %s", l)
+		}
 	}
 
 	// The hooks' arguments are named as the contract says.
@@ -388,5 +407,23 @@ func TestToolErrors(t *testing.T) {
 	w := call[writeFactOut](t, cs, "memory_write_fact", map[string]any{"fact_text": "still here"})
 	if w.Fact.Branch != "main" {
 		t.Errorf("after the errors a write landed on %s", w.Fact.Branch)
+	}
+}
+
+func TestBundleImportText(t *testing.T) {
+	for _, c := range []struct {
+		out  bundleImportOut
+		want string
+	}{
+		{bundleImportOut{BundleID: "b1", Branch: "main", Created: 2, Deduplicated: 1},
+			"bundle b1 imported into main: 2 created, 1 already there"},
+		{bundleImportOut{BundleID: "b1", Branch: "main", Updated: 3},
+			"bundle b1 imported into main: 0 created, 0 already there, 3 updated"},
+		{bundleImportOut{BundleID: "b1", Branch: "x", Superseded: 1, Skipped: 2, Conflicts: 2},
+			"bundle b1 imported into x: 0 created, 0 already there, 1 superseded, 2 skipped (the branch's version kept), 2 in conflict"},
+	} {
+		if got := c.out.text(); got != c.want {
+			t.Errorf("text = %q; want %q", got, c.want)
+		}
 	}
 }
