@@ -305,7 +305,10 @@ func (e *Engine) withEmbeddings(ctx context.Context, recs []store.Record) ([]sto
 	return recs, info, nil
 }
 
-// embedInto embeds the search text of recs[i] for every i of need, in batches.
+// embedInto embeds the search text of recs[i] for every i of need, in batches. A
+// record whose text has nothing to embed (llm.ErrEmptyText: no words, only symbols)
+// is left without an embedding, as the store keeps it; any other failure names the
+// record it met.
 func embedInto(ctx context.Context, emb llm.Embedder, recs []store.Record, need []int) error {
 	const batch = 512
 	for lo := 0; lo < len(need); lo += batch {
@@ -315,14 +318,34 @@ func embedInto(ctx context.Context, emb llm.Embedder, recs []store.Record, need 
 			texts[j] = store.SearchText(recs[i])
 		}
 		vs, err := emb.Embed(ctx, texts)
+		if errors.Is(err, llm.ErrEmptyText) && ctx.Err() == nil {
+			// An embedder fails a batch as a whole: embed one by one, so that only the
+			// texts without words go without a vector.
+			vs, err = make([][]float32, len(part)), nil
+			for j, t := range texts {
+				v, e := emb.Embed(ctx, []string{t})
+				switch {
+				case errors.Is(e, llm.ErrEmptyText):
+					continue
+				case e == nil && len(v) != 1:
+					e = fmt.Errorf("the embedder returned %d vectors for 1 text", len(v))
+				}
+				if e != nil {
+					return fmt.Errorf("day1: embedding bundle record %s: %w", store.RefOf(recs[part[j]]), e)
+				}
+				vs[j] = v[0]
+			}
+		}
 		if err != nil {
-			return fmt.Errorf("day1: embedding bundle records: %w", err)
+			return fmt.Errorf("day1: embedding bundle records %s to %s: %w", store.RefOf(recs[part[0]]), store.RefOf(recs[part[len(part)-1]]), err)
 		}
 		if len(vs) != len(part) {
 			return fmt.Errorf("day1: embedding bundle records: the embedder returned %d vectors for %d texts", len(vs), len(part))
 		}
 		for j, i := range part {
-			recs[i] = store.WithEmbedding(recs[i], vs[j])
+			if vs[j] != nil {
+				recs[i] = store.WithEmbedding(recs[i], vs[j])
+			}
 		}
 	}
 	return nil

@@ -529,3 +529,117 @@ func TestImportBeyondOneBatch(t *testing.T) {
 		t.Errorf("again: %+v, %v; want all deduplicated and no merge", res, err)
 	}
 }
+
+// exportOf creates a bundle of branch in v and returns its file.
+func (v *env) exportOf(t *testing.T, branch string) (Bundle, []byte) {
+	t.Helper()
+	b, err := v.e.Create(bg, CreateRequest{Name: "k", Branch: branch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file bytes.Buffer
+	if _, err := v.e.Export(bg, b.ID, &file, ExportOptions{Compress: true}); err != nil {
+		t.Fatal(err)
+	}
+	return b, file.Bytes()
+}
+
+// An import tells "nothing new" from "something clashed" by its counts: records the
+// branch holds already with the same content are deduplicated, whatever their
+// provenance and times, and left as they are.
+func TestImportFindsWhatIsThereAlready(t *testing.T) {
+	t.Parallel()
+	src := newEnv(t)
+	src.put(t, "main", verified("f1", "Bundle text one"), verified("f2", "Bundle text two"),
+		store.Relation{ID: "r1", Source: "Gateway", Target: "AuthService", Type: "calls"})
+	v := src.listAll(t, "main")
+	for _, r := range v {
+		if f, ok := r.(store.Fact); ok {
+			f.Status = store.FactVerified
+			src.put(t, "main", f)
+		}
+	}
+	b, file := src.exportOf(t, "main")
+
+	// Back into the branch it came from.
+	before := src.listAll(t, "main")
+	res, err := src.e.Import(bg, ImportRequest{From: bytes.NewReader(file)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Deduplicated != b.Counts.Total() || res.Created+res.Updated+res.Skipped+res.Conflicts+res.Superseded != 0 {
+		t.Errorf("import into the source branch = %+v; want all %d deduplicated", res, b.Counts.Total())
+	}
+	if d := cmp.Diff(before, src.listAll(t, "main")); d != "" {
+		t.Errorf("the import changed its source branch:\n%s", d)
+	}
+
+	// Into a branch that holds one of its facts, written there on its own.
+	dst := newEnv(t)
+	f1 := verified("f1", "Bundle text one")
+	f1.Status = store.FactVerified
+	dst.put(t, "main", f1)
+	res, err = dst.e.Import(bg, ImportRequest{From: bytes.NewReader(file)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Deduplicated != 1 || res.Created != b.Counts.Total()-1 || res.Updated+res.Skipped+res.Conflicts != 0 {
+		t.Errorf("import into a branch holding f1 = %+v; want f1 deduplicated and the rest created", res)
+	}
+	got, err := dst.st.Get(bg, store.View{}, store.FactRef("f1"))
+	if err != nil || len(metaOf(got)) != 0 {
+		t.Errorf("f1 after the import = %+v, %v; want it untouched, with no provenance", got, err)
+	}
+}
+
+// A record the store accepted can be bundled: a fact with no words has no
+// embedding, and travels without one.
+func TestBundleOfFactsWithoutWords(t *testing.T) {
+	t.Parallel()
+	src := newEnv(t)
+	src.put(t, "main", verified("f-sym", "<<< >>> !!!"), verified("f-emoji", "🙂🙂🙂"), verified("f-words", "The queue drains every minute"))
+	_, file := src.exportOf(t, "main")
+	dst := newEnv(t)
+	res, err := dst.e.Import(bg, ImportRequest{From: bytes.NewReader(file)})
+	if err != nil || res.Created != 3 {
+		t.Fatalf("import = %+v, %v; want 3 created", res, err)
+	}
+	for id, dims := range map[string]int{"f-sym": 0, "f-emoji": 0, "f-words": 64} {
+		r, err := dst.st.Get(bg, store.View{}, store.FactRef(id))
+		if err != nil || len(store.EmbeddingOf(r)) != dims {
+			t.Errorf("%s: %v, %d embedding values; want %d", id, err, len(store.EmbeddingOf(r)), dims)
+		}
+	}
+	// Another embedder embeds again on import, and passes over the wordless ones.
+	other := newEnv(t)
+	other.e.Embedder = llm.NewLocalEmbedder(32)
+	if res, err := other.e.Import(bg, ImportRequest{From: bytes.NewReader(file)}); err != nil || res.Created != 3 {
+		t.Errorf("import with another embedder = %+v, %v", res, err)
+	}
+}
+
+// The provenance an import adds does not count against the user's metadata budget.
+func TestImportProvenanceOutsideTheMetadataBudget(t *testing.T) {
+	t.Parallel()
+	src := newEnv(t)
+	f := verified("f-full", "A fact with every metadata pair the store allows")
+	f.Metadata = map[string]string{}
+	for i := range store.MaxMetadataPairs {
+		f.Metadata[fmt.Sprintf("k%02d", i)] = "v"
+	}
+	src.put(t, "main", f)
+	_, file := src.exportOf(t, "main")
+	dst := newEnv(t)
+	if res, err := dst.e.Import(bg, ImportRequest{From: bytes.NewReader(file)}); err != nil || res.Created != 1 {
+		t.Fatalf("import = %+v, %v; want the fact created", res, err)
+	}
+	got, err := dst.st.Get(bg, store.View{}, store.FactRef("f-full"))
+	if err != nil || len(metaOf(got)) != store.MaxMetadataPairs+3 || metaOf(got)[MetaBundleID] == "" {
+		t.Errorf("imported fact: %d metadata pairs, %v; want %d and the provenance", len(metaOf(got)), err, store.MaxMetadataPairs+3)
+	}
+	// The user's own pairs stay bounded.
+	f.Metadata["one-more"] = "v"
+	if _, err := src.st.Put(bg, "main", []store.Record{f}, store.PutOptions{}); !errors.Is(err, store.ErrInvalidArgument) {
+		t.Errorf("a fact with %d pairs of its own: %v; want an invalid argument", len(f.Metadata), err)
+	}
+}

@@ -174,7 +174,8 @@ type Writer struct {
 // the file is gzip-compressed. m.Format, m.FormatVersion and a zero m.CreatedAt are
 // filled in; m.Counts must be the counts of the records that follow, which Close
 // checks. When m.Embedder.Dimensions is set, every fact and observation must carry an
-// embedding of that length; otherwise none may carry one.
+// embedding of that length, or none when its text has no words to embed; otherwise
+// no record may carry one.
 func NewWriter(w io.Writer, m Manifest, compress bool) (*Writer, error) {
 	m.Format, m.FormatVersion = FormatName, FormatVersion
 	if m.CreatedAt.IsZero() {
@@ -242,7 +243,7 @@ func (w *Writer) write(r store.Record) error {
 	switch {
 	case w.dims == 0 && len(emb) > 0:
 		return store.Invalid("record", fmt.Sprintf("%s carries an embedding, but the manifest names no embedder", ref), ref)
-	case w.dims > 0 && (ref.Kind == store.KindFact || ref.Kind == store.KindObservation) && len(emb) != w.dims:
+	case w.dims > 0 && len(emb) > 0 && len(emb) != w.dims:
 		return store.Invalid("record", fmt.Sprintf("%s carries an embedding of %d values; the manifest says %d", ref, len(emb), w.dims), ref)
 	}
 	r = store.WithBranch(r, "")

@@ -13,11 +13,11 @@ import (
 )
 
 // Provenance: the metadata keys (Properties for a relation) every imported record
-// carries.
+// carries. They do not count against store.MaxMetadataPairs.
 const (
-	MetaBundleID     = "bundle_id"        // the bundle's id
-	MetaBundleSource = "bundle_source"    // the bundle's source: task/<name> or the branch
-	MetaOriginID     = "bundle_origin_id" // the record's id in the bundle
+	MetaBundleID     = store.MetaBundleID     // the bundle's id
+	MetaBundleSource = store.MetaBundleSource // the bundle's source: task/<name> or the branch
+	MetaOriginID     = store.MetaOriginID     // the record's id in the bundle
 )
 
 // ConflictPolicy says what an import does with a record whose id the target branch
@@ -320,7 +320,7 @@ func (e *Engine) settle(ctx context.Context, req ImportRequest, recs []store.Rec
 		switch {
 		case !ok:
 			out = append(out, r)
-		case store.SameContentExceptEmbedding(toMicros(store.WithBranch(cur, "")), toMicros(r)):
+		case sameKnowledge(cur, r):
 			res.Deduplicated++
 		default:
 			res.Conflicts++
@@ -415,26 +415,46 @@ func count(results []store.PutResult, res *ImportResult) {
 	}
 }
 
-// toMicros returns r with its times cut to whole microseconds, the precision every
-// store keeps (MatrixOne's DATETIME(6)), so that a record read back from any store
-// compares equal to the bundle's.
-func toMicros(r store.Record) store.Record {
-	cut := func(t time.Time) time.Time { return t.Truncate(time.Microsecond) }
+// sameKnowledge reports whether a branch's version cur of a record already holds what
+// the bundle's r holds: the same content apart from what an import or a store stamps
+// on a record (the provenance keys, the times of writing and of a verdict, the
+// branch, the embedding). Importing a bundle into the branch it came from, or into
+// one that holds some of its records, finds them deduplicated, not in conflict.
+func sameKnowledge(cur, r store.Record) bool {
+	return store.SameContentExceptEmbedding(knowledgeOf(cur), knowledgeOf(r))
+}
+
+// knowledgeOf returns r without its provenance keys, its branch and the times a
+// store stamps; relations' ValidFrom and ValidTo, which are content, are cut to whole
+// microseconds, the precision every store keeps (MatrixOne's DATETIME(6)).
+func knowledgeOf(r store.Record) store.Record {
+	micros := func(t time.Time) time.Time { return t.Truncate(time.Microsecond) }
+	strip := func(m map[string]string) map[string]string {
+		if m[MetaBundleID] == "" && m[MetaOriginID] == "" && m[MetaBundleSource] == "" {
+			return m
+		}
+		m = maps.Clone(m)
+		delete(m, MetaBundleID)
+		delete(m, MetaOriginID)
+		delete(m, MetaBundleSource)
+		return m
+	}
+	r = store.WithBranch(r, "")
 	switch v := r.(type) {
 	case store.Fact:
-		v.CreatedAt, v.UpdatedAt, v.Verify.At = cut(v.CreatedAt), cut(v.UpdatedAt), cut(v.Verify.At)
+		v.CreatedAt, v.UpdatedAt, v.Verify.At, v.Metadata = time.Time{}, time.Time{}, time.Time{}, strip(v.Metadata)
 		return v
 	case store.Observation:
-		v.CreatedAt = cut(v.CreatedAt)
+		v.CreatedAt, v.Metadata = time.Time{}, strip(v.Metadata)
 		return v
 	case store.Relation:
-		v.CreatedAt, v.ValidFrom, v.ValidTo = cut(v.CreatedAt), cut(v.ValidFrom), cut(v.ValidTo)
+		v.CreatedAt, v.ValidFrom, v.ValidTo, v.Properties = time.Time{}, micros(v.ValidFrom), micros(v.ValidTo), strip(v.Properties)
 		return v
 	case store.Conversation:
-		v.CreatedAt, v.UpdatedAt, v.Verify.At = cut(v.CreatedAt), cut(v.UpdatedAt), cut(v.Verify.At)
+		v.CreatedAt, v.UpdatedAt, v.Verify.At, v.Metadata = time.Time{}, time.Time{}, time.Time{}, strip(v.Metadata)
 		return v
 	case store.Message:
-		v.CreatedAt = cut(v.CreatedAt)
+		v.CreatedAt, v.Metadata = time.Time{}, strip(v.Metadata)
 		return v
 	}
 	return r

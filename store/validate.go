@@ -132,9 +132,30 @@ func validateText(field, s string, max int, required bool) error {
 	return nil
 }
 
+// Provenance keys: the metadata keys (a relation's Properties) a bundle import
+// writes on each record it lands, naming the bundle it came from. They are the
+// system's, not the user's: MaxMetadataPairs counts the pairs besides them.
+const (
+	MetaBundleID     = "bundle_id"        // the bundle's id
+	MetaBundleSource = "bundle_source"    // the bundle's source: task/<name> or the branch
+	MetaOriginID     = "bundle_origin_id" // the record's id in the bundle
+)
+
+// userPairs is the number of m's pairs that count against MaxMetadataPairs: all but
+// the provenance keys.
+func userPairs(m map[string]string) int {
+	n := len(m)
+	for _, k := range []string{MetaBundleID, MetaBundleSource, MetaOriginID} {
+		if _, ok := m[k]; ok {
+			n--
+		}
+	}
+	return n
+}
+
 func validateMeta(field string, m map[string]string) error {
-	if len(m) > MaxMetadataPairs {
-		return Invalid(field, fmt.Sprintf("has %d pairs; at most %d are allowed", len(m), MaxMetadataPairs), nil)
+	if n := userPairs(m); n > MaxMetadataPairs {
+		return Invalid(field, fmt.Sprintf("has %d pairs; at most %d are allowed (the provenance keys of an imported record not counted)", n, MaxMetadataPairs), nil)
 	}
 	for k, v := range m {
 		if k == "" || len(k) > 256 || !utf8.ValidString(k) {
