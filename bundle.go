@@ -41,8 +41,8 @@ type (
 	// content.
 	BundleConflictPolicy = bundle.ConflictPolicy
 	// BundleFormatError says where a bundle file is wrong; it matches
-	// ErrInvalidArgument and one of the bundle package's errors (bundle.ErrTampered,
-	// bundle.ErrVersion, ...).
+	// ErrInvalidArgument, ErrBundleFormat and the more specific of the bundle errors
+	// below (ErrBundleTampered, ErrBundleVersion, ...).
 	BundleFormatError = bundle.FormatError
 	// BundleConflictError lists the records an import with BundleFailOnConflict met
 	// with other content; it matches ErrConflict.
@@ -66,6 +66,21 @@ const (
 	BundleKeepTarget     = bundle.KeepTarget
 	BundleTakeBundle     = bundle.TakeBundle
 	BundleFailOnConflict = bundle.FailOnConflict
+)
+
+// Bundle errors: what is wrong with a bundle file. Each matches ErrBundleFormat,
+// which matches ErrInvalidArgument; a *BundleFormatError carries the line.
+var (
+	// ErrBundleFormat: the input is not a valid day1 bundle.
+	ErrBundleFormat = bundle.ErrFormat
+	// ErrBundleVersion: the bundle's format version is not one this reader takes.
+	ErrBundleVersion = bundle.ErrVersion
+	// ErrBundleTampered: the bundle's content does not match its seal.
+	ErrBundleTampered = bundle.ErrTampered
+	// ErrBundleTruncated: the bundle ends before its seal.
+	ErrBundleTruncated = bundle.ErrTruncated
+	// ErrBundleTooLarge: the bundle exceeds ImportBundleRequest.MaxBytes.
+	ErrBundleTooLarge = bundle.ErrTooLarge
 )
 
 // The provenance keys an imported record carries in its Metadata (a relation in its

@@ -343,7 +343,10 @@ func NewReader(r io.Reader, maxBytes int64) (*Reader, error) {
 		if err != nil {
 			return nil, formatErr(ErrFormat, 0, err, "a gzip header that cannot be read")
 		}
-		src = damaged{gz}
+		// A bundle is one gzip member: bytes after it are not the start of another
+		// member cut short, but data that does not belong to the file.
+		gz.Multistream(false)
+		src = &damaged{r: gz, after: peek}
 	case len(magic) == 4 && magic[0] == 0x28 && magic[1] == 0xb5 && magic[2] == 0x2f && magic[3] == 0xfd:
 		return nil, formatErr(ErrFormat, 0, nil, "zstd-compressed; this reader takes plain or gzip-compressed bundles")
 	}
@@ -563,13 +566,21 @@ func decodeAs[T store.Record](raw json.RawMessage) (store.Record, error) {
 }
 
 // damaged turns the errors of a gzip stream into *FormatError: a stream cut short
-// is ErrTruncated, any other fault ErrFormat.
-type damaged struct{ r io.Reader }
+// is ErrTruncated, bytes after the end of the stream and any other fault ErrFormat.
+type damaged struct {
+	r     io.Reader     // the gzip stream
+	after *bufio.Reader // what the stream is read from, to look past its end
+}
 
-func (d damaged) Read(p []byte) (int, error) {
+func (d *damaged) Read(p []byte) (int, error) {
 	n, err := d.r.Read(p)
 	switch {
-	case err == nil || errors.Is(err, io.EOF):
+	case err == nil:
+		return n, nil
+	case errors.Is(err, io.EOF):
+		if rest, _ := d.after.Peek(1); len(rest) > 0 {
+			return n, formatErr(ErrFormat, 0, nil, "data after the end of the compressed stream")
+		}
 		return n, err
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return n, formatErr(ErrTruncated, 0, err, "the compressed stream is cut short")

@@ -176,12 +176,18 @@ func TestReaderRejectsBadInput(t *testing.T) {
 		{"a record naming a branch", []byte(strings.Replace(good, `{"id":"r1",`, `{"id":"r1","branch":"main",`, 1)), 0, ErrFormat},
 		{"a bad embedding", []byte(strings.Replace(good, `"embedding":"`, `"embedding":"!!`, 1)), 0, ErrFormat},
 		{"a line that is not JSON", []byte(strings.Join(append(append(lines[:2:2], "not json\n"), lines[2:]...), "")), 0, ErrFormat},
+		{"8 bytes after a compressed file", append(bytes.Clone(gz), "garbage!"...), 0, ErrFormat},
+		{"64 bytes after a compressed file", append(bytes.Clone(gz), bytes.Repeat([]byte("x"), 64)...), 0, ErrFormat},
+		{"a second compressed file after the first", append(bytes.Clone(gz), gz...), 0, ErrFormat},
 	}
 	for _, c := range cases {
 		_, _, err := readAll(c.input, c.max)
 		var fe *FormatError
 		if !errors.As(err, &fe) || !errors.Is(err, c.kind) || !errors.Is(err, store.ErrInvalidArgument) {
 			t.Errorf("%s: %v; want a *FormatError matching %v", c.name, err, c.kind)
+		}
+		if c.kind == ErrFormat && errors.Is(err, ErrTruncated) {
+			t.Errorf("%s: %v; the file is not truncated", c.name, err)
 		}
 	}
 }
