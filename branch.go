@@ -29,7 +29,7 @@ func (c *Client) Branch(ctx context.Context, name string, opts BranchOptions) (B
 	if err := c.use(ctx); err != nil {
 		return Branch{}, err
 	}
-	at, err := opts.At.point()
+	at, err := checkAt("BranchOptions.At", opts.At)
 	if err != nil {
 		return Branch{}, err
 	}

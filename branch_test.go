@@ -277,8 +277,8 @@ func TestBranchLifecycle(t *testing.T) {
 	if _, err := c.Branch(ctx, "bad name", BranchOptions{}); !errors.As(err, &ve) {
 		t.Errorf("bad branch name: err = %v, want a *ValidationError", err)
 	}
-	if _, err := c.Branch(ctx, "x", BranchOptions{At: At{Snapshot: "s", Time: t0}}); !errors.As(err, &ve) || ve.Field != "At" {
-		t.Errorf("At with both fields: err = %v, want a *ValidationError on At", err)
+	if _, err := c.Branch(ctx, "x", BranchOptions{At: At{Snapshot: "s", Time: t0}}); !errors.As(err, &ve) || ve.Field != "BranchOptions.At" {
+		t.Errorf("At with both fields: err = %v, want a *ValidationError on BranchOptions.At", err)
 	}
 }
 

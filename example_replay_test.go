@@ -180,3 +180,39 @@ func ExampleClient_ForkConversation() {
 	// diverge at message 3 after 2 in common
 	// tool: bash "go test ./auth" vs grep "grep -rn expiry auth/"
 }
+
+// A replay lists the decision points of the task's conversations, and reads the task
+// at any point of the past with the same At as every other read.
+func ExampleClient_TaskReplay_decisions() {
+	ctx := context.Background()
+	c, err := day1.Open(ctx, exampleConfig())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	exampleOAuthRun(ctx, c, "fix-oauth", "Retry the refresh with exponential backoff before dropping the token")
+
+	tr, err := c.TaskReplay(ctx, "fix-oauth", day1.ReplayOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, d := range tr.Decisions {
+		fmt.Printf("%s, message %d: %s %v\n", d.Agent, d.Seq, d.Content, d.Reasons)
+	}
+	// The task as it stood when the investigator wrote its first fact.
+	var first day1.ReplayEvent
+	for _, ev := range tr.Timeline {
+		if ev.Kind == day1.ReplayFact {
+			first = ev
+			break
+		}
+	}
+	then, err := c.TaskReplay(ctx, "fix-oauth", day1.ReplayOptions{AsOf: day1.AtTime(first.At)})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(len(then.Agents), "agent then;", then.Task.Status)
+	// Output:
+	// investigator, message 2: I'll grep the token service for the refresh path [intent before a successful tool call]
+	// 1 agent then; active
+}

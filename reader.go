@@ -156,7 +156,7 @@ func (r reader) Messages(ctx context.Context, branch, conversationID string) ([]
 // view resolves a branch name into the store view this reader reads. An empty branch
 // of a snapshot view is the snapshot's branch.
 func (r reader) view(ctx context.Context, branch string) (store.View, error) {
-	at, err := r.at.point()
+	at, err := checkAt("At", r.at)
 	if err != nil {
 		return store.View{}, err
 	}

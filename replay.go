@@ -110,6 +110,9 @@ func (c *Client) TaskReplay(ctx context.Context, task string, opts ReplayOptions
 	if err := c.use(ctx); err != nil {
 		return TaskReplay{}, err
 	}
+	if _, err := checkAt("ReplayOptions.AsOf", opts.AsOf); err != nil {
+		return TaskReplay{}, err
+	}
 	return c.replayer().TaskReplay(ctx, task, opts)
 }
 

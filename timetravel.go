@@ -7,14 +7,11 @@ import (
 )
 
 // At is a point in the past: a named snapshot or an instant. The zero At is the head.
-// Build one with AtSnapshot or AtTime.
-type At struct {
-	// Snapshot names a snapshot; reads see its branch as it was when it was taken.
-	Snapshot string
-	// Time is an instant; reads see each branch as it was then. Set Snapshot or Time,
-	// not both.
-	Time time.Time
-}
+// Build one with AtSnapshot or AtTime. Snapshot names a snapshot: reads see its
+// branch as it was when it was taken. Time is an instant: reads see each branch as it
+// was then. Set one of them, not both. It is the store's Point, so the same value
+// serves every read of the past (TimeTravel, BranchOptions.At, ReplayOptions.AsOf).
+type At = store.Point
 
 // AtSnapshot returns the point a named snapshot captures.
 func AtSnapshot(name string) At { return At{Snapshot: name} }
@@ -22,20 +19,17 @@ func AtSnapshot(name string) At { return At{Snapshot: name} }
 // AtTime returns the instant t.
 func AtTime(t time.Time) At { return At{Time: t} }
 
-// IsHead reports whether a is the zero At: the head of a branch.
-func (a At) IsHead() bool { return a.Snapshot == "" && a.Time.IsZero() }
-
-// point checks a and converts it for the store.
-func (a At) point() (store.Point, error) {
+// checkAt checks a point given as field (At, BranchOptions.At, ReplayOptions.AsOf).
+func checkAt(field string, a At) (store.Point, error) {
 	if a.Snapshot != "" && !a.Time.IsZero() {
-		return store.Point{}, store.Invalid("At", "set Snapshot or Time, not both", nil)
+		return store.Point{}, store.Invalid(field, "set Snapshot or Time, not both", nil)
 	}
 	if a.Snapshot != "" {
-		if err := store.ValidateID("At.Snapshot", a.Snapshot); err != nil {
+		if err := store.ValidateID(field+".Snapshot", a.Snapshot); err != nil {
 			return store.Point{}, err
 		}
 	}
-	return store.Point{Snapshot: a.Snapshot, Time: a.Time}, nil
+	return a, nil
 }
 
 // View reads memory as it was at one point in the past. It has every read method of

@@ -26,12 +26,12 @@ const (
 // recovers from a tool error or precedes a tool call that worked (see
 // curation.FindDecisions).
 type Decision struct {
-	Conversation string
-	MessageID    string
-	Seq          int
-	Agent        string
-	Content      string
-	Reasons      []string
+	Conversation string   `json:"conversation_id"`
+	MessageID    string   `json:"message_id"`
+	Seq          int      `json:"seq"`
+	Agent        string   `json:"agent,omitempty"`
+	Content      string   `json:"content"`
+	Reasons      []string `json:"reasons"`
 }
 
 // RunSummary is one run's side of a comparison.

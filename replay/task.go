@@ -37,6 +37,16 @@ func (e *Engine) TaskReplay(ctx context.Context, task string, opts Options) (Tas
 	out := TaskReplay{Task: r.task, AsOf: r.cutoff, Timeline: timeline}
 	out.Agents = contributions(r)
 	out.KeyFacts, out.KeyConversations = keyRecords(r)
+	if !opts.ExcludeConversations {
+		out.Decisions = decisions(r)
+		if opts.VerifiedOnly {
+			verified := map[string]bool{}
+			for _, c := range out.KeyConversations {
+				verified[c.ID] = true
+			}
+			out.Decisions = slices.DeleteFunc(out.Decisions, func(d Decision) bool { return !verified[d.Conversation] })
+		}
+	}
 	out.Outcome = outcome(r, timeline)
 	return out, nil
 }

@@ -204,15 +204,17 @@ func TestTaskReplayOptions(t *testing.T) {
 		}
 		return n
 	}
+	const decision = "I'll grep the token service for the refresh path"
 	tests := []struct {
-		name string
-		opts replay.Options
-		want map[replay.EventKind]int // counts of these kinds
+		name      string
+		opts      replay.Options
+		want      map[replay.EventKind]int // counts of these kinds
+		decisions []string                 // the contents of the decision points
 	}{
-		{"default", replay.Options{}, map[replay.EventKind]int{replay.EventConversation: 1, replay.EventMessage: 5, replay.EventObservation: 0, replay.EventFact: 3}},
-		{"observations", replay.Options{IncludeObservations: true}, map[replay.EventKind]int{replay.EventObservation: 1, replay.EventFact: 3}},
-		{"no conversations", replay.Options{ExcludeConversations: true}, map[replay.EventKind]int{replay.EventConversation: 0, replay.EventMessage: 0, replay.EventFact: 3}},
-		{"verified only", replay.Options{VerifiedOnly: true}, map[replay.EventKind]int{replay.EventConversation: 0, replay.EventMessage: 0, replay.EventFact: 1, replay.EventVerification: 1, replay.EventHandoffCreated: 1}},
+		{"default", replay.Options{}, map[replay.EventKind]int{replay.EventConversation: 1, replay.EventMessage: 5, replay.EventObservation: 0, replay.EventFact: 3}, []string{decision}},
+		{"observations", replay.Options{IncludeObservations: true}, map[replay.EventKind]int{replay.EventObservation: 1, replay.EventFact: 3}, []string{decision}},
+		{"no conversations", replay.Options{ExcludeConversations: true}, map[replay.EventKind]int{replay.EventConversation: 0, replay.EventMessage: 0, replay.EventFact: 3}, nil},
+		{"verified only", replay.Options{VerifiedOnly: true}, map[replay.EventKind]int{replay.EventConversation: 0, replay.EventMessage: 0, replay.EventFact: 1, replay.EventVerification: 1, replay.EventHandoffCreated: 1}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -227,6 +229,16 @@ func TestTaskReplayOptions(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("event counts (-want +got):\n%s", diff)
+			}
+			var decisions []string
+			for _, d := range tr.Decisions {
+				decisions = append(decisions, d.Content)
+				if d.Conversation == "" || d.MessageID == "" || d.Seq == 0 || len(d.Reasons) == 0 {
+					t.Errorf("decision %+v lacks its place or reasons", d)
+				}
+			}
+			if diff := cmp.Diff(tt.decisions, decisions); diff != "" {
+				t.Errorf("decisions (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -202,6 +202,12 @@ type TaskReplay struct {
 	KeyFacts []store.Fact
 	// KeyConversations are the verified conversations, oldest first.
 	KeyConversations []store.Conversation
+	// Decisions are the decision points of the run's conversations (assistant
+	// messages that state an intent, recover from a tool error or precede a tool call
+	// that worked; see curation.FindDecisions), conversation by conversation in the
+	// order they began, each by Seq. With VerifiedOnly, those of verified
+	// conversations only; none with ExcludeConversations.
+	Decisions []Decision
 	// Outcome is how the task ended.
 	Outcome Outcome
 }

@@ -43,7 +43,19 @@ type taskReplayOut struct {
 	Timeline []eventView        `json:"timeline"`
 	Agents   []contributionView `json:"agents"`
 	KeyFacts []factView         `json:"key_facts" jsonschema:"the verified facts, oldest first"`
-	Outcome  outcomeView        `json:"outcome"`
+	// Decisions are the run's decision points.
+	Decisions []decisionView `json:"decisions" jsonschema:"the decision points of the task's conversations, in order"`
+	Outcome   outcomeView    `json:"outcome"`
+}
+
+// decisionView is a decision point of a replayed task.
+type decisionView struct {
+	ConversationID string   `json:"conversation_id"`
+	MessageID      string   `json:"message_id"`
+	Seq            int      `json:"seq"`
+	Agent          string   `json:"agent,omitempty"`
+	Content        string   `json:"content"`
+	Reasons        []string `json:"reasons" jsonschema:"why the message is a decision point: intent, recovery, tool_success"`
 }
 
 type compareTasksIn struct {
@@ -103,6 +115,10 @@ func viewReplay(tr day1.TaskReplay) taskReplayOut {
 			Facts: tr.Outcome.Facts, FactsVerified: tr.Outcome.FactsVerified,
 			VerificationScore: tr.Outcome.VerificationScore, DurationSeconds: tr.Outcome.Duration.Seconds(),
 		},
+	}
+	out.Decisions = make([]decisionView, len(tr.Decisions))
+	for i, d := range tr.Decisions {
+		out.Decisions[i] = decisionView{ConversationID: d.Conversation, MessageID: d.MessageID, Seq: d.Seq, Agent: d.Agent, Content: d.Content, Reasons: d.Reasons}
 	}
 	for i, e := range tr.Timeline {
 		out.Timeline[i] = eventView{At: e.At, Kind: string(e.Kind), ID: e.ID, Branch: e.Branch, Agent: e.Agent, Summary: e.Summary}

@@ -150,6 +150,7 @@ func TestRoutes(t *testing.T) {
 		{"GET", "/api/v1/tasks/fix-auth", "", 200, `"investigator"`},
 		{"GET", "/api/v1/tasks/nope", "", 404, "not_found"},
 		{"GET", "/api/v1/tasks/fix-auth/replay", "", 200, `"timeline"`},
+		{"GET", "/api/v1/tasks/fix-auth/replay", "", 200, `"decisions":[`},
 		{"GET", "/api/v1/tasks/nope/replay", "", 404, "not_found"},
 		{"GET", "/api/v1/handoffs?task=fix-auth", "", 200, `"to_agent":"expert"`},
 		{"GET", "/api/v1/handoffs/nope", "", 404, "not_found"},

@@ -29,7 +29,9 @@ type Replay struct {
 	Timeline []ReplayStep        `json:"timeline"`
 	Agents   []day1.Contribution `json:"agents"`
 	KeyFacts []*memview.Record   `json:"key_facts"`
-	Outcome  day1.TaskOutcome    `json:"outcome"`
+	// Decisions are the decision points of the task's conversations, in order.
+	Decisions []day1.RunDecision `json:"decisions"`
+	Outcome   day1.TaskOutcome   `json:"outcome"`
 }
 
 // ReplayStep is one step of a replay.
@@ -45,7 +47,7 @@ type ReplayStep struct {
 
 // ReplayView returns the view of a replay.
 func ReplayView(tr day1.TaskReplay) Replay {
-	out := Replay{Task: tr.Task, AsOf: tr.AsOf, Agents: tr.Agents, Outcome: tr.Outcome,
+	out := Replay{Task: tr.Task, AsOf: tr.AsOf, Agents: tr.Agents, Outcome: tr.Outcome, Decisions: append([]day1.RunDecision{}, tr.Decisions...),
 		Timeline: make([]ReplayStep, len(tr.Timeline)), KeyFacts: make([]*memview.Record, len(tr.KeyFacts))}
 	for i, e := range tr.Timeline {
 		out.Timeline[i] = ReplayStep{Kind: e.Kind, At: e.At, Branch: e.Branch, Agent: e.Agent, ID: e.ID, Seq: e.Seq, Summary: e.Summary}
