@@ -40,6 +40,11 @@ type (
 	// BundleConflictPolicy settles imported records the branch holds with other
 	// content.
 	BundleConflictPolicy = bundle.ConflictPolicy
+	// ImportBundleProgress says how far an import has come
+	// (ImportBundleRequest.Progress).
+	ImportBundleProgress = bundle.ImportProgress
+	// ImportBundlePhase names a step of an import: check, write, merge.
+	ImportBundlePhase = bundle.ImportPhase
 	// BundleFormatError says where a bundle file is wrong; it matches
 	// ErrInvalidArgument, ErrBundleFormat and the more specific of the bundle errors
 	// below (ErrBundleTampered, ErrBundleVersion, ...).
@@ -62,6 +67,10 @@ const (
 	BundlePrivate = bundle.Private
 	BundleTeam    = bundle.Team
 	BundlePublic  = bundle.Public
+
+	ImportBundleCheck = bundle.PhaseCheck
+	ImportBundleWrite = bundle.PhaseWrite
+	ImportBundleMerge = bundle.PhaseMerge
 
 	BundleKeepTarget     = bundle.KeepTarget
 	BundleTakeBundle     = bundle.TakeBundle

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -641,5 +643,81 @@ func TestImportProvenanceOutsideTheMetadataBudget(t *testing.T) {
 	f.Metadata["one-more"] = "v"
 	if _, err := src.st.Put(bg, "main", []store.Record{f}, store.PutOptions{}); !errors.Is(err, store.ErrInvalidArgument) {
 		t.Errorf("a fact with %d pairs of its own: %v; want an invalid argument", len(f.Metadata), err)
+	}
+}
+
+// bigBundle returns the file of a bundle of n verified facts.
+func bigBundle(t *testing.T, n int) []byte {
+	t.Helper()
+	src := newEnv(t)
+	var recs []store.Record
+	for i := range n {
+		recs = append(recs, verified(fmt.Sprintf("f%05d", i), fmt.Sprintf("fact number %d about subsystem %d", i, i%97)))
+	}
+	src.put(t, "main", recs...)
+	var file bytes.Buffer
+	if _, err := src.e.WriteFile(bg, &file, CreateRequest{Name: "big", Branch: "main"}, true); err != nil {
+		t.Fatal(err)
+	}
+	return file.Bytes()
+}
+
+// onlyReader hides every method of a reader but Read, as a pipe or a network stream.
+type onlyReader struct{ r io.Reader }
+
+func (o onlyReader) Read(p []byte) (int, error) { return o.r.Read(p) }
+
+// An import reads a bundle a batch at a time: it reports its progress, stops between
+// batches when cancelled, and leaves nothing behind, a temporary copy of a stream
+// included.
+func TestImportStreams(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	n := 2*ImportBatch + 500
+	file := bigBundle(t, n)
+
+	dst := newEnv(t)
+	var seen []ImportProgress
+	res, err := dst.e.Import(bg, ImportRequest{From: onlyReader{bytes.NewReader(file)}, Progress: func(p ImportProgress) { seen = append(seen, p) }})
+	if err != nil || res.Created != n || res.Merge == "" {
+		t.Fatalf("import from a stream = %+v, %v; want %d created through a merge", res, err, n)
+	}
+	want := []ImportProgress{
+		{PhaseCheck, 1000, n}, {PhaseCheck, 2000, n}, {PhaseCheck, n, n},
+		{PhaseWrite, 1000, n}, {PhaseWrite, 2000, n}, {PhaseWrite, n, n}, {PhaseMerge, n, n},
+	}
+	if d := cmp.Diff(want, seen); d != "" {
+		t.Errorf("progress (-want +got):\n%s", d)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("the import left %d files in the temporary folder", len(left))
+	}
+
+	// Cancelled in the middle of writing: nothing lands, no staging branch stays.
+	dst = newEnv(t)
+	ctx, cancel := context.WithCancel(bg)
+	defer cancel()
+	_, err = dst.e.Import(ctx, ImportRequest{From: bytes.NewReader(file), Branch: "kb", CreateBranch: true, Progress: func(p ImportProgress) {
+		if p.Phase == PhaseWrite {
+			cancel()
+		}
+	}})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled import = %v; want context.Canceled", err)
+	}
+	if bs, _ := dst.st.ListBranches(bg, store.BranchFilter{}); len(bs) != 1 || bs[0].Name != store.DefaultBranch {
+		t.Errorf("branches after a cancelled import: %v; want main alone", bs)
+	}
+
+	// A conflict in any batch fails the import whole and names every conflict.
+	dst = newEnv(t)
+	dst.put(t, "main", store.Fact{ID: "f00007", Text: "another text"}, store.Fact{ID: fmt.Sprintf("f%05d", n-3), Text: "and another"})
+	_, err = dst.e.Import(bg, ImportRequest{From: bytes.NewReader(file), Policy: FailOnConflict})
+	var ce *ConflictError
+	if !errors.As(err, &ce) || len(ce.Conflicting) != 2 {
+		t.Errorf("fail policy over batches = %v; want a *ConflictError naming both", err)
+	}
+	if got := len(dst.listAll(t, "main")); got != 2 {
+		t.Errorf("main holds %d records after a failed import; want its 2", got)
 	}
 }

@@ -1,11 +1,13 @@
 package bundle
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"time"
 
 	"github.com/day1ai/day1/merge"
@@ -57,6 +59,37 @@ type ImportRequest struct {
 	// MaxBytes bounds the bundle's size after decompression. 0 means
 	// DefaultMaxBytes.
 	MaxBytes int64
+	// Progress, when set, is called as the import goes: after every ImportBatch
+	// records checked, then written, and once before the final merge. Calls never
+	// overlap; Progress must not block for long, since the import waits for it.
+	Progress func(ImportProgress)
+}
+
+// ImportBatch is how many records an import decodes, embeds, compares with the
+// branch and writes at a time: the memory an import holds beyond the store's grows
+// with it, not with the bundle.
+const ImportBatch = 1000
+
+// ImportPhase names a step of an import.
+type ImportPhase string
+
+// Import phases, in order.
+const (
+	// PhaseCheck: the whole bundle is read once and checked (format, every record,
+	// the seal) before anything is written.
+	PhaseCheck ImportPhase = "check"
+	// PhaseWrite: the records are written, a batch at a time.
+	PhaseWrite ImportPhase = "write"
+	// PhaseMerge: a bundle larger than one batch lands on the branch in one merge.
+	PhaseMerge ImportPhase = "merge"
+)
+
+// ImportProgress says how far an import has come.
+type ImportProgress struct {
+	Phase ImportPhase
+	// Done counts the records of the bundle checked (PhaseCheck) or settled and
+	// written (PhaseWrite, PhaseMerge) so far; Total is the bundle's record count.
+	Done, Total int
 }
 
 // ImportResult is what an import did. Every record of the bundle is counted once, in
@@ -103,13 +136,18 @@ func (e *ConflictError) Is(target error) bool { return target == store.ErrConfli
 
 // Import reads a bundle and writes its records to a branch, atomically: the bundle is
 // read and checked whole (format version, every record, the seal) before anything is
-// written, and then lands in one store batch, or, beyond store.MaxBatch records,
-// through a staging branch and one merge. Importing the same bundle again changes
-// nothing. Records keep their ids and gain the provenance keys MetaBundleID,
-// MetaBundleSource and MetaOriginID; they go through the store's deduplication (a
-// live fact of the same text is not added again; a near-duplicate is superseded).
-// Embeddings travel when the bundle's embedder is the engine's; otherwise the engine's
-// embedder embeds the records again.
+// written; it is then read again, ImportBatch records at a time, and lands in one
+// store batch or, beyond ImportBatch records, through a staging branch and one merge.
+// The memory an import holds is bounded by the batch, not by the bundle. A From
+// that is an io.ReadSeeker (a file, a bytes.Reader) is read twice from where it
+// stood; any other reader is copied to a temporary file (os.TempDir) as it is
+// checked, and the file is removed when the import returns. Importing the same bundle
+// again changes nothing. Records keep their ids and gain the provenance keys
+// MetaBundleID, MetaBundleSource and MetaOriginID; they go through the store's
+// deduplication (a live fact of the same text is not added again; a near-duplicate is
+// superseded). Embeddings travel when the bundle's embedder is the engine's; otherwise
+// the engine's embedder embeds the records again. ctx is checked between batches and
+// every few hundred records read.
 //
 // Errors: a *store.ValidationError for a bad request; a *FormatError (ErrFormat,
 // ErrVersion, ErrTampered, ErrTruncated, ErrTooLarge) for a bad bundle; store.ErrNotFound
@@ -123,81 +161,332 @@ func (e *Engine) Import(ctx context.Context, req ImportRequest) (ImportResult, e
 	if err != nil {
 		return ImportResult{}, err
 	}
-	src := req.From
-	if src == nil {
+	src, err := e.importSource(ctx, req)
+	if err != nil {
+		return ImportResult{}, err
+	}
+	defer src.close()
+	progress := req.Progress
+	if progress == nil {
+		progress = func(ImportProgress) {}
+	}
+
+	// The first reading checks the whole bundle and writes nothing.
+	r, err := NewReader(src.first, req.MaxBytes)
+	if err != nil {
+		return ImportResult{}, err
+	}
+	total := r.Manifest().Counts.Total()
+	for n := 0; ; n++ {
+		if _, err := r.Next(); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			return ImportResult{}, err
+		}
+		if (n+1)%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return ImportResult{}, err
+			}
+		}
+		if (n+1)%ImportBatch == 0 {
+			progress(ImportProgress{Phase: PhaseCheck, Done: n + 1, Total: total})
+		}
+	}
+	progress(ImportProgress{Phase: PhaseCheck, Done: total, Total: total})
+	hash := r.Hash()
+
+	second, err := src.again()
+	if err != nil {
+		return ImportResult{}, err
+	}
+	r, err = NewReader(second, req.MaxBytes)
+	if err != nil {
+		return ImportResult{}, err
+	}
+	if m := r.Manifest(); m.Counts.Total() != total {
+		return ImportResult{}, formatErr(ErrTampered, 1, nil, "the bundle changed between its two readings")
+	}
+	w, err := e.newLanding(ctx, req, r.Manifest(), hash, total)
+	if err != nil {
+		return ImportResult{}, err
+	}
+	if err := w.run(ctx, r, progress); err != nil {
+		return ImportResult{}, w.abort(ctx, err)
+	}
+	return w.res, nil
+}
+
+// importSource gives the bytes of the bundle an import names, twice.
+type importSource struct {
+	first io.Reader                 // the first reading
+	again func() (io.Reader, error) // the second reading, from the start
+	close func()                    // releases what the readings hold
+}
+
+// importSource returns the readings of req's bundle: a stored or shared bundle is
+// read from the store twice; a From that can seek is read again from where it
+// stood; any other From is copied to a temporary file during the first reading.
+func (e *Engine) importSource(ctx context.Context, req ImportRequest) (importSource, error) {
+	nothing := func() {}
+	if req.From == nil {
 		var s stored
+		var err error
 		if req.Bundle != "" {
 			s, _, err = e.read(ctx, req.Bundle)
 		} else {
 			s, err = e.shared(ctx, req.ShareToken)
 		}
 		if err != nil {
-			return ImportResult{}, err
+			return importSource{}, err
 		}
-		src = e.parts(ctx, s)
+		return importSource{first: e.parts(ctx, s), again: func() (io.Reader, error) { return e.parts(ctx, s), nil }, close: nothing}, nil
 	}
-	r, err := NewReader(src, req.MaxBytes)
+	if rs, ok := req.From.(io.ReadSeeker); ok {
+		if start, err := rs.Seek(0, io.SeekCurrent); err == nil {
+			again := func() (io.Reader, error) {
+				if _, err := rs.Seek(start, io.SeekStart); err != nil {
+					return nil, fmt.Errorf("day1: reading the bundle again: %w", err)
+				}
+				return rs, nil
+			}
+			return importSource{first: rs, again: again, close: nothing}, nil
+		}
+	}
+	spool, err := os.CreateTemp("", "day1-import-*.bundle")
 	if err != nil {
-		return ImportResult{}, err
+		return importSource{}, fmt.Errorf("day1: a temporary file for the bundle: %w", err)
 	}
-	var recs []store.Record
+	release := func() {
+		spool.Close()
+		os.Remove(spool.Name())
+	}
+	again := func() (io.Reader, error) {
+		if _, err := spool.Seek(0, io.SeekStart); err != nil {
+			return nil, fmt.Errorf("day1: reading the bundle again from %s: %w", spool.Name(), err)
+		}
+		return bufio.NewReaderSize(spool, 64<<10), nil
+	}
+	return importSource{first: io.TeeReader(req.From, &spoolWriter{f: spool}), again: again, close: release}, nil
+}
+
+// spoolWriter writes to the spool file, turning its errors (a full disk) into errors
+// that say what failed.
+type spoolWriter struct{ f *os.File }
+
+func (w *spoolWriter) Write(p []byte) (int, error) {
+	n, err := w.f.Write(p)
+	if err != nil {
+		err = fmt.Errorf("day1: copying the bundle to %s: %w", w.f.Name(), err)
+	}
+	return n, err
+}
+
+// landing writes the records of a checked bundle: straight to the branch when the
+// bundle fits one batch, else to a staging branch that one merge lands.
+type landing struct {
+	e        *Engine
+	req      ImportRequest
+	info     Info
+	embedder EmbedderInfo
+	source   string // the provenance source
+	total    int
+	exists   bool   // whether req.Branch existed before the import
+	staging  string // the staging branch, once made
+	res      ImportResult
+}
+
+func (e *Engine) newLanding(ctx context.Context, req ImportRequest, m Manifest, hash string, total int) (*landing, error) {
+	w := &landing{e: e, req: req, info: m.Bundle, embedder: m.Embedder, total: total, exists: true,
+		res: ImportResult{Bundle: m.Bundle, Hash: hash, Branch: req.Branch}}
+	w.source = m.Bundle.SourceBranch
+	if m.Bundle.SourceTask != "" {
+		w.source = "task/" + m.Bundle.SourceTask
+	}
+	if _, err := e.Store.GetBranch(ctx, req.Branch); errors.Is(err, store.ErrBranchNotFound) && req.CreateBranch {
+		w.exists = false
+	} else if err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// run reads the records a batch at a time, settles each with the branch and writes
+// what is left, then lands the staging branch.
+func (w *landing) run(ctx context.Context, r *Reader, progress func(ImportProgress)) error {
+	done := 0
+	var pending []store.Record // a bundle of one batch is written whole at the end
 	for {
+		batch, err := readBatch(r, ImportBatch)
+		if err != nil {
+			return err
+		}
+		if len(batch) == 0 {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if w.res.Embedded, err = w.embed(ctx, batch); err != nil {
+			return err
+		}
+		for i, rec := range batch {
+			batch[i] = withProvenance(rec, w.info.ID, w.source)
+		}
+		if w.exists {
+			if batch, err = w.e.settle(ctx, w.req, batch, &w.res); err != nil {
+				return err
+			}
+		}
+		done += ImportBatch
+		switch {
+		case w.req.Policy == FailOnConflict && w.res.Conflicts > 0:
+			// The import fails: read on only to name every conflicting record.
+		case w.total <= ImportBatch:
+			pending = append(pending, batch...)
+		default:
+			if err := w.stage(ctx, batch); err != nil {
+				return err
+			}
+		}
+		progress(ImportProgress{Phase: PhaseWrite, Done: min(done, w.total), Total: w.total})
+	}
+	if r.Hash() != w.res.Hash {
+		return formatErr(ErrTampered, 0, nil, "the bundle changed between its two readings")
+	}
+	if w.req.Policy == FailOnConflict && w.res.Conflicts > 0 {
+		return &ConflictError{Branch: w.req.Branch, Conflicting: w.res.Conflicting}
+	}
+	if w.total <= ImportBatch {
+		if len(pending) == 0 {
+			return nil
+		}
+		if err := w.ensureBranch(ctx); err != nil {
+			return err
+		}
+		results, err := w.e.Store.Put(ctx, w.req.Branch, pending, store.PutOptions{DedupeThreshold: w.e.DedupeThreshold})
+		if err != nil {
+			return err
+		}
+		count(results, &w.res)
+		return nil
+	}
+	if w.staging == "" {
+		return nil // everything was on the branch already, or skipped
+	}
+	progress(ImportProgress{Phase: PhaseMerge, Done: w.total, Total: w.total})
+	return w.merge(ctx)
+}
+
+// embed gives a batch the engine's embeddings (see importEmbeddings) and returns the
+// import's count of records embedded again so far.
+func (w *landing) embed(ctx context.Context, batch []store.Record) (int, error) {
+	n, err := w.e.importEmbeddings(ctx, batch, w.embedder)
+	return w.res.Embedded + n, err
+}
+
+// readBatch returns the next n records of r, fewer at its end, none after it.
+func readBatch(r *Reader, n int) ([]store.Record, error) {
+	var out []store.Record
+	for len(out) < n {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return ImportResult{}, err
+			return nil, err
 		}
-		recs = append(recs, rec)
-		if len(recs)%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return ImportResult{}, err
-			}
-		}
+		out = append(out, rec)
 	}
-	m := r.Manifest()
-	res := ImportResult{Bundle: m.Bundle, Hash: r.Hash(), Branch: req.Branch}
-	if res.Embedded, err = e.importEmbeddings(ctx, recs, m.Embedder); err != nil {
-		return ImportResult{}, err
+	return out, nil
+}
+
+// ensureBranch creates the import's branch when the request asks for it.
+func (w *landing) ensureBranch(ctx context.Context) error {
+	if w.exists || w.res.BranchCreated {
+		return nil
 	}
-	source := m.Bundle.SourceBranch
-	if m.Bundle.SourceTask != "" {
-		source = "task/" + m.Bundle.SourceTask
+	if _, err := w.e.Store.CreateBranch(ctx, store.BranchSpec{Name: w.req.Branch, From: w.req.Parent,
+		Description: "imported bundle " + w.info.Name}); err != nil {
+		return err
 	}
-	for i, rec := range recs {
-		recs[i] = withProvenance(rec, m.Bundle.ID, source)
-	}
-	exists := true
-	if _, err := e.Store.GetBranch(ctx, req.Branch); errors.Is(err, store.ErrBranchNotFound) && req.CreateBranch {
-		exists = false
-	} else if err != nil {
-		return ImportResult{}, err
-	}
-	batch := recs
-	if exists {
-		if batch, err = e.settle(ctx, req, recs, &res); err != nil {
-			return ImportResult{}, err
-		}
-	}
-	recs = nil // batch holds what is left to write; land lets each part go once written
+	w.res.BranchCreated = true
+	return nil
+}
+
+// stage writes a batch to the staging branch, making it (and the import's branch)
+// first.
+func (w *landing) stage(ctx context.Context, batch []store.Record) error {
 	if len(batch) == 0 {
-		return res, nil
+		return nil
 	}
-	if !exists {
-		if _, err := e.Store.CreateBranch(ctx, store.BranchSpec{Name: req.Branch, From: req.Parent,
-			Description: "imported bundle " + m.Bundle.Name}); err != nil {
-			return ImportResult{}, err
+	if w.staging == "" {
+		if err := w.ensureBranch(ctx); err != nil {
+			return err
 		}
-		res.BranchCreated = true
-	}
-	if err := e.land(ctx, req, m.Bundle, batch, &res); err != nil {
-		if res.BranchCreated {
-			err = errors.Join(err, e.Store.DeleteBranch(context.WithoutCancel(ctx), req.Branch))
+		name := "import/" + w.e.newID()
+		if _, err := w.e.Store.CreateBranch(ctx, store.BranchSpec{Name: name, From: w.req.Branch,
+			Description: "staging of an import of bundle " + w.info.Name}); err != nil {
+			return err
 		}
-		return ImportResult{}, err
+		w.staging = name
 	}
-	return res, nil
+	var counted ImportResult
+	results, err := w.e.Store.Put(ctx, w.staging, batch, store.PutOptions{DedupeThreshold: w.e.DedupeThreshold})
+	if err != nil {
+		return err
+	}
+	count(results, &counted)
+	w.res.Created += counted.Created
+	w.res.Deduplicated += counted.Deduplicated
+	w.res.Superseded += counted.Superseded
+	w.res.Updated += counted.Updated
+	return nil
+}
+
+// merge lands the staging branch on the import's branch and removes it.
+func (w *landing) merge(ctx context.Context) error {
+	policy := store.ConflictSkip
+	switch w.req.Policy {
+	case TakeBundle:
+		policy = store.ConflictAccept
+	case FailOnConflict:
+		policy = store.ConflictFail
+	}
+	merger := w.e.Merger
+	if merger == nil {
+		merger = &merge.Engine{Store: w.e.Store, NewID: w.e.NewID, Now: w.e.Now}
+	}
+	mr, err := merger.Merge(ctx, merge.Request{Source: w.staging, Target: w.req.Branch, Policy: policy,
+		MergedBy: "bundle import", Message: fmt.Sprintf("import bundle %s (%s)", w.info.Name, w.info.ID)})
+	if err != nil {
+		var mc *store.MergeConflictError
+		if errors.As(err, &mc) {
+			refs := make([]store.Ref, len(mc.Conflicts))
+			for i, c := range mc.Conflicts {
+				refs[i] = c.Ref
+			}
+			return &ConflictError{Branch: w.req.Branch, Conflicting: refs}
+		}
+		return err
+	}
+	w.res.Merge = mr.Record.ID
+	if err := w.e.Store.DeleteBranch(context.WithoutCancel(ctx), w.staging); err == nil {
+		w.staging = ""
+	}
+	return nil
+}
+
+// abort removes what a failed import made (the staging branch, a branch it created)
+// and returns err, joined with any failure to remove them.
+func (w *landing) abort(ctx context.Context, err error) error {
+	ctx = context.WithoutCancel(ctx)
+	if w.staging != "" {
+		err = errors.Join(err, w.e.Store.DeleteBranch(ctx, w.staging))
+	}
+	if w.res.BranchCreated {
+		err = errors.Join(err, w.e.Store.DeleteBranch(ctx, w.req.Branch))
+	}
+	return err
 }
 
 func normalizeImport(req ImportRequest) (ImportRequest, error) {
@@ -333,70 +622,7 @@ func (e *Engine) settle(ctx context.Context, req ImportRequest, recs []store.Rec
 			}
 		}
 	}
-	if req.Policy == FailOnConflict && res.Conflicts > 0 {
-		return nil, &ConflictError{Branch: req.Branch, Conflicting: res.Conflicting}
-	}
 	return out, nil
-}
-
-// land writes the records: in one batch, or through a staging branch and a merge
-// beyond store.MaxBatch records.
-func (e *Engine) land(ctx context.Context, req ImportRequest, info Info, recs []store.Record, res *ImportResult) error {
-	opts := store.PutOptions{DedupeThreshold: e.DedupeThreshold}
-	if len(recs) <= store.MaxBatch {
-		results, err := e.Store.Put(ctx, req.Branch, recs, opts)
-		if err != nil {
-			return err
-		}
-		count(results, res)
-		return nil
-	}
-	staging := "import/" + e.newID()
-	if _, err := e.Store.CreateBranch(ctx, store.BranchSpec{Name: staging, From: req.Branch,
-		Description: "staging of an import of bundle " + info.Name}); err != nil {
-		return err
-	}
-	defer e.Store.DeleteBranch(context.WithoutCancel(ctx), staging)
-	var counted ImportResult
-	for lo := 0; lo < len(recs); lo += store.MaxBatch {
-		part := recs[lo:min(lo+store.MaxBatch, len(recs))]
-		results, err := e.Store.Put(ctx, staging, part, opts)
-		if err != nil {
-			return err
-		}
-		count(results, &counted)
-		clear(part) // the store holds its own copies: let the decoded records go
-	}
-	policy := store.ConflictSkip
-	switch req.Policy {
-	case TakeBundle:
-		policy = store.ConflictAccept
-	case FailOnConflict:
-		policy = store.ConflictFail
-	}
-	merger := e.Merger
-	if merger == nil {
-		merger = &merge.Engine{Store: e.Store, NewID: e.NewID, Now: e.Now}
-	}
-	mr, err := merger.Merge(ctx, merge.Request{Source: staging, Target: req.Branch, Policy: policy,
-		MergedBy: "bundle import", Message: fmt.Sprintf("import bundle %s (%s)", info.Name, info.ID)})
-	if err != nil {
-		var mc *store.MergeConflictError
-		if errors.As(err, &mc) {
-			refs := make([]store.Ref, len(mc.Conflicts))
-			for i, c := range mc.Conflicts {
-				refs[i] = c.Ref
-			}
-			return &ConflictError{Branch: req.Branch, Conflicting: refs}
-		}
-		return err
-	}
-	res.Created += counted.Created
-	res.Deduplicated += counted.Deduplicated
-	res.Superseded += counted.Superseded
-	res.Updated += counted.Updated
-	res.Merge = mr.Record.ID
-	return nil
 }
 
 // count adds the outcomes of a Put to res.
