@@ -131,6 +131,18 @@ func resultText(res *mcp.CallToolResult) string {
 	return b.String()
 }
 
+// startProcess starts cmd and kills it when the test ends.
+func startProcess(t *testing.T, cmd *exec.Cmd) {
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+}
+
 // startHTTP starts the server with args (which serve HTTP) and returns its MCP URL,
 // read from its stderr.
 func startHTTP(t *testing.T, args ...string) (url string, cmd *exec.Cmd) {
@@ -141,13 +153,7 @@ func startHTTP(t *testing.T, args ...string) (url string, cmd *exec.Cmd) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
+	startProcess(t, cmd)
 	re := regexp.MustCompile(`serving MCP over streamable HTTP at (\S+)`)
 	found := make(chan string, 1)
 	go func() {

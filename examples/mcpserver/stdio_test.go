@@ -42,13 +42,7 @@ func startRaw(t *testing.T) *rawServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
+	startProcess(t, cmd)
 	s := &rawServer{t: t, in: in, out: bufio.NewScanner(out), lines: make(chan string)}
 	s.out.Buffer(nil, 16<<20)
 	go func() {
