@@ -10,7 +10,6 @@ import (
 	"github.com/day1ai/day1"
 	"github.com/day1ai/day1/cmd/day1/internal/api"
 	"github.com/day1ai/day1/internal/memview"
-	"github.com/day1ai/day1/store"
 )
 
 func newTasksCmd(a *app) *cobra.Command {
@@ -171,8 +170,7 @@ func newReplayCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			at := memview.ParseAt(a.at)
-			opts.AsOf = store.Point{Snapshot: at.Snapshot, Time: at.Time}
+			opts.AsOf = memview.ParseAt(a.at)
 			tr, err := c.TaskReplay(cmd.Context(), args[0], opts)
 			if err != nil {
 				return err

@@ -6,7 +6,6 @@ import (
 
 	"github.com/day1ai/day1"
 	"github.com/day1ai/day1/internal/memview"
-	"github.com/day1ai/day1/store"
 )
 
 func (s *Server) listTasks(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -60,9 +59,8 @@ func ReplayView(tr day1.TaskReplay) Replay {
 
 func (s *Server) replay(w http.ResponseWriter, r *http.Request) (any, error) {
 	qq := q(r)
-	at := memview.ParseAt(qq.str("at"))
 	opts := day1.ReplayOptions{
-		AsOf:                store.Point{Snapshot: at.Snapshot, Time: at.Time},
+		AsOf:                memview.ParseAt(qq.str("at")),
 		IncludeObservations: qq.bool("observations"),
 		VerifiedOnly:        qq.bool("verified_only"),
 	}
