@@ -32,7 +32,7 @@ func TestTimeTravel(t *testing.T) {
 	if snap.Branch != "main" || snap.Description != "before the upgrade" {
 		t.Errorf("snapshot = %+v", snap)
 	}
-	between := clk.peek()
+	between := clk.Peek()
 	// After the snapshot: an update, a new fact, a deletion, a replaced relation, a
 	// message.
 	if _, err := c.WriteFact(ctx, Fact{ID: "v1", Text: "The API runs on Go 1.26"}); err != nil {

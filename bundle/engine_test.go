@@ -15,10 +15,10 @@ import (
 
 	"github.com/day1ai/day1/curation"
 	"github.com/day1ai/day1/handoff"
+	"github.com/day1ai/day1/internal/testkit"
 	"github.com/day1ai/day1/llm"
 	"github.com/day1ai/day1/merge"
 	"github.com/day1ai/day1/store"
-	"github.com/day1ai/day1/store/memstore"
 )
 
 var bg = context.Background()
@@ -31,20 +31,14 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	st, err := memstore.New(memstore.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := testkit.Store(t, nil)
 	emb := llm.NewLocalEmbedder(64)
 	return &env{st: st, emb: emb, e: &Engine{Store: st, Embedder: emb}}
 }
 
 func (v *env) put(t *testing.T, branch string, recs ...store.Record) {
 	t.Helper()
-	if _, err := v.st.Put(bg, branch, recs, store.PutOptions{}); err != nil {
-		t.Fatalf("Put(%s): %v", branch, err)
-	}
+	testkit.Put(t, v.st, branch, recs...)
 }
 
 func verified(id, text string) store.Fact {

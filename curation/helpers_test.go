@@ -3,44 +3,27 @@ package curation_test
 import (
 	"context"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/day1ai/day1/internal/testkit"
 
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/day1ai/day1/curation"
 	"github.com/day1ai/day1/llm"
 	"github.com/day1ai/day1/store"
-	"github.com/day1ai/day1/store/memstore"
 )
 
-var t0 = time.Date(2025, 3, 1, 9, 0, 0, 0, time.UTC)
-
-// clock advances one second on every reading.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(time.Second)
-	return c.t
-}
+var t0 = testkit.Start
 
 // newEngine returns an engine over a fresh in-memory store with a step clock and ids
 // n1, n2, ..., with model (nil: heuristics).
 func newEngine(t *testing.T, model llm.Model) (*curation.Engine, store.Store) {
 	t.Helper()
-	clk := &clock{t: t0}
-	st, err := memstore.New(memstore.Options{Now: clk.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
+	clk := testkit.NewClock(time.Second)
+	st := testkit.Store(t, clk.Now)
 	var n atomic.Int64
 	e := &curation.Engine{
 		Store: st,
@@ -55,9 +38,7 @@ func newEngine(t *testing.T, model llm.Model) (*curation.Engine, store.Store) {
 
 func put(t *testing.T, st store.Store, branch string, recs ...store.Record) {
 	t.Helper()
-	if _, err := st.Put(context.Background(), branch, recs, store.PutOptions{}); err != nil {
-		t.Fatalf("Put: %v", err)
-	}
+	testkit.Put(t, st, branch, recs...)
 }
 
 func branch(t *testing.T, st store.Store, name, from string) {

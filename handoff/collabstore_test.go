@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/day1ai/day1/internal/testkit"
 	"github.com/day1ai/day1/store"
 )
 
@@ -149,7 +150,7 @@ func TestSendBadInput(t *testing.T) {
 	if _, err := v.e.Send(bg, Message{ID: first.ID, SessionID: "s", Type: MessageBroadcast, Sender: "a"}); !errors.Is(err, store.ErrConflict) {
 		t.Errorf("a taken ID: %v, want ErrConflict", err)
 	}
-	old := Message{SessionID: "s", Type: MessageBroadcast, Sender: "a", CreatedAt: clockStart.Add(-time.Hour)}
+	old := Message{SessionID: "s", Type: MessageBroadcast, Sender: "a", CreatedAt: testkit.Start.Add(-time.Hour)}
 	if _, err := v.e.Send(bg, old); !errors.Is(err, ErrMessageExpired) {
 		t.Errorf("an expired message: %v, want ErrMessageExpired", err)
 	}

@@ -8,33 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/day1ai/day1/internal/testkit"
+
 	"github.com/day1ai/day1/internal/ids"
 	"github.com/day1ai/day1/store"
 	"github.com/day1ai/day1/store/memstore"
 )
-
-// clockStart is the first instant of the test clock.
-var clockStart = time.Date(2025, 3, 1, 9, 0, 0, 0, time.UTC)
-
-// testClock advances one millisecond on every reading, so that every commit gets its
-// own instant, and jumps forward on Advance. It is safe for concurrent use.
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(time.Millisecond)
-	return c.t
-}
-
-func (c *testClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 // faultStore wraps a store and fails chosen calls: fail returns the error for the
 // n-th call (from 1) of a method, or nil to let it through.
@@ -94,17 +73,13 @@ type env struct {
 	e   *Engine
 	st  *faultStore
 	mem *memstore.Store
-	clk *testClock
+	clk *testkit.Clock
 }
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	clk := &testClock{t: clockStart}
-	mem, err := memstore.New(memstore.Options{Now: clk.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = mem.Close() })
+	clk := testkit.NewClock(time.Millisecond)
+	mem := testkit.Store(t, clk.Now)
 	fs := &faultStore{Store: mem}
 	return &env{e: &Engine{Store: fs, Now: clk.Now, NewID: ids.Sequential("id")}, st: fs, mem: mem, clk: clk}
 }
@@ -134,9 +109,7 @@ func (v *env) task(t *testing.T, name string, objectives []string, agents ...str
 // put writes records to a branch.
 func (v *env) put(t *testing.T, branch string, recs ...store.Record) {
 	t.Helper()
-	if _, err := v.mem.Put(bg, branch, recs, store.PutOptions{}); err != nil {
-		t.Fatalf("Put on %s: %v", branch, err)
-	}
+	testkit.Put(t, v.mem, branch, recs...)
 }
 
 func verifiedFact(id, text string) store.Fact {

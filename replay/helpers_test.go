@@ -7,35 +7,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/day1ai/day1/internal/testkit"
+
 	"github.com/day1ai/day1/curation"
 	"github.com/day1ai/day1/handoff"
 	"github.com/day1ai/day1/merge"
 	"github.com/day1ai/day1/replay"
 	"github.com/day1ai/day1/store"
-	"github.com/day1ai/day1/store/memstore"
 )
-
-// clockStart is the first instant of the test clock.
-var clockStart = time.Date(2025, 3, 1, 9, 0, 0, 0, time.UTC)
-
-// testClock advances one millisecond on every reading, so that the clock read before
-// a write and the write's commit are different instants, as they are in production.
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(time.Millisecond)
-	return c.t
-}
 
 // env is a store with the engines of a task's life on one clock.
 type env struct {
 	st     store.Store
-	clock  *testClock
+	clock  *testkit.Clock
 	tasks  *handoff.Engine
 	curate *curation.Engine
 	merger *merge.Engine
@@ -44,12 +28,8 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	clock := &testClock{t: clockStart}
-	st, err := memstore.New(memstore.Options{Now: clock.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	clock := testkit.NewClock(time.Millisecond)
+	st := testkit.Store(t, clock.Now)
 	var mu sync.Mutex
 	n := 0
 	newID := func() string {
@@ -71,9 +51,7 @@ func newEnv(t *testing.T) *env {
 
 func (e *env) put(t *testing.T, branch string, recs ...store.Record) {
 	t.Helper()
-	if _, err := e.st.Put(context.Background(), branch, recs, store.PutOptions{}); err != nil {
-		t.Fatalf("put on %s: %v", branch, err)
-	}
+	testkit.Put(t, e.st, branch, recs...)
 }
 
 // conversation writes a conversation and its messages, one write each.

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/day1ai/day1/handoff"
+	"github.com/day1ai/day1/internal/testkit"
 	"github.com/day1ai/day1/replay"
 	"github.com/day1ai/day1/store"
 )
@@ -312,10 +313,10 @@ func TestTaskReplayErrors(t *testing.T) {
 		{name: "bad similarity", eng: &replay.Engine{Store: e.st, Similarity: 2}, task: "fix", field: "Engine.Similarity"},
 		{name: "empty task", task: "", field: "task"},
 		{name: "branch name", task: "task/fix", field: "task"},
-		{name: "both points", task: "fix", opts: replay.Options{AsOf: store.Point{Snapshot: "s", Time: clockStart}}, field: "Options.AsOf"},
+		{name: "both points", task: "fix", opts: replay.Options{AsOf: store.Point{Snapshot: "s", Time: testkit.Start}}, field: "Options.AsOf"},
 		{name: "unknown task", task: "nope", is: store.ErrNotFound},
 		{name: "unknown snapshot", task: "fix", opts: replay.Options{AsOf: store.Point{Snapshot: "nope"}}, is: store.ErrNotFound},
-		{name: "before the task", task: "fix", opts: replay.Options{AsOf: store.Point{Time: clockStart}}, is: store.ErrTooOld},
+		{name: "before the task", task: "fix", opts: replay.Options{AsOf: store.Point{Time: testkit.Start}}, is: store.ErrTooOld},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
