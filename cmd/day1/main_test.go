@@ -11,7 +11,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/day1ai/day1"
@@ -20,24 +22,48 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-// binary is the day1 command, built once for the tests.
-var binary string
+// buildDir holds the programs the tests build: the day1 command for the one test that
+// needs another process, and the MCP server of examples/mcpserver.
+var buildDir string
 
 func TestMain(m *testing.M) {
 	flag.Parse()
+	// The commands run in this process: the user's own memory and model stay out.
+	for _, k := range []string{"DAY1_DSN", "DAY1_PATH", "DAY1_MODEL", "DAY1_EMBED_MODEL", "DAY1_BRANCH", "NO_COLOR"} {
+		os.Unsetenv(k)
+	}
 	dir, err := os.MkdirTemp("", "day1-cli")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	binary = filepath.Join(dir, "day1")
-	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building day1: %v\n%s", err, out)
-		os.Exit(1)
-	}
+	buildDir = dir
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+var (
+	binaryOnce sync.Once
+	binary     string
+	binaryErr  error
+	binaryOut  []byte
+)
+
+// buildBinary builds the day1 command once, for the test that runs it as a process.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	binaryOnce.Do(func() {
+		binary = filepath.Join(buildDir, "day1")
+		if runtime.GOOS == "windows" {
+			binary += ".exe"
+		}
+		binaryOut, binaryErr = exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
+	})
+	if binaryErr != nil {
+		t.Fatalf("building day1: %v\n%s", binaryErr, binaryOut)
+	}
+	return binary
 }
 
 // seeded returns the folder of a durable memory holding the demo.
@@ -55,11 +81,18 @@ func seeded(t *testing.T) string {
 	return dir
 }
 
-// day1Run runs the binary on the memory in dir.
+// day1Run runs the command in this process on the memory in dir.
 func day1Run(t *testing.T, dir, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command(binary, append([]string{"--path", dir}, args...)...)
-	cmd.Env = append(os.Environ(), "NO_COLOR=", "DAY1_DSN=", "DAY1_MODEL=", "DAY1_EMBED_MODEL=")
+	var o, e bytes.Buffer
+	code = run(append([]string{"--path", dir}, args...), strings.NewReader(stdin), &o, &e)
+	return o.String(), e.String(), code
+}
+
+// day1Process runs the built command as a process on the memory in dir.
+func day1Process(t *testing.T, dir, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(buildBinary(t), append([]string{"--path", dir}, args...)...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
@@ -187,7 +220,8 @@ func TestLocked(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	stdout, stderr, code := day1Run(t, dir, "", "branch")
+	// The memory is held by this process: the command runs as another one.
+	stdout, stderr, code := day1Process(t, dir, "", "branch")
 	compareGolden(t, "err_locked", normalize(fmt.Sprintf("exit %d\n--- stdout\n%s--- stderr\n%s", code, stdout, stderr), dir))
 }
 

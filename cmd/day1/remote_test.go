@@ -32,7 +32,7 @@ func startMCPServer(t *testing.T, dir string) {
 		if runtime.GOOS == "windows" {
 			name += ".exe"
 		}
-		serverPath = filepath.Join(filepath.Dir(binary), name)
+		serverPath = filepath.Join(buildDir, name)
 		serverOut, serverErr = exec.Command("go", "build", "-o", serverPath, "../../examples/mcpserver").CombinedOutput()
 	})
 	if serverErr != nil {
