@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/day1ai/day1/store/memstore"
+	"github.com/day1ai/day1/store"
 )
 
 // CompactStats reports a compaction of the durable embedded store: the generation of
 // its new checkpoint, the retention horizon, the bytes on disk before and after, the
 // versions kept and dropped, how long writers were held (Pause) and how long it took.
-type CompactStats = memstore.CompactStats
+type CompactStats = store.CompactStats
 
 // Compact compacts the durable embedded store (Config.Path): it writes a checkpoint of
 // memory and starts a new log after it, so that the next Open loads the checkpoint
@@ -27,9 +27,9 @@ func (c *Client) Compact(ctx context.Context) (CompactStats, error) {
 	if err := c.use(ctx); err != nil {
 		return CompactStats{}, err
 	}
-	ms, ok := c.st.(*memstore.Store)
+	cs, ok := c.st.(store.Compacter)
 	if !ok {
 		return CompactStats{}, fmt.Errorf("%w: Compact applies to the embedded store, not to %s", ErrNotSupported, storeName(c.st))
 	}
-	return ms.Compact(ctx)
+	return cs.Compact(ctx)
 }

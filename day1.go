@@ -77,7 +77,7 @@ func Open(ctx context.Context, cfg Config) (*Client, error) {
 		if err != nil {
 			return nil, fmt.Errorf("day1: opening the MatrixOne store: %w", err)
 		}
-		c.st, c.ownStore, c.durable = ms, true, true
+		c.st, c.ownStore = ms, true
 	}
 	if cfg.DedupeThreshold > 0 {
 		c.dedupe = cfg.DedupeThreshold
@@ -95,8 +95,9 @@ func Open(ctx context.Context, cfg Config) (*Client, error) {
 		if err != nil {
 			return nil, fmt.Errorf("day1: opening the embedded store: %w", err)
 		}
-		c.st, c.ownStore, c.durable = ms, true, cfg.Path != ""
-	} else if d, ok := c.st.(store.Durabler); ok {
+		c.st, c.ownStore = ms, true
+	}
+	if d, ok := c.st.(store.Durabler); ok {
 		c.durable = d.Durable()
 	}
 	// An in-memory store the Client made is new and dies with it: there is nothing to
@@ -160,7 +161,7 @@ func (c *Client) Refresh(ctx context.Context) error {
 	if c.closed.Load() {
 		return ErrClosed
 	}
-	if r, ok := c.st.(interface{ Refresh(context.Context) error }); ok {
+	if r, ok := c.st.(store.Refresher); ok {
 		return r.Refresh(ctx)
 	}
 	return nil
@@ -169,6 +170,19 @@ func (c *Client) Refresh(ctx context.Context) error {
 // Store returns the underlying store, for engine packages that work on a store.Store.
 // Writes made through it bypass the Client's embedding and id generation.
 func (c *Client) Store() store.Store { return c.st }
+
+// As is the escape hatch to what a backend offers beyond the Client: target must be a
+// non-nil pointer, and As sets it and reports true when the Client's store is of the
+// pointed-to type (or implements it, for an interface), or when the store's own As
+// method (store.Aser) can set it. For example, on MatrixOne:
+//
+//	var ms *matrixone.Store
+//	if c.As(&ms) { ... ms.Capabilities() ... }
+//
+// It reports false, leaving target as it was, for anything else.
+func (c *Client) As(target any) bool {
+	return store.As(c.st, target)
+}
 
 // Capabilities describes what a Client runs on.
 type Capabilities struct {
@@ -201,7 +215,8 @@ type Capabilities struct {
 // Capabilities reports the store, embedder and model in use and the features they give.
 func (c *Client) Capabilities() Capabilities {
 	caps := Capabilities{Store: storeName(c.st), Durable: c.durable}
-	if ms, ok := c.st.(*matrixone.Store); ok {
+	var ms *matrixone.Store
+	if c.As(&ms) {
 		mc := ms.Capabilities()
 		caps.MatrixOne = &mc
 	}
@@ -231,12 +246,6 @@ func (c *Client) Capabilities() Capabilities {
 }
 
 func storeName(s store.Store) string {
-	switch s.(type) {
-	case *memstore.Store:
-		return "memstore"
-	case *matrixone.Store:
-		return "matrixone"
-	}
 	if n, ok := s.(store.Namer); ok {
 		return n.Name()
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/day1ai/day1/llm"
 	"github.com/day1ai/day1/store"
+	"github.com/day1ai/day1/store/matrixone"
 	"github.com/day1ai/day1/store/memstore"
 )
 
@@ -396,5 +397,28 @@ func TestAt(t *testing.T) {
 		if got := tt.at.IsHead(); got != tt.head {
 			t.Errorf("%+v.IsHead() = %v, want %v", tt.at, got, tt.head)
 		}
+	}
+}
+
+func TestClientAs(t *testing.T) {
+	t.Parallel()
+	c, _ := open(t, nil)
+	var ms *memstore.Store
+	if !c.As(&ms) || ms == nil || ms.Name() != "memstore" {
+		t.Errorf("As(*memstore.Store) = %v, %v; want the embedded store", ms != nil, ms)
+	}
+	var mo *matrixone.Store
+	if c.As(&mo) || mo != nil {
+		t.Error("As(*matrixone.Store) on the embedded store reported true")
+	}
+	var n store.Namer
+	if !c.As(&n) || n.Name() != "memstore" {
+		t.Errorf("As(store.Namer) = %v; want the store", n)
+	}
+	if c.As(nil) || c.As(ms) || c.As((*store.Namer)(nil)) {
+		t.Error("As accepted a target that is not a non-nil pointer")
+	}
+	if caps := c.Capabilities(); caps.Store != "memstore" || caps.Durable || caps.MatrixOne != nil {
+		t.Errorf("Capabilities = %+v", caps)
 	}
 }

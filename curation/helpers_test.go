@@ -16,8 +16,6 @@ import (
 	"github.com/day1ai/day1/store"
 )
 
-var t0 = testkit.Start
-
 // newEngine returns an engine over a fresh in-memory store with a step clock and ids
 // n1, n2, ..., with model (nil: heuristics).
 func newEngine(t *testing.T, model llm.Model) (*curation.Engine, store.Store) {

@@ -7,7 +7,10 @@
 // store/storetest; store/memstore and store/matrixone pass them.
 package store
 
-import "context"
+import (
+	"context"
+	"reflect"
+)
 
 // Store is the contract between day1 and a storage backend.
 //
@@ -144,4 +147,49 @@ type ReadOnlyReporter interface {
 // or "matrixone" (Client.Capabilities reports it).
 type Namer interface {
 	Name() string
+}
+
+// Aser is the optional capability of a store that exposes what lies beneath it (a
+// connection pool, a wrapped store) to As. As sets target, a non-nil pointer, and
+// reports whether it did.
+type Aser interface {
+	As(target any) bool
+}
+
+// As sets target, a non-nil pointer, to s when s is of the pointed-to type (or
+// implements it, for an interface), or lets s's own As (Aser) set it, and reports
+// whether either did. It is the escape hatch to what a backend offers beyond Store,
+// in the shape of gocloud.dev's As: callers name the backend's type instead of
+// asserting on it.
+func As(s Store, target any) bool {
+	if s == nil || target == nil {
+		return false
+	}
+	p := reflect.ValueOf(target)
+	if p.Kind() != reflect.Pointer || p.IsNil() {
+		return false
+	}
+	if v := reflect.ValueOf(s); v.Type().AssignableTo(p.Elem().Type()) {
+		p.Elem().Set(v)
+		return true
+	}
+	if a, ok := s.(Aser); ok {
+		return a.As(target)
+	}
+	return false
+}
+
+// Refresher is the optional capability of a store whose view can fall behind what
+// another process committed (a read-only embedded store): Refresh brings it up to
+// date. Client.Refresh calls it.
+type Refresher interface {
+	Refresh(ctx context.Context) error
+}
+
+// Compacter is the optional capability of a store that keeps its own files and can
+// rewrite them smaller (the durable embedded store). Client.Compact calls it; a store
+// that cannot compact in its present configuration returns an error matching
+// ErrNotSupported.
+type Compacter interface {
+	Compact(ctx context.Context) (CompactStats, error)
 }

@@ -242,3 +242,42 @@ func TestValidIDMatchesPattern(t *testing.T) {
 	}
 	check(nil, 3)
 }
+
+// wrapped is a store that exposes the store it wraps through As.
+type wrapped struct {
+	Store
+	inner Store
+}
+
+func (w wrapped) As(target any) bool { return As(w.inner, target) }
+
+// plain is a store that exposes nothing.
+type plain struct{ Store }
+
+func TestAs(t *testing.T) {
+	inner := plain{}
+	w := wrapped{inner: inner}
+	var p plain
+	if !As(w, &p) {
+		t.Error("As did not reach the wrapped store through the store's own As")
+	}
+	var got wrapped
+	if !As(w, &got) || got.inner == nil {
+		t.Error("As did not set a target of the store's own type")
+	}
+	var s Store
+	if !As(w, &s) {
+		t.Error("As did not set a Store target")
+	}
+	var a Aser
+	if !As(w, &a) {
+		t.Error("As did not set an interface the store implements")
+	}
+	var n Namer
+	if As(w, &n) {
+		t.Error("As set an interface neither store implements")
+	}
+	if As(nil, &s) || As(w, nil) || As(w, s) {
+		t.Error("As accepted a nil store or a target that is not a non-nil pointer")
+	}
+}

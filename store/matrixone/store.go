@@ -47,7 +47,11 @@ type Store struct {
 	fullTextQueries, ivfQueries, codeQueries, statsQueries, termQueries, sessionQueries, nativeDiffs, loads atomic.Int64
 }
 
-var _ store.Store = (*Store)(nil)
+var (
+	_ store.Store    = (*Store)(nil)
+	_ store.Namer    = (*Store)(nil)
+	_ store.Durabler = (*Store)(nil)
+)
 
 // Open connects to the server named by opts.DSN, creates the database when missing,
 // applies the migrations, detects the server's capabilities and, on the full-text path,
@@ -184,6 +188,12 @@ func (s *Store) Close() error {
 	s.indexer.stop()
 	return s.db.Close()
 }
+
+// Name returns "matrixone".
+func (s *Store) Name() string { return "matrixone" }
+
+// Durable reports true: the server keeps what it acknowledged.
+func (s *Store) Durable() bool { return true }
 
 // Capabilities returns what the server was found to support when the store opened.
 func (s *Store) Capabilities() Capabilities { return s.caps }

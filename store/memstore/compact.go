@@ -35,37 +35,8 @@ const (
 	DefaultCompactMinBytes = 64 << 20
 )
 
-// CompactStats reports a compaction.
-type CompactStats struct {
-	// Generation is the generation of the new checkpoint and log.
-	Generation uint64
-	// Seq is the sequence number the checkpoint holds the store at.
-	Seq uint64
-	// Horizon is the oldest instant reads may ask for after it; zero when the store
-	// keeps all history (Options.Retention 0).
-	Horizon time.Time
-	// BytesBefore and BytesAfter are the sizes of the store's files before the
-	// compaction and right after it (the checkpoint and the log written since).
-	BytesBefore, BytesAfter int64
-	// CheckpointBytes is the size of the checkpoint.
-	CheckpointBytes int64
-	// Versions is the number of record versions the checkpoint holds; Dropped the
-	// number of versions of the store's branches left out: older than the horizon and
-	// needed by no branch, snapshot or merge base. (The versions of deleted branches
-	// are left out too, uncounted.)
-	Versions, Dropped int
-	// Pause is the longest time writers were held: the store's lock is taken to take
-	// a consistent view of it and switch to the new log, and, when versions were
-	// dropped, once more to swap in the memory rebuilt from the checkpoint (see
-	// Reloaded).
-	Pause time.Duration
-	// Reloaded says the store's memory was rebuilt from the checkpoint and the log
-	// after it, without the versions dropped: done when there were some, so that a
-	// long-running process holds what a reopen would.
-	Reloaded bool
-	// Duration is the time the whole compaction took.
-	Duration time.Duration
-}
+// CompactStats reports a compaction; it is store.CompactStats.
+type CompactStats = store.CompactStats
 
 // Compact writes a checkpoint of the store and starts a new log after it, then removes
 // the files the checkpoint replaces, so that the next open reads the checkpoint and

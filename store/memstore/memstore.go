@@ -212,6 +212,10 @@ type state struct {
 var (
 	_ store.Store            = (*Store)(nil)
 	_ store.ReadOnlyReporter = (*Store)(nil)
+	_ store.Namer            = (*Store)(nil)
+	_ store.Durabler         = (*Store)(nil)
+	_ store.Refresher        = (*Store)(nil)
+	_ store.Compacter        = (*Store)(nil)
 )
 
 // commit maps a sequence number to the instant it was committed at.
@@ -383,6 +387,12 @@ func (s *Store) Close() error {
 
 // ReadOnly reports whether the store was opened with Options.ReadOnly.
 func (s *Store) ReadOnly() bool { return s.ro != nil }
+
+// Name returns "memstore".
+func (s *Store) Name() string { return "memstore" }
+
+// Durable reports whether the store keeps its records in files (Options.Path).
+func (s *Store) Durable() bool { return s.opts.Path != "" }
 
 // Refresh brings a read-only store up to date with the entries the writer has
 // committed to the log since the open or the last Refresh; a torn last frame (an
