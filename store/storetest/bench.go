@@ -47,6 +47,9 @@ type BenchHarness struct {
 	// Sizes are the numbers of facts the read benchmarks load, in increasing order,
 	// from 1,000 to MaxBenchSize. Default 1,000, 10,000 and 100,000.
 	Sizes []int
+	// Branches are the numbers of other branches PutBesideBranches writes beside.
+	// Default 0, 100 and 400; a store whose forks copy tables wants fewer.
+	Branches []int
 }
 
 // RunBenchmarks measures the operations every store serves, on the same workloads for
@@ -58,8 +61,8 @@ type BenchHarness struct {
 //   - Put: batches of 100 and 500 new facts onto a store of 10,000 facts (the largest
 //     size, when that is smaller), with near-duplicate detection at 0.92 and without;
 //     facts/s and facts/cpu-s.
-//   - PutBesideBranches: 100 facts on a new branch of a 1,000-fact main while 0, 100
-//     or 400 other branches hold the same texts.
+//   - PutBesideBranches: 100 facts on a new branch of a 1,000-fact main while other
+//     branches (BenchHarness.Branches) hold the same texts.
 //   - Search: top-10 hybrid search at every size; keyword and vector at the largest.
 //   - SearchAt: hybrid search at main's head, at a snapshot and at an instant.
 //   - CreateBranch: a fork of main at the smallest and the largest size.
@@ -379,7 +382,11 @@ func (r *benchRun) put(b *testing.B, batch, base int, dedupe float64) {
 // agents on many task branches learning the same things. The new branch sees none of
 // them, and the check should not pay much for them.
 func (r *benchRun) benchPutBesideBranches(b *testing.B) {
-	for _, others := range []int{0, 100, 400} {
+	branches := r.h.Branches
+	if len(branches) == 0 {
+		branches = []int{0, 100, 400}
+	}
+	for _, others := range branches {
 		b.Run(fmt.Sprintf("branches=%d", others), func(b *testing.B) {
 			allCorpus(b)
 			ctx := context.Background()
