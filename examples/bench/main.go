@@ -76,6 +76,7 @@ import (
 	"github.com/day1ai/day1"
 	"github.com/day1ai/day1/examples/internal/searcheval"
 	"github.com/day1ai/day1/internal/benchdata"
+	"github.com/day1ai/day1/internal/cputime"
 	"github.com/day1ai/day1/internal/evaldata"
 	"github.com/day1ai/day1/llm"
 )
@@ -1114,11 +1115,11 @@ func (s *samples) time(fn func() error) error {
 		inner := fn
 		fn = func() error { return runLabelled(s.op, inner) }
 	}
-	c := cpuTime()
+	c := cputime.Process()
 	t := time.Now()
 	err := fn()
 	s.wall = append(s.wall, time.Since(t))
-	s.cpu = append(s.cpu, cpuTime()-c)
+	s.cpu = append(s.cpu, cputime.Process()-c)
 	return err
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/day1ai/day1/internal/benchdata"
+	"github.com/day1ai/day1/internal/cputime"
 	"github.com/day1ai/day1/llm"
 	"github.com/day1ai/day1/merge"
 	"github.com/day1ai/day1/store"
@@ -285,11 +286,11 @@ type latencies struct {
 }
 
 func (l *latencies) time(fn func()) {
-	c := cpuTime()
+	c := cputime.Process()
 	t := time.Now()
 	fn()
 	l.wall = append(l.wall, time.Since(t))
-	l.cpu = append(l.cpu, cpuTime()-c)
+	l.cpu = append(l.cpu, cputime.Process()-c)
 }
 
 func (l *latencies) report(b *testing.B) {
@@ -363,11 +364,11 @@ func (r *benchRun) put(b *testing.B, batch, base int, dedupe float64) {
 			recs[j] = corpusFact(benchFactID(next+j), next+j)
 		}
 		next += batch
-		cs := cpuTime()
+		cs := cputime.Process()
 		t := time.Now()
 		res, err := s.Put(ctx, store.DefaultBranch, recs, opts)
 		busy += time.Since(t)
-		cpu += cpuTime() - cs
+		cpu += cputime.Process() - cs
 		if err != nil {
 			b.Fatal(err)
 		}
