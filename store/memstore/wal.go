@@ -13,6 +13,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -419,11 +420,10 @@ func (d *recordDecoder) rotation(dims int) *vecmath.Rotation {
 }
 
 func (w *wal) append(e entry) error {
-	payload, err := json.Marshal(e)
-	if err != nil {
+	var err error
+	if w.buf, err = appendEntryFrame(w.buf[:0], e); err != nil {
 		return fmt.Errorf("day1: memstore: encoding log entry: %w", err)
 	}
-	w.buf = appendFrame(w.buf[:0], payload)
 	n, err := w.f.Write(w.buf)
 	w.size += int64(n)
 	if err != nil {
@@ -436,6 +436,48 @@ func (w *wal) append(e entry) error {
 	}
 	return nil
 }
+
+// appendEntryFrame appends e to dst as one frame of the log, the JSON of e encoded in
+// place: each op is encoded on its own and the frame's header is filled in last, so
+// that a large batch (a merge of thousands of records) is not encoded into a growing
+// buffer of its own and then copied into the frame.
+func appendEntryFrame(dst []byte, e entry) ([]byte, error) {
+	start := len(dst)
+	dst = append(dst, make([]byte, frameHeader)...)
+	at, err := json.Marshal(e.At)
+	if err != nil {
+		return nil, err
+	}
+	dst = append(dst, `{"q":`...)
+	dst = strconv.AppendUint(dst, e.Seq, 10)
+	dst = append(dst, `,"a":`...)
+	dst = append(dst, at...)
+	dst = append(dst, `,"o":`...)
+	if e.Ops == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = append(dst, '[')
+		for i := range e.Ops {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			b, err := json.Marshal(&e.Ops[i])
+			if err != nil {
+				return nil, err
+			}
+			dst = append(dst, b...)
+		}
+		dst = append(dst, ']')
+	}
+	dst = append(dst, '}')
+	payload := dst[start+frameHeader:]
+	binary.LittleEndian.PutUint32(dst[start:], uint32(len(payload)))
+	binary.LittleEndian.PutUint32(dst[start+4:], crc32.Checksum(payload, castagnoli))
+	return dst, nil
+}
+
+// frameHeader is the length of a frame's header: the payload's length and CRC.
+const frameHeader = 8
 
 // appendFrame appends payload to dst as one frame of the log.
 func appendFrame(dst, payload []byte) []byte {
