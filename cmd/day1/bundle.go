@@ -162,7 +162,10 @@ func newBundleImportCmd(a *app) *cobra.Command {
 			}
 			req.Policy = day1.BundleConflictPolicy(policy)
 			pr := newProgress(a.stderr, "importing")
-			pr.update(0, 1)
+			req.Progress = func(p day1.ImportBundleProgress) {
+				pr.verb = "importing (" + string(p.Phase) + ")"
+				pr.update(p.Done, p.Total)
+			}
 			res, err := c.ImportBundle(cmd.Context(), req)
 			pr.done()
 			if err != nil {
