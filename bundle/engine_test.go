@@ -648,7 +648,9 @@ func bigBundle(t *testing.T, n int) []byte {
 	for i := range n {
 		recs = append(recs, verified(fmt.Sprintf("f%05d", i), fmt.Sprintf("fact number %d about subsystem %d", i, i%97)))
 	}
-	src.put(t, "main", recs...)
+	for lo := 0; lo < n; lo += store.MaxBatch {
+		src.put(t, "main", recs[lo:min(lo+store.MaxBatch, n)]...)
+	}
 	var file bytes.Buffer
 	if _, err := src.e.WriteFile(bg, &file, CreateRequest{Name: "big", Branch: "main"}, true); err != nil {
 		t.Fatal(err)
@@ -667,7 +669,7 @@ func (o onlyReader) Read(p []byte) (int, error) { return o.r.Read(p) }
 func TestImportStreams(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
-	n := 2*ImportBatch + 500
+	n := store.MaxBatch + 3*ImportBatch/2 // beyond one store batch: a staging branch and a merge
 	file := bigBundle(t, n)
 
 	dst := newEnv(t)
@@ -676,10 +678,14 @@ func TestImportStreams(t *testing.T) {
 	if err != nil || res.Created != n || res.Merge == "" {
 		t.Fatalf("import from a stream = %+v, %v; want %d created through a merge", res, err, n)
 	}
-	want := []ImportProgress{
-		{PhaseCheck, 1000, n}, {PhaseCheck, 2000, n}, {PhaseCheck, n, n},
-		{PhaseWrite, 1000, n}, {PhaseWrite, 2000, n}, {PhaseWrite, n, n}, {PhaseMerge, n, n},
+	var want []ImportProgress
+	for _, phase := range []ImportPhase{PhaseCheck, PhaseWrite} {
+		for done := ImportBatch; done < n; done += ImportBatch {
+			want = append(want, ImportProgress{phase, done, n})
+		}
+		want = append(want, ImportProgress{phase, n, n})
 	}
+	want = append(want, ImportProgress{PhaseMerge, n, n})
 	if d := cmp.Diff(want, seen); d != "" {
 		t.Errorf("progress (-want +got):\n%s", d)
 	}

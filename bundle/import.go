@@ -60,14 +60,16 @@ type ImportRequest struct {
 	// DefaultMaxBytes.
 	MaxBytes int64
 	// Progress, when set, is called as the import goes: after every ImportBatch
-	// records checked, then written, and once before the final merge. Calls never
+	// records checked, then read and settled for writing, and once before the final
+	// merge. Calls never
 	// overlap; Progress must not block for long, since the import waits for it.
 	Progress func(ImportProgress)
 }
 
-// ImportBatch is how many records an import decodes, embeds, compares with the
-// branch and writes at a time: the memory an import holds beyond the store's grows
-// with it, not with the bundle.
+// ImportBatch is how many records an import decodes, embeds and compares with the
+// branch at a time, and writes at a time to the staging branch of a bundle larger
+// than one store batch: the memory an import holds beyond the store's grows with
+// store.MaxBatch at most, not with the bundle.
 const ImportBatch = 1000
 
 // ImportPhase names a step of an import.
@@ -80,7 +82,8 @@ const (
 	PhaseCheck ImportPhase = "check"
 	// PhaseWrite: the records are written, a batch at a time.
 	PhaseWrite ImportPhase = "write"
-	// PhaseMerge: a bundle larger than one batch lands on the branch in one merge.
+	// PhaseMerge: a bundle larger than one store batch (store.MaxBatch) lands on the
+	// branch in one merge.
 	PhaseMerge ImportPhase = "merge"
 )
 
@@ -137,8 +140,9 @@ func (e *ConflictError) Is(target error) bool { return target == store.ErrConfli
 // Import reads a bundle and writes its records to a branch, atomically: the bundle is
 // read and checked whole (format version, every record, the seal) before anything is
 // written; it is then read again, ImportBatch records at a time, and lands in one
-// store batch or, beyond ImportBatch records, through a staging branch and one merge.
-// The memory an import holds is bounded by the batch, not by the bundle. A From
+// store batch or, beyond store.MaxBatch records, through a staging branch, written
+// ImportBatch records at a time, and one merge. The memory an import holds is bounded
+// by the store's batch, not by the bundle. A From
 // that is an io.ReadSeeker (a file, a bytes.Reader) is read twice from where it
 // stood; any other reader is copied to a temporary file (os.TempDir) as it is
 // checked, and the file is removed when the import returns. Importing the same bundle
@@ -282,7 +286,8 @@ func (w *spoolWriter) Write(p []byte) (int, error) {
 }
 
 // landing writes the records of a checked bundle: straight to the branch when the
-// bundle fits one batch, else to a staging branch that one merge lands.
+// bundle fits one store batch (store.MaxBatch), else to a staging branch that one
+// merge lands.
 type landing struct {
 	e        *Engine
 	req      ImportRequest
@@ -314,7 +319,7 @@ func (e *Engine) newLanding(ctx context.Context, req ImportRequest, m Manifest, 
 // what is left, then lands the staging branch.
 func (w *landing) run(ctx context.Context, r *Reader, progress func(ImportProgress)) error {
 	done := 0
-	var pending []store.Record // a bundle of one batch is written whole at the end
+	var pending []store.Record // a bundle of one store batch is written whole at the end
 	for {
 		batch, err := readBatch(r, ImportBatch)
 		if err != nil {
@@ -341,7 +346,7 @@ func (w *landing) run(ctx context.Context, r *Reader, progress func(ImportProgre
 		switch {
 		case w.req.Policy == FailOnConflict && w.res.Conflicts > 0:
 			// The import fails: read on only to name every conflicting record.
-		case w.total <= ImportBatch:
+		case w.total <= store.MaxBatch:
 			pending = append(pending, batch...)
 		default:
 			if err := w.stage(ctx, batch); err != nil {
@@ -356,7 +361,7 @@ func (w *landing) run(ctx context.Context, r *Reader, progress func(ImportProgre
 	if w.req.Policy == FailOnConflict && w.res.Conflicts > 0 {
 		return &ConflictError{Branch: w.req.Branch, Conflicting: w.res.Conflicting}
 	}
-	if w.total <= ImportBatch {
+	if w.total <= store.MaxBatch {
 		if len(pending) == 0 {
 			return nil
 		}
