@@ -492,21 +492,10 @@ func TestImportOfABadBundleWritesNothing(t *testing.T) {
 // A bundle larger than one store batch lands through a staging branch and one merge.
 func TestImportBeyondOneBatch(t *testing.T) {
 	t.Parallel()
-	src := newEnv(t)
 	n := store.MaxBatch + 10
-	var recs []store.Record
-	for i := range n {
-		recs = append(recs, verified(fmt.Sprintf("f%05d", i), fmt.Sprintf("fact number %d about subsystem %d", i, i%97)))
-	}
-	for lo := 0; lo < n; lo += store.MaxBatch {
-		src.put(t, "main", recs[lo:min(lo+store.MaxBatch, n)]...)
-	}
-	var file bytes.Buffer
-	if _, err := src.e.WriteFile(bg, &file, CreateRequest{Name: "big", Branch: "main"}, true); err != nil {
-		t.Fatal(err)
-	}
+	file := bigBundle(t, n)
 	dst := newEnv(t)
-	res, err := dst.e.Import(bg, ImportRequest{From: bytes.NewReader(file.Bytes())})
+	res, err := dst.e.Import(bg, ImportRequest{From: bytes.NewReader(file)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -520,7 +509,7 @@ func TestImportBeyondOneBatch(t *testing.T) {
 	if len(bs) != 1 {
 		t.Errorf("branches after the import: %v; want the staging branch gone", bs)
 	}
-	res, err = dst.e.Import(bg, ImportRequest{From: bytes.NewReader(file.Bytes())})
+	res, err = dst.e.Import(bg, ImportRequest{From: bytes.NewReader(file)})
 	if err != nil || res.Deduplicated != n || res.Merge != "" {
 		t.Errorf("again: %+v, %v; want all deduplicated and no merge", res, err)
 	}
