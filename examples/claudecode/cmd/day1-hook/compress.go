@@ -59,10 +59,10 @@ func rawText(raw json.RawMessage) string {
 // rest of the hook input, and every part of the observation (type, summary, raw
 // text) is taken from that one decoding.
 type response struct {
-	text string         // a string response's value; else a JSON preview, cut to maxRaw
-	obj  map[string]any // the fields of an object response; nil for anything else
-	size int            // bytes of the response as JSON, for "N bytes" in a summary
-	err  string         // the failure the response reports (see errorText), or ""
+	text  string         // a string response's value; else a JSON preview, cut to maxRaw
+	obj   map[string]any // the fields of an object response; nil for anything else
+	value any            // the decoded response; nil for none
+	err   string         // the failure the response reports (see errorText), or ""
 }
 
 // parseResponse reads a decoded tool response; a json.RawMessage is decoded first.
@@ -71,12 +71,12 @@ func parseResponse(v any) response {
 		v = nil
 		json.Unmarshal(raw, &v)
 	}
-	var r response
+	r := response{value: v}
 	switch t := v.(type) {
 	case nil:
 		return r
 	case string:
-		r.text, r.size = t, len(t)+2
+		r.text = t
 		return r
 	case map[string]any:
 		r.obj = t
@@ -85,7 +85,7 @@ func parseResponse(v any) response {
 	// A preview of the response: long strings and lists cut, so that a large one is
 	// not encoded whole again for the few characters the observation keeps.
 	data, _ := json.Marshal(preview(v, 0))
-	r.text, r.size = string(data), approxSize(v)
+	r.text = string(data)
 	return r
 }
 
@@ -186,7 +186,7 @@ func salient(input json.RawMessage) string {
 
 // outputLine is the first non-empty line of a tool's output, or its size.
 func outputLine(r response) string {
-	if r.size == 0 {
+	if r.value == nil {
 		return ""
 	}
 	text := r.text
@@ -208,7 +208,7 @@ func outputLine(r response) string {
 			}
 		}
 		if text == "" {
-			return fmt.Sprintf("%d bytes", r.size)
+			return fmt.Sprintf("%d bytes", approxSize(r.value))
 		}
 	}
 	if l := firstLine(text); l != "" {
