@@ -331,9 +331,11 @@ func (w *landing) run(ctx context.Context, r *Reader, progress func(ImportProgre
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if w.res.Embedded, err = w.embed(ctx, batch); err != nil {
+		embedded, err := w.e.importEmbeddings(ctx, batch, w.embedder)
+		if err != nil {
 			return err
 		}
+		w.res.Embedded += embedded
 		for i, rec := range batch {
 			batch[i] = withProvenance(rec, w.info.ID, w.source)
 		}
@@ -380,13 +382,6 @@ func (w *landing) run(ctx context.Context, r *Reader, progress func(ImportProgre
 	}
 	progress(ImportProgress{Phase: PhaseMerge, Done: w.total, Total: w.total})
 	return w.merge(ctx)
-}
-
-// embed gives a batch the engine's embeddings (see importEmbeddings) and returns the
-// import's count of records embedded again so far.
-func (w *landing) embed(ctx context.Context, batch []store.Record) (int, error) {
-	n, err := w.e.importEmbeddings(ctx, batch, w.embedder)
-	return w.res.Embedded + n, err
 }
 
 // readBatch returns the next n records of r, fewer at its end, none after it.

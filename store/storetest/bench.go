@@ -94,12 +94,12 @@ func RunBenchmarks(b *testing.B, h BenchHarness) {
 	b.Run("Search", func(b *testing.B) {
 		for _, n := range sizes {
 			b.Run(fmt.Sprintf("hybrid/n=%d", n), func(b *testing.B) {
-				r.search(b, r.store(b, "read", n), store.View{}, store.Hybrid, r.queries(b, n))
+				r.search(b, r.store(b, "read", n), store.View{}, store.Hybrid, queries(b, n))
 			})
 		}
 		for _, mode := range []store.SearchMode{store.Keyword, store.Vector} {
 			b.Run(fmt.Sprintf("%s/n=%d", mode, largest), func(b *testing.B) {
-				r.search(b, r.store(b, "read", largest), store.View{}, mode, r.queries(b, largest))
+				r.search(b, r.store(b, "read", largest), store.View{}, mode, queries(b, largest))
 			})
 		}
 	})
@@ -214,7 +214,7 @@ type benchQuery struct {
 }
 
 // queries returns benchQueries paraphrases of the first n corpus facts, embedded.
-func (r *benchRun) queries(tb testing.TB, n int) []benchQuery {
+func queries(tb testing.TB, n int) []benchQuery {
 	tb.Helper()
 	Corpus(tb, 0)
 	e := llm.NewLocalEmbedder(BenchDims)
@@ -456,7 +456,7 @@ func (r *benchRun) benchSearchAt(b *testing.B, n int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	qs := r.queries(b, n)
+	qs := queries(b, n)
 	for _, at := range []struct {
 		name string
 		v    store.View
@@ -611,7 +611,7 @@ func (r *benchRun) benchSearchMessages(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	qs := r.queries(b, n)
+	qs := queries(b, n)
 	for _, w := range []int{0, 2} {
 		b.Run(fmt.Sprintf("hybrid/window=%d", w), func(b *testing.B) {
 			lat := &latencies{}

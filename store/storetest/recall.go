@@ -18,7 +18,6 @@ import (
 // does; RunRecall closes it.
 func RunRecall(t *testing.T, newStore func(testing.TB) store.Store, sizes []int) {
 	const k, nq, want = 10, 50, 0.9
-	r := &benchRun{}
 	for _, n := range sizes {
 		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
 			if n < 100 || n > MaxBenchSize {
@@ -28,7 +27,7 @@ func RunRecall(t *testing.T, newStore func(testing.TB) store.Store, sizes []int)
 			s := newStore(t)
 			defer s.Close()
 			load(t, s, n)
-			qs := r.queries(t, n)[:nq]
+			qs := queries(t, n)[:nq]
 			ctx := context.Background()
 			var sum float64
 			for _, q := range qs {
