@@ -155,11 +155,11 @@ func (s *Store) CreateBranch(ctx context.Context, spec store.BranchSpec) (store.
 			return store.Branch{}, err
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.canWrite(ctx); err != nil {
+	unlock, err := s.lockWrite(ctx)
+	if err != nil {
 		return store.Branch{}, err
 	}
+	defer unlock()
 	if _, ok := s.branches[spec.Name]; ok {
 		return store.Branch{}, fmt.Errorf("%w: %q", store.ErrBranchExists, spec.Name)
 	}
@@ -200,7 +200,7 @@ func (s *Store) CreateBranch(ctx context.Context, spec store.BranchSpec) (store.
 
 // GetBranch returns a branch.
 func (s *Store) GetBranch(ctx context.Context, name string) (store.Branch, error) {
-	s.mu.RLock()
+	s.rlock()
 	defer s.mu.RUnlock()
 	if err := s.usable(ctx); err != nil {
 		return store.Branch{}, err
@@ -217,7 +217,7 @@ func (s *Store) ListBranches(ctx context.Context, f store.BranchFilter) ([]store
 	if f.Status != "" && !f.Status.Valid() {
 		return nil, store.Invalid("BranchFilter.Status", "must be active, merged or archived", f.Status)
 	}
-	s.mu.RLock()
+	s.rlock()
 	defer s.mu.RUnlock()
 	if err := s.usable(ctx); err != nil {
 		return nil, err
@@ -240,11 +240,11 @@ func (s *Store) SetBranchStatus(ctx context.Context, name string, status store.B
 	if err := store.ValidateBranchStatus(name, status); err != nil {
 		return store.Branch{}, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.canWrite(ctx); err != nil {
+	unlock, err := s.lockWrite(ctx)
+	if err != nil {
 		return store.Branch{}, err
 	}
+	defer unlock()
 	b, err := s.branch(name)
 	if err != nil {
 		return store.Branch{}, err
@@ -270,11 +270,11 @@ func (s *Store) applyStatus(b *branch, status store.BranchStatus, into string, a
 
 // DeleteBranch removes a branch and its records.
 func (s *Store) DeleteBranch(ctx context.Context, name string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.canWrite(ctx); err != nil {
+	unlock, err := s.lockWrite(ctx)
+	if err != nil {
 		return err
 	}
+	defer unlock()
 	b, err := s.branch(name)
 	if err != nil {
 		return err
@@ -313,11 +313,11 @@ func (s *Store) CreateSnapshot(ctx context.Context, branchName, name, descriptio
 	if err := store.ValidateID("name", name); err != nil {
 		return store.Snapshot{}, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.canWrite(ctx); err != nil {
+	unlock, err := s.lockWrite(ctx)
+	if err != nil {
 		return store.Snapshot{}, err
 	}
+	defer unlock()
 	if _, err := s.branch(branchName); err != nil {
 		return store.Snapshot{}, err
 	}
@@ -335,7 +335,7 @@ func (s *Store) CreateSnapshot(ctx context.Context, branchName, name, descriptio
 
 // GetSnapshot returns a snapshot.
 func (s *Store) GetSnapshot(ctx context.Context, name string) (store.Snapshot, error) {
-	s.mu.RLock()
+	s.rlock()
 	defer s.mu.RUnlock()
 	if err := s.usable(ctx); err != nil {
 		return store.Snapshot{}, err
@@ -349,7 +349,7 @@ func (s *Store) GetSnapshot(ctx context.Context, name string) (store.Snapshot, e
 
 // ListSnapshots returns the snapshots of a branch, or all, oldest first.
 func (s *Store) ListSnapshots(ctx context.Context, branchName string) ([]store.Snapshot, error) {
-	s.mu.RLock()
+	s.rlock()
 	defer s.mu.RUnlock()
 	if err := s.usable(ctx); err != nil {
 		return nil, err
@@ -378,11 +378,11 @@ func (s *Store) ListSnapshots(ctx context.Context, branchName string) ([]store.S
 
 // DeleteSnapshot removes a snapshot.
 func (s *Store) DeleteSnapshot(ctx context.Context, name string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.canWrite(ctx); err != nil {
+	unlock, err := s.lockWrite(ctx)
+	if err != nil {
 		return err
 	}
+	defer unlock()
 	if _, ok := s.snaps[name]; !ok {
 		return fmt.Errorf("%w: %q", store.ErrSnapshotNotFound, name)
 	}
@@ -399,11 +399,11 @@ func (s *Store) PutSession(ctx context.Context, sess store.Session) (store.Sessi
 	if err != nil {
 		return store.Session{}, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.canWrite(ctx); err != nil {
+	unlock, err := s.lockWrite(ctx)
+	if err != nil {
 		return store.Session{}, err
 	}
+	defer unlock()
 	now := s.commitNow()
 	if sess.StartedAt.IsZero() {
 		sess.StartedAt = now
@@ -419,7 +419,7 @@ func (s *Store) PutSession(ctx context.Context, sess store.Session) (store.Sessi
 
 // GetSession returns a session.
 func (s *Store) GetSession(ctx context.Context, id string) (store.Session, error) {
-	s.mu.RLock()
+	s.rlock()
 	defer s.mu.RUnlock()
 	if err := s.usable(ctx); err != nil {
 		return store.Session{}, err
@@ -434,7 +434,7 @@ func (s *Store) GetSession(ctx context.Context, id string) (store.Session, error
 
 // ListSessions returns sessions, oldest first.
 func (s *Store) ListSessions(ctx context.Context, f store.SessionFilter) ([]store.Session, error) {
-	s.mu.RLock()
+	s.rlock()
 	defer s.mu.RUnlock()
 	if err := s.usable(ctx); err != nil {
 		return nil, err

@@ -65,11 +65,12 @@ func (s *Store) Compact(ctx context.Context) (CompactStats, error) {
 	}
 	s.compactMu.Lock()
 	defer s.compactMu.Unlock()
-	return s.compact(ctx)
+	return s.compact(ctx, false)
 }
 
-// compact runs one compaction. Callers hold s.compactMu.
-func (s *Store) compact(ctx context.Context) (CompactStats, error) {
+// compact runs one compaction; an automatic one (auto) only when it is still due once
+// the commits of other stores are read in. Callers hold s.compactMu.
+func (s *Store) compact(ctx context.Context, auto bool) (CompactStats, error) {
 	start := time.Now()
 	hook := s.opts.compactHook
 	if hook == nil {
@@ -77,36 +78,51 @@ func (s *Store) compact(ctx context.Context) (CompactStats, error) {
 	}
 	dir := s.opts.Path
 	before, _ := storeBytes(dir)
-	s.mu.RLock()
-	gen := s.auto.maxGen + 1
-	s.mu.RUnlock()
-	// The new log is made before the lock is taken: writers do not wait for it.
+	// The switch is made under the commit lock, with every other store's commits read
+	// in: no store appends meanwhile, and the new generation is above every file
+	// there.
+	unlock, err := s.lockWrite(ctx)
+	if err != nil {
+		return CompactStats{}, err
+	}
+	locked := time.Now()
+	if auto && !s.auto.due(s) {
+		// Another store compacted since this one decided to.
+		unlock()
+		return CompactStats{}, nil
+	}
+	files, err := listFiles(dir)
+	if err != nil {
+		unlock()
+		return CompactStats{}, fmt.Errorf("day1: memstore: compact: %w", err)
+	}
+	// Logs past the one in use are left by compactions that stopped before their
+	// switch: no entry leads to them.
+	for _, g := range files.logs {
+		if g > s.log.gen {
+			os.Remove(logPath(dir, g))
+		}
+	}
+	gen := max(files.maxGen(), s.log.gen, s.auto.maxGen) + 1
 	nf, err := os.OpenFile(logPath(dir, gen), os.O_CREATE|os.O_EXCL|os.O_RDWR, 0o644)
 	if err != nil {
+		unlock()
 		return CompactStats{}, fmt.Errorf("day1: memstore: compact: %w", err)
 	}
 	if err := syncDir(dir); err != nil {
+		unlock()
 		nf.Close()
 		os.Remove(logPath(dir, gen))
 		return CompactStats{}, fmt.Errorf("day1: memstore: compact: %w", err)
 	}
 	hook(stepLogCreated)
-
-	s.mu.Lock()
-	locked := time.Now()
-	if err := s.canWrite(ctx); err != nil {
-		s.mu.Unlock()
-		nf.Close()
-		os.Remove(logPath(dir, gen))
-		return CompactStats{}, err
-	}
 	c := s.capture()
 	old := s.log.f
 	if err := s.log.append(entry{Seq: s.seq, At: c.at, Ops: []op{{Type: opSwitch, Gen: gen}}}); err != nil {
 		// The old log may now end in a torn frame: like a failed commit, the store
 		// refuses further work until it is opened again.
 		s.failed = err
-		s.mu.Unlock()
+		unlock()
 		nf.Close()
 		return CompactStats{}, err
 	}
@@ -114,7 +130,7 @@ func (s *Store) compact(ctx context.Context) (CompactStats, error) {
 	s.auto.maxGen = gen
 	s.auto.logBytes = 0
 	pause := time.Since(locked)
-	s.mu.Unlock()
+	unlock()
 	old.Close()
 	hook(stepSwitched)
 
@@ -142,6 +158,11 @@ func (s *Store) compact(ctx context.Context) (CompactStats, error) {
 	s.mu.Unlock()
 	if files, err := listFiles(dir); err == nil {
 		removed := 0
+		for _, t := range files.tmps {
+			if g, ok := tmpGen(t); ok && g < gen {
+				os.Remove(t)
+			}
+		}
 		for _, g := range files.ckpts {
 			if g < gen {
 				os.Remove(ckptPath(dir, g))
@@ -200,13 +221,14 @@ func (s *Store) reload(ctx context.Context, gen uint64) (time.Duration, error) {
 	if _, err := r.read(fresh.replay); err != nil {
 		return 0, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	locked := time.Now()
-	if err := s.canWrite(ctx); err != nil {
+	unlock, err := s.lockWrite(ctx)
+	if err != nil {
 		return 0, err
 	}
-	// Every append happens under the lock: the log is whole up to its end now.
+	defer unlock()
+	locked := time.Now()
+	// Every append happens under the commit lock: the log is whole up to its end now,
+	// and the store has read in all of it.
 	if _, err := r.read(fresh.replay); err != nil {
 		return 0, err
 	}
@@ -434,17 +456,10 @@ type autoCompact struct {
 // background when the log has grown past its threshold. Callers hold s.mu for writing.
 func (a *autoCompact) logged(s *Store, n int64) {
 	a.logBytes += n
-	ratio, least := s.opts.CompactRatio, s.opts.CompactMinBytes
-	if ratio < 0 || a.running || s.closing || a.ctx == nil {
+	if s.opts.CompactRatio < 0 || a.running || s.closing || a.ctx == nil {
 		return
 	}
-	if ratio == 0 {
-		ratio = DefaultCompactRatio
-	}
-	if least == 0 {
-		least = DefaultCompactMinBytes
-	}
-	if a.logBytes < least || float64(a.logBytes) < ratio*float64(a.ckptBytes) || a.logBytes < a.retryAt {
+	if !a.due(s) {
 		return
 	}
 	a.running = true
@@ -452,15 +467,36 @@ func (a *autoCompact) logged(s *Store, n int64) {
 	go func() {
 		defer a.wg.Done()
 		s.compactMu.Lock()
-		_, err := s.compact(a.ctx)
+		_, err := s.compact(a.ctx, true)
 		s.compactMu.Unlock()
 		s.mu.Lock()
 		a.running = false
 		a.retryAt = 0
 		if err != nil {
 			// Try again once the log has grown by as much again.
-			a.retryAt = a.logBytes + least
+			a.retryAt = a.logBytes + s.compactMinBytes()
 		}
 		s.mu.Unlock()
 	}()
+}
+
+// compactMinBytes returns Options.CompactMinBytes, or its default.
+func (s *Store) compactMinBytes() int64 {
+	if s.opts.CompactMinBytes == 0 {
+		return DefaultCompactMinBytes
+	}
+	return s.opts.CompactMinBytes
+}
+
+// due reports whether the log has grown past the threshold of an automatic
+// compaction. Callers hold s.mu.
+func (a *autoCompact) due(s *Store) bool {
+	ratio, least := s.opts.CompactRatio, s.compactMinBytes()
+	if ratio < 0 {
+		return false
+	}
+	if ratio == 0 {
+		ratio = DefaultCompactRatio
+	}
+	return a.logBytes >= least && float64(a.logBytes) >= ratio*float64(a.ckptBytes) && a.logBytes >= a.retryAt
 }

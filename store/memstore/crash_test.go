@@ -5,9 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -249,79 +247,4 @@ func TestEntryThatCannotBeReplayedFailsOpen(t *testing.T) {
 	if !bytes.Equal(before, after) {
 		t.Errorf("a failed open changed the log: %d bytes, then %d", len(before), len(after))
 	}
-}
-
-func TestSecondOpenOfSamePathFails(t *testing.T) {
-	dir := t.TempDir()
-	s, err := New(Options{Path: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = New(Options{Path: dir + "/."})
-	if !errors.Is(err, store.ErrLocked) || !strings.Contains(err.Error(), "this process") {
-		t.Fatalf("a second open in the same process = %v; want store.ErrLocked saying this process", err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s, err = New(Options{Path: dir})
-	if err != nil {
-		t.Fatalf("open after Close: %v", err)
-	}
-	s.Close()
-}
-
-// lockChildEnv names the directory TestLockChild opens and holds until its standard
-// input closes.
-const lockChildEnv = "DAY1_MEMSTORE_LOCK_CHILD"
-
-func TestLockChild(t *testing.T) {
-	dir := os.Getenv(lockChildEnv)
-	if dir == "" {
-		t.Skip("helper process for TestOpenHeldByAnotherProcessFails; runs only as its child")
-	}
-	s, err := New(Options{Path: dir})
-	if err != nil {
-		fmt.Println("open:", err)
-		os.Exit(2)
-	}
-	fmt.Println("opened")
-	io.Copy(io.Discard, os.Stdin)
-	s.Close()
-}
-
-func TestOpenHeldByAnotherProcessFails(t *testing.T) {
-	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestLockChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), lockChildEnv+"="+dir)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil || strings.TrimSpace(line) != "opened" {
-		stdin.Close()
-		cmd.Wait()
-		t.Fatalf("child: %q, %v", line, err)
-	}
-	_, err = New(Options{Path: dir})
-	if !errors.Is(err, store.ErrLocked) || !strings.Contains(err.Error(), "another process") {
-		t.Errorf("open of a directory another process holds = %v; want store.ErrLocked saying another process", err)
-	}
-	stdin.Close()
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("child: %v", err)
-	}
-	s, err := New(Options{Path: dir})
-	if err != nil {
-		t.Fatalf("open after the other process closed: %v", err)
-	}
-	s.Close()
 }

@@ -17,7 +17,7 @@ import (
 // Diff lists what changed on each side since the merge base. It visits only the
 // versions written since the base, so its cost follows the number of changes.
 func (s *Store) Diff(ctx context.Context, source, target string) (*store.Diff, error) {
-	s.mu.RLock()
+	s.rlock()
 	defer s.mu.RUnlock()
 	if err := s.usable(ctx); err != nil {
 		return nil, err
@@ -28,7 +28,7 @@ func (s *Store) Diff(ctx context.Context, source, target string) (*store.Diff, e
 // DiffLean is Diff without the embeddings of facts and observations (see
 // store.LeanDiffer): the merge engine's diff, which copies no vectors.
 func (s *Store) DiffLean(ctx context.Context, source, target string) (*store.Diff, error) {
-	s.mu.RLock()
+	s.rlock()
 	defer s.mu.RUnlock()
 	if err := s.usable(ctx); err != nil {
 		return nil, err
@@ -345,11 +345,11 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 	if plan.Source == plan.Target {
 		return store.MergeRecord{}, store.Invalid("MergePlan.Target", "must differ from the source", plan.Target)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.canWrite(ctx); err != nil {
+	unlock, err := s.lockWrite(ctx)
+	if err != nil {
 		return store.MergeRecord{}, err
 	}
+	defer unlock()
 	sb, err := s.branch(plan.Source)
 	if err != nil {
 		return store.MergeRecord{}, err
@@ -563,7 +563,7 @@ func (s *Store) ListMerges(ctx context.Context, f store.MergeFilter) ([]store.Me
 	if f.Limit < 0 || f.Limit > store.MaxLimit {
 		return nil, store.Invalid("MergeFilter.Limit", fmt.Sprintf("must be between 0 (no limit) and %d", store.MaxLimit), f.Limit)
 	}
-	s.mu.RLock()
+	s.rlock()
 	defer s.mu.RUnlock()
 	if err := s.usable(ctx); err != nil {
 		return nil, err

@@ -16,11 +16,11 @@ func (s *Store) WriteDocs(ctx context.Context, ws []store.DocWrite) ([]store.Doc
 	if err := store.ValidateDocWrites(ws); err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.canWrite(ctx); err != nil {
+	unlock, err := s.lockWrite(ctx)
+	if err != nil {
 		return nil, err
 	}
+	defer unlock()
 	for _, w := range ws {
 		if err := store.CheckDocCond(w, s.docs[docKey{w.Doc.Collection, w.Doc.ID}]); err != nil {
 			return nil, err
@@ -59,7 +59,7 @@ func (s *Store) GetDoc(ctx context.Context, collection, id string) (store.Doc, e
 	if err := store.ValidateCollection("collection", collection); err != nil {
 		return store.Doc{}, err
 	}
-	s.mu.RLock()
+	s.rlock()
 	defer s.mu.RUnlock()
 	if err := s.usable(ctx); err != nil {
 		return store.Doc{}, err
@@ -76,7 +76,7 @@ func (s *Store) ListDocs(ctx context.Context, q store.DocQuery) ([]store.Doc, er
 	if err := store.ValidateDocQuery(q); err != nil {
 		return nil, err
 	}
-	s.mu.RLock()
+	s.rlock()
 	defer s.mu.RUnlock()
 	if err := s.usable(ctx); err != nil {
 		return nil, err

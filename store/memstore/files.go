@@ -3,7 +3,6 @@ package memstore
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -118,14 +117,17 @@ type chain struct {
 }
 
 // load fills the store from the files in dir: the newest checkpoint, then the logs
-// after it. A writer (readOnly false) opens the last log for appending, with a torn
-// tail cut off; a reader leaves it as it is. The store must be empty.
+// after it, up to the last complete frame of the last log, which it leaves open: for
+// reading only, or (readOnly false) for appending too. A torn tail is left as it is:
+// it may be an append under way, and only a store holding the commit lock cuts it
+// (catchUp). Logs of later generations that no switch entry leads to (a compaction
+// that stopped before its switch) are ignored. The store must be empty.
 func (s *Store) load(dir string, readOnly bool) (*chain, error) {
 	files, err := listFiles(dir)
 	if err != nil {
 		return nil, err
 	}
-	c := &chain{maxGen: files.maxGen(), stale: files.tmps}
+	c := &chain{maxGen: files.maxGen()}
 	start := uint64(0)
 	if n := len(files.ckpts); n > 0 {
 		c.ckptGen = files.ckpts[n-1]
@@ -148,7 +150,7 @@ func (s *Store) load(dir string, readOnly bool) (*chain, error) {
 	}
 	flag := os.O_RDONLY
 	if !readOnly {
-		flag = os.O_RDWR | os.O_CREATE
+		flag = os.O_RDWR
 	}
 	gen := start
 	replayed := 0
@@ -194,30 +196,22 @@ func (s *Store) load(dir string, readOnly bool) (*chain, error) {
 		}
 		gen = next
 	}
-	for _, g := range files.logs {
-		if g <= c.gen {
-			continue
-		}
-		// A log created for a compaction that stopped before its switch entry was in:
-		// it must be empty. (A reader may see it fill while it reads: the writer is
-		// switching now, and the reader follows on its next Refresh.)
-		if fi, err := os.Stat(logPath(dir, g)); !readOnly && err == nil && fi.Size() > 0 {
-			c.f.Close()
-			return nil, fmt.Errorf("day1: memstore: %s holds entries but no log before it switches to it", logPath(dir, g))
-		}
-		c.stale = append(c.stale, logPath(dir, g))
-	}
-	if !readOnly {
-		if err := c.f.Truncate(c.off); err != nil {
-			c.f.Close()
-			return nil, fmt.Errorf("day1: memstore: cutting torn log tail: %w", err)
-		}
-		if _, err := c.f.Seek(c.off, io.SeekStart); err != nil {
-			c.f.Close()
-			return nil, fmt.Errorf("day1: memstore: %w", err)
+	// A checkpoint left half written by a compaction of an older generation, or of
+	// one whose checkpoint is in, is left over; one of the last generation may be
+	// being written now.
+	for _, t := range files.tmps {
+		if g, ok := tmpGen(t); ok && (g < c.gen || slices.Contains(files.ckpts, g)) {
+			c.stale = append(c.stale, t)
 		}
 	}
 	return c, nil
+}
+
+// tmpGen returns the generation of the half-written checkpoint at path.
+func tmpGen(path string) (uint64, bool) {
+	name := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(path), "day1."), ckptExt+tmpExt)
+	g, err := strconv.ParseUint(name, 10, 64)
+	return g, err == nil
 }
 
 // errSwitched ends the reading of a log at its switch entry.

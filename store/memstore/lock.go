@@ -12,84 +12,144 @@ import (
 	"github.com/day1ai/day1/store"
 )
 
-// openDirs holds the directories this process has open, so that a second open in
-// the same process is told so: the file lock of some systems does not see it.
-var openDirs = struct {
-	sync.Mutex
-	m map[string]bool
-}{m: map[string]bool{}}
+// DefaultLockTimeout is Options.LockTimeout when it is zero: how long a commit waits
+// for the commits of other processes (and of other stores in this process) on the
+// same directory before it fails with store.ErrLocked.
+const DefaultLockTimeout = 30 * time.Second
 
-// dirLock is the exclusive hold of one store directory.
-type dirLock struct {
-	f   *os.File
-	key string
+// commitLock serialises the commits of every store open on one directory: those of
+// this process, through a semaphore shared by the stores that opened the directory
+// here, and those of other processes, through an exclusive lock on the directory's
+// LOCK file. It is held only while one commit reads in what others committed, decides
+// and appends; a process that dies holding it loses it to the system at once.
+type commitLock struct {
+	sem  *dirSem
+	f    *os.File // the LOCK file, locked only while held
+	mu   sync.Mutex
+	shut bool
 }
 
-// lockDir takes the store directory for this process: an exclusive lock on its LOCK
-// file, which another process holding it refuses at once. Both refusals wrap
-// store.ErrLocked and say which case it is.
-func lockDir(dir string) (*dirLock, error) {
+// dirSem is the semaphore of one directory in this process.
+type dirSem struct {
+	c    chan struct{}
+	refs int
+}
+
+// dirSems holds the semaphores of the directories open in this process, by absolute
+// path: the file locks of some systems do not tell two opens of one process apart.
+var dirSems = struct {
+	sync.Mutex
+	m map[string]*dirSem
+}{m: map[string]*dirSem{}}
+
+// dirKey returns the key of dir in dirSems: its absolute path, links resolved.
+func dirKey(dir string) (string, error) {
 	key, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, fmt.Errorf("day1: memstore: %w", err)
+		return "", err
 	}
 	if real, err := filepath.EvalSymlinks(key); err == nil {
 		key = real
 	}
-	openDirs.Lock()
-	defer openDirs.Unlock()
-	if openDirs.m[key] {
-		return nil, fmt.Errorf("%w: %s is already open in this process; share one Store (or Client) instead of opening it twice", store.ErrLocked, dir)
-	}
-	f, err := os.OpenFile(filepath.Join(dir, lockName), os.O_CREATE|os.O_RDWR, 0o644)
+	return key, nil
+}
+
+// openCommitLock opens the commit lock of dir, creating its LOCK file if needed. It
+// takes no lock.
+func openCommitLock(dir string) (*commitLock, error) {
+	key, err := dirKey(dir)
 	if err != nil {
 		return nil, fmt.Errorf("day1: memstore: %w", err)
 	}
-	if err := lockFile(f); err != nil {
-		f.Close()
-		if errors.Is(err, errLockHeld) {
-			return nil, fmt.Errorf("%w: %s is open in another process; close it there first", store.ErrLocked, dir)
-		}
-		return nil, fmt.Errorf("day1: memstore: locking %s: %w", dir, err)
+	f, err := os.OpenFile(filepath.Join(dir, lockName), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("day1: memstore: opening the lock file: %w", err)
 	}
-	openDirs.m[key] = true
-	return &dirLock{f: f, key: key}, nil
+	dirSems.Lock()
+	defer dirSems.Unlock()
+	sem := dirSems.m[key]
+	if sem == nil {
+		sem = &dirSem{c: make(chan struct{}, 1)}
+		dirSems.m[key] = sem
+	}
+	sem.refs++
+	return &commitLock{sem: sem, f: f}, nil
 }
 
-// lockDirWait is lockDir, retried while the directory is held elsewhere until timeout
-// has passed or ctx is done. A timeout of 0 tries once.
-func lockDirWait(ctx context.Context, dir string, timeout time.Duration) (*dirLock, error) {
-	deadline := time.Now().Add(timeout)
-	wait := 5 * time.Millisecond
+// acquire takes the lock, waiting up to timeout and while ctx is not done. A wait that
+// ends unfulfilled wraps store.ErrLocked and, when ctx ended it, ctx's error.
+func (l *commitLock) acquire(ctx context.Context, timeout time.Duration, dir string) error {
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	refused := func(cause error) error {
+		if cause != nil {
+			return fmt.Errorf("%w: %s: stopped waiting for another commit: %w", store.ErrLocked, dir, cause)
+		}
+		return fmt.Errorf("%w: %s: another commit held the lock for longer than %v (LockTimeout)", store.ErrLocked, dir, timeout)
+	}
+	select {
+	case l.sem.c <- struct{}{}:
+	case <-ctx.Done():
+		return refused(ctx.Err())
+	case <-timer.C:
+		return refused(nil)
+	}
+	wait := 100 * time.Microsecond
 	for {
-		l, err := lockDir(dir)
-		if err == nil || timeout <= 0 || !errors.Is(err, store.ErrLocked) {
-			return l, err
+		l.mu.Lock()
+		if l.shut {
+			l.mu.Unlock()
+			<-l.sem.c
+			return store.ErrClosed
 		}
-		left := time.Until(deadline)
-		if left <= 0 {
-			return nil, fmt.Errorf("%w (gave up after waiting %v)", err, timeout)
+		err := lockFile(l.f)
+		l.mu.Unlock()
+		if err == nil {
+			return nil
 		}
-		t := time.NewTimer(min(wait, left))
+		if !errors.Is(err, errLockHeld) {
+			<-l.sem.c
+			return fmt.Errorf("day1: memstore: locking %s: %w", dir, err)
+		}
+		pause := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
-			t.Stop()
-			return nil, fmt.Errorf("%w (stopped waiting: %w)", err, ctx.Err())
-		case <-t.C:
+			pause.Stop()
+			<-l.sem.c
+			return refused(ctx.Err())
+		case <-timer.C:
+			pause.Stop()
+			<-l.sem.c
+			return refused(nil)
+		case <-pause.C:
 		}
-		wait = min(2*wait, 100*time.Millisecond)
+		wait = min(2*wait, 5*time.Millisecond)
 	}
 }
 
-// release lets the directory go. The lock is undone before the descriptor is closed:
-// a child process forked at that moment by another goroutine holds a copy of the
-// descriptor until it starts its program, and the lock would last as long.
-func (l *dirLock) release() {
-	openDirs.Lock()
-	delete(openDirs.m, l.key)
-	openDirs.Unlock()
+// release lets the lock go: the file lock first, then this process's semaphore.
+func (l *commitLock) release() {
 	unlockFile(l.f)
+	<-l.sem.c
+}
+
+// close closes the lock file; later acquires fail with store.ErrClosed. The lock must
+// not be held.
+func (l *commitLock) close(dir string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.shut {
+		return
+	}
+	l.shut = true
 	l.f.Close()
+	dirSems.Lock()
+	defer dirSems.Unlock()
+	if key, err := dirKey(dir); err == nil && dirSems.m[key] == l.sem {
+		if l.sem.refs--; l.sem.refs == 0 {
+			delete(dirSems.m, key)
+		}
+	}
 }
 
 // errLockHeld is what lockFile returns when another process holds the lock.

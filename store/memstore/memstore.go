@@ -107,6 +107,7 @@ import (
 	"math"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/day1ai/day1/store"
@@ -134,10 +135,11 @@ type Options struct {
 	Dimensions int
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
-	// LockTimeout is how long opening a durable store waits for the directory while
-	// another open store holds it, in this process or another. 0 fails at once with
-	// store.ErrLocked; otherwise Open retries until the timeout (or until its context is
-	// done), then fails with store.ErrLocked. It does not apply to ReadOnly.
+	// LockTimeout is how long a commit waits for the commits of other stores open on
+	// the same Path, in this process or another, before it fails with store.ErrLocked
+	// (or when its context is done first). Commits on one Path take turns; each holds
+	// the directory only while it reads in what the others committed, decides and
+	// appends. 0 means DefaultLockTimeout. It does not apply to ReadOnly.
 	LockTimeout time.Duration
 	// ReadOnly opens the durable store at Path for reading only, beside the process
 	// that writes it and any number of other readers: it takes no lock, replays the log
@@ -183,6 +185,9 @@ type Store struct {
 	state
 	log *wal
 	ro  *logReader // the log a read-only store follows
+
+	opened time.Time    // when the store was opened: the origin of looked
+	looked atomic.Int64 // when follow last looked at the log, since opened
 
 	compactMu sync.Mutex // one compaction at a time
 	auto      autoCompact
@@ -277,7 +282,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		return nil, store.Invalid("Options.Sync", "must be SyncAlways or SyncNever", opts.Sync)
 	}
 	if opts.LockTimeout < 0 {
-		return nil, store.Invalid("Options.LockTimeout", "must be 0 (fail at once) or more", opts.LockTimeout.String())
+		return nil, store.Invalid("Options.LockTimeout", "must be 0 (DefaultLockTimeout) or more", opts.LockTimeout.String())
 	}
 	if opts.ReadOnly && opts.Path == "" {
 		return nil, store.Invalid("Options.ReadOnly", "applies only to a durable store; set Options.Path too", nil)
@@ -298,36 +303,22 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	}
 
 	if opts.ReadOnly {
-		r, err := s.openLogReader(opts.Path)
+		c, err := s.loadFollowing(opts.Path, true)
 		if err != nil {
 			return nil, err
 		}
-		s.ro = r
+		s.ro = &logReader{dir: opts.Path, f: c.f, gen: c.gen, off: c.off, ckptGen: c.ckptGen}
 		return s, nil
 	}
-	w, c, err := s.openWAL(ctx, opts.Path, opts.Sync, opts.LockTimeout)
-	if err != nil {
+	if err := s.openShared(ctx, opts.Path); err != nil {
 		return nil, err
 	}
-	if _, ok := s.branches[store.DefaultBranch]; !ok {
-		now := s.now().UTC()
-		e := entry{Seq: s.seq, At: now, Ops: []op{{Type: opBranch, Branch: &store.Branch{
-			Name: store.DefaultBranch, Status: store.BranchActive, CreatedAt: now, ForkedAt: now}}}}
-		if err := w.append(e); err != nil {
-			w.close()
-			return nil, err
-		}
-		s.addRootBranch(now)
-	}
-	s.log = w
-	s.auto.maxGen, s.auto.ckptBytes, s.auto.logBytes = c.maxGen, c.ckptBytes, c.logBytes
-	s.auto.ctx, s.auto.cancel = context.WithCancel(context.Background())
 	return s, nil
 }
 
 // newStore returns an empty store, without even its main branch.
 func newStore(opts Options) *Store {
-	s := &Store{opts: opts, now: opts.Now, state: newState(opts.Dimensions)}
+	s := &Store{opts: opts, now: opts.Now, state: newState(opts.Dimensions), opened: time.Now()}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -394,16 +385,25 @@ func (s *Store) Name() string { return "memstore" }
 // Durable reports whether the store keeps its records in files (Options.Path).
 func (s *Store) Durable() bool { return s.opts.Path != "" }
 
-// Refresh brings a read-only store up to date with the entries the writer has
-// committed to the log since the open or the last Refresh; a torn last frame (an
-// append under way) is left for a later Refresh. Reads see either the state before a
-// Refresh or the one after it, never a part of a batch. When the writer has compacted
-// the store since, Refresh follows its log into the new generation and, once the new
-// checkpoint is written, loads the store again from it (without holding up reads
-// meanwhile), which drops what the writer's retention dropped. A store that writes is
-// always current, and Refresh does nothing there. If an entry cannot be replayed the
-// store refuses further work: reopen it.
+// Refresh brings the store up to date with the entries other stores have committed
+// to the log since the open or the last look; reads do this by themselves, at most
+// once every millisecond, so Refresh is for a caller that must see a commit it knows
+// of at once. A torn last frame (an append under way) is left for later. Reads see
+// either the state before a Refresh or the one after it, never a part of a batch.
+//
+// A read-only store follows the writers' logs into each new generation a compaction
+// starts and, once the new checkpoint is written, loads the store again from it
+// (without holding up reads meanwhile), which drops what the writer's retention
+// dropped. If an entry cannot be replayed the store refuses further work: reopen it.
 func (s *Store) Refresh(ctx context.Context) error {
+	if s.log != nil {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if err := s.usable(ctx); err != nil {
+			return err
+		}
+		return s.catchUp(false)
+	}
 	s.compactMu.Lock() // one Refresh at a time
 	defer s.compactMu.Unlock()
 	s.mu.Lock()
@@ -432,10 +432,11 @@ func (s *Store) Refresh(ctx context.Context) error {
 		return nil
 	}
 	fresh := newStore(s.opts)
-	r, err := fresh.openLogReader(s.opts.Path)
+	c, err := fresh.loadFollowing(s.opts.Path, true)
 	if err != nil {
 		return fmt.Errorf("day1: memstore: refresh: loading the new checkpoint: %w", err)
 	}
+	r := &logReader{dir: s.opts.Path, f: c.f, gen: c.gen, off: c.off, ckptGen: c.ckptGen}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.usable(ctx); err != nil {
@@ -449,7 +450,7 @@ func (s *Store) Refresh(ctx context.Context) error {
 
 // Dimensions returns the embedding length the store holds, 0 until one is known.
 func (s *Store) Dimensions() int {
-	s.mu.RLock()
+	s.rlock()
 	defer s.mu.RUnlock()
 	return s.dims
 }

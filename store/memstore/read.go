@@ -20,7 +20,7 @@ func (s *Store) Get(ctx context.Context, v store.View, ref store.Ref) (store.Rec
 	if err := store.ValidateRef("ref", ref); err != nil {
 		return nil, err
 	}
-	s.mu.RLock()
+	s.rlock()
 	defer s.mu.RUnlock()
 	if err := s.usable(ctx); err != nil {
 		return nil, err
@@ -43,7 +43,7 @@ func (s *Store) List(ctx context.Context, v store.View, q store.ListQuery) ([]st
 	if err := store.ValidateListQuery(q); err != nil {
 		return nil, err
 	}
-	s.mu.RLock()
+	s.rlock()
 	defer s.mu.RUnlock()
 	if err := s.usable(ctx); err != nil {
 		return nil, err
@@ -95,7 +95,7 @@ func (v view) each(kind store.Kind) []*version {
 // Search ranks facts, observations, conversations and messages by BM25, cosine
 // similarity or both.
 func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) ([]store.Hit, error) {
-	s.mu.RLock()
+	s.rlock()
 	defer s.mu.RUnlock()
 	if err := s.usable(ctx); err != nil {
 		return nil, err

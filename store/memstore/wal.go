@@ -2,7 +2,6 @@ package memstore
 
 import (
 	"bufio"
-	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -158,33 +157,16 @@ func (o op) record() (store.Record, error) {
 	return nil, fmt.Errorf("unknown record kind %q", o.Kind)
 }
 
+// wal is the log a store that writes follows and appends to. size is how much of f
+// the store has read in: all of it when the commit lock is held, after catchUp.
 type wal struct {
 	dir  string
 	f    *os.File
 	gen  uint64 // the generation of the log f is
 	size int64  // bytes in f
-	lock *dirLock
+	lock *commitLock
 	sync SyncPolicy
 	buf  []byte
-}
-
-// openWAL takes an exclusive lock on dir (creating it if needed) and loads the store
-// in it into s (see Store.load), leaving the last log open for appending.
-func (s *Store) openWAL(ctx context.Context, dir string, sync SyncPolicy, lockTimeout time.Duration) (*wal, *chain, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, nil, fmt.Errorf("day1: memstore: %w", err)
-	}
-	lock, err := lockDirWait(ctx, dir, lockTimeout)
-	if err != nil {
-		return nil, nil, err
-	}
-	c, err := s.load(dir, false)
-	if err != nil {
-		lock.release()
-		return nil, nil, err
-	}
-	removeStale(c.stale)
-	return &wal{dir: dir, f: c.f, gen: c.gen, size: c.off, lock: lock, sync: sync}, c, nil
 }
 
 // logReader follows the logs of a store another process writes.
@@ -194,22 +176,6 @@ type logReader struct {
 	gen     uint64 // the generation of the log f is
 	off     int64  // just past the last entry applied
 	ckptGen uint64 // the generation of the checkpoint the state was loaded from
-}
-
-// openLogReader loads the store in dir into s, without a lock, and returns the reader
-// that follows its last log. A torn tail is left as it is: it may be an append under
-// way. A file that a compaction removes while it is read starts the load again.
-func (s *Store) openLogReader(dir string) (*logReader, error) {
-	for try := 0; ; try++ {
-		c, err := s.load(dir, true)
-		if err == nil {
-			return &logReader{dir: dir, f: c.f, gen: c.gen, off: c.off, ckptGen: c.ckptGen}, nil
-		}
-		if !errors.Is(err, errVanished) || try == 20 {
-			return nil, err
-		}
-		s.state = newState(s.opts.Dimensions)
-	}
 }
 
 // read passes the entries past r.off to apply, following switch entries into the
@@ -424,7 +390,7 @@ func (w *wal) append(e entry) error {
 	if w.buf, err = appendEntryFrame(w.buf[:0], e); err != nil {
 		return fmt.Errorf("day1: memstore: encoding log entry: %w", err)
 	}
-	n, err := w.f.Write(w.buf)
+	n, err := w.f.WriteAt(w.buf, w.size)
 	w.size += int64(n)
 	if err != nil {
 		return fmt.Errorf("day1: memstore: writing log: %w", err)
@@ -491,7 +457,7 @@ func (w *wal) close() error {
 	if cerr := w.f.Close(); err == nil {
 		err = cerr
 	}
-	w.lock.release()
+	w.lock.close(w.dir)
 	return err
 }
 

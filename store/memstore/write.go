@@ -28,11 +28,11 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 	if opts.DedupeThreshold < 0 || opts.DedupeThreshold > 1 {
 		return nil, store.Invalid("PutOptions.DedupeThreshold", "must be between 0 (off) and 1", opts.DedupeThreshold)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.canWrite(ctx); err != nil {
+	unlock, err := s.lockWrite(ctx)
+	if err != nil {
 		return nil, err
 	}
+	defer unlock()
 	b, err := s.writable(branchName)
 	if err != nil {
 		return nil, err
@@ -717,11 +717,11 @@ func (s *Store) Delete(ctx context.Context, branchName string, refs []store.Ref)
 			return err
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.canWrite(ctx); err != nil {
+	unlock, err := s.lockWrite(ctx)
+	if err != nil {
 		return err
 	}
+	defer unlock()
 	b, err := s.writable(branchName)
 	if err != nil {
 		return err

@@ -1,0 +1,421 @@
+package memstore
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/day1ai/day1/store"
+)
+
+// procChildEnv names the directory TestProcChild writes; procModeEnv says how:
+//
+//	hook PREFIX N   N times: open the store, write PREFIX-i and a fact of the shared
+//	                text, close it (a hook, or a command line)
+//	hold PREFIX N   open the store once and write as hook does, N times (a server)
+//
+// After each acknowledged write it prints "ack PREFIX-i OUTCOME", OUTCOME being what
+// Put said of the shared fact.
+const (
+	procChildEnv = "DAY1_MEMSTORE_PROC_CHILD"
+	procModeEnv  = "DAY1_MEMSTORE_PROC_MODE"
+)
+
+// sharedText is the text every writer writes once a round under its own id: only the
+// first write of it across all processes creates a fact.
+const sharedText = "The build cache lives in /var/cache/build"
+
+func TestProcChild(t *testing.T) {
+	dir := os.Getenv(procChildEnv)
+	if dir == "" {
+		t.Skip("helper process for the tests of many processes on one store; runs only as their child")
+	}
+	var mode, prefix string
+	var n int
+	if _, err := fmt.Sscan(os.Getenv(procModeEnv), &mode, &prefix, &n); err != nil {
+		fmt.Println("error:", err)
+		os.Exit(3)
+	}
+	ctx := context.Background()
+	out := bufio.NewWriter(os.Stdout)
+	var s *Store
+	open := func() {
+		var err error
+		if s, err = New(Options{Path: dir, LockTimeout: time.Minute}); err != nil {
+			fmt.Fprintln(out, "error: open:", err)
+			out.Flush()
+			os.Exit(3)
+		}
+	}
+	if mode == "hold" {
+		open()
+	}
+	for i := range n {
+		if mode == "hook" {
+			open()
+		}
+		id := fmt.Sprintf("%s-%d", prefix, i)
+		res, err := s.Put(ctx, store.DefaultBranch, []store.Record{
+			store.Fact{ID: id, Text: fmt.Sprintf("fact %d written by %s", i, prefix)},
+			store.Fact{ID: id + "-shared", Text: sharedText},
+		}, store.PutOptions{})
+		if err != nil {
+			fmt.Fprintln(out, "error:", err)
+			out.Flush()
+			os.Exit(3)
+		}
+		fmt.Fprintln(out, "ack", id, res[1].Outcome)
+		out.Flush()
+		if mode == "hook" {
+			if err := s.Close(); err != nil {
+				fmt.Fprintln(out, "error: close:", err)
+				out.Flush()
+				os.Exit(3)
+			}
+		}
+	}
+	if mode == "hold" {
+		s.Close()
+	}
+}
+
+// procRun is one child process of TestProcChild and the writes it acknowledged.
+type procRun struct {
+	cmd    *exec.Cmd
+	mu     sync.Mutex
+	acked  map[string]store.Outcome
+	failed []string
+	done   chan struct{}
+}
+
+func startProc(t *testing.T, dir, mode, prefix string, n int) *procRun {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestProcChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), procChildEnv+"="+dir, procModeEnv+"="+fmt.Sprint(mode, " ", prefix, " ", n))
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &procRun{cmd: cmd, acked: map[string]store.Outcome{}, done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			f := strings.Fields(sc.Text())
+			p.mu.Lock()
+			if len(f) == 3 && f[0] == "ack" {
+				p.acked[f[1]] = store.Outcome(f[2])
+			} else if len(f) > 0 && f[0] != "PASS" && f[0] != "ok" {
+				p.failed = append(p.failed, sc.Text())
+			}
+			p.mu.Unlock()
+		}
+		cmd.Wait()
+	}()
+	return p
+}
+
+func skipProcs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes; skipped with -short")
+	}
+}
+
+// TestManyProcessesWriteOneStore runs 8 processes that each open the store, write and
+// close it 25 times, beside a store this process holds open for the whole run and
+// writes through: no write waits for a holder to close, every write lands exactly
+// once, and every process decides on what the others committed before it (the shared
+// text is created once in all).
+func TestManyProcessesWriteOneStore(t *testing.T) {
+	skipProcs(t)
+	dir := t.TempDir()
+	ctx := context.Background()
+	holder, err := New(Options{Path: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	const procs, rounds = 8, 25
+	var runs []*procRun
+	for p := range procs {
+		runs = append(runs, startProc(t, dir, "hook", "p"+strconv.Itoa(p), rounds))
+	}
+	outcomes := map[store.Outcome]int{}
+	want := map[string]bool{}
+	for i := 0; ; i++ {
+		busy := false
+		for _, r := range runs {
+			select {
+			case <-r.done:
+			default:
+				busy = true
+			}
+		}
+		if !busy && i >= rounds {
+			break
+		}
+		id := fmt.Sprintf("holder-%d", i)
+		res, err := holder.Put(ctx, store.DefaultBranch, []store.Record{
+			store.Fact{ID: id, Text: fmt.Sprintf("fact %d written by the holder", i)},
+			store.Fact{ID: id + "-shared", Text: sharedText},
+		}, store.PutOptions{})
+		if err != nil {
+			t.Fatalf("holder's write %d: %v", i, err)
+		}
+		outcomes[res[1].Outcome]++
+		want[id] = true
+		time.Sleep(5 * time.Millisecond) // a server's pace, not a loop's
+	}
+	for p, r := range runs {
+		if len(r.failed) > 0 {
+			t.Fatalf("process %d: %q", p, r.failed)
+		}
+		if len(r.acked) != rounds {
+			t.Fatalf("process %d acknowledged %d writes; want %d", p, len(r.acked), rounds)
+		}
+		for id, o := range r.acked {
+			want[id] = true
+			outcomes[o]++
+		}
+	}
+	if outcomes[store.Created] != 1 {
+		t.Errorf("the shared text was created %d times across the processes (%v); want once", outcomes[store.Created], outcomes)
+	}
+	// The holder sees every write of the others without reopening.
+	if err := holder.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	checkFacts(t, holder, want, want)
+	t.Logf("%d writes from %d processes and a holder; shared fact: %v", len(want), procs, outcomes)
+}
+
+// checkFacts checks that s holds every fact of must (acknowledged writes), apart from
+// the copies of the shared text, and none outside may (attempted writes): nothing
+// lost, nothing phantom.
+func checkFacts(t *testing.T, s *Store, must, may map[string]bool) {
+	t.Helper()
+	got, err := s.List(context.Background(), store.View{}, store.ListQuery{Kind: store.KindFact})
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[string]bool{}
+	shared := 0
+	for _, r := range got {
+		f := r.(store.Fact)
+		if f.Text == sharedText {
+			shared++
+			continue
+		}
+		if have[f.ID] {
+			t.Errorf("fact %s is there twice", f.ID)
+		}
+		have[f.ID] = true
+		if !may[f.ID] {
+			t.Errorf("fact %s is there, but no process wrote it", f.ID)
+		}
+	}
+	for id := range must {
+		if !have[id] {
+			t.Errorf("acknowledged fact %s is missing", id)
+		}
+	}
+	if shared != 1 {
+		t.Errorf("%d facts hold the shared text; want 1", shared)
+	}
+}
+
+// TestKilledWritersLoseNothing kills writer processes with SIGKILL at random moments
+// while they and others write one store: every acknowledged write is there, nothing
+// else is, and a dead process's hold on the commit lock never stops the others.
+func TestKilledWritersLoseNothing(t *testing.T) {
+	skipProcs(t)
+	dir := t.TempDir()
+	const procs, rounds = 6, 400
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
+	var runs []*procRun
+	for p := range procs {
+		mode := "hold"
+		if p%2 == 1 {
+			mode = "hook"
+		}
+		runs = append(runs, startProc(t, dir, mode, "k"+strconv.Itoa(p), rounds))
+	}
+	for p, r := range runs {
+		if p == procs-1 {
+			break // one runs to its end
+		}
+		time.Sleep(time.Duration(rng.IntN(150)) * time.Millisecond)
+		r.cmd.Process.Kill()
+	}
+	must, may := map[string]bool{}, map[string]bool{}
+	for p, r := range runs {
+		<-r.done
+		r.mu.Lock()
+		for _, line := range r.failed {
+			t.Errorf("process %d: %s", p, line)
+		}
+		for id := range r.acked {
+			must[id] = true
+		}
+		r.mu.Unlock()
+		for i := range rounds {
+			may[fmt.Sprintf("k%d-%d", p, i)] = true
+		}
+	}
+	if len(runs[procs-1].acked) != rounds {
+		t.Fatalf("the process left to run acknowledged %d writes; want %d", len(runs[procs-1].acked), rounds)
+	}
+	s, err := New(Options{Path: dir, LockTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	start := time.Now()
+	if _, err := s.Put(context.Background(), store.DefaultBranch, []store.Record{store.Fact{ID: "after", Text: "written after the kills"}}, store.PutOptions{}); err != nil {
+		t.Fatalf("a write after the kills: %v", err)
+	}
+	t.Logf("%d acknowledged writes survived %d kills; the next write took %v", len(must), procs-1, time.Since(start))
+	may["after"], must["after"] = true, true
+	checkFacts(t, s, must, may)
+}
+
+// lockChildEnv names the directory whose commit lock TestLockChild takes, as a
+// process in the middle of a long commit would, and holds until its standard input
+// closes.
+const lockChildEnv = "DAY1_MEMSTORE_LOCK_CHILD"
+
+func TestLockChild(t *testing.T) {
+	dir := os.Getenv(lockChildEnv)
+	if dir == "" {
+		t.Skip("helper process for TestCommitWaitsForAnotherProcess; runs only as its child")
+	}
+	f, err := os.OpenFile(filepath.Join(dir, lockName), os.O_CREATE|os.O_RDWR, 0o644)
+	if err == nil {
+		err = lockFile(f)
+	}
+	if err != nil {
+		fmt.Println("open:", err)
+		os.Exit(2)
+	}
+	fmt.Println("opened")
+	bufio.NewReader(os.Stdin).ReadString('\n')
+}
+
+func TestCommitWaitsForAnotherProcess(t *testing.T) {
+	dir := t.TempDir()
+	s, err := New(Options{Path: dir, LockTimeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	put := func(ctx context.Context, s *Store, id string) error {
+		_, err := s.Put(ctx, store.DefaultBranch, []store.Record{store.Fact{ID: id, Text: "fact " + id}}, store.PutOptions{})
+		return err
+	}
+	holder := startChild(t, "TestLockChild", lockChildEnv, dir)
+
+	// Opening and reading need no lock.
+	r, err := New(Options{Path: dir})
+	if err != nil {
+		t.Fatalf("open while another process commits: %v", err)
+	}
+	defer r.Close()
+	if _, err := r.GetBranch(ctx, store.DefaultBranch); err != nil {
+		t.Fatalf("read while another process commits: %v", err)
+	}
+
+	start := time.Now()
+	err = put(ctx, s, "a")
+	if !errors.Is(err, store.ErrLocked) || !strings.Contains(err.Error(), "LockTimeout") {
+		t.Fatalf("a write while another process holds the lock past the timeout = %v; want store.ErrLocked naming LockTimeout", err)
+	}
+	if waited := time.Since(start); waited < 300*time.Millisecond || waited > 10*time.Second {
+		t.Fatalf("gave up after %v; want about the 300ms timeout", waited)
+	}
+
+	cctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	if err := put(cctx, r, "b"); !errors.Is(err, store.ErrLocked) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a write whose context ends while waiting = %v; want store.ErrLocked and context.DeadlineExceeded", err)
+	}
+
+	// The holder dies while a write waits: the write goes on at once.
+	got := make(chan error, 1)
+	start = time.Now()
+	go func() { got <- put(ctx, r, "c") }()
+	time.Sleep(100 * time.Millisecond)
+	holder.cmd.Process.Kill()
+	if err := <-got; err != nil {
+		t.Fatalf("a write waiting for a process that died holding the lock: %v", err)
+	}
+	if waited := time.Since(start); waited < 100*time.Millisecond {
+		t.Fatalf("the write took %v; it cannot have waited for the holder", waited)
+	}
+	if err := put(ctx, s, "d"); err != nil {
+		t.Fatal(err)
+	}
+	waitFacts(t, s, 2)
+	waitFacts(t, r, 2)
+}
+
+// TestStoresInOneProcessShareAPath opens one directory twice in this process: both
+// write, each decides on the other's commits, and closing one leaves the other open.
+func TestStoresInOneProcessShareAPath(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	a, err := New(Options{Path: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := New(Options{Path: dir + "/."})
+	if err != nil {
+		t.Fatalf("a second open in the same process: %v", err)
+	}
+	if _, err := a.Put(ctx, store.DefaultBranch, []store.Record{store.Fact{ID: "a1", Text: sharedText}}, store.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := b.Put(ctx, store.DefaultBranch, []store.Record{store.Fact{ID: "b1", Text: sharedText}}, store.PutOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].Outcome != store.Deduplicated || res[0].Replaced != "a1" {
+		t.Fatalf("the second store wrote the text the first had committed: %s (replaced %q); want deduplicated against a1", res[0].Outcome, res[0].Replaced)
+	}
+	if _, err := b.CreateBranch(ctx, store.BranchSpec{Name: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.CreateBranch(ctx, store.BranchSpec{Name: "x"}); !errors.Is(err, store.ErrBranchExists) {
+		t.Fatalf("creating the branch the other store made = %v; want store.ErrBranchExists", err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Put(ctx, store.DefaultBranch, []store.Record{store.Fact{ID: "b2", Text: "after the other closed"}}, store.PutOptions{}); err != nil {
+		t.Fatalf("a write after the other store closed: %v", err)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(Options{Path: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if n := countFacts(t, c); n != 2 {
+		t.Fatalf("reopened: %d facts; want 2 (a1, b2)", n)
+	}
+}
