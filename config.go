@@ -86,16 +86,18 @@ type Config struct {
 	// Path. Default false: every commit is flushed to stable storage.
 	NoSync bool
 
-	// LockTimeout is how long Open waits for the durable embedded store at Path while
-	// another Client holds it, in this process or another. Default 0: Open fails at once
-	// with ErrLocked. Otherwise Open retries until the timeout or until its context is
-	// done, then fails with ErrLocked. It requires Path.
+	// LockTimeout is how long a write waits for the writes of other Clients on the
+	// durable embedded store at Path, in this process or another, before it fails with
+	// ErrLocked. Any number of Clients open one Path at once; their commits take turns,
+	// each holding the store only while it reads in the others' commits, decides and
+	// appends. Default 0: memstore.DefaultLockTimeout (30 s). It requires Path.
 	LockTimeout time.Duration
 
 	// ReadOnly opens the durable embedded store at Path for reading only, beside the
-	// process that writes it and any number of other readers: no lock is taken, every
-	// write fails with ErrReadOnly, and reads see the store as of Open or the last
-	// Client.Refresh. The store must exist: a writer creates it. It requires Path.
+	// processes that write it: every write fails with ErrReadOnly. Reads see the
+	// others' commits as every Client does, within a millisecond or two, or at once
+	// after Client.Refresh. The store must exist: a writer creates it. It requires
+	// Path.
 	ReadOnly bool
 
 	// Retention is how far back reads at an instant may go: older instants fail with
@@ -190,7 +192,7 @@ func (c Config) validate() error {
 		return store.Invalid("Config.LockTimeout", "applies only to the durable embedded store; set Config.Path too, or leave LockTimeout 0", c.LockTimeout.String())
 	}
 	if c.LockTimeout < 0 {
-		return store.Invalid("Config.LockTimeout", "must be 0 (fail at once) or more", c.LockTimeout.String())
+		return store.Invalid("Config.LockTimeout", "must be 0 (the default, 30 s) or more", c.LockTimeout.String())
 	}
 	if c.Retention < 0 {
 		return store.Invalid("Config.Retention", "must be 0 (the store's default) or more", c.Retention.String())

@@ -38,8 +38,9 @@ var (
 	// ErrNotSupported: the store or the configuration cannot do this, for example a
 	// vector search with Config.NoEmbeddings.
 	ErrNotSupported = store.ErrNotSupported
-	// ErrLocked: the durable embedded store at Config.Path is open already, in this
-	// process or another; the message says which. Close that Client first.
+	// ErrLocked: a write to the durable embedded store at Config.Path waited longer
+	// than Config.LockTimeout (or until its context ended) for the writes of other
+	// Clients on the same Path.
 	ErrLocked = store.ErrLocked
 	// ErrReadOnly: the Client was opened with Config.ReadOnly and refuses writes.
 	ErrReadOnly = store.ErrReadOnly

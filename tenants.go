@@ -164,8 +164,8 @@ func nilIfEmpty(s string) any {
 // bundle file exported by one tenant's Client and imported by another's.
 //
 // Open one manager per Path (or per DSN and DatabasePrefix) in a process: two would
-// open the same tenant twice, which the embedded store refuses with ErrLocked (see
-// Config.LockTimeout for processes that share a Path).
+// each hold a copy of a tenant's memory open, both correct (commits take turns on a
+// Path, see Config.LockTimeout) but twice the memory.
 type Tenants struct {
 	cfg  TenantsConfig
 	back tenantBackend

@@ -42,8 +42,8 @@ var (
 	ErrClosed = errors.New("day1: closed")
 	// ErrNotSupported: the backend cannot do this.
 	ErrNotSupported = errors.New("day1: not supported by this store")
-	// ErrLocked: a durable store's files are held by another open store, in this
-	// process or another; close that one first.
+	// ErrLocked: a write to a durable store waited longer than it may for the writes
+	// of the other stores open on the same files, in this process or another.
 	ErrLocked = errors.New("day1: store is locked")
 	// ErrReadOnly: the store was opened read-only and refuses writes.
 	ErrReadOnly = errors.New("day1: store is read-only")

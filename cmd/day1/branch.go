@@ -18,17 +18,12 @@ func newBranchCmd(a *app) *cobra.Command {
   day1 branch create retry --from main --at before-agents`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, rem, err := a.open(cmd.Context())
+			c, err := a.client(cmd.Context())
 			if err != nil {
 				return err
 			}
 			f.Status = day1.BranchStatus(status)
-			var bs []day1.Branch
-			if rem != nil {
-				bs, err = rem.branches(cmd.Context(), f)
-			} else {
-				bs, err = c.Branches(cmd.Context(), f)
-			}
+			bs, err := c.Branches(cmd.Context(), f)
 			if err != nil {
 				return err
 			}

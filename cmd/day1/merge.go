@@ -17,7 +17,7 @@ func newDiffCmd(a *app) *cobra.Command {
 		Args:              cobra.RangeArgs(1, 2),
 		ValidArgsFunction: completeBranches(a),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, rem, err := a.open(cmd.Context())
+			c, err := a.client(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -25,19 +25,11 @@ func newDiffCmd(a *app) *cobra.Command {
 			if len(args) == 2 {
 				target = args[1]
 			}
-			var v memview.Diff
-			if rem != nil {
-				v, err = rem.diff(cmd.Context(), args[0], target)
-			} else {
-				var d *day1.Diff
-				d, err = c.Diff(cmd.Context(), args[0], target)
-				if err == nil {
-					v = memview.DiffView(d)
-				}
-			}
+			d, err := c.Diff(cmd.Context(), args[0], target)
 			if err != nil {
 				return err
 			}
+			v := memview.DiffView(d)
 			return a.out.emit(v, func() { printDiff(a.out, v) })
 		},
 	}

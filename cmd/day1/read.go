@@ -56,19 +56,8 @@ func newLogCmd(a *app) *cobra.Command {
 	return cmd
 }
 
-// logViews reads the timeline q asks for, from the memory or through the MCP server
-// that holds it.
+// logViews reads the timeline q asks for.
 func logViews(cmd *cobra.Command, a *app, q day1.TimelineQuery) ([]memview.Event, error) {
-	_, rem, err := a.open(cmd.Context())
-	if err != nil {
-		return nil, err
-	}
-	if rem != nil {
-		if err := a.remoteAt("log"); err != nil {
-			return nil, err
-		}
-		return rem.timeline(cmd.Context(), q)
-	}
 	r, err := a.reader(cmd.Context())
 	if err != nil {
 		return nil, err
@@ -91,20 +80,6 @@ func newShowCmd(a *app) *cobra.Command {
 			ref, err := memview.ParseRef("record", args[0])
 			if err != nil {
 				return err
-			}
-			_, rem, err := a.open(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if rem != nil {
-				if err := a.remoteAt("show"); err != nil {
-					return err
-				}
-				v, err := rem.record(cmd.Context(), branch, ref)
-				if err != nil {
-					return err
-				}
-				return a.out.emit(v, func() { showFields(a.out, v.Kind, v.ID, v.Branch, v.Record) })
 			}
 			r, err := a.reader(cmd.Context())
 			if err != nil {
@@ -233,15 +208,8 @@ func newSearchCmd(a *app) *cobra.Command {
 	return cmd
 }
 
-// searchViews runs q on the memory, or through the MCP server that holds it.
+// searchViews runs q on the memory.
 func searchViews(cmd *cobra.Command, a *app, q day1.SearchQuery) ([]memview.Hit, error) {
-	_, rem, err := a.open(cmd.Context())
-	if err != nil {
-		return nil, err
-	}
-	if rem != nil {
-		return rem.search(cmd.Context(), q, memview.ParseAt(a.at))
-	}
 	r, err := a.reader(cmd.Context())
 	if err != nil {
 		return nil, err

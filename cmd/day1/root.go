@@ -31,8 +31,7 @@ type app struct {
 	stdout, stderr io.Writer
 	out            *printer
 
-	c   *day1.Client
-	rem *remote
+	c *day1.Client
 }
 
 // client opens the memory the flags and the environment choose.
@@ -51,49 +50,9 @@ func (a *app) client(ctx context.Context) (*day1.Client, error) {
 	return c, nil
 }
 
-// open opens the memory for a reading command: the client, or, when a running day1
-// MCP server holds the durable store and left its endpoint file, a connection to
-// that server, whose tools then answer the reads.
-func (a *app) open(ctx context.Context) (*day1.Client, *remote, error) {
-	if a.c != nil || a.rem != nil {
-		return a.c, a.rem, nil
-	}
-	c, path, err := localmem.Open(ctx, localmem.Options{Path: a.path, DSN: a.dsn, InMemory: a.inMemory})
-	if errors.Is(err, day1.ErrLocked) {
-		ep, eerr := localmem.ReadEndpoint(path)
-		if eerr != nil {
-			return nil, nil, lockedError(path, err)
-		}
-		r, derr := dialRemote(ctx, ep)
-		if derr != nil {
-			return nil, nil, fmt.Errorf("%w\nthe day1 MCP server (process %d, %s) holds this memory but did not answer: %v", err, ep.PID, ep.URL, derr)
-		}
-		a.rem = r
-		fmt.Fprintf(a.stderr, "day1: reading through the day1 MCP server (process %d) that holds this memory\n", ep.PID)
-		return nil, r, nil
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	a.c = c
-	return c, nil, nil
-}
-
-// remoteAt refuses to read the past through the MCP server, whose tools read the
-// present only (search excepted).
-func (a *app) remoteAt(verb string) error {
-	if a.at == "" {
-		return nil
-	}
-	return fmt.Errorf("%w: %s --at through the day1 MCP server that holds this memory; run it after the server stops", day1.ErrNotSupported, verb)
-}
-
-// lockedError explains who holds a durable store and what to do.
+// lockedError explains what to do when a commit waited too long for the memory.
 func lockedError(path string, err error) error {
-	if ep, eerr := localmem.ReadEndpoint(path); eerr == nil {
-		return fmt.Errorf("%w\nthe day1 MCP server (process %d, %s) holds this memory; the reading commands (branch, log, show, search, diff, tasks, handoffs) go through it, but changes need the memory itself: make them with the server's tools, or stop the server", err, ep.PID, ep.URL)
-	}
-	return fmt.Errorf("%w\nanother process (a day1 serve or an MCP server) holds this memory; stop it, or point --path at another folder", err)
+	return fmt.Errorf("%w\nanother process (a day1 serve, an MCP server or a hook) has been committing to %s for longer than the lock timeout; try again", err, path)
 }
 
 // reader returns the client, or a view of the past when the command runs under
@@ -112,9 +71,6 @@ func (a *app) reader(ctx context.Context) (day1.Reader, error) {
 func (a *app) close() {
 	if a.c != nil {
 		a.c.Close()
-	}
-	if a.rem != nil {
-		a.rem.Close()
 	}
 }
 

@@ -20,25 +20,11 @@ func newTasksCmd(a *app) *cobra.Command {
 		Short: "List tasks, or show one with its objectives and members",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, rem, err := a.open(cmd.Context())
+			c, err := a.client(cmd.Context())
 			if err != nil {
 				return err
 			}
 			f.Status = day1.TaskStatus(status)
-			if rem != nil {
-				name := ""
-				if len(args) == 1 {
-					name = args[0]
-				}
-				ts, err := rem.tasks(cmd.Context(), f, name)
-				if err != nil {
-					return err
-				}
-				if name != "" && len(ts) == 1 {
-					return a.out.emit(ts[0], func() { printTask(a.out, ts[0]) })
-				}
-				return printTasks(a, ts)
-			}
 			if len(args) == 1 {
 				t, err := c.GetTask(cmd.Context(), args[0])
 				if err != nil {
@@ -96,21 +82,11 @@ func newHandoffsCmd(a *app) *cobra.Command {
 		Short: "List handoffs, or show one with its context packet",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, rem, err := a.open(cmd.Context())
+			c, err := a.client(cmd.Context())
 			if err != nil {
 				return err
 			}
 			f.Status = day1.HandoffStatus(status)
-			if rem != nil {
-				if len(args) == 1 {
-					return fmt.Errorf("%w: a handoff's packet through the day1 MCP server that holds this memory; day1 handoffs lists them", day1.ErrNotSupported)
-				}
-				hs, err := rem.handoffs(cmd.Context(), f)
-				if err != nil {
-					return err
-				}
-				return printHandoffs(a, hs)
-			}
 			if len(args) == 1 {
 				h, err := c.GetHandoff(cmd.Context(), args[0])
 				if err != nil {

@@ -6,10 +6,8 @@
 //	go run ./examples/mcpserver -memory         # stdio, in-memory (demos, tests)
 //	go run ./examples/mcpserver -http 127.0.0.1:7300
 //
-// While it holds a durable embedded store, the server also serves streamable HTTP on
-// a random loopback port, with a bearer token, and writes both to the store folder's
-// endpoint file (see internal/localmem) so that other processes, such as
-// the Claude Code hooks, can reach the memory it holds open.
+// Any number of servers, hooks and other programs may have one durable memory open
+// at once: each opens it in its own process.
 package main
 
 import (

@@ -67,20 +67,12 @@ func run(ctx context.Context, o options) error {
 	if err := o.check(); err != nil {
 		return err
 	}
-	c, folder, err := localmem.Open(ctx, localmem.Options{Path: o.path, DSN: o.dsn, InMemory: o.memory})
+	c, _, err := localmem.Open(ctx, localmem.Options{Path: o.path, DSN: o.dsn, InMemory: o.memory})
 	if err != nil {
 		return err
 	}
 	defer c.Close()
 	srv := newServer(c)
-
-	if folder != "" {
-		stopEndpoint, err := serveEndpoint(srv, folder)
-		if err != nil {
-			return err
-		}
-		defer stopEndpoint()
-	}
 	if o.http != "" {
 		return serveHTTP(ctx, srv, o)
 	}
@@ -118,33 +110,6 @@ func requireToken(token string, next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// serveEndpoint serves srv on a random loopback port with a new bearer token and
-// writes the endpoint file to folder. The returned function removes the file and
-// stops serving.
-func serveEndpoint(srv *mcp.Server, folder string) (stop func(), err error) {
-	token, err := localmem.NewToken()
-	if err != nil {
-		return nil, err
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	hs := &http.Server{Handler: httpHandler(srv, token, nil), ReadHeaderTimeout: 10 * time.Second}
-	go hs.Serve(ln)
-	url := "http://" + ln.Addr().String() + mcpPath
-	remove, err := localmem.WriteEndpoint(folder, localmem.Endpoint{URL: url, Token: token, PID: os.Getpid()})
-	if err != nil {
-		hs.Close()
-		return nil, err
-	}
-	fmt.Fprintf(os.Stderr, "mcpserver: memory at %s; other processes reach it at %s (see %s)\n", folder, url, localmem.EndpointFile)
-	return func() {
-		remove()
-		shutdown(hs)
-	}, nil
 }
 
 // serveHTTP serves srv at o.http until ctx ends.

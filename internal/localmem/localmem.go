@@ -1,23 +1,14 @@
 // Package localmem is what the example programs that share one memory agree on: where
-// the memory lives by default, how it is opened from flags and the environment, and
-// the endpoint file through which a running MCP server lets other processes (the
-// Claude Code hooks) reach the memory it holds open.
+// the memory lives by default, and how it is opened from flags and the environment.
 //
-// A durable embedded store is held by one process at a time (day1.ErrLocked tells a
-// second opener). While the MCP server holds one, it also serves MCP over streamable
-// HTTP on a loopback port and writes that address, with a bearer token, to
-// EndpointFile in the store's folder; it removes the file when it stops. A hook finds
-// the file and calls the server's tools; without the file it opens the memory itself.
+// Every program opens the memory itself: any number of MCP servers, hooks and
+// commands have one durable embedded store open at once, each in its own process.
 package localmem
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -41,9 +32,6 @@ const (
 	EnvEmbedModel = "DAY1_EMBED_MODEL"
 	EnvEmbedDims  = "DAY1_EMBED_DIMS"
 )
-
-// EndpointFile is the name of the endpoint file in a store's folder.
-const EndpointFile = "mcp-endpoint.json"
 
 // DefaultPath returns the folder of the default memory: EnvPath when set, otherwise
 // day1 in the user's data folder ($XDG_DATA_HOME or ~/.local/share on Linux and
@@ -149,76 +137,4 @@ func Open(ctx context.Context, o Options) (*day1.Client, string, error) {
 	}
 	c, err := day1.Open(ctx, cfg)
 	return c, path, err
-}
-
-// Endpoint is the content of the endpoint file.
-type Endpoint struct {
-	// URL is the server's streamable-HTTP MCP endpoint, on a loopback address.
-	URL string `json:"url"`
-	// Token is the bearer token every request must carry.
-	Token string `json:"token"`
-	// PID is the server's process id.
-	PID int `json:"pid"`
-}
-
-// ErrNoEndpoint: no running server left an endpoint file in the folder.
-var ErrNoEndpoint = errors.New("day1: no MCP server endpoint in this folder")
-
-// NewToken returns a random bearer token.
-func NewToken() (string, error) {
-	b := make([]byte, 24)
-	if _, err := rand.Read(b); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(b), nil
-}
-
-// WriteEndpoint writes the endpoint file to dir, readable by its owner only, and
-// returns the function that removes it.
-func WriteEndpoint(dir string, e Endpoint) (remove func(), err error) {
-	data, err := json.Marshal(e)
-	if err != nil {
-		return nil, err
-	}
-	tmp, err := os.CreateTemp(dir, EndpointFile+".*")
-	if err != nil {
-		return nil, err
-	}
-	name := tmp.Name()
-	if err := tmp.Chmod(0o600); err != nil && runtime.GOOS != "windows" {
-		tmp.Close()
-		os.Remove(name)
-		return nil, err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(name)
-		return nil, err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(name)
-		return nil, err
-	}
-	path := filepath.Join(dir, EndpointFile)
-	if err := os.Rename(name, path); err != nil {
-		os.Remove(name)
-		return nil, err
-	}
-	return func() { os.Remove(path) }, nil
-}
-
-// ReadEndpoint reads the endpoint file of dir: ErrNoEndpoint when there is none.
-func ReadEndpoint(dir string) (Endpoint, error) {
-	data, err := os.ReadFile(filepath.Join(dir, EndpointFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		return Endpoint{}, ErrNoEndpoint
-	}
-	if err != nil {
-		return Endpoint{}, err
-	}
-	var e Endpoint
-	if err := json.Unmarshal(data, &e); err != nil || e.URL == "" {
-		return Endpoint{}, fmt.Errorf("day1: a malformed endpoint file in %s", dir)
-	}
-	return e, nil
 }

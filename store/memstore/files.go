@@ -12,11 +12,11 @@ import (
 
 // The files of a durable store, in its directory:
 //
-//	LOCK           held by the process that writes the store
+//	LOCK           locked by the store that is committing, for that commit only
 //	day1.log       the log of generation 0: every store starts with it
 //	day1.G.ckpt    the checkpoint of generation G: the store as of one sequence number
 //	day1.G.log     the log of generation G: the entries committed after that checkpoint
-//	*.tmp          a checkpoint being written; never read, removed by the writer
+//	*.tmp          a checkpoint being written; never read, removed once a later one is in
 //
 // A compaction of generation G creates day1.G.log, appends to the current log a switch
 // entry naming G, and from then on appends to day1.G.log; it writes the checkpoint of

@@ -40,23 +40,35 @@
 //
 // # Several processes
 //
-// One process at a time writes a durable store: opening it takes an exclusive lock on
-// the directory, and a second writer gets store.ErrLocked, at once or, with
-// Options.LockTimeout, once it has waited that long for the lock. Options.ReadOnly opens
-// the store for reading beside the writer, in any number of processes: a reader takes
-// no lock at all, so it never blocks the writer nor another reader. It replays the log
-// up to its last complete frame and leaves a torn tail alone (the writer may be in the
-// middle of appending it); every write fails with store.ErrReadOnly. A reader sees the
-// store as it was when it was opened or last refreshed: Store.Refresh reads the
-// entries the writer has committed since, and each entry is a whole batch, so a
-// reader never sees part of a batch.
+// Any number of stores, in any number of processes, open one durable directory and
+// write it. Each holds the whole store in memory and follows the log they all append
+// to. A write takes the directory's commit lock (a file lock on LOCK, and a semaphore
+// among the stores of one process), reads in the entries the others appended since it
+// last looked, decides and applies its batch on that, appends it and lets the lock
+// go: each write decides on every commit before it, so dedupe, supersede, aliases,
+// merge conflicts and document preconditions hold across processes as within one. A
+// write that waits longer than Options.LockTimeout (30 s by default) for the lock, or
+// whose context ends first, fails with store.ErrLocked. The system drops the file lock
+// of a process that dies, so a crash in the middle of a commit holds up the others
+// for no longer than it takes them to see it: the next writer cuts off the torn frame
+// the dead one left and goes on.
+//
+// Reads take no lock on the files. Before a read the store looks whether the log has
+// grown (at most once a millisecond: one fstat) and reads in what has: a read sees
+// another process's commit a millisecond or two after it is acknowledged, or at once
+// after Store.Refresh. Each entry is a whole batch, so a read never sees part of one.
+// Options.ReadOnly opens a store that refuses every write with store.ErrReadOnly and
+// follows the others' commits the same way.
+//
+// Opening loads the store (the newest checkpoint and the log after it) without the
+// lock: its cost grows with the store, about 0.3 s for 5,000 observations.
 //
 // # Compaction
 //
 // Store.Compact replaces the log by a checkpoint of the store and a new, empty log
 // after it, so that an open loads the checkpoint and replays only what was written
 // since, instead of every entry ever written. It holds writers for one short step:
-// under the lock it notes the length of every branch's list of versions (versions
+// under the commit lock it notes the length of every branch's list of versions (versions
 // never change, and the lists only grow, so this is a consistent view that copies no
 // record) and switches the writes to the new log; the checkpoint is written after, beside
 // the writers. When it dropped versions, the store's memory is then rebuilt from the
@@ -80,7 +92,7 @@
 //
 // A durable store's directory holds:
 //
-//	LOCK          held by the process that writes the store
+//	LOCK          locked by the store that is committing, for that commit only
 //	day1.log      the log of generation 0, which every store starts with
 //	day1.G.ckpt   the checkpoint of generation G (G = 1, 2, ...)
 //	day1.G.log    the log of generation G: the entries committed after day1.G.ckpt
@@ -95,9 +107,12 @@
 // complete, and its last frame counts its versions) and the logs after it, each
 // leading to the next by its switch entry; without a checkpoint, from day1.log. A
 // crash at any step leaves either the old checkpoint with the logs that follow it or
-// the new one with its log, and the writer's next open removes what is left over. A
-// reader in another process follows the switch entries from log to log, and loads
-// the store again from a newer checkpoint once there is one.
+// the new one with its log, and the next open or compaction removes what is left
+// over. The switch is made under the commit lock; the checkpoint is written after it,
+// while the others read and write. The other stores follow the switch entries from
+// log to log; one that finds the next log gone (it fell two compactions behind) loads
+// the store again from the newest checkpoint, and a read-only one does so once a
+// newer checkpoint is written.
 package memstore
 
 import (

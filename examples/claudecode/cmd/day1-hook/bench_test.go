@@ -39,8 +39,8 @@ func BenchmarkPostToolUse(b *testing.B) {
 		output(b, runHook(b, dir, big))
 		benchHook(b, dir, big)
 	})
-	b.Run("endpoint", func(b *testing.B) {
-		// The MCP server holds the durable store; the hook goes through it.
+	b.Run("beside-server", func(b *testing.B) {
+		// The MCP server has the durable store open; the hook opens it too.
 		dir := b.TempDir()
 		startServer(b, dir)
 		benchHook(b, dir, in)

@@ -12,10 +12,10 @@
 // Without an argument the event is read from the input's hook_event_name.
 //
 // The memory is the durable embedded store in -path, $DAY1_PATH or the default
-// folder (see localmem.DefaultPath), or MatrixOne when $DAY1_DSN is set. When the
-// day1 MCP server holds that store open, it leaves an endpoint file in the folder
-// and the hook calls the server's tools; otherwise the hook opens the memory
-// itself. $DAY1_BRANCH (or -branch) names the branch to use, main by default;
+// folder (see localmem.DefaultPath), or MatrixOne when $DAY1_DSN is set. The hook
+// opens it itself, beside the MCP servers and the other hooks that have it open:
+// commits take turns, so hooks fired at once by parallel tool calls all land.
+// $DAY1_BRANCH (or -branch) names the branch to use, main by default;
 // $DAY1_MODEL names a model to extract facts with (see localmem).
 //
 // The hook never blocks or fails the agent: it always exits 0, prints nothing but
@@ -26,7 +26,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -47,9 +46,6 @@ var timeouts = map[string]time.Duration{
 	eventStop:         5 * time.Second,
 	eventSessionEnd:   60 * time.Second,
 }
-
-// dialTimeout bounds connecting to the MCP server.
-const dialTimeout = 2 * time.Second
 
 // maxInput bounds the hook input read from stdin.
 const maxInput = 64 << 20
@@ -102,7 +98,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) {
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 
-	mem, model, err := connect(ctx, *path, *branch, logf)
+	mem, model, err := connect(ctx, *path, *branch)
 	if err != nil {
 		logf("%s: %v", event, err)
 		return
@@ -123,34 +119,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) {
 	stdout.Write(buf.Bytes())
 }
 
-// connect reaches the memory: through the MCP server when its endpoint file is in
-// the store's folder and it answers, else by opening the memory in this process.
-func connect(ctx context.Context, path, branch string, logf func(string, ...any)) (memory, llm.Model, error) {
-	cfg, dir, err := localmem.Config(localmem.Options{Path: path})
+// connect opens the memory.
+func connect(ctx context.Context, path, branch string) (memory, llm.Model, error) {
+	cfg, _, err := localmem.Config(localmem.Options{Path: path})
 	if err != nil {
 		return nil, nil, err
 	}
-	if dir != "" {
-		ep, err := localmem.ReadEndpoint(dir)
-		switch {
-		case err == nil:
-			dctx, cancel := context.WithTimeout(ctx, dialTimeout)
-			m, derr := dialServer(dctx, ep, branch)
-			cancel()
-			if derr == nil {
-				return m, cfg.Model, nil
-			}
-			logf("the MCP server at %s (pid %d) did not answer (%v); opening the memory directly", ep.URL, ep.PID, derr)
-		case !errors.Is(err, localmem.ErrNoEndpoint):
-			logf("%v; opening the memory directly", err)
-		}
-	}
 	c, err := day1.Open(ctx, cfg)
-	if errors.Is(err, day1.ErrLocked) {
-		return nil, nil, fmt.Errorf("the memory in %s is held by another process that left no MCP endpoint (%s); "+
-			"run day1-mcpserver on that folder so hooks can reach it, or stop the other process; nothing recorded: %w",
-			dir, localmem.EndpointFile, err)
-	}
 	if err != nil {
 		return nil, nil, err
 	}

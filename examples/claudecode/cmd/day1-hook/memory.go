@@ -2,9 +2,8 @@ package main
 
 import "context"
 
-// memory is what the hooks need of day1's memory. Two implementations: remote calls
-// the tools of the MCP server that holds the memory open, direct opens the memory
-// in this process. The hook logic is written once against this interface.
+// memory is what the hooks need of day1's memory; direct implements it over a
+// Client, and the hook logic is written against it.
 //
 // Every method writes to or reads from the branch the implementation was opened on
 // (main unless DAY1_BRANCH says otherwise).

@@ -11,8 +11,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/day1ai/day1/internal/localmem"
 )
 
 var (
@@ -44,9 +42,9 @@ func serverBinary(t testing.TB) string {
 }
 
 // startServer runs the MCP server on the durable memory in dir, as Claude Code runs
-// it (over stdio, its standard input kept open), and waits for its endpoint file. The
-// returned function stops it as Claude Code does, by closing its standard input, and
-// waits for it to exit; the test's end does the same.
+// it (over stdio, its standard input kept open), and waits until it has the memory
+// open. The returned function stops it as Claude Code does, by closing its standard
+// input, and waits for it to exit; the test's end does the same.
 func startServer(t testing.TB, dir string) (stop func()) {
 	t.Helper()
 	cmd := exec.Command(serverBinary(t), "-path", dir)
@@ -75,27 +73,16 @@ func startServer(t testing.TB, dir string) (stop func()) {
 		})
 	}
 	t.Cleanup(stop)
+	// The memory is open once its log is there.
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		if _, err := localmem.ReadEndpoint(dir); err == nil {
+		if _, err := os.Stat(filepath.Join(dir, "day1.log")); err == nil {
 			return stop
 		}
 		if time.Now().After(deadline) {
 			stop()
-			t.Fatalf("the MCP server wrote no endpoint file in %s; stderr:\n%s", dir, stderr.String())
+			t.Fatalf("the MCP server did not open the memory in %s; stderr:\n%s", dir, stderr.String())
 		}
 		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// The server removes its endpoint file when it stops, so a later hook opens the
-// memory itself.
-func TestServerLeavesNoEndpoint(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	stop := startServer(t, dir)
-	stop()
-	if _, err := os.Stat(filepath.Join(dir, localmem.EndpointFile)); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the endpoint file after the server stopped: %v", err)
 	}
 }
