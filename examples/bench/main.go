@@ -82,6 +82,9 @@ import (
 )
 
 func main() {
+	if runChild() {
+		return
+	}
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -566,6 +569,12 @@ func (b *bench) measure(ctx context.Context, n int) error {
 		}
 	}
 	if b.o.store == "durable" {
+		if err := b.procWrites(ctx, c, cfg.Path, n); err != nil {
+			return err
+		}
+		if err := b.coldOpen(ctx, cfg.Path, n, qs[0].Text); err != nil {
+			return err
+		}
 		if err := b.reopen(ctx, c, cfg, n, qs[0].Text); err != nil {
 			return err
 		}

@@ -10,6 +10,15 @@ import (
 	"time"
 )
 
+// TestMain runs the children of the multi-process rows when the test binary is
+// started as one.
+func TestMain(m *testing.M) {
+	if runChild() {
+		return
+	}
+	os.Exit(m.Run())
+}
+
 // TestQuickRun runs the quick mode in-process on tiny stores and checks that the table
 // has a row for every operation and size.
 func TestQuickRun(t *testing.T) {
@@ -77,7 +86,8 @@ func TestQuickRunDurable(t *testing.T) {
 	if !hasRow(lines, "branch: creation time, largest vs smallest store (p50, created alternately)", "400 vs 200") {
 		t.Errorf("no alternate branch scaling row in:\n%s", out.String())
 	}
-	for _, op := range []string{"compaction: files on disk", "compaction: Compact time", "compaction: Open before"} {
+	for _, op := range []string{"compaction: files on disk", "compaction: Compact time", "compaction: Open before",
+		"commits from 8 processes beside a holder", "new process: open + first hybrid search"} {
 		if !hasRow(lines, op, "400") {
 			t.Errorf("no row for %q in:\n%s", op, out.String())
 		}
