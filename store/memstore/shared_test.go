@@ -419,3 +419,75 @@ func TestStoresInOneProcessShareAPath(t *testing.T) {
 		t.Fatalf("reopened: %d facts; want 2 (a1, b2)", n)
 	}
 }
+
+// TestProcessesCompactWhileOthersWrite runs three writer processes that each compact
+// the store after every 50 of their commits, beside this process, which writes and
+// reads too: every write lands once, whoever compacted last, and a fresh open reads
+// the same store.
+func TestProcessesCompactWhileOthersWrite(t *testing.T) {
+	skipProcs(t)
+	dir := t.TempDir()
+	ctx := context.Background()
+	s, err := New(Options{Path: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var kids []*child
+	for i := range 3 {
+		c := startChild(t, "TestWriterChild", writerChildEnv, dir)
+		c.send(t, fmt.Sprintf("compact w%d 300", i))
+		kids = append(kids, c)
+	}
+	mine := 0
+	for done := 0; done < len(kids); {
+		done = 0
+		for _, c := range kids {
+			select {
+			case line := <-c.lines:
+				if !strings.HasPrefix(line, "ack ") {
+					t.Fatalf("child: %q", line)
+				}
+				c.lines = nil // acknowledged: read no more from it
+			default:
+			}
+			if c.lines == nil {
+				done++
+			}
+		}
+		if _, err := s.Put(ctx, store.DefaultBranch, []store.Record{store.Fact{ID: fmt.Sprintf("mine%d", mine), Text: fmt.Sprintf("fact %d of this process", mine)}}, store.PutOptions{}); err != nil {
+			t.Fatalf("write %d beside the compactions: %v", mine, err)
+		}
+		mine++
+		countFacts(t, s)
+	}
+	for _, c := range kids {
+		c.stop(t)
+	}
+	want := 3*300 + mine
+	if err := s.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := countFacts(t, s); n != want {
+		t.Fatalf("this process sees %d facts; want %d", n, want)
+	}
+	if _, err := s.Compact(ctx); err != nil {
+		t.Fatal(err)
+	}
+	again, err := New(Options{Path: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if n := countFacts(t, again); n != want {
+		t.Fatalf("a fresh open sees %d facts; want %d", n, want)
+	}
+	files, err := listFiles(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files.ckpts) != 1 || len(files.tmps) != 0 {
+		t.Errorf("after the last compaction the directory holds checkpoints %v and temporary files %v; want one checkpoint", files.ckpts, files.tmps)
+	}
+	t.Logf("%d facts, %d of them from this process; generation %d", want, mine, files.maxGen())
+}
