@@ -182,6 +182,10 @@ func (s *Store) load(dir string, readOnly bool) (*chain, error) {
 			return nil, err
 		}
 		if !switched {
+			if err := checkTail(f, good, logPath(dir, gen)); err != nil {
+				f.Close()
+				return nil, err
+			}
 			c.gen, c.f, c.off = gen, f, good
 			c.logBytes += good
 			break

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/day1ai/day1/store"
@@ -62,6 +64,9 @@ func openCommitLock(dir string) (*commitLock, error) {
 		return nil, fmt.Errorf("day1: memstore: %w", err)
 	}
 	f, err := os.OpenFile(filepath.Join(dir, lockName), os.O_CREATE|os.O_RDWR, 0o644)
+	if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
+		return nil, fmt.Errorf("day1: memstore: %s cannot be written (%w): open it with ReadOnly to read it", dir, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("day1: memstore: opening the lock file: %w", err)
 	}

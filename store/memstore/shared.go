@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/day1ai/day1/store"
@@ -29,8 +30,14 @@ const followEvery = time.Millisecond
 // takes it only to make the first log of a new directory, to add the main branch, or
 // to remove what a crashed compaction left behind.
 func (s *Store) openShared(ctx context.Context, dir string) error {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return store.Invalid("Options.Path", "is a file; a memory is a folder: name a new or empty folder, or the folder of a memory", dir)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("day1: memstore: %w", err)
+	}
+	if err := checkMemoryDir(dir); err != nil {
+		return err
 	}
 	lock, err := openCommitLock(dir)
 	if err != nil {
@@ -74,6 +81,24 @@ func (s *Store) openShared(ctx context.Context, dir string) error {
 		}
 	}
 	s.auto.ctx, s.auto.cancel = context.WithCancel(context.Background())
+	return nil
+}
+
+// checkMemoryDir refuses a folder that holds files but none of a memory's: a
+// mistyped path, which the store would otherwise fill with its files.
+func checkMemoryDir(dir string) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("day1: memstore: %w", err)
+	}
+	for _, e := range ents {
+		if e.Name() == lockName || strings.HasPrefix(e.Name(), "day1.") {
+			return nil
+		}
+	}
+	if len(ents) > 0 {
+		return store.Invalid("Options.Path", fmt.Sprintf("holds %d other files and no memory (no %s, no checkpoint): name a new or empty folder, or the folder of a memory", len(ents), logName), dir)
+	}
 	return nil
 }
 
@@ -219,6 +244,10 @@ func (s *Store) catchUp(locked bool) error {
 				return fmt.Errorf("day1: memstore: %w", err)
 			}
 			if !switched && locked && good < size {
+				if err := checkTail(w.f, good, logPath(w.dir, w.gen)); err != nil {
+					s.failed = err
+					return err
+				}
 				if err := w.f.Truncate(good); err != nil {
 					return fmt.Errorf("day1: memstore: cutting a torn log tail: %w", err)
 				}

@@ -2,6 +2,7 @@ package memstore
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -490,4 +492,71 @@ func TestProcessesCompactWhileOthersWrite(t *testing.T) {
 		t.Errorf("after the last compaction the directory holds checkpoints %v and temporary files %v; want one checkpoint", files.ckpts, files.tmps)
 	}
 	t.Logf("%d facts, %d of them from this process; generation %d", want, mine, files.maxGen())
+}
+
+// TestOpenRefusesWhatIsNoMemory: a path that is a file, or a folder of other files,
+// is refused with a *store.ValidationError naming Options.Path, and nothing is written
+// there.
+func TestOpenRefusesWhatIsNoMemory(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(file, []byte("my notes"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{file, dir} {
+		_, err := New(Options{Path: path})
+		var ve *store.ValidationError
+		if !errors.As(err, &ve) || ve.Field != "Options.Path" {
+			t.Errorf("open of %s = %v; want a *store.ValidationError naming Options.Path", path, err)
+		}
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Errorf("the refused folder holds %d entries; want only the file that was there", len(ents))
+	}
+}
+
+// TestDamagedLogIsRefused: damage that is no torn append (a bad entry with whole
+// entries after it, a whole entry that does not decode, an entry of an unknown type)
+// fails the open with an error naming the file, and leaves the file as it was.
+func TestDamagedLogIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	writeLoggedFacts(t, dir, 5)
+	path := filepath.Join(dir, logName)
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	future := []byte(`{"q":99,"a":"2030-01-01T00:00:00Z","o":[{"t":250}]}`)
+	cases := []struct {
+		name   string
+		mangle func([]byte) []byte
+		want   error // nil: any error naming the file and a newer version
+	}{
+		{"a damaged entry in the middle", func(b []byte) []byte {
+			b = slices.Clone(b)
+			b[frameHead+4] ^= 0xff // in the first entry's payload
+			return b
+		}, ErrCorrupt},
+		{"a whole entry that is not one", func(b []byte) []byte { return appendFrame(slices.Clone(b), []byte("not an entry")) }, ErrCorrupt},
+		{"an entry of a newer version", func(b []byte) []byte { return appendFrame(slices.Clone(b), future) }, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			mangled := c.mangle(orig)
+			if err := os.WriteFile(path, mangled, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := New(Options{Path: dir})
+			if err == nil {
+				t.Fatal("the open succeeded")
+			}
+			if c.want != nil && !errors.Is(err, c.want) || !strings.Contains(err.Error(), dir) && !strings.Contains(err.Error(), "newer version") {
+				t.Fatalf("open = %v; want %v naming the file or a newer version", err, c.want)
+			}
+			if after, _ := os.ReadFile(path); !bytes.Equal(after, mangled) {
+				t.Errorf("the refused open changed the log: %d bytes, then %d", len(mangled), len(after))
+			}
+		})
+	}
 }

@@ -229,6 +229,56 @@ func (r *logReader) read(apply func(*entry) error) (reload bool, err error) {
 	return false, nil
 }
 
+// ErrCorrupt is matched by the error of a log whose entries cannot all be read while
+// it is not a torn tail that ends it: a damaged entry with whole entries after it, or
+// a whole entry that does not decode. Nothing is cut or written then.
+var ErrCorrupt = errors.New("day1: memstore: the log is damaged")
+
+// checkTail tells a torn tail from damage, for a log f whose whole entries end at
+// good, before the end of the file. A torn tail is what an append cut short leaves:
+// a last frame that is incomplete or fails its checksum, with nothing after it; it is
+// harmless, as the append was never acknowledged. A complete frame that does not
+// decode, or a bad frame followed by a good one, is damage (or a newer format): it
+// returns an error matching ErrCorrupt that names the file and the offset.
+func checkTail(f *os.File, good int64, path string) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("day1: memstore: %w", err)
+	}
+	size := fi.Size()
+	var payload []byte
+	frameAt := func(off int64) (n int64, whole bool) {
+		var head [frameHead]byte
+		if _, err := f.ReadAt(head[:], off); err != nil {
+			return 0, false
+		}
+		n = int64(binary.LittleEndian.Uint32(head[:]))
+		if n == 0 || n > maxPayload || off+frameHead+n > size {
+			return 0, false
+		}
+		payload = make([]byte, n)
+		if _, err := f.ReadAt(payload, off+frameHead); err != nil {
+			return n, false
+		}
+		return n, crc32.Checksum(payload, castagnoli) == binary.LittleEndian.Uint32(head[4:])
+	}
+	n, whole := frameAt(good)
+	if whole && newRecordDecoder().entry(payload, &entry{}) {
+		// An append that was under way when the log was read, whole now: the next
+		// read takes it.
+		return nil
+	}
+	if whole {
+		return fmt.Errorf("%w: %s: the entry at offset %d is whole but does not decode: it may have been written by a newer version of day1; open the store with that version. Nothing was changed", ErrCorrupt, path, good)
+	}
+	if n > 0 {
+		if _, next := frameAt(good + frameHead + n); next {
+			return fmt.Errorf("%w: %s: the entry at offset %d is damaged and whole entries follow it, so this is no torn append; restore the file from a backup (or copy out the entries before offset %d). Nothing was changed", ErrCorrupt, path, good, good)
+		}
+	}
+	return nil
+}
+
 // frame is one frame of the log on its way from the file to apply.
 type frame struct {
 	payload []byte
@@ -573,7 +623,7 @@ func (s *Store) replayOp(o op, at time.Time) error {
 	case opSwitch:
 		// Read by the loop over the logs; nothing to apply.
 	default:
-		return fmt.Errorf("unknown op type %d", o.Type)
+		return fmt.Errorf("unknown entry type %d: the log was written by a newer version of day1; open the store with that version", o.Type)
 	}
 	return nil
 }
