@@ -66,6 +66,7 @@
 //	go run ./examples/soak                                 # 8 agents, 1 minute, in memory
 //	go run ./examples/soak -store durable -duration 10m    # a durable store in a temporary folder
 //	go run ./examples/soak -store matrixone -dsn 'root:111@tcp(127.0.0.1:6001)/'
+//	go run ./examples/soak -store durable -processes 8 -duration 10m   # 8 processes on one folder
 package main
 
 import (
@@ -88,6 +89,9 @@ import (
 )
 
 func main() {
+	if runProcessChild() {
+		return
+	}
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -103,6 +107,7 @@ type options struct {
 	goroutineSlack int
 	heapSlack      uint64
 	cpuprofile     string
+	processes      int // > 0: the multi-process soak (procs.go)
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -118,6 +123,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.opTimeout, "op-timeout", 2*time.Minute, "time limit of one operation; a call that takes longer fails as a timeout fault (a hang)")
 	fs.IntVar(&o.goroutineSlack, "goroutine-slack", 2, "goroutines allowed above the baseline after the run")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the agents' work to this file")
+	fs.IntVar(&o.processes, "processes", 0, "run this many processes on one durable memory instead of agents in one process (servers, hooks and readers in turn; see procs.go), 3 to 64")
 	heap := fs.Int("heap-slack", 16, "heap in use allowed above the baseline after the run, in MiB")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
@@ -141,6 +147,10 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return options{}, fmt.Errorf("-store: %q is not mem, durable or matrixone", o.store)
 	case o.path != "" && o.store != "durable":
 		return options{}, errors.New("-path applies to -store durable only")
+	case o.processes != 0 && (o.processes < 3 || o.processes > 64):
+		return options{}, errors.New("-processes must be between 3 and 64")
+	case o.processes != 0 && o.store != "durable":
+		return options{}, errors.New("-processes needs -store durable: processes share a memory through its folder")
 	}
 	o.heapSlack = uint64(*heap) << 20
 	return o, nil
@@ -155,6 +165,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "soak:", err)
 		return 2
+	}
+	if o.processes > 0 {
+		return runProcesses(ctx, o, stdout, stderr)
 	}
 	goroutines, heap := settle()
 	rep, err := soakOnce(ctx, o, stderr)

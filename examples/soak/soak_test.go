@@ -14,6 +14,32 @@ import (
 	"github.com/day1ai/day1/store"
 )
 
+// TestMain runs the children of the multi-process soak when the test binary is
+// started as one.
+func TestMain(m *testing.M) {
+	if runProcessChild() {
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// TestProcesses runs the multi-process soak briefly: every acknowledged write is in
+// memory, nothing else is, and nothing failed.
+func TestProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes; skipped with -short")
+	}
+	var out, errs bytes.Buffer
+	code := run(context.Background(), []string{"-store", "durable", "-processes", "6", "-duration", "3s"}, &out, &errs)
+	if code != 0 {
+		t.Fatalf("exit status %d\n%s\nstderr:\n%s", code, out.String(), errs.String())
+	}
+	if !strings.Contains(out.String(), "lost 0, phantom 0, failed 0, shared text held by 1 facts") {
+		t.Errorf("no clean summary in:\n%s", out.String())
+	}
+	t.Log(out.String())
+}
+
 // soakRun runs a short soak in-process and checks that it passes and that its table
 // has a row, with calls, for every operation.
 func soakRun(t *testing.T, args ...string) string {
