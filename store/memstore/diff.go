@@ -409,7 +409,9 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 			continue
 		}
 		v := s.addVersionAfter(tb, p.k, p.rec, hint{from: p.from, terms: p.terms}, p.cur)
-		if s.log != nil {
+		if s.log != nil && p.adopt && p.from != nil {
+			ops = append(ops, op{Type: opAdopt, Name: plan.Target, Kind: p.k.kind, ID: p.k.id, From: p.from.br.info.Name, Seq: p.from.seq})
+		} else if s.log != nil {
 			// The log holds what the version holds: the embedding it shares with the
 			// source's, which a lean plan's record lacks and another's may hold with a
 			// zero of the other sign.
@@ -459,6 +461,10 @@ type mergePut struct {
 	// embedding and index data the target's copy shares.
 	from  *version
 	terms *docTerms // the analysis of the search text, for indexed kinds
+	// adopt: rec is from's record on the target, and from is the version the source
+	// sees at its head, which every later load of the store holds: the log names it
+	// (opAdopt) rather than holding the record again.
+	adopt bool
 }
 
 // minMergePart is the smallest number of records worth preparing on a goroutine of
@@ -496,6 +502,7 @@ func (s *Store) prepareMerge(plan store.MergePlan, head, src, planned view, now 
 					// A lean plan's copy of the source's version: the version itself,
 					// whose embedding the copy shares.
 					r = from.plain()
+					p.adopt = src.resolve(p.k) == from
 				case !from.holds(r):
 					from = nil
 				}

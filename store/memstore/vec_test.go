@@ -3,14 +3,18 @@ package memstore
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"testing"
 
 	"github.com/day1ai/day1/internal/vecmath"
 	"github.com/day1ai/day1/store"
+	"github.com/google/go-cmp/cmp"
 )
 
 // randomVec returns a vector of dims coordinates of which about fill are not zero,
@@ -398,3 +402,102 @@ func TestMergeLogsTheSharedEmbedding(t *testing.T) {
 }
 
 func head(v []float32) []float32 { return v[:min(len(v), 4)] }
+
+// TestLeanMergeLogsAdoptions: a merge of a lean plan (the diff's records without their
+// embeddings, as the merge engine makes for native merges) logs each record the
+// source holds at its head by reference (opAdopt), not again whole, and a reopen, and
+// another store following the log, read the merged records, embeddings and all, as
+// the store that merged did.
+func TestLeanMergeLogsAdoptions(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := Open(ctx, Options{Path: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	follower, err := Open(ctx, Options{Path: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer follower.Close()
+	if _, err := s.CreateBranch(ctx, store.BranchSpec{Name: "b"}); err != nil {
+		t.Fatal(err)
+	}
+	var recs []store.Record
+	for i := range 50 {
+		recs = append(recs, store.Fact{ID: fmt.Sprint("f", i), Text: fmt.Sprintf("fact %d about the cache", i), Embedding: []float32{1, float32(i), 0.5, float32(i % 3)}})
+	}
+	recs = append(recs, store.Relation{ID: "r1", Source: "cache", Target: "ttl", Type: "has"})
+	if _, err := s.Put(ctx, "b", recs, store.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	d, err := store.DiffLean(ctx, s, "b", store.DefaultBranch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var puts []store.Record
+	for _, c := range d.SourceChanges {
+		puts = append(puts, c.After)
+	}
+	before, err := os.Stat(filepath.Join(dir, logName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ApplyMerge(ctx, store.MergePlan{Source: "b", Target: store.DefaultBranch, ExpectHead: d.TargetHead,
+		SourceRev: d.SourceRev, Puts: puts, Record: store.MergeRecord{Strategy: store.Native}}); err != nil {
+		t.Fatal(err)
+	}
+	// The merge's entry: one adoption per fact, the relation whole.
+	f, err := os.Open(filepath.Join(dir, logName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last entry
+	if _, err := readFrames(io.NewSectionReader(f, before.Size(), 1<<30), before.Size(), func(e *entry) error { last = *e; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	count := map[opType]int{}
+	for _, o := range last.Ops {
+		count[o.Type]++
+	}
+	if count[opAdopt] != 50 || count[opPut] != 1 {
+		t.Fatalf("the merge logged %d adoptions and %d puts; want 50 and 1 (the relation)", count[opAdopt], count[opPut])
+	}
+	want, err := s.List(ctx, store.View{}, store.ListQuery{Kind: store.KindFact})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := store.SearchQuery{Text: "fact about the cache", Vector: []float32{1, 7, 0.5, 1}, Mode: store.Hybrid, Limit: 5}
+	wantHits, err := s.Search(ctx, store.View{}, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := follower.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	again, err := Open(ctx, Options{Path: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	for name, r := range map[string]*Store{"reopened": again, "follower": follower} {
+		got, err := r.List(ctx, store.View{}, store.ListQuery{Kind: store.KindFact})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: main's facts differ (-merged +%s):\n%s", name, name, diff)
+		}
+		hits, err := r.Search(ctx, store.View{}, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(wantHits, hits); diff != "" {
+			t.Errorf("%s: search differs:\n%s", name, diff)
+		}
+	}
+}

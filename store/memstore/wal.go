@@ -55,6 +55,10 @@ const (
 	opCkptEnd
 	opCommits
 	opMergePoint
+	// opAdopt is a merge's copy, on branch Name, of the version Seq of record
+	// Kind/ID on branch From, the version the source sees at its head: the log names
+	// it instead of holding the record and its embedding again.
+	opAdopt
 )
 
 // op is one change in the log.
@@ -76,8 +80,11 @@ type op struct {
 	// SourceSeq is, for a merge that moves the merge base, the sequence number the
 	// source was merged as of; the target's is the store's after the merge.
 	SourceSeq uint64 `json:"ss,omitempty"`
-	// Seq is, for a put or a delete in a checkpoint, the version's sequence number.
+	// Seq is, for a put or a delete in a checkpoint, the version's sequence number;
+	// for an adopt, that of the version copied.
 	Seq uint64 `json:"v,omitempty"`
+	// From is the branch of the version an adopt copies.
+	From string `json:"fr,omitempty"`
 	// Gen is the generation a switch names, or a checkpoint's.
 	Gen     uint64            `json:"g,omitempty"`
 	Ckpt    *ckptHeader       `json:"c,omitempty"`
@@ -618,6 +625,8 @@ func (s *Store) replayOp(o op, at time.Time) error {
 		if o.SourceSeq > 0 {
 			s.hist.AddMerge(store.MergePoint{Target: o.Merge.Target, At: s.seq, Source: o.Merge.Source, SourceAt: o.SourceSeq})
 		}
+	case opAdopt:
+		return s.replayAdopt(o)
 	case opDoc, opDocDelete:
 		return s.replayDoc(o)
 	case opSwitch:
@@ -625,5 +634,37 @@ func (s *Store) replayOp(o op, at time.Time) error {
 	default:
 		return fmt.Errorf("unknown entry type %d: the log was written by a newer version of day1; open the store with that version", o.Type)
 	}
+	return nil
+}
+
+// replayAdopt applies an adopt: a copy on branch o.Name of the version o.Seq of the
+// record on branch o.From, which shares its embedding and index data as the merge's
+// copy did.
+func (s *Store) replayAdopt(o op) error {
+	b, ok := s.branches[o.Name]
+	if !ok {
+		return fmt.Errorf("adopt on unknown branch %q", o.Name)
+	}
+	src, ok := s.branches[o.From]
+	if !ok {
+		return fmt.Errorf("adopt from unknown branch %q", o.From)
+	}
+	k := key{o.Kind, o.ID}
+	var from *version
+	for v := range src.own.all(k) {
+		if v.seq == o.Seq {
+			from = v
+			break
+		}
+	}
+	if from == nil || from.rec == nil {
+		return fmt.Errorf("adopt of %s/%s: branch %q holds no version %d of it", o.Kind, o.ID, o.From, o.Seq)
+	}
+	r := copyFor(from.plain(), o.Name)
+	h := hint{from: from}
+	if from.terms != nil {
+		h.terms = from.terms
+	}
+	s.addVersion(b, k, r, h)
 	return nil
 }
