@@ -30,7 +30,7 @@ func TestProcesses(t *testing.T) {
 		t.Skip("starts child processes; skipped with -short")
 	}
 	var out, errs bytes.Buffer
-	code := run(context.Background(), []string{"-store", "durable", "-processes", "6", "-duration", "3s"}, &out, &errs)
+	code := run(context.Background(), []string{"-store", "durable", "-processes", "6", "-duration", "2s"}, &out, &errs)
 	if code != 0 {
 		t.Fatalf("exit status %d\n%s\nstderr:\n%s", code, out.String(), errs.String())
 	}
