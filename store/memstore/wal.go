@@ -449,6 +449,9 @@ func (w *wal) append(e entry) error {
 	}
 	n, err := w.f.WriteAt(w.buf, w.size)
 	w.size += int64(n)
+	if cap(w.buf) > maxKeptBuf {
+		w.buf = nil // a large batch's frame is not kept for the small ones after it
+	}
 	if err != nil {
 		return fmt.Errorf("day1: memstore: writing log: %w", err)
 	}
@@ -459,6 +462,9 @@ func (w *wal) append(e entry) error {
 	}
 	return nil
 }
+
+// maxKeptBuf is the largest frame buffer the log keeps for the next append.
+const maxKeptBuf = 1 << 20
 
 // appendEntryFrame appends e to dst as one frame of the log, the JSON of e encoded in
 // place: each op is encoded on its own and the frame's header is filled in last, so
