@@ -177,7 +177,7 @@ func (e *Engine) Checkpoint(ctx context.Context, r CheckpointRequest) (Checkpoin
 			func() (store.DocWrite, error) { return taskWrite(t, store.DocMatch) },
 			func() (store.DocWrite, error) { return memberWrite(m, store.DocMatch) },
 			func() (store.DocWrite, error) {
-				return e.event(EventCheckpoint, r.Task, "", r.Agent, "", c.ID, r.Note)
+				return e.event(Event{Kind: EventCheckpoint, Task: r.Task, Actor: r.Agent, To: c.ID, Note: r.Note})
 			})
 		return err
 	})
@@ -275,7 +275,7 @@ func (e *Engine) ResumeFromCheckpoint(ctx context.Context, r ResumeRequest) (Res
 			func() (store.DocWrite, error) { return memberWrite(m, store.DocMatch) },
 			func() (store.DocWrite, error) { return taskWrite(t, store.DocMatch) },
 			func() (store.DocWrite, error) {
-				return e.event(EventCheckpointUsed, r.Task, "", agent, string(from), string(MemberActive), res.Checkpoint.ID)
+				return e.event(Event{Kind: EventCheckpointUsed, Task: r.Task, Actor: agent, From: string(from), To: string(MemberActive), Note: res.Checkpoint.ID})
 			})
 		if err != nil {
 			return err

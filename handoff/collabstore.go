@@ -201,7 +201,7 @@ func (e *Engine) OpenCollaboration(ctx context.Context, spec CollabSpec) (Collab
 			return jsonField("CollabSpec.Context")(sessionWrite(s, store.DocCreate))
 		},
 		func() (store.DocWrite, error) {
-			return e.event(EventCollabOpened, s.Task, s.Handoff, s.Initiator, "", string(PhaseDiscovery), s.ID, parts...)
+			return e.event(Event{Kind: EventCollabOpened, Task: s.Task, Handoff: s.Handoff, Actor: s.Initiator, To: string(PhaseDiscovery), Note: s.ID}, parts...)
 		})
 	if err != nil {
 		return CollabSession{}, err
@@ -381,7 +381,7 @@ func (e *Engine) Send(ctx context.Context, m Message) (Message, error) {
 				s.CompletedAt, s.Outcome = now, "cancelled"
 			}
 			ws = append(ws, func() (store.DocWrite, error) {
-				return e.event(EventCollabPhase, s.Task, s.Handoff, m.Sender, string(from), string(to), s.ID, m.Receiver)
+				return e.event(Event{Kind: EventCollabPhase, Task: s.Task, Handoff: s.Handoff, Actor: m.Sender, From: string(from), To: string(to), Note: s.ID}, m.Receiver)
 			})
 		}
 		ws = append(ws, func() (store.DocWrite, error) { return sessionWrite(s, store.DocMatch) })
@@ -479,7 +479,7 @@ func (e *Engine) AdvanceCollaboration(ctx context.Context, id string, to Phase, 
 		docs, err := e.commit(ctx, "", false,
 			func() (store.DocWrite, error) { return sessionWrite(s, store.DocMatch) },
 			func() (store.DocWrite, error) {
-				return e.event(EventCollabPhase, s.Task, s.Handoff, by, string(from), string(to), s.ID)
+				return e.event(Event{Kind: EventCollabPhase, Task: s.Task, Handoff: s.Handoff, Actor: by, From: string(from), To: string(to), Note: s.ID})
 			})
 		if err != nil {
 			return err

@@ -85,14 +85,9 @@ type EventFilter struct {
 	Limit int
 }
 
-// event builds the write of one audit event. agents are deduplicated and sorted; the
-// actor is added to them.
-func (e *Engine) event(kind EventKind, task, handoff, actor, from, to, note string, agents ...string) (store.DocWrite, error) {
-	return e.eventWith(Event{Kind: kind, Task: task, Handoff: handoff, Actor: actor, From: from, To: to, Note: note}, agents...)
-}
-
-// eventWith builds the write of ev, giving it an ID and a time; agents as for event.
-func (e *Engine) eventWith(ev Event, agents ...string) (store.DocWrite, error) {
+// event builds the write of ev, giving it an ID and a time. agents are the agents
+// the event concerns besides ev.Actor, kept in ev.Agents (sorted, once each).
+func (e *Engine) event(ev Event, agents ...string) (store.DocWrite, error) {
 	ev.ID, ev.At = e.newID(), e.now()
 	kind, task, handoff := ev.Kind, ev.Task, ev.Handoff
 	for _, a := range append(agents, ev.Actor) {

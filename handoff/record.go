@@ -394,7 +394,7 @@ func (e *Engine) statusEvent(h Handoff, by string) (store.DocWrite, error) {
 	if c.From == "" {
 		kind = EventHandoffCreated
 	}
-	return e.event(kind, h.Task, h.ID, by, string(c.From), string(c.To), c.Note, h.FromAgent, h.ToAgent)
+	return e.event(Event{Kind: kind, Task: h.Task, Handoff: h.ID, Actor: by, From: string(c.From), To: string(c.To), Note: c.Note}, h.FromAgent, h.ToAgent)
 }
 
 // chooseReceiver ranks the registered agents that may receive a handoff of type typ
@@ -762,7 +762,7 @@ func (e *Engine) receive(ctx context.Context, h *Handoff, agent, session, role s
 				ws = append(ws,
 					func() (store.DocWrite, error) { return memberWrite(src, store.DocMatch) },
 					func() (store.DocWrite, error) {
-						return e.event(EventAgentLeft, h.Task, h.ID, h.FromAgent, string(MemberActive), string(MemberLeft), summary)
+						return e.event(Event{Kind: EventAgentLeft, Task: h.Task, Handoff: h.ID, Actor: h.FromAgent, From: string(MemberActive), To: string(MemberLeft), Note: summary})
 					})
 			}
 		}

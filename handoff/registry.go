@@ -27,7 +27,7 @@ func (e *Engine) RegisterAgent(ctx context.Context, a AgentProfile) (AgentProfil
 	if err != nil {
 		return AgentProfile{}, err
 	}
-	ev, err := e.event(EventAgentRegistered, "", "", a.ID, "", "", fmt.Sprintf("%d capabilities", len(a.Capabilities)))
+	ev, err := e.event(Event{Kind: EventAgentRegistered, Actor: a.ID, Note: fmt.Sprintf("%d capabilities", len(a.Capabilities))})
 	if err != nil {
 		return AgentProfile{}, err
 	}

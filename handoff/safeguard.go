@@ -157,7 +157,7 @@ func (e *Engine) checkReceiver(ctx context.Context, task, handoff, actor, agent 
 		return nil
 	}
 	re.Field = field
-	ev, err := e.event(EventHandoffRefused, task, handoff, actor, "", "", re.note(), agent)
+	ev, err := e.event(Event{Kind: EventHandoffRefused, Task: task, Handoff: handoff, Actor: actor, Note: re.note()}, agent)
 	if err == nil {
 		_, err = e.writeDocs(ctx, []store.DocWrite{ev})
 	}
@@ -196,7 +196,7 @@ func (e *Engine) escalate(ctx context.Context, h *Handoff, actor, receiver strin
 	}
 	end := func(why string) []func() (store.DocWrite, error) {
 		return []func() (store.DocWrite, error){func() (store.DocWrite, error) {
-			return e.event(EventHandoffEscalationEnded, h.Task, h.ID, actor, string(h.Status), string(h.Status), why, append(tried, h.FromAgent)...)
+			return e.event(Event{Kind: EventHandoffEscalationEnded, Task: h.Task, Handoff: h.ID, Actor: actor, From: string(h.Status), To: string(h.Status), Note: why}, append(tried, h.FromAgent)...)
 		}}
 	}
 	if h.Attempt >= h.MaxEscalations {
@@ -236,7 +236,7 @@ func (e *Engine) escalate(ctx context.Context, h *Handoff, actor, receiver strin
 		func() (store.DocWrite, error) { return handoffWrite(n, store.DocCreate) },
 		func() (store.DocWrite, error) { return e.statusEvent(n, actor) },
 		func() (store.DocWrite, error) {
-			return e.eventWith(Event{Kind: EventHandoffEscalated, Task: h.Task, Handoff: h.ID, Related: n.ID, Actor: actor,
+			return e.event(Event{Kind: EventHandoffEscalated, Task: h.Task, Handoff: h.ID, Related: n.ID, Actor: actor,
 				From: string(h.Status), To: string(StatusPending), Note: note}, append(tried, h.FromAgent, c.AgentID)...)
 		},
 	}

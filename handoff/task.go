@@ -543,7 +543,7 @@ func (e *Engine) CreateTask(ctx context.Context, spec TaskSpec) (Task, error) {
 		ws = append(ws, w)
 		t.Objectives = append(t.Objectives, o)
 	}
-	if w, err = e.event(EventTaskCreated, t.Name, "", spec.CreatedBy, "", string(TaskActive), spec.Description); err != nil {
+	if w, err = e.event(Event{Kind: EventTaskCreated, Task: t.Name, Actor: spec.CreatedBy, To: string(TaskActive), Note: spec.Description}); err != nil {
 		return Task{}, err
 	}
 	ws = append(ws, w)
@@ -772,7 +772,7 @@ func (e *Engine) JoinTask(ctx context.Context, r JoinRequest) (Member, error) {
 			func() (store.DocWrite, error) { return memberWrite(m, cond) },
 			func() (store.DocWrite, error) { return taskWrite(t, store.DocMatch) },
 			func() (store.DocWrite, error) {
-				return e.event(EventAgentJoined, r.Task, "", r.Agent, "", string(MemberActive), r.Role)
+				return e.event(Event{Kind: EventAgentJoined, Task: r.Task, Actor: r.Agent, To: string(MemberActive), Note: r.Role})
 			})
 		if err != nil {
 			return err
@@ -862,8 +862,7 @@ func (e *Engine) UpdateObjective(ctx context.Context, u ObjectiveUpdate) (Object
 			func() (store.DocWrite, error) { return objectiveWrite(o, store.DocMatch) },
 			func() (store.DocWrite, error) { return taskWrite(t, store.DocMatch) },
 			func() (store.DocWrite, error) {
-				return e.event(EventObjectiveUpdated, u.Task, "", u.By, string(from), string(u.Status),
-					fmt.Sprintf("objective %d: %s", o.ID, u.Note))
+				return e.event(Event{Kind: EventObjectiveUpdated, Task: u.Task, Actor: u.By, From: string(from), To: string(u.Status), Note: fmt.Sprintf("objective %d: %s", o.ID, u.Note)})
 			},
 		}
 		if u.By != "" {
@@ -920,7 +919,7 @@ func (e *Engine) LeaveTask(ctx context.Context, r LeaveRequest) (Member, error) 
 		ws := []func() (store.DocWrite, error){
 			func() (store.DocWrite, error) { return memberWrite(m, store.DocMatch) },
 			func() (store.DocWrite, error) {
-				return e.event(EventAgentLeft, r.Task, "", r.Agent, string(MemberActive), string(MemberLeft), r.Summary)
+				return e.event(Event{Kind: EventAgentLeft, Task: r.Task, Actor: r.Agent, From: string(MemberActive), To: string(MemberLeft), Note: r.Summary})
 			},
 		}
 		if t.Status == TaskActive {
@@ -1019,7 +1018,7 @@ func (e *Engine) CompleteTask(ctx context.Context, r CompleteRequest) (Completio
 		docs, err := e.commit(ctx, "", false,
 			func() (store.DocWrite, error) { return taskWrite(cur, store.DocMatch) },
 			func() (store.DocWrite, error) {
-				return e.event(EventTaskCompleted, r.Task, "", r.By, string(TaskActive), string(TaskCompleted), r.ResultSummary)
+				return e.event(Event{Kind: EventTaskCompleted, Task: r.Task, Actor: r.By, From: string(TaskActive), To: string(TaskCompleted), Note: r.ResultSummary})
 			})
 		if err != nil {
 			return err
