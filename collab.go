@@ -30,6 +30,17 @@ type (
 	CollabHandler = handoff.Handler
 	// CollabCleanup counts what Collab.Cleanup removed.
 	CollabCleanup = handoff.CleanupResult
+	// CollabAdvance asks for a session to move to another phase (Collab.Advance).
+	CollabAdvance = handoff.PhaseAdvance
+	// CollabHandoffAsk asks a participant to take a handoff (Collab.RequestHandoff).
+	CollabHandoffAsk = handoff.HandoffAsk
+	// CollabCapabilityAsk asks every participant about capabilities
+	// (Collab.QueryCapabilities).
+	CollabCapabilityAsk = handoff.CapabilityAsk
+	// CollabTermsOffer proposes terms (Collab.ProposeTerms).
+	CollabTermsOffer = handoff.TermsOffer
+	// CollabReply answers a message (Collab.Respond).
+	CollabReply = handoff.Reply
 	// PhaseError reports a phase change the protocol refuses. It matches
 	// ErrConflict.
 	PhaseError = handoff.PhaseError
@@ -131,11 +142,11 @@ func (k *Collab) Messages(ctx context.Context, f CollabMessageFilter) ([]CollabM
 // Advance moves a session to another phase; to PhaseCompletion with an outcome.
 // Errors: *PhaseError (ErrConflict) for a change the protocol refuses; ErrNotFound;
 // ErrCollabClosed for an expired session; ErrClosed; ctx's error.
-func (k *Collab) Advance(ctx context.Context, id string, to CollabPhase, by, outcome string) (CollabSession, error) {
+func (k *Collab) Advance(ctx context.Context, r CollabAdvance) (CollabSession, error) {
 	if err := k.c.use(ctx); err != nil {
 		return CollabSession{}, err
 	}
-	return k.engine().AdvanceCollaboration(ctx, id, to, by, outcome)
+	return k.engine().AdvanceCollaboration(ctx, r)
 }
 
 // Cleanup deletes expired messages and expired sessions with their messages.
@@ -148,34 +159,34 @@ func (k *Collab) Cleanup(ctx context.Context) (CollabCleanup, error) {
 
 // RequestHandoff sends a request asking another participant to take a handoff, with
 // the session's task and handoff, a description and the required capabilities.
-func (k *Collab) RequestHandoff(ctx context.Context, session, from, to, description string, required []string) (CollabMessage, error) {
+func (k *Collab) RequestHandoff(ctx context.Context, r CollabHandoffAsk) (CollabMessage, error) {
 	if err := k.c.use(ctx); err != nil {
 		return CollabMessage{}, err
 	}
-	return k.engine().RequestHandoff(ctx, session, from, to, description, required)
+	return k.engine().RequestHandoff(ctx, r)
 }
 
 // QueryCapabilities broadcasts which capabilities are needed to every participant.
-func (k *Collab) QueryCapabilities(ctx context.Context, session, from string, required []string) (CollabMessage, error) {
+func (k *Collab) QueryCapabilities(ctx context.Context, r CollabCapabilityAsk) (CollabMessage, error) {
 	if err := k.c.use(ctx); err != nil {
 		return CollabMessage{}, err
 	}
-	return k.engine().QueryCapabilities(ctx, session, from, required)
+	return k.engine().QueryCapabilities(ctx, r)
 }
 
 // ProposeTerms sends terms to another participant; an acknowledge of it makes them
 // the session's Terms.
-func (k *Collab) ProposeTerms(ctx context.Context, session, from, to string, terms map[string]any) (CollabMessage, error) {
+func (k *Collab) ProposeTerms(ctx context.Context, r CollabTermsOffer) (CollabMessage, error) {
 	if err := k.c.use(ctx); err != nil {
 		return CollabMessage{}, err
 	}
-	return k.engine().ProposeTerms(ctx, session, from, to, terms)
+	return k.engine().ProposeTerms(ctx, r)
 }
 
 // Respond answers a message: acknowledge when accepted, reject otherwise.
-func (k *Collab) Respond(ctx context.Context, session, from, to, correlation string, accepted bool, reason string) (CollabMessage, error) {
+func (k *Collab) Respond(ctx context.Context, r CollabReply) (CollabMessage, error) {
 	if err := k.c.use(ctx); err != nil {
 		return CollabMessage{}, err
 	}
-	return k.engine().Respond(ctx, session, from, to, correlation, accepted, reason)
+	return k.engine().Respond(ctx, r)
 }

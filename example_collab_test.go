@@ -30,24 +30,24 @@ func ExampleClient_Collab() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if _, err := col.QueryCapabilities(ctx, s.ID, "investigator", []string{"oauth2"}); err != nil {
+	if _, err := col.QueryCapabilities(ctx, day1.CollabCapabilityAsk{Session: s.ID, From: "investigator", Required: []string{"oauth2"}}); err != nil {
 		log.Fatal(err)
 	}
-	req, err := col.RequestHandoff(ctx, s.ID, "investigator", "novice", "fix the refresh state machine", []string{"oauth2"})
+	req, err := col.RequestHandoff(ctx, day1.CollabHandoffAsk{Session: s.ID, From: "investigator", To: "novice", Description: "fix the refresh state machine", Required: []string{"oauth2"}})
 	if err != nil {
 		log.Fatal(err)
 	}
-	if _, err := col.Respond(ctx, s.ID, "novice", "investigator", req.ID, false, "no OAuth2 experience"); err != nil {
+	if _, err := col.Respond(ctx, day1.CollabReply{Session: s.ID, From: "novice", To: "investigator", Correlation: req.ID, Reason: "no OAuth2 experience"}); err != nil {
 		log.Fatal(err)
 	}
-	if _, err := col.RequestHandoff(ctx, s.ID, "investigator", "expert", "fix the refresh state machine", []string{"oauth2"}); err != nil {
+	if _, err := col.RequestHandoff(ctx, day1.CollabHandoffAsk{Session: s.ID, From: "investigator", To: "expert", Description: "fix the refresh state machine", Required: []string{"oauth2"}}); err != nil {
 		log.Fatal(err)
 	}
-	terms, err := col.ProposeTerms(ctx, s.ID, "expert", "investigator", map[string]any{"objectives": "2 and 3", "deadline": "friday"})
+	terms, err := col.ProposeTerms(ctx, day1.CollabTermsOffer{Session: s.ID, From: "expert", To: "investigator", Terms: map[string]any{"objectives": "2 and 3", "deadline": "friday"}})
 	if err != nil {
 		log.Fatal(err)
 	}
-	if _, err := col.Respond(ctx, s.ID, "investigator", "expert", terms.ID, true, "agreed"); err != nil {
+	if _, err := col.Respond(ctx, day1.CollabReply{Session: s.ID, From: "investigator", To: "expert", Correlation: terms.ID, Accepted: true, Reason: "agreed"}); err != nil {
 		log.Fatal(err)
 	}
 
@@ -68,11 +68,11 @@ func ExampleClient_Collab() {
 	for _, m := range inbox {
 		fmt.Println("expert's inbox:", m.Type, "from", m.Sender)
 	}
-	s, err = col.Advance(ctx, s.ID, day1.PhaseExecution, "expert", "")
+	s, err = col.Advance(ctx, day1.CollabAdvance{Session: s.ID, To: day1.PhaseExecution, By: "expert"})
 	if err != nil {
 		log.Fatal(err)
 	}
-	_, err = col.Advance(ctx, s.ID, day1.PhaseDiscovery, "expert", "")
+	_, err = col.Advance(ctx, day1.CollabAdvance{Session: s.ID, To: day1.PhaseDiscovery, By: "expert"})
 	fmt.Println(err)
 	// Output:
 	// handler: investigator asks novice: fix the refresh state machine

@@ -437,25 +437,38 @@ func (e *Engine) Messages(ctx context.Context, f MessageFilter) ([]Message, erro
 	return ms, nil
 }
 
+// PhaseAdvance asks for a collaboration session to move to another phase.
+type PhaseAdvance struct {
+	// Session is the session's id.
+	Session string
+	// To is the phase to move to, as CanAdvance allows.
+	To Phase
+	// By is who moves it; it goes into the session's History and the audit event.
+	By string
+	// Outcome is recorded when To is PhaseCompletion.
+	Outcome string
+}
+
 // AdvanceCollaboration moves a session to another phase, as CanAdvance allows, with
 // an audit event. Moving to PhaseCompletion records outcome. Errors: a *PhaseError
 // (store.ErrConflict) for a change the phase machine refuses; a
 // *store.ValidationError for an unknown phase; an error matching store.ErrNotFound
 // for an unknown session; ErrCollabClosed for an expired session; the store's and
 // ctx's errors.
-func (e *Engine) AdvanceCollaboration(ctx context.Context, id string, to Phase, by, outcome string) (CollabSession, error) {
+func (e *Engine) AdvanceCollaboration(ctx context.Context, r PhaseAdvance) (CollabSession, error) {
 	if err := e.check(); err != nil {
 		return CollabSession{}, err
 	}
-	if err := store.ValidateID("id", id); err != nil {
+	if err := store.ValidateID("PhaseAdvance.Session", r.Session); err != nil {
 		return CollabSession{}, err
 	}
-	if err := validActor("by", by); err != nil {
+	if err := validActor("PhaseAdvance.By", r.By); err != nil {
 		return CollabSession{}, err
 	}
-	if err := validText("outcome", outcome); err != nil {
+	if err := validText("PhaseAdvance.Outcome", r.Outcome); err != nil {
 		return CollabSession{}, err
 	}
+	id, to, by, outcome := r.Session, r.To, r.By, r.Outcome
 	var s CollabSession
 	err := e.retry(ctx, func() error {
 		var err error
@@ -568,12 +581,25 @@ func (e *Engine) deleteEach(ctx context.Context, ws []store.DocWrite) (int, erro
 	return n, nil
 }
 
+// HandoffAsk asks another participant of a collaboration to take a handoff.
+type HandoffAsk struct {
+	// Session is the collaboration session's id; its task and handoff, when it names
+	// them, go into the request.
+	Session string
+	// From and To are the sender and the receiver.
+	From, To string
+	// Description says what is to be taken over.
+	Description string
+	// Required lists the capabilities the receiver needs.
+	Required []string
+}
+
 // RequestHandoff asks another participant to take a handoff: a request message whose
 // payload holds the action ActionHandoffRequest, the task and handoff (when the
 // session names them), a description and the required capabilities. See Send.
-func (e *Engine) RequestHandoff(ctx context.Context, session, from, to, description string, required []string) (Message, error) {
-	payload := map[string]any{"action": ActionHandoffRequest, "description": description, "required_capabilities": stringsAny(required)}
-	if s, err := e.GetCollaboration(ctx, session); err == nil {
+func (e *Engine) RequestHandoff(ctx context.Context, r HandoffAsk) (Message, error) {
+	payload := map[string]any{"action": ActionHandoffRequest, "description": r.Description, "required_capabilities": stringsAny(r.Required)}
+	if s, err := e.GetCollaboration(ctx, r.Session); err == nil {
 		if s.Task != "" {
 			payload["task"] = s.Task
 		}
@@ -581,34 +607,70 @@ func (e *Engine) RequestHandoff(ctx context.Context, session, from, to, descript
 			payload["handoff"] = s.Handoff
 		}
 	}
-	return e.Send(ctx, Message{SessionID: session, Type: MessageRequest, Sender: from, Receiver: to, Payload: payload})
+	return e.Send(ctx, Message{SessionID: r.Session, Type: MessageRequest, Sender: r.From, Receiver: r.To, Payload: payload})
+}
+
+// CapabilityAsk asks every participant of a collaboration which of some
+// capabilities it has.
+type CapabilityAsk struct {
+	// Session is the collaboration session's id.
+	Session string
+	// From is the sender.
+	From string
+	// Required lists the capabilities asked about.
+	Required []string
 }
 
 // QueryCapabilities asks every participant which of the capabilities it has: a
 // broadcast whose payload holds the action ActionCapabilityQuery and the
 // capabilities. See Send.
-func (e *Engine) QueryCapabilities(ctx context.Context, session, from string, required []string) (Message, error) {
-	return e.Send(ctx, Message{SessionID: session, Type: MessageBroadcast, Sender: from,
-		Payload: map[string]any{"action": ActionCapabilityQuery, "required_capabilities": stringsAny(required)}})
+func (e *Engine) QueryCapabilities(ctx context.Context, r CapabilityAsk) (Message, error) {
+	return e.Send(ctx, Message{SessionID: r.Session, Type: MessageBroadcast, Sender: r.From,
+		Payload: map[string]any{"action": ActionCapabilityQuery, "required_capabilities": stringsAny(r.Required)}})
+}
+
+// TermsOffer proposes terms to another participant of a collaboration.
+type TermsOffer struct {
+	// Session is the collaboration session's id.
+	Session string
+	// From and To are the sender and the receiver.
+	From, To string
+	// Terms are what is proposed; an acknowledge of the offer makes them the
+	// session's Terms.
+	Terms map[string]any
 }
 
 // ProposeTerms proposes terms to another participant: a negotiate message whose
 // payload holds the action ActionNegotiateTerms and the terms. An acknowledge that
 // answers it makes them the session's Terms. See Send.
-func (e *Engine) ProposeTerms(ctx context.Context, session, from, to string, terms map[string]any) (Message, error) {
-	return e.Send(ctx, Message{SessionID: session, Type: MessageNegotiate, Sender: from, Receiver: to,
-		Payload: map[string]any{"action": ActionNegotiateTerms, "terms": terms}})
+func (e *Engine) ProposeTerms(ctx context.Context, r TermsOffer) (Message, error) {
+	return e.Send(ctx, Message{SessionID: r.Session, Type: MessageNegotiate, Sender: r.From, Receiver: r.To,
+		Payload: map[string]any{"action": ActionNegotiateTerms, "terms": r.Terms}})
+}
+
+// Reply answers a message of a collaboration.
+type Reply struct {
+	// Session is the collaboration session's id.
+	Session string
+	// From and To are the sender of the reply and the sender of the message answered.
+	From, To string
+	// Correlation is the id of the message answered.
+	Correlation string
+	// Accepted makes the reply an acknowledge; false, a reject.
+	Accepted bool
+	// Reason says why.
+	Reason string
 }
 
 // Respond answers a message: an acknowledge when accepted, a reject otherwise, with
 // the reason in the payload. See Send.
-func (e *Engine) Respond(ctx context.Context, session, from, to, correlation string, accepted bool, reason string) (Message, error) {
+func (e *Engine) Respond(ctx context.Context, r Reply) (Message, error) {
 	t := MessageReject
-	if accepted {
+	if r.Accepted {
 		t = MessageAcknowledge
 	}
-	return e.Send(ctx, Message{SessionID: session, Type: t, Sender: from, Receiver: to, CorrelationID: correlation,
-		Payload: map[string]any{"accepted": accepted, "reason": reason}})
+	return e.Send(ctx, Message{SessionID: r.Session, Type: t, Sender: r.From, Receiver: r.To, CorrelationID: r.Correlation,
+		Payload: map[string]any{"accepted": r.Accepted, "reason": r.Reason}})
 }
 
 func stringsAny(ss []string) []any {

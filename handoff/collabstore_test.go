@@ -39,29 +39,29 @@ func TestCollaborationProtocol(t *testing.T) {
 	if s.Phase != PhaseDiscovery || !cmp.Equal(s.Participants, []string{"expert", "inv", "novice"}) {
 		t.Errorf("session = %+v", s)
 	}
-	q, err := v.e.QueryCapabilities(bg, "col-1", "inv", []string{"oauth2"})
+	q, err := v.e.QueryCapabilities(bg, CapabilityAsk{Session: "col-1", From: "inv", Required: []string{"oauth2"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	req, err := v.e.RequestHandoff(bg, "col-1", "inv", "novice", "take the fix", []string{"oauth2"})
+	req, err := v.e.RequestHandoff(bg, HandoffAsk{Session: "col-1", From: "inv", To: "novice", Description: "take the fix", Required: []string{"oauth2"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if req.Payload["task"] != "t1" || req.Payload["action"] != ActionHandoffRequest {
 		t.Errorf("request payload = %v", req.Payload)
 	}
-	if _, err := v.e.Respond(bg, "col-1", "novice", "inv", req.ID, false, "no oauth2"); err != nil {
+	if _, err := v.e.Respond(bg, Reply{Session: "col-1", From: "novice", To: "inv", Correlation: req.ID, Reason: "no oauth2"}); err != nil {
 		t.Fatal(err)
 	}
-	req2, err := v.e.RequestHandoff(bg, "col-1", "inv", "expert", "take the fix", []string{"oauth2"})
+	req2, err := v.e.RequestHandoff(bg, HandoffAsk{Session: "col-1", From: "inv", To: "expert", Description: "take the fix", Required: []string{"oauth2"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	terms, err := v.e.ProposeTerms(bg, "col-1", "expert", "inv", map[string]any{"deadline": "friday", "objectives": []any{1.0, 2.0}})
+	terms, err := v.e.ProposeTerms(bg, TermsOffer{Session: "col-1", From: "expert", To: "inv", Terms: map[string]any{"deadline": "friday", "objectives": []any{1.0, 2.0}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := v.e.Respond(bg, "col-1", "inv", "expert", terms.ID, true, "agreed"); err != nil {
+	if _, err := v.e.Respond(bg, Reply{Session: "col-1", From: "inv", To: "expert", Correlation: terms.ID, Accepted: true, Reason: "agreed"}); err != nil {
 		t.Fatal(err)
 	}
 	s, err = v.e.GetCollaboration(bg, "col-1")
@@ -99,14 +99,14 @@ func TestCollaborationProtocol(t *testing.T) {
 		t.Errorf("inbox of expert (-want +got):\n%s", diff)
 	}
 
-	s, err = v.e.AdvanceCollaboration(bg, "col-1", PhaseExecution, "expert", "")
+	s, err = v.e.AdvanceCollaboration(bg, PhaseAdvance{Session: "col-1", To: PhaseExecution, By: "expert"})
 	if err != nil || s.Phase != PhaseExecution {
 		t.Fatalf("advance: %s, %v", s.Phase, err)
 	}
-	if _, err := v.e.AdvanceCollaboration(bg, "col-1", PhaseDiscovery, "expert", ""); !errors.As(err, new(*PhaseError)) || !errors.Is(err, store.ErrConflict) {
+	if _, err := v.e.AdvanceCollaboration(bg, PhaseAdvance{Session: "col-1", To: PhaseDiscovery, By: "expert"}); !errors.As(err, new(*PhaseError)) || !errors.Is(err, store.ErrConflict) {
 		t.Errorf("executing back to discovery: %v, want a *PhaseError", err)
 	}
-	s, err = v.e.AdvanceCollaboration(bg, "col-1", PhaseCompletion, "expert", "fixed")
+	s, err = v.e.AdvanceCollaboration(bg, PhaseAdvance{Session: "col-1", To: PhaseCompletion, By: "expert", Outcome: "fixed"})
 	if err != nil || s.Outcome != "fixed" || s.CompletedAt.IsZero() {
 		t.Fatalf("complete: %+v, %v", s, err)
 	}
@@ -208,10 +208,10 @@ func TestCleanupCollaborations(t *testing.T) {
 	if ss, err := v.e.ListCollaborations(bg, CollabFilter{Participant: "b"}); err != nil || len(ss) != 1 || ss[0].ID != "long" {
 		t.Errorf("unexpired sessions of b = %v (%v)", ss, err)
 	}
-	if _, err := v.e.AdvanceCollaboration(bg, "short", PhaseNegotiation, "a", ""); !errors.Is(err, ErrCollabClosed) {
+	if _, err := v.e.AdvanceCollaboration(bg, PhaseAdvance{Session: "short", To: PhaseNegotiation, By: "a"}); !errors.Is(err, ErrCollabClosed) {
 		t.Errorf("advancing an expired session: %v, want ErrCollabClosed", err)
 	}
-	if _, err := v.e.AdvanceCollaboration(bg, "long", PhaseNegotiation, "a", ""); err != nil {
+	if _, err := v.e.AdvanceCollaboration(bg, PhaseAdvance{Session: "long", To: PhaseNegotiation, By: "a"}); err != nil {
 		t.Errorf("advancing a live session: %v", err)
 	}
 	res, err := v.e.CleanupCollaborations(bg)
