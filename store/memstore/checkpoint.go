@@ -185,7 +185,7 @@ func (s *Store) loadCheckpoint(path string, c *chain) error {
 		return fmt.Errorf("day1: memstore: loading checkpoint %s: %w", path, err)
 	}
 	if !l.done {
-		return fmt.Errorf("day1: memstore: checkpoint %s is incomplete (%d bytes read): the disk lost part of it", path, n)
+		return fmt.Errorf("%w: checkpoint %s is incomplete or damaged after byte %d; it replaced the files before it, so restore the folder from a backup. Nothing was changed", ErrCorrupt, path, n)
 	}
 	c.ckptBytes = n
 	return nil
@@ -215,7 +215,7 @@ func (l *ckptLoader) apply(e *entry) error {
 				return errors.New("a second or empty checkpoint header")
 			}
 			if o.Ckpt.Format != ckptFormat {
-				return fmt.Errorf("checkpoint format %d; this version reads format %d", o.Ckpt.Format, ckptFormat)
+				return fmt.Errorf("checkpoint format %d; this version reads format %d: open the store with the version of day1 that wrote it", o.Ckpt.Format, ckptFormat)
 			}
 			l.hdr = o.Ckpt
 			if s.dims == 0 {

@@ -561,3 +561,38 @@ func TestDamagedLogIsRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestDamagedCheckpointIsRefused: a checkpoint damaged or cut short fails the open with
+// ErrCorrupt naming it, and is left as it is.
+func TestDamagedCheckpointIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	writeLoggedFacts(t, dir, 20)
+	s, err := New(Options{Path: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Compact(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	path := ckptPath(dir, 1)
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, mangled := range map[string][]byte{
+		"a flipped byte": func() []byte { b := slices.Clone(orig); b[len(b)/2] ^= 0xff; return b }(),
+		"cut short":      orig[:len(orig)-10],
+	} {
+		if err := os.WriteFile(path, mangled, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := New(Options{Path: dir})
+		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), path) {
+			t.Errorf("%s: open = %v; want ErrCorrupt naming %s", name, err, path)
+		}
+		if after, _ := os.ReadFile(path); !bytes.Equal(after, mangled) {
+			t.Errorf("%s: the refused open changed the checkpoint", name)
+		}
+	}
+}
