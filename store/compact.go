@@ -33,6 +33,11 @@ type CompactStats struct {
 	// after it, without the versions dropped: done when there were some, so that a
 	// long-running process holds what a reopen would.
 	Reloaded bool
+	// Superseded says another store (in another process, on the same files)
+	// finished a compaction of a later generation while this one wrote its
+	// checkpoint, which was then left out: the files are as compact as that one left
+	// them, and the memory of this store was not rebuilt.
+	Superseded bool
 	// Duration is the time the whole compaction took.
 	Duration time.Duration
 }

@@ -63,6 +63,8 @@ func runProcesses(ctx context.Context, o options, stdout, stderr io.Writer) int 
 	fmt.Fprintf(stderr, "soak: %d processes on %s for %s\n", o.processes, path, o.duration)
 	end := time.Now().Add(o.duration)
 	roles := []string{"server", "hook", "reader"}
+	// The children's standard errors are copied to stderr each by its own goroutine.
+	stderr = &lockedWriter{w: stderr}
 	tallies := make([]*procTally, o.processes)
 	var wg sync.WaitGroup
 	for i := range o.processes {
@@ -93,6 +95,18 @@ func runProcesses(ctx context.Context, o options, stdout, stderr io.Writer) int 
 	}
 	wg.Wait()
 	return checkProcesses(ctx, path, tallies, stdout)
+}
+
+// lockedWriter serialises writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // procPath returns the folder of the multi-process soak: -path, or a temporary one.

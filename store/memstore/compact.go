@@ -136,12 +136,27 @@ func (s *Store) compact(ctx context.Context, auto bool) (CompactStats, error) {
 
 	p := s.plan(c, gen)
 	tmp := ckptPath(dir, gen) + tmpExt
+	// Another store may compact past this generation while the checkpoint is
+	// written (and remove its temporary file as left over): this one is then
+	// superseded, and its checkpoint left out.
+	supersededStats := func() (CompactStats, error) {
+		os.Remove(tmp)
+		after, _ := storeBytes(dir)
+		return CompactStats{Generation: gen, Seq: c.seq, BytesBefore: before, BytesAfter: after,
+			Pause: pause, Superseded: true, Duration: time.Since(start)}, nil
+	}
 	n, err := writeCheckpoint(ctx, tmp, p, hook)
 	if err != nil {
+		if superseded(dir, gen) {
+			return supersededStats()
+		}
 		return CompactStats{}, err
 	}
 	hook(stepCheckpointSynced)
 	if err := os.Rename(tmp, ckptPath(dir, gen)); err != nil {
+		if superseded(dir, gen) {
+			return supersededStats()
+		}
 		os.Remove(tmp)
 		return CompactStats{}, fmt.Errorf("day1: memstore: compact: %w", err)
 	}
@@ -188,13 +203,19 @@ func (s *Store) compact(ctx context.Context, auto bool) (CompactStats, error) {
 		BytesBefore: before, BytesAfter: n, CheckpointBytes: n,
 		Versions: len(p.versions), Dropped: p.dropped, Pause: pause,
 	}
-	if p.dropped > 0 {
+	if p.dropped > 0 && !superseded(dir, gen) {
 		held, err := s.reload(ctx, gen)
-		if err != nil {
+		switch {
+		case err != nil && superseded(dir, gen):
+			st.Superseded = true
+		case err != nil:
 			return CompactStats{}, fmt.Errorf("day1: memstore: compact: the checkpoint is written, but the store's memory was not rebuilt from it: %w", err)
+		default:
+			st.Pause, st.Reloaded = max(st.Pause, held), true
+			hook(stepReloaded)
 		}
-		st.Pause, st.Reloaded = max(st.Pause, held), true
-		hook(stepReloaded)
+	} else if p.dropped > 0 {
+		st.Superseded = true
 	}
 	hook(stepDone)
 	st.BytesAfter, _ = storeBytes(dir)
@@ -499,4 +520,11 @@ func (a *autoCompact) due(s *Store) bool {
 		ratio = DefaultCompactRatio
 	}
 	return a.logBytes >= least && float64(a.logBytes) >= ratio*float64(a.ckptBytes) && a.logBytes >= a.retryAt
+}
+
+// superseded reports whether dir holds a checkpoint of a generation after gen:
+// another store compacted past gen.
+func superseded(dir string, gen uint64) bool {
+	files, err := listFiles(dir)
+	return err == nil && len(files.ckpts) > 0 && files.ckpts[len(files.ckpts)-1] > gen
 }

@@ -596,3 +596,48 @@ func TestDamagedCheckpointIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestCompactionSupersededByAnotherStore: while one store writes its checkpoint,
+// another store on the same directory compacts past it and removes the first one's
+// temporary file as left over. The first compaction reports itself superseded, not
+// failed, and both stores and a fresh open read every write.
+func TestCompactionSupersededByAnotherStore(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	writeLoggedFacts(t, dir, 30)
+	b, err := New(Options{Path: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	var bStats CompactStats
+	var bErr error
+	a, err := New(Options{Path: dir, compactHook: func(step string) {
+		if step == stepCheckpointHalf {
+			bStats, bErr = b.Compact(ctx)
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	st, err := a.Compact(ctx)
+	if bErr != nil {
+		t.Fatalf("the compaction in between: %v", bErr)
+	}
+	if err != nil || !st.Superseded || bStats.Generation <= st.Generation {
+		t.Fatalf("the compaction overtaken = %+v, %v; want superseded by generation %d", st, err, bStats.Generation)
+	}
+	if _, err := a.Put(ctx, store.DefaultBranch, []store.Record{store.Fact{ID: "after", Text: "written after both compactions"}}, store.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFacts(t, b, 31)
+	c, err := New(Options{Path: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if n := countFacts(t, c); n != 31 {
+		t.Fatalf("a fresh open reads %d facts; want 31", n)
+	}
+}
