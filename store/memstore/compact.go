@@ -60,7 +60,7 @@ func (s *Store) Compact(ctx context.Context) (CompactStats, error) {
 	if closing {
 		return CompactStats{}, store.ErrClosed
 	}
-	if s.log == nil && s.ro == nil {
+	if s.log == nil && !s.opts.ReadOnly {
 		return CompactStats{}, fmt.Errorf("%w: an in-memory store has no log to compact", store.ErrNotSupported)
 	}
 	s.compactMu.Lock()
@@ -126,7 +126,7 @@ func (s *Store) compact(ctx context.Context, auto bool) (CompactStats, error) {
 		nf.Close()
 		return CompactStats{}, err
 	}
-	s.log.f, s.log.gen, s.log.size = nf, gen, 0
+	s.log.f, s.log.gen, s.log.size, s.log.seen = nf, gen, 0, 0
 	s.auto.maxGen = gen
 	s.auto.logBytes = 0
 	pause := time.Since(locked)

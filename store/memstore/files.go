@@ -182,7 +182,7 @@ func (s *Store) load(dir string, readOnly bool) (*chain, error) {
 			return nil, err
 		}
 		if !switched {
-			if err := checkTail(f, good, logPath(dir, gen)); err != nil {
+			if _, err := checkTail(f, good, logPath(dir, gen)); err != nil {
 				f.Close()
 				return nil, err
 			}
@@ -200,11 +200,11 @@ func (s *Store) load(dir string, readOnly bool) (*chain, error) {
 		}
 		gen = next
 	}
-	// A checkpoint left half written by a compaction of an older generation, or of
-	// one whose checkpoint is in, is left over; one of the last generation may be
-	// being written now.
+	// A checkpoint left half written for a generation before the newest checkpoint,
+	// or for one whose checkpoint is in, is left over (a compaction still writing it
+	// is superseded); any other may be being written now.
 	for _, t := range files.tmps {
-		if g, ok := tmpGen(t); ok && (g < c.gen || slices.Contains(files.ckpts, g)) {
+		if g, ok := tmpGen(t); ok && (g < c.ckptGen || slices.Contains(files.ckpts, g)) {
 			c.stale = append(c.stale, t)
 		}
 	}

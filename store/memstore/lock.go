@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/day1ai/day1/store"
@@ -22,29 +21,35 @@ const DefaultLockTimeout = 30 * time.Second
 // commitLock serialises the commits of every store open on one directory: those of
 // this process, through a semaphore shared by the stores that opened the directory
 // here, and those of other processes, through an exclusive lock on the directory's
-// LOCK file. It is held only while one commit reads in what others committed, decides
-// and appends; a process that dies holding it loses it to the system at once.
+// LOCK file (flock, fcntl or LockFileEx, as the system has). The LOCK file is open
+// once per process and directory, shared by those stores: fcntl locks belong to the
+// process and end when any of its descriptors of the file closes. The lock is held
+// only while one commit reads in what others committed, decides and appends; a
+// process that dies holding it loses it to the system at once. On systems without
+// file locks (plan9, js, wasip1) only the semaphore applies: there, one process at
+// a time may write a directory.
 type commitLock struct {
-	sem  *dirSem
-	f    *os.File // the LOCK file, locked only while held
+	dir  *lockDir
+	key  string
 	mu   sync.Mutex
 	shut bool
 }
 
-// dirSem is the semaphore of one directory in this process.
-type dirSem struct {
-	c    chan struct{}
+// lockDir is what this process holds of one directory: the semaphore and the open
+// LOCK file.
+type lockDir struct {
+	sem  chan struct{}
+	f    *os.File
 	refs int
 }
 
-// dirSems holds the semaphores of the directories open in this process, by absolute
-// path: the file locks of some systems do not tell two opens of one process apart.
-var dirSems = struct {
+// lockDirs holds the directories open in this process, by absolute path.
+var lockDirs = struct {
 	sync.Mutex
-	m map[string]*dirSem
-}{m: map[string]*dirSem{}}
+	m map[string]*lockDir
+}{m: map[string]*lockDir{}}
 
-// dirKey returns the key of dir in dirSems: its absolute path, links resolved.
+// dirKey returns the key of dir in lockDirs: its absolute path, links resolved.
 func dirKey(dir string) (string, error) {
 	key, err := filepath.Abs(dir)
 	if err != nil {
@@ -63,27 +68,33 @@ func openCommitLock(dir string) (*commitLock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("day1: memstore: %w", err)
 	}
-	f, err := os.OpenFile(filepath.Join(dir, lockName), os.O_CREATE|os.O_RDWR, 0o644)
-	if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
-		return nil, fmt.Errorf("day1: memstore: %s cannot be written (%w): open it with ReadOnly to read it", dir, err)
+	lockDirs.Lock()
+	defer lockDirs.Unlock()
+	d := lockDirs.m[key]
+	if d == nil {
+		f, err := os.OpenFile(filepath.Join(dir, lockName), os.O_CREATE|os.O_RDWR, 0o644)
+		if errors.Is(err, fs.ErrPermission) || readOnlyFS(err) {
+			return nil, fmt.Errorf("day1: memstore: %s cannot be written (%w): open it with ReadOnly to read it", dir, err)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("day1: memstore: opening the lock file: %w", err)
+		}
+		d = &lockDir{sem: make(chan struct{}, 1), f: f}
+		lockDirs.m[key] = d
 	}
-	if err != nil {
-		return nil, fmt.Errorf("day1: memstore: opening the lock file: %w", err)
-	}
-	dirSems.Lock()
-	defer dirSems.Unlock()
-	sem := dirSems.m[key]
-	if sem == nil {
-		sem = &dirSem{c: make(chan struct{}, 1)}
-		dirSems.m[key] = sem
-	}
-	sem.refs++
-	return &commitLock{sem: sem, f: f}, nil
+	d.refs++
+	return &commitLock{dir: d, key: key}, nil
 }
 
 // acquire takes the lock, waiting up to timeout and while ctx is not done. A wait that
 // ends unfulfilled wraps store.ErrLocked and, when ctx ended it, ctx's error.
 func (l *commitLock) acquire(ctx context.Context, timeout time.Duration, dir string) error {
+	l.mu.Lock()
+	shut := l.shut
+	l.mu.Unlock()
+	if shut {
+		return store.ErrClosed
+	}
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	refused := func(cause error) error {
@@ -93,38 +104,40 @@ func (l *commitLock) acquire(ctx context.Context, timeout time.Duration, dir str
 		return fmt.Errorf("%w: %s: another commit held the lock for longer than %v (LockTimeout)", store.ErrLocked, dir, timeout)
 	}
 	select {
-	case l.sem.c <- struct{}{}:
+	case l.dir.sem <- struct{}{}:
 	case <-ctx.Done():
 		return refused(ctx.Err())
 	case <-timer.C:
 		return refused(nil)
 	}
+	// The file is locked and unlocked only by the holder of the semaphore, and
+	// closed only when no store of this process has the directory open.
 	wait := 100 * time.Microsecond
 	for {
 		l.mu.Lock()
-		if l.shut {
-			l.mu.Unlock()
-			<-l.sem.c
+		shut := l.shut
+		l.mu.Unlock()
+		if shut {
+			<-l.dir.sem
 			return store.ErrClosed
 		}
-		err := lockFile(l.f)
-		l.mu.Unlock()
+		err := lockFile(l.dir.f)
 		if err == nil {
 			return nil
 		}
 		if !errors.Is(err, errLockHeld) {
-			<-l.sem.c
+			<-l.dir.sem
 			return fmt.Errorf("day1: memstore: locking %s: %w", dir, err)
 		}
 		pause := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			pause.Stop()
-			<-l.sem.c
+			<-l.dir.sem
 			return refused(ctx.Err())
 		case <-timer.C:
 			pause.Stop()
-			<-l.sem.c
+			<-l.dir.sem
 			return refused(nil)
 		case <-pause.C:
 		}
@@ -134,25 +147,25 @@ func (l *commitLock) acquire(ctx context.Context, timeout time.Duration, dir str
 
 // release lets the lock go: the file lock first, then this process's semaphore.
 func (l *commitLock) release() {
-	unlockFile(l.f)
-	<-l.sem.c
+	unlockFile(l.dir.f)
+	<-l.dir.sem
 }
 
-// close closes the lock file; later acquires fail with store.ErrClosed. The lock must
-// not be held.
-func (l *commitLock) close(dir string) {
+// close lets the directory go; the last store of this process to close it closes the
+// LOCK file. Later acquires fail with store.ErrClosed. The lock must not be held.
+func (l *commitLock) close() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.shut {
 		return
 	}
 	l.shut = true
-	l.f.Close()
-	dirSems.Lock()
-	defer dirSems.Unlock()
-	if key, err := dirKey(dir); err == nil && dirSems.m[key] == l.sem {
-		if l.sem.refs--; l.sem.refs == 0 {
-			delete(dirSems.m, key)
+	lockDirs.Lock()
+	defer lockDirs.Unlock()
+	if l.dir.refs--; l.dir.refs == 0 {
+		l.dir.f.Close()
+		if lockDirs.m[l.key] == l.dir {
+			delete(lockDirs.m, l.key)
 		}
 	}
 }

@@ -19,3 +19,6 @@ func lockFile(f *os.File) error {
 
 // unlockFile undoes lockFile's lock.
 func unlockFile(f *os.File) { syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
+
+// readOnlyFS reports whether err says the file system is mounted read-only.
+func readOnlyFS(err error) bool { return errors.Is(err, syscall.EROFS) }

@@ -24,3 +24,6 @@ func lockFile(f *os.File) error {
 func unlockFile(f *os.File) {
 	windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, new(windows.Overlapped))
 }
+
+// readOnlyFS reports whether err says the medium cannot be written.
+func readOnlyFS(err error) bool { return errors.Is(err, windows.ERROR_WRITE_PROTECT) }

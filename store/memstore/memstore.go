@@ -322,7 +322,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.ro = &logReader{dir: opts.Path, f: c.f, gen: c.gen, off: c.off, ckptGen: c.ckptGen}
+		s.ro = &logReader{dir: opts.Path, f: c.f, gen: c.gen, off: c.off, seen: c.off, ckptGen: c.ckptGen}
 		return s, nil
 	}
 	if err := s.openShared(ctx, opts.Path); err != nil {
@@ -392,7 +392,7 @@ func (s *Store) Close() error {
 }
 
 // ReadOnly reports whether the store was opened with Options.ReadOnly.
-func (s *Store) ReadOnly() bool { return s.ro != nil }
+func (s *Store) ReadOnly() bool { return s.opts.ReadOnly }
 
 // Name returns "memstore".
 func (s *Store) Name() string { return "memstore" }
@@ -451,7 +451,7 @@ func (s *Store) Refresh(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("day1: memstore: refresh: loading the new checkpoint: %w", err)
 	}
-	r := &logReader{dir: s.opts.Path, f: c.f, gen: c.gen, off: c.off, ckptGen: c.ckptGen}
+	r := &logReader{dir: s.opts.Path, f: c.f, gen: c.gen, off: c.off, seen: c.off, ckptGen: c.ckptGen}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.usable(ctx); err != nil {

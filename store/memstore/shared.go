@@ -44,7 +44,7 @@ func (s *Store) openShared(ctx context.Context, dir string) error {
 		return err
 	}
 	fail := func(err error) error {
-		lock.close(dir)
+		lock.close()
 		return err
 	}
 	files, err := listFiles(dir)
@@ -60,7 +60,7 @@ func (s *Store) openShared(ctx context.Context, dir string) error {
 	if err != nil {
 		return fail(err)
 	}
-	s.log = &wal{dir: dir, f: c.f, gen: c.gen, size: c.off, lock: lock, sync: s.opts.Sync}
+	s.log = &wal{dir: dir, f: c.f, gen: c.gen, size: c.off, seen: c.off, lock: lock, sync: s.opts.Sync}
 	s.auto.maxGen, s.auto.ckptBytes, s.auto.logBytes = c.maxGen, c.ckptBytes, c.logBytes
 	if _, ok := s.branches[store.DefaultBranch]; !ok || len(c.stale) > 0 {
 		unlock, err := s.lockWrite(ctx)
@@ -70,8 +70,8 @@ func (s *Store) openShared(ctx context.Context, dir string) error {
 		}
 		err = s.addMain()
 		if err == nil {
-			// Under the lock no compaction is between its switch and its checkpoint's
-			// rename: the files of older generations are no longer read by a load.
+			// Files of generations before the newest checkpoint: a load no longer
+			// reads them, and a compaction still writing one of them is superseded.
 			removeStale(c.stale)
 		}
 		unlock()
@@ -180,9 +180,15 @@ func (s *Store) lockWrite(ctx context.Context) (unlock func(), err error) {
 		}
 		return s.mu.Unlock, nil
 	}
-	s.mu.RLock()
+	// What the others committed is read in before the commit lock is taken, so that
+	// a store that fell behind (or must load the store again) does not hold up their
+	// commits meanwhile; under the lock only what came since is read.
+	s.mu.Lock()
 	err = s.canWrite(ctx)
-	s.mu.RUnlock()
+	if err == nil {
+		err = s.catchUp(false)
+	}
+	s.mu.Unlock()
 	if err != nil {
 		return nil, err
 	}
@@ -239,18 +245,25 @@ func (s *Store) catchUp(locked bool) error {
 				return nil
 			})
 			s.auto.logBytes += good - w.size
-			w.size = good
+			w.size, w.seen = good, size
 			if err != nil && !errors.Is(err, errSwitched) {
 				return fmt.Errorf("day1: memstore: %w", err)
 			}
 			if !switched && locked && good < size {
-				if err := checkTail(w.f, good, logPath(w.dir, w.gen)); err != nil {
+				whole, err := checkTail(w.f, good, logPath(w.dir, w.gen))
+				if err != nil {
 					s.failed = err
 					return err
+				}
+				if whole {
+					// An entry completed after it was read: no append runs beside a
+					// commit lock that works, but if one did, read it, never cut it.
+					continue
 				}
 				if err := w.f.Truncate(good); err != nil {
 					return fmt.Errorf("day1: memstore: cutting a torn log tail: %w", err)
 				}
+				w.seen = good
 			}
 		}
 		if !switched {
@@ -269,7 +282,7 @@ func (s *Store) catchUp(locked bool) error {
 			return fmt.Errorf("day1: memstore: %w", err)
 		}
 		w.f.Close()
-		w.f, w.gen, w.size = f, next, 0
+		w.f, w.gen, w.size, w.seen = f, next, 0, 0
 		s.auto.maxGen = max(s.auto.maxGen, next)
 		s.auto.ckptBytes, s.auto.logBytes = s.auto.logBytes, 0
 	}
@@ -284,7 +297,7 @@ func (s *Store) rebuild() error {
 		return fmt.Errorf("day1: memstore: loading the store again after another process compacted it: %w", err)
 	}
 	s.log.f.Close()
-	s.log.f, s.log.gen, s.log.size = c.f, c.gen, c.off
+	s.log.f, s.log.gen, s.log.size, s.log.seen = c.f, c.gen, c.off, c.off
 	if s.horizon.After(fresh.horizon) {
 		fresh.horizon = s.horizon
 	}
@@ -305,7 +318,7 @@ func (s *Store) rlock() {
 // read-only store refreshes (Refresh). Errors are left for the next write or
 // Refresh to report: a read goes on with what the store holds.
 func (s *Store) follow() {
-	if s.log == nil && s.ro == nil {
+	if s.log == nil && !s.opts.ReadOnly {
 		return
 	}
 	now := time.Since(s.opened)
@@ -317,9 +330,9 @@ func (s *Store) follow() {
 	var f *os.File
 	var size int64
 	if s.log != nil {
-		f, size = s.log.f, s.log.size
+		f, size = s.log.f, s.log.seen
 	} else {
-		f, size = s.ro.f, s.ro.off
+		f, size = s.ro.f, s.ro.seen
 	}
 	quiet := s.closed || s.failed != nil
 	s.mu.RUnlock()
@@ -329,7 +342,7 @@ func (s *Store) follow() {
 	if fi, err := f.Stat(); err == nil && fi.Size() == size {
 		return
 	}
-	if s.ro != nil {
+	if s.opts.ReadOnly {
 		s.Refresh(context.Background())
 		return
 	}

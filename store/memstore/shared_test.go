@@ -641,3 +641,124 @@ func TestCompactionSupersededByAnotherStore(t *testing.T) {
 		t.Fatalf("a fresh open reads %d facts; want 31", n)
 	}
 }
+
+// TestReadOnlyReadsBesideReloads reads a read-only store from several goroutines while
+// a writer beside it writes and compacts and the reader loads itself again from each
+// new checkpoint: under the race detector, reads that look at the log by themselves
+// do not race with a reload that replaces what they look at.
+func TestReadOnlyReadsBesideReloads(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	w, err := New(Options{Path: dir, CompactRatio: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	r, err := New(Options{Path: dir, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				r.Get(ctx, store.View{}, store.Ref{Kind: store.KindFact, ID: "f0"})
+				r.ReadOnly()
+			}
+		}()
+	}
+	for i := range 20 {
+		if _, err := w.Put(ctx, store.DefaultBranch, []store.Record{store.Fact{ID: fmt.Sprint("f", i), Text: fmt.Sprint("fact number ", i)}}, store.PutOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Compact(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Refresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	if n := countFacts(t, r); n != 20 {
+		t.Fatalf("the reader sees %d facts; want 20", n)
+	}
+}
+
+// TestLaggingStoreCatchesUpBeforeTheLock: a store that fell behind reads in what the
+// others committed before it waits for the commit lock, not while it holds it, so that
+// its catching up holds up no one: with the lock held elsewhere, its write times out,
+// and it has read in every commit all the same.
+func TestLaggingStoreCatchesUpBeforeTheLock(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	lagging, err := New(Options{Path: dir, LockTimeout: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lagging.Close()
+	busy, err := New(Options{Path: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	for i := range 20 {
+		if _, err := busy.Put(ctx, store.DefaultBranch, []store.Record{store.Fact{ID: fmt.Sprint("f", i), Text: fmt.Sprint("fact number ", i)}}, store.PutOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	startChild(t, "TestLockChild", lockChildEnv, dir)
+	_, err = lagging.Put(ctx, store.DefaultBranch, []store.Record{store.Fact{ID: "late", Text: "written late"}}, store.PutOptions{})
+	if !errors.Is(err, store.ErrLocked) {
+		t.Fatalf("a write while another process holds the lock = %v; want store.ErrLocked", err)
+	}
+	lagging.mu.RLock()
+	seq := lagging.seq
+	lagging.mu.RUnlock()
+	busy.mu.RLock()
+	want := busy.seq
+	busy.mu.RUnlock()
+	if seq != want {
+		t.Fatalf("the lagging store is at sequence %d after its write waited; want %d, read in before the wait", seq, want)
+	}
+}
+
+// TestOpenLeavesACheckpointBeingWritten: a store opened while another writes its
+// checkpoint leaves the temporary file alone (no later checkpoint supersedes it), and
+// the compaction completes.
+func TestOpenLeavesACheckpointBeingWritten(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	writeLoggedFacts(t, dir, 20)
+	var opened *Store
+	var openErr error
+	a, err := New(Options{Path: dir, compactHook: func(step string) {
+		if step == stepCheckpointHalf {
+			opened, openErr = New(Options{Path: dir})
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	st, err := a.Compact(ctx)
+	if openErr != nil {
+		t.Fatalf("the open during the compaction: %v", openErr)
+	}
+	defer opened.Close()
+	if err != nil || st.Superseded {
+		t.Fatalf("the compaction beside the open = %+v, %v; want it done", st, err)
+	}
+	if _, err := os.Stat(ckptPath(dir, st.Generation)); err != nil {
+		t.Fatalf("the checkpoint: %v", err)
+	}
+}

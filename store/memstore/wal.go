@@ -171,6 +171,9 @@ type wal struct {
 	f    *os.File
 	gen  uint64 // the generation of the log f is
 	size int64  // bytes in f
+	// seen is the size f had when the store last read it: a torn tail past size
+	// (an append under way, or a dead writer's) is not read again until f changes.
+	seen int64
 	lock *commitLock
 	sync SyncPolicy
 	buf  []byte
@@ -182,6 +185,7 @@ type logReader struct {
 	f       *os.File
 	gen     uint64 // the generation of the log f is
 	off     int64  // just past the last entry applied
+	seen    int64  // the size f had when it was last read: see wal.seen
 	ckptGen uint64 // the generation of the checkpoint the state was loaded from
 }
 
@@ -210,7 +214,7 @@ func (r *logReader) read(apply func(*entry) error) (reload bool, err error) {
 				}
 				return apply(e)
 			})
-			r.off = good
+			r.off, r.seen = good, fi.Size()
 			if err != nil && !errors.Is(err, errSwitched) {
 				return false, err
 			}
@@ -226,7 +230,7 @@ func (r *logReader) read(apply func(*entry) error) (reload bool, err error) {
 			return false, fmt.Errorf("day1: memstore: %w", err)
 		}
 		r.f.Close()
-		r.f, r.gen, r.off = f, next, 0
+		r.f, r.gen, r.off, r.seen = f, next, 0, 0
 	}
 	if r.gen > r.ckptGen {
 		if _, err := os.Stat(ckptPath(r.dir, r.gen)); err == nil {
@@ -236,21 +240,24 @@ func (r *logReader) read(apply func(*entry) error) (reload bool, err error) {
 	return false, nil
 }
 
-// ErrCorrupt is matched by the error of a log whose entries cannot all be read while
-// it is not a torn tail that ends it: a damaged entry with whole entries after it, or
-// a whole entry that does not decode. Nothing is cut or written then.
-var ErrCorrupt = errors.New("day1: memstore: the log is damaged")
+// ErrCorrupt is matched by the error of a store file that cannot be read whole
+// while it is no torn append: in a log, a damaged entry with whole entries after it,
+// or a whole entry that does not decode; a checkpoint damaged or cut short. Nothing
+// is cut or written then.
+var ErrCorrupt = errors.New("day1: memstore: a store file is damaged")
 
 // checkTail tells a torn tail from damage, for a log f whose whole entries end at
 // good, before the end of the file. A torn tail is what an append cut short leaves:
 // a last frame that is incomplete or fails its checksum, with nothing after it; it is
 // harmless, as the append was never acknowledged. A complete frame that does not
 // decode, or a bad frame followed by a good one, is damage (or a newer format): it
-// returns an error matching ErrCorrupt that names the file and the offset.
-func checkTail(f *os.File, good int64, path string) error {
+// returns an error matching ErrCorrupt that names the file and the offset. whole
+// reports a frame at good that is whole and decodes now: an append that completed
+// after the log was read, to read rather than cut.
+func checkTail(f *os.File, good int64, path string) (whole bool, err error) {
 	fi, err := f.Stat()
 	if err != nil {
-		return fmt.Errorf("day1: memstore: %w", err)
+		return false, fmt.Errorf("day1: memstore: %w", err)
 	}
 	size := fi.Size()
 	var payload []byte
@@ -273,17 +280,17 @@ func checkTail(f *os.File, good int64, path string) error {
 	if whole && newRecordDecoder().entry(payload, &entry{}) {
 		// An append that was under way when the log was read, whole now: the next
 		// read takes it.
-		return nil
+		return true, nil
 	}
 	if whole {
-		return fmt.Errorf("%w: %s: the entry at offset %d is whole but does not decode: it may have been written by a newer version of day1; open the store with that version. Nothing was changed", ErrCorrupt, path, good)
+		return false, fmt.Errorf("%w: %s: the entry at offset %d is whole but does not decode: it may have been written by a newer version of day1; open the store with that version. Nothing was changed", ErrCorrupt, path, good)
 	}
 	if n > 0 {
 		if _, next := frameAt(good + frameHead + n); next {
-			return fmt.Errorf("%w: %s: the entry at offset %d is damaged and whole entries follow it, so this is no torn append; restore the file from a backup (or copy out the entries before offset %d). Nothing was changed", ErrCorrupt, path, good, good)
+			return false, fmt.Errorf("%w: %s: the entry at offset %d is damaged and whole entries follow it, so this is no torn append; restore the file from a backup (or copy out the entries before offset %d). Nothing was changed", ErrCorrupt, path, good, good)
 		}
 	}
-	return nil
+	return false, nil
 }
 
 // frame is one frame of the log on its way from the file to apply.
@@ -449,6 +456,7 @@ func (w *wal) append(e entry) error {
 	}
 	n, err := w.f.WriteAt(w.buf, w.size)
 	w.size += int64(n)
+	w.seen = w.size
 	if cap(w.buf) > maxKeptBuf {
 		w.buf = nil // a large batch's frame is not kept for the small ones after it
 	}
@@ -520,7 +528,7 @@ func (w *wal) close() error {
 	if cerr := w.f.Close(); err == nil {
 		err = cerr
 	}
-	w.lock.close(w.dir)
+	w.lock.close()
 	return err
 }
 
