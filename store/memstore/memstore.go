@@ -35,23 +35,29 @@
 //
 // With Options.Path set, each committed batch is appended to a log file as one framed,
 // checksummed entry before the call returns. Options.Sync says when the file is flushed
-// to stable storage. On open the log is replayed; a torn or corrupt last entry (a crash
-// in the middle of an append) is detected by its frame and checksum and cut off.
+// to stable storage. On open the log is replayed. A torn last entry (a crash in the
+// middle of an append, never acknowledged) is detected by its frame and checksum and
+// cut off by the next commit. Damage no torn append explains (a bad entry with whole
+// entries after it, a whole entry that does not decode, a damaged checkpoint) fails
+// the open with ErrCorrupt, naming the file, and nothing is cut.
 //
 // # Several processes
 //
 // Any number of stores, in any number of processes, open one durable directory and
 // write it. Each holds the whole store in memory and follows the log they all append
-// to. A write takes the directory's commit lock (a file lock on LOCK, and a semaphore
-// among the stores of one process), reads in the entries the others appended since it
-// last looked, decides and applies its batch on that, appends it and lets the lock
+// to. A write reads in the entries the others appended since it last looked, takes
+// the directory's commit lock (a file lock on LOCK: flock, fcntl or LockFileEx, as
+// the system has; and a semaphore among the stores of one process), reads in what
+// came meanwhile, decides and applies its batch on that, appends it and lets the lock
 // go: each write decides on every commit before it, so dedupe, supersede, aliases,
 // merge conflicts and document preconditions hold across processes as within one. A
 // write that waits longer than Options.LockTimeout (30 s by default) for the lock, or
 // whose context ends first, fails with store.ErrLocked. The system drops the file lock
 // of a process that dies, so a crash in the middle of a commit holds up the others
 // for no longer than it takes them to see it: the next writer cuts off the torn frame
-// the dead one left and goes on.
+// the dead one left and goes on. Where the system has no file lock this package uses
+// (plan9, js, wasip1), only the semaphore applies: one process at a time may write a
+// directory there.
 //
 // Reads take no lock on the files. Before a read the store looks whether the log has
 // grown (at most once a millisecond: one fstat) and reads in what has: a read sees
