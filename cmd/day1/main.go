@@ -10,15 +10,13 @@
 // empty memory in this process with --memory. Every command prints for people by
 // default and JSON with --json.
 //
-// When a running day1 MCP server holds the durable store and left its endpoint file
-// (mcp-endpoint.json) in the folder, the reading commands branch, log, show, search,
-// diff, tasks and handoffs (the list) go through the server's tools instead; the
-// others exit with code 5 and say what to do.
+// Every command reads and writes the durable store while other processes (day1
+// serve, MCP servers, hooks, other commands) have it open: their commits take turns.
 //
 // Exit codes: 0 success, 1 any other error, 2 usage (a bad command, flag or
 // argument), 3 not found, 4 conflict (a merge conflict, a merge gate, a name that
-// exists, a stale or archived branch), 5 locked (another process holds the memory),
-// 6 not supported.
+// exists, a stale or archived branch), 5 locked (a write waited longer than the lock
+// timeout for other processes' writes), 6 not supported.
 package main
 
 import (

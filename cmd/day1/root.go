@@ -144,12 +144,11 @@ func newRoot(a *app) *cobra.Command {
 The memory is the durable store at --path (default $DAY1_PATH, or day1 in the user's
 data folder), the MatrixOne database at --dsn (or $DAY1_DSN), or an empty memory in
 this process with --memory. Add --json to any command for output that scripts read.
-While the day1 MCP server holds the durable store, branch, log, show, search, diff,
-tasks and handoffs read through its tools.
+Other processes (day1 serve, MCP servers, hooks) may have the memory open meanwhile.
 
 Exit codes: 0 success, 1 error, 2 usage, 3 not found, 4 conflict (merge conflict,
-merge gate, name exists, stale or archived branch), 5 locked (another process holds
-the memory), 6 not supported.`,
+merge gate, name exists, stale or archived branch), 5 locked (a write waited too
+long for other processes' writes), 6 not supported.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
