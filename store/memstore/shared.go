@@ -25,6 +25,10 @@ import (
 // followEvery is the least time between two looks at the log before reads.
 const followEvery = time.Millisecond
 
+// staleWait is how long an open waits for the commit lock to remove the files a
+// crashed compaction left, before it leaves them for later.
+const staleWait = 50 * time.Millisecond
+
 // openShared opens the durable store in dir for reading and writing beside the other
 // stores that have it open: it loads the files without taking the commit lock, and
 // takes it only to make the first log of a new directory, to add the main branch, or
@@ -62,23 +66,30 @@ func (s *Store) openShared(ctx context.Context, dir string) error {
 	}
 	s.log = &wal{dir: dir, f: c.f, gen: c.gen, size: c.off, seen: c.off, lock: lock, sync: s.opts.Sync}
 	s.auto.maxGen, s.auto.ckptBytes, s.auto.logBytes = c.maxGen, c.ckptBytes, c.logBytes
-	if _, ok := s.branches[store.DefaultBranch]; !ok || len(c.stale) > 0 {
+	if _, ok := s.branches[store.DefaultBranch]; !ok {
 		unlock, err := s.lockWrite(ctx)
 		if err != nil {
 			s.log.close()
 			return err
 		}
 		err = s.addMain()
-		if err == nil {
-			// Files of generations before the newest checkpoint: a load no longer
-			// reads them, and a compaction still writing one of them is superseded.
-			removeStale(c.stale)
-		}
 		unlock()
 		if err != nil {
 			s.log.close()
 			return err
 		}
+	}
+	if len(c.stale) > 0 {
+		// Files of generations before the newest checkpoint: a load no longer reads
+		// them, and a compaction still writing one of them is superseded. They go
+		// under the lock when it is free at once; else a later open or compaction
+		// removes them.
+		tctx, cancel := context.WithTimeout(ctx, staleWait)
+		if unlock, err := s.lockWrite(tctx); err == nil {
+			removeStale(c.stale)
+			unlock()
+		}
+		cancel()
 	}
 	s.auto.ctx, s.auto.cancel = context.WithCancel(context.Background())
 	return nil
