@@ -472,7 +472,7 @@ func (w *wal) append(e entry) error {
 }
 
 // maxKeptBuf is the largest frame buffer the log keeps for the next append.
-const maxKeptBuf = 1 << 20
+const maxKeptBuf = 16 << 20
 
 // appendEntryFrame appends e to dst as one frame of the log, the JSON of e encoded in
 // place: each op is encoded on its own and the frame's header is filled in last, so
