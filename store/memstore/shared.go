@@ -96,19 +96,24 @@ func (s *Store) openShared(ctx context.Context, dir string) error {
 }
 
 // checkMemoryDir refuses a folder that holds files but none of a memory's: a
-// mistyped path, which the store would otherwise fill with its files.
+// mistyped path, which the store would otherwise fill with its files. Hidden files
+// do not count.
 func checkMemoryDir(dir string) error {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return fmt.Errorf("day1: memstore: %w", err)
 	}
+	others := 0
 	for _, e := range ents {
-		if e.Name() == lockName || strings.HasPrefix(e.Name(), "day1.") {
+		switch name := e.Name(); {
+		case name == lockName || strings.HasPrefix(name, "day1."):
 			return nil
+		case !strings.HasPrefix(name, "."):
+			others++ // hidden files (.DS_Store, .git) do not count
 		}
 	}
-	if len(ents) > 0 {
-		return store.Invalid("Options.Path", fmt.Sprintf("holds %d other files and no memory (no %s, no checkpoint): name a new or empty folder, or the folder of a memory", len(ents), logName), dir)
+	if others > 0 {
+		return store.Invalid("Options.Path", fmt.Sprintf("holds %d other files and no memory (no %s, no checkpoint): name a new or empty folder, or the folder of a memory", others, logName), dir)
 	}
 	return nil
 }

@@ -515,6 +515,16 @@ func TestOpenRefusesWhatIsNoMemory(t *testing.T) {
 	if len(ents) != 1 {
 		t.Errorf("the refused folder holds %d entries; want only the file that was there", len(ents))
 	}
+	// A folder of hidden files only (a file manager's) is as good as empty.
+	hidden := t.TempDir()
+	if err := os.WriteFile(filepath.Join(hidden, ".DS_Store"), []byte{0}, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Options{Path: hidden})
+	if err != nil {
+		t.Fatalf("open of a folder holding a hidden file: %v", err)
+	}
+	s.Close()
 }
 
 // TestDamagedLogIsRefused: damage that is no torn append (a bad entry with whole
