@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log"
-	"sync"
 	"time"
 
 	"github.com/day1ai/day1"
+	"github.com/day1ai/day1/internal/testkit"
 )
 
 // The seeds' scenario: an investigator finds the cause of a bug but is stuck on the
@@ -142,30 +142,11 @@ func ExampleClient_PendingHandoffs() {
 	// 1 true high
 }
 
-// exampleClock is a clock that steps one second per reading and jumps on Advance.
-type exampleClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *exampleClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(time.Second)
-	return c.t
-}
-
-func (c *exampleClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 // Checkpoints save progress without changing who owns the task; an agent silent for
 // too long shows up as stalled, and resumes from its latest checkpoint.
 func ExampleClient_StalledTasks() {
 	ctx := context.Background()
-	clk := &exampleClock{t: time.Date(2025, 3, 1, 9, 0, 0, 0, time.UTC)}
+	clk := testkit.NewClock(time.Second)
 	cfg := exampleConfig()
 	cfg.Test.Now = clk.Now
 	c, err := day1.Open(ctx, cfg)
