@@ -42,19 +42,20 @@ const sharedText = "Every agent of this run shares one memory through its own pr
 
 // runProcesses runs the multi-process soak and prints its table.
 func runProcesses(ctx context.Context, o options, stdout, stderr io.Writer) int {
-	path, cleanup, err := procPath(o)
+	cfg, cleanup, err := config(o)
 	if err != nil {
 		fmt.Fprintln(stderr, "soak:", err)
 		return 2
 	}
 	defer cleanup()
+	path := cfg.Path
 	exe, err := os.Executable()
 	if err != nil {
 		fmt.Fprintln(stderr, "soak:", err)
 		return 2
 	}
 	// The memory exists before the children start, as it does for agents' sessions.
-	c, err := day1.Open(ctx, day1.Config{Path: path})
+	c, err := day1.Open(ctx, cfg)
 	if err != nil {
 		fmt.Fprintln(stderr, "soak:", err)
 		return 2
@@ -107,18 +108,6 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
-}
-
-// procPath returns the folder of the multi-process soak: -path, or a temporary one.
-func procPath(o options) (string, func(), error) {
-	if o.path != "" {
-		return o.path, func() {}, nil
-	}
-	dir, err := os.MkdirTemp("", "day1-soak-*")
-	if err != nil {
-		return "", nil, err
-	}
-	return dir, func() { os.RemoveAll(dir) }, nil
 }
 
 // procTally is what one child reported.

@@ -409,7 +409,7 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 			continue
 		}
 		v := s.addVersionAfter(tb, p.k, p.rec, hint{from: p.from, terms: p.terms}, p.cur)
-		if s.log != nil && p.adopt && p.from != nil {
+		if s.log != nil && p.adopt {
 			ops = append(ops, op{Type: opAdopt, Name: plan.Target, Kind: p.k.kind, ID: p.k.id, From: p.from.br.info.Name, Seq: p.from.seq})
 		} else if s.log != nil {
 			// The log holds what the version holds: the embedding it shares with the
@@ -461,9 +461,9 @@ type mergePut struct {
 	// embedding and index data the target's copy shares.
 	from  *version
 	terms *docTerms // the analysis of the search text, for indexed kinds
-	// adopt: rec is from's record on the target, and from is the version the source
-	// sees at its head, which every later load of the store holds: the log names it
-	// (opAdopt) rather than holding the record again.
+	// adopt: from is set, rec is from's record on the target, and from is the version
+	// the source sees at its head, which every later load of the store holds: the log
+	// names it (opAdopt) rather than holding the record again.
 	adopt bool
 }
 
@@ -489,6 +489,7 @@ func (s *Store) prepareMerge(plan store.MergePlan, head, src, planned view, now 
 			// rarely copies. The copy to store is made once its embedding is known.
 			var r store.Record
 			var from, cur *version
+			adopt := false
 			if plan.Puts[i] != nil {
 				r = store.WithDefaults(plan.Puts[i], now)
 				p.k = key{r.RecordKind(), r.RecordID()}
@@ -502,7 +503,7 @@ func (s *Store) prepareMerge(plan store.MergePlan, head, src, planned view, now 
 					// A lean plan's copy of the source's version: the version itself,
 					// whose embedding the copy shares.
 					r = from.plain()
-					p.adopt = src.resolve(p.k) == from
+					adopt = src.resolve(p.k) == from
 				case !from.holds(r):
 					from = nil
 				}
@@ -533,7 +534,7 @@ func (s *Store) prepareMerge(plan store.MergePlan, head, src, planned view, now 
 					continue
 				}
 			}
-			p.from = from
+			p.from, p.adopt = from, adopt && from != nil
 			p.rec = copyFor(r, plan.Target)
 			if s.index[p.k.kind] == nil {
 				continue
