@@ -22,7 +22,7 @@ const (
 )
 
 // handler runs one hook event against the memory and returns the output to print.
-type handler func(ctx context.Context, mem memory, in hookInput, model llm.Model) (hookOutput, error)
+type handler func(ctx context.Context, mem *memory, in hookInput, model llm.Model) (hookOutput, error)
 
 var handlers = map[string]handler{
 	eventSessionStart: sessionStartHook,
@@ -34,7 +34,7 @@ var handlers = map[string]handler{
 
 // sessionStartHook starts the session and injects what memory holds about the
 // project: key facts, the last sessions' summaries, the active branches.
-func sessionStartHook(ctx context.Context, mem memory, in hookInput, _ llm.Model) (hookOutput, error) {
+func sessionStartHook(ctx context.Context, mem *memory, in hookInput, _ llm.Model) (hookOutput, error) {
 	if err := mem.StartSession(ctx, sessionStart{ID: in.SessionID, AgentID: agentID}); err != nil {
 		return hookOutput{}, err
 	}
@@ -69,7 +69,7 @@ func projectName(cwd string) string {
 	return filepath.Base(filepath.Clean(cwd))
 }
 
-func factsSection(ctx context.Context, mem memory, project string) (string, error) {
+func factsSection(ctx context.Context, mem *memory, project string) (string, error) {
 	facts, err := mem.Facts(ctx, project, factsSearched)
 	if err != nil || len(facts) == 0 {
 		return "", err
@@ -85,7 +85,7 @@ func factsSection(ctx context.Context, mem memory, project string) (string, erro
 	return strings.Join(lines, "\n"), nil
 }
 
-func sessionsSection(ctx context.Context, mem memory, current string) (string, error) {
+func sessionsSection(ctx context.Context, mem *memory, current string) (string, error) {
 	sessions, err := mem.RecentSessions(ctx, sessionsShown+1)
 	if err != nil {
 		return "", err
@@ -107,7 +107,7 @@ func sessionsSection(ctx context.Context, mem memory, current string) (string, e
 	return "## Recent sessions\n" + strings.Join(lines, "\n"), nil
 }
 
-func branchesSection(ctx context.Context, mem memory) (string, error) {
+func branchesSection(ctx context.Context, mem *memory) (string, error) {
 	branches, err := mem.Branches(ctx)
 	if err != nil {
 		return "", err
@@ -130,7 +130,7 @@ func branchesSection(ctx context.Context, mem memory) (string, error) {
 }
 
 // postToolUseHook records the tool call as an observation.
-func postToolUseHook(ctx context.Context, mem memory, in hookInput, _ llm.Model) (hookOutput, error) {
+func postToolUseHook(ctx context.Context, mem *memory, in hookInput, _ llm.Model) (hookOutput, error) {
 	if in.ToolName == "" {
 		return hookOutput{}, fmt.Errorf("the PostToolUse input has no tool_name")
 	}
@@ -142,7 +142,7 @@ func postToolUseHook(ctx context.Context, mem memory, in hookInput, _ llm.Model)
 
 // preCompactHook keeps the facts and relations of the transcript before it is
 // compacted.
-func preCompactHook(ctx context.Context, mem memory, in hookInput, model llm.Model) (hookOutput, error) {
+func preCompactHook(ctx context.Context, mem *memory, in hookInput, model llm.Model) (hookOutput, error) {
 	turns, err := readTranscript(in.TranscriptPath, 0)
 	if err != nil {
 		return hookOutput{}, err
@@ -157,7 +157,7 @@ func preCompactHook(ctx context.Context, mem memory, in hookInput, model llm.Mod
 // keepTurns extracts the facts and relations of a transcript's turns and writes
 // them. It returns how many facts were new (not deduplicated) and how many
 // relations were written.
-func keepTurns(ctx context.Context, mem memory, in hookInput, turns []turn, model llm.Model) (kept, rels int, by string, err error) {
+func keepTurns(ctx context.Context, mem *memory, in hookInput, turns []turn, model llm.Model) (kept, rels int, by string, err error) {
 	x, err := extract(ctx, turns, in.SessionID, model)
 	if err != nil {
 		return 0, 0, "", err
@@ -181,7 +181,7 @@ func keepTurns(ctx context.Context, mem memory, in hookInput, turns []turn, mode
 }
 
 // stopHook records a stage summary: the last assistant turn, as an insight.
-func stopHook(ctx context.Context, mem memory, in hookInput, _ llm.Model) (hookOutput, error) {
+func stopHook(ctx context.Context, mem *memory, in hookInput, _ llm.Model) (hookOutput, error) {
 	turns, err := readTranscript(in.TranscriptPath, stopTail)
 	if err != nil {
 		return hookOutput{}, err
@@ -204,7 +204,7 @@ func stopHook(ctx context.Context, mem memory, in hookInput, _ llm.Model) (hookO
 
 // sessionEndHook keeps the transcript's last facts, then ends the session with a
 // summary and consolidates its observations.
-func sessionEndHook(ctx context.Context, mem memory, in hookInput, model llm.Model) (hookOutput, error) {
+func sessionEndHook(ctx context.Context, mem *memory, in hookInput, model llm.Model) (hookOutput, error) {
 	turns, err := readTranscript(in.TranscriptPath, 0)
 	if err != nil {
 		// Without a transcript the session still ends.

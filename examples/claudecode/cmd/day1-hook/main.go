@@ -120,7 +120,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) {
 }
 
 // connect opens the memory.
-func connect(ctx context.Context, path, branch string) (memory, llm.Model, error) {
+func connect(ctx context.Context, path, branch string) (*memory, llm.Model, error) {
 	cfg, _, err := localmem.Config(localmem.Options{Path: path})
 	if err != nil {
 		return nil, nil, err
@@ -129,5 +129,5 @@ func connect(ctx context.Context, path, branch string) (memory, llm.Model, error
 	if err != nil {
 		return nil, nil, err
 	}
-	return &direct{c: c, branch: branch}, cfg.Model, nil
+	return &memory{c: c, branch: branch}, cfg.Model, nil
 }

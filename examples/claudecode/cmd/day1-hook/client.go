@@ -9,23 +9,26 @@ import (
 	"github.com/day1ai/day1"
 )
 
-// direct is the memory opened in this process, through a day1.Client.
-type direct struct {
+// memory is what the hooks need of day1's memory: a Client, and the branch every
+// method writes to or reads from (main unless DAY1_BRANCH says otherwise).
+type memory struct {
 	c      *day1.Client
 	branch string
 }
 
-var _ memory = (*direct)(nil)
-
 // liveFacts are the statuses of facts worth showing.
 var liveFacts = []day1.FactStatus{day1.FactActive, day1.FactVerified, day1.FactPromoted}
 
-func (d *direct) StartSession(ctx context.Context, s sessionStart) error {
+// StartSession records the start of a session; starting it again is harmless.
+func (d *memory) StartSession(ctx context.Context, s sessionStart) error {
 	_, err := d.c.StartSession(ctx, day1.Session{ID: s.ID, AgentID: s.AgentID, Branch: d.branch})
 	return err
 }
 
-func (d *direct) EndSession(ctx context.Context, s sessionEnd) (int, error) {
+// EndSession ends a session with a summary and consolidates its observations
+// into candidate facts; it returns how many facts consolidation wrote. A session
+// that was never started is started first.
+func (d *memory) EndSession(ctx context.Context, s sessionEnd) (int, error) {
 	_, err := d.c.EndSession(ctx, s.ID, day1.SessionStatus(s.Status), s.Summary)
 	if errors.Is(err, day1.ErrNotFound) {
 		// The plugin was enabled in the middle of the session: start it now.
@@ -43,7 +46,8 @@ func (d *direct) EndSession(ctx context.Context, s sessionEnd) (int, error) {
 	return len(res.Facts), nil
 }
 
-func (d *direct) RecentSessions(ctx context.Context, limit int) ([]sessionInfo, error) {
+// RecentSessions returns up to limit sessions, newest first.
+func (d *memory) RecentSessions(ctx context.Context, limit int) ([]sessionInfo, error) {
 	ss, err := d.c.Sessions(ctx, day1.SessionFilter{Branch: d.branchName()})
 	if err != nil {
 		return nil, err
@@ -58,7 +62,9 @@ func (d *direct) RecentSessions(ctx context.Context, limit int) ([]sessionInfo, 
 	return out, nil
 }
 
-func (d *direct) Facts(ctx context.Context, query string, limit int) ([]hit, error) {
+// Facts returns up to limit facts about query, best first, topped up with the
+// most recent facts when the search finds fewer.
+func (d *memory) Facts(ctx context.Context, query string, limit int) ([]hit, error) {
 	var out []hit
 	seen := map[string]bool{}
 	add := func(f day1.Fact) {
@@ -93,7 +99,8 @@ func (d *direct) Facts(ctx context.Context, query string, limit int) ([]hit, err
 	return out, nil
 }
 
-func (d *direct) Branches(ctx context.Context) ([]branchInfo, error) {
+// Branches returns the active branches.
+func (d *memory) Branches(ctx context.Context) ([]branchInfo, error) {
 	bs, err := d.c.Branches(ctx, day1.BranchFilter{Status: day1.BranchActive})
 	if err != nil {
 		return nil, err
@@ -105,14 +112,16 @@ func (d *direct) Branches(ctx context.Context) ([]branchInfo, error) {
 	return out, nil
 }
 
-func (d *direct) WriteObservation(ctx context.Context, o observation) (string, error) {
+// WriteObservation writes an observation and returns its id.
+func (d *memory) WriteObservation(ctx context.Context, o observation) (string, error) {
 	w, err := d.c.WriteObservation(ctx, day1.Observation{Branch: d.branch, SessionID: o.SessionID,
 		AgentID: agentID, Type: day1.ObservationType(o.Type), Tool: o.Tool, Summary: o.Summary,
 		RawInput: o.RawInput, RawOutput: o.RawOutput})
 	return w.Record.ID, err
 }
 
-func (d *direct) WriteFact(ctx context.Context, f fact) (written, error) {
+// WriteFact writes a fact; the store's deduplication applies.
+func (d *memory) WriteFact(ctx context.Context, f fact) (written, error) {
 	w, err := d.c.WriteFact(ctx, day1.Fact{Branch: d.branch, SessionID: f.SessionID, AgentID: agentID,
 		Text: f.Text, Category: f.Category, Confidence: f.Confidence, SourceType: "extraction"})
 	if err != nil {
@@ -121,15 +130,17 @@ func (d *direct) WriteFact(ctx context.Context, f fact) (written, error) {
 	return written{ID: w.Record.ID, Deduplicated: w.Outcome == day1.Deduplicated}, nil
 }
 
-func (d *direct) WriteRelation(ctx context.Context, r relation) (string, error) {
+// WriteRelation writes a relation and returns its id.
+func (d *memory) WriteRelation(ctx context.Context, r relation) (string, error) {
 	w, err := d.c.WriteRelation(ctx, day1.Relation{Branch: d.branch, SessionID: r.SessionID,
 		AgentID: agentID, Source: r.Source, Target: r.Target, Type: r.Type})
 	return w.Record.ID, err
 }
 
-func (d *direct) Close() error { return d.c.Close() }
+// Close releases the memory.
+func (d *memory) Close() error { return d.c.Close() }
 
-func (d *direct) branchName() string {
+func (d *memory) branchName() string {
 	if d.branch == "" {
 		return day1.DefaultBranch
 	}
