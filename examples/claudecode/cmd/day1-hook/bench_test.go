@@ -13,8 +13,8 @@ import (
 )
 
 // BenchmarkPostToolUse runs the built hook on a PostToolUse input, process start to
-// exit, against a durable store: reached through a server that holds it open
-// (endpoint) and opened by the hook itself (direct). It reports the 95th
+// exit, against a durable store the hook opens itself: alone (direct), and while an
+// MCP server has it open too (beside-server). It reports the 95th
 // percentile in milliseconds; the target is under 50 ms. Run it with
 // -benchtime=100x for a stable percentile.
 func BenchmarkPostToolUse(b *testing.B) {
