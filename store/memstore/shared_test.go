@@ -742,18 +742,40 @@ func TestLaggingStoreCatchesUpBeforeTheLock(t *testing.T) {
 	}
 }
 
-// TestOpenLeavesACheckpointBeingWritten: a store opened while another writes its
-// checkpoint leaves the temporary file alone (no later checkpoint supersedes it), and
-// the compaction completes.
+// TestOpenLeavesACheckpointBeingWritten: while store a writes its checkpoint, store b
+// switches to a later generation and, before b's checkpoint is written, a third store
+// opens the directory. No checkpoint supersedes a's yet, so the open leaves a's
+// temporary file alone; b's finished compaction then supersedes a's, which says so.
 func TestOpenLeavesACheckpointBeingWritten(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
 	writeLoggedFacts(t, dir, 20)
-	var opened *Store
-	var openErr error
+	tmpOf := func(gen uint64) string { return ckptPath(dir, gen) + tmpExt }
+	var opened []*Store
+	var checked bool
+	b, err := New(Options{Path: dir, compactHook: func(step string) {
+		if step != stepSwitched {
+			return
+		}
+		c, err := New(Options{Path: dir})
+		if err != nil {
+			t.Errorf("the open during the compactions: %v", err)
+			return
+		}
+		opened = append(opened, c)
+		if _, err := os.Stat(tmpOf(1)); err != nil {
+			t.Errorf("after the open, the checkpoint being written: %v", err)
+		}
+		checked = true
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	var bErr error
 	a, err := New(Options{Path: dir, compactHook: func(step string) {
 		if step == stepCheckpointHalf {
-			opened, openErr = New(Options{Path: dir})
+			_, bErr = b.Compact(ctx)
 		}
 	}})
 	if err != nil {
@@ -761,14 +783,13 @@ func TestOpenLeavesACheckpointBeingWritten(t *testing.T) {
 	}
 	defer a.Close()
 	st, err := a.Compact(ctx)
-	if openErr != nil {
-		t.Fatalf("the open during the compaction: %v", openErr)
+	for _, c := range opened {
+		c.Close()
 	}
-	defer opened.Close()
-	if err != nil || st.Superseded {
-		t.Fatalf("the compaction beside the open = %+v, %v; want it done", st, err)
+	if bErr != nil || !checked {
+		t.Fatalf("the compaction in between: %v (checked: %v)", bErr, checked)
 	}
-	if _, err := os.Stat(ckptPath(dir, st.Generation)); err != nil {
-		t.Fatalf("the checkpoint: %v", err)
+	if err != nil || st.Generation != 1 || !st.Superseded {
+		t.Fatalf("the first compaction = %+v, %v; want generation 1, superseded", st, err)
 	}
 }
