@@ -7,13 +7,14 @@ import (
 	"time"
 
 	"github.com/day1ai/day1"
+	"github.com/day1ai/day1/store/memstore"
 )
 
 func TestCompactConfigAndRefusals(t *testing.T) {
 	ctx := context.Background()
 	for _, cfg := range []day1.Config{
-		{Path: t.TempDir(), Retention: -time.Hour},
-		{CompactRatio: 2},
+		{Backend: memstore.Options{Path: t.TempDir(), Retention: -time.Hour}},
+		{Backend: memstore.Options{Path: t.TempDir(), CompactMinBytes: -1}},
 	} {
 		if _, err := day1.Open(ctx, cfg); !errors.Is(err, day1.ErrInvalidArgument) {
 			t.Errorf("Open(%+v) = %v; want ErrInvalidArgument", cfg, err)
@@ -28,14 +29,14 @@ func TestCompactConfigAndRefusals(t *testing.T) {
 		t.Errorf("Compact in memory = %v; want ErrNotSupported", err)
 	}
 	dir := t.TempDir()
-	w, err := day1.Open(ctx, day1.Config{Path: dir, CompactRatio: -1})
+	w, err := day1.Open(ctx, day1.Config{Backend: memstore.Options{Path: dir, CompactRatio: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.WriteFact(ctx, day1.Fact{ID: "f", Text: "kept across the compaction"}); err != nil {
 		t.Fatal(err)
 	}
-	r, err := day1.Open(ctx, day1.Config{Path: dir, ReadOnly: true})
+	r, err := day1.Open(ctx, day1.Config{Backend: memstore.Options{Path: dir, ReadOnly: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,10 @@
 package day1
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/day1ai/day1/curation"
@@ -20,21 +22,31 @@ const DefaultDedupeThreshold = 0.92
 // Config configures a Client. The zero Config opens the embedded store in memory with
 // the local embedder: no files, no network, no keys.
 //
-// At most one of Path, DSN and Store may be set.
+// At most one of Path, DSN, Backend and Store may be set.
 type Config struct {
-	// Path is the directory of a durable embedded store. It is created if missing, and
-	// its log is replayed when it exists. Empty keeps memory in this process only.
+	// Path is the directory of a durable embedded store, shorthand for
+	// Backend: memstore.Options{Path: Path}. It is created if missing. Empty keeps
+	// memory in this process only.
 	Path string
 
 	// DSN is the data source name of a MatrixOne database, such as
-	// "root:111@tcp(127.0.0.1:6001)/day1": Open uses the MatrixOne store
-	// (store/matrixone), creating the database and its tables when missing. Its
-	// embeddings have the Embedder's dimensions. Default empty: the embedded store.
+	// "root:111@tcp(127.0.0.1:6001)/day1", shorthand for
+	// Backend: matrixone.Options{DSN: DSN}: the database and its tables are created
+	// when missing. Default empty: the embedded store.
 	DSN string
+
+	// Backend opens the store with the settings of its backend, which the Client
+	// then owns and closes: memstore.Options for the embedded store (its Path, sync
+	// policy, lock timeout, read-only opening, retention and compaction) or
+	// matrixone.Options for MatrixOne (its DSN, pool, retries, retention, indexes).
+	// Options that leave the embedding dimensions or the clock unset take the
+	// Embedder's and TestConfig.Now. Default nil: the embedded store of Path, or
+	// MatrixOne at DSN.
+	Backend store.Opener
 
 	// Store is a store.Store to use instead of opening one. The caller owns it:
 	// Client.Close leaves it open, and the caller closes it after the Client. Default
-	// nil: the Client opens the embedded store (see Path) and closes it on Close.
+	// nil: the Client opens the store of Path, DSN or Backend and closes it on Close.
 	Store store.Store
 
 	// Embedder turns fact texts, observation summaries and search queries into vectors.
@@ -81,40 +93,6 @@ type Config struct {
 	// most 1.
 	DedupeThreshold float64
 
-	// NoSync makes the durable embedded store skip the fsync after each commit: a
-	// committed write survives a crash of the process but not a power loss. It requires
-	// Path. Default false: every commit is flushed to stable storage.
-	NoSync bool
-
-	// LockTimeout is how long a write waits for the writes of other Clients on the
-	// durable embedded store at Path, in this process or another, before it fails with
-	// ErrLocked. Any number of Clients open one Path at once; their commits take turns,
-	// each holding the store only while it reads in the others' commits, decides and
-	// appends. Default 0: memstore.DefaultLockTimeout (30 s). It requires Path.
-	LockTimeout time.Duration
-
-	// ReadOnly opens the durable embedded store at Path for reading only, beside the
-	// processes that write it: every write fails with ErrReadOnly. Reads see the
-	// others' commits as every Client does, within a millisecond or two, or at once
-	// after Client.Refresh. The store must exist: a writer creates it. It requires
-	// Path.
-	ReadOnly bool
-
-	// Retention is how far back reads at an instant may go: older instants fail with
-	// ErrTooOld (snapshots stay readable as long as they exist). On the durable
-	// embedded store, compactions (Client.Compact, and those it starts by itself) drop
-	// the versions replaced more than Retention ago that no branch, snapshot or merge
-	// base still reads. On MatrixOne it sets matrixone.Options.Retention. Default 0:
-	// the embedded store keeps all history, and MatrixOne uses its own default (7
-	// days). It must not be negative.
-	Retention time.Duration
-
-	// CompactRatio makes the durable embedded store compact itself, in the background,
-	// when the log written since its last checkpoint holds more than CompactRatio times
-	// the checkpoint's bytes (and at least 64 MiB). Default 0 means 2; a negative value
-	// turns automatic compaction off (Client.Compact still compacts). It requires Path.
-	CompactRatio float64
-
 	// Test holds seams for tests. Leave it zero in production.
 	Test TestConfig
 }
@@ -130,6 +108,17 @@ type TestConfig struct {
 	// records. Default: time-ordered random ids. It must be safe for concurrent use and
 	// return distinct, valid ids.
 	NewID func() string
+}
+
+// optionsField renames the field of a backend's *ValidationError ("Options.X") as
+// the configuration that holds the options names it (at + ".X"); other errors are
+// returned as they are.
+func optionsField(at string, err error) error {
+	var ve *ValidationError
+	if errors.As(err, &ve) && strings.HasPrefix(ve.Field, "Options.") {
+		return store.Invalid(at+strings.TrimPrefix(ve.Field, "Options"), ve.Reason, nilIfEmpty(ve.Value))
+	}
+	return err
 }
 
 // withDefaults returns a copy of c with its defaults filled in.
@@ -159,17 +148,18 @@ func (c Config) withDefaults() Config {
 // explicit Embedder and NoEmbeddings can be told apart.
 func (c Config) validate() error {
 	set := 0
-	for _, s := range []bool{c.Path != "", c.DSN != "", c.Store != nil} {
-		if s {
+	field := ""
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{{"Config.Path", c.Path != ""}, {"Config.DSN", c.DSN != ""}, {"Config.Backend", c.Backend != nil}, {"Config.Store", c.Store != nil}} {
+		if f.set {
 			set++
+			field = f.name
 		}
 	}
 	if set > 1 {
-		field := "Config.Store"
-		if c.Store == nil {
-			field = "Config.DSN"
-		}
-		return store.Invalid(field, "set at most one of Path (embedded, durable), DSN (MatrixOne) and Store (injected)", nil)
+		return store.Invalid(field, "set at most one of Path (embedded, durable), DSN (MatrixOne), Backend (a backend's options) and Store (injected)", nil)
 	}
 	if c.NoEmbeddings && c.Embedder != nil {
 		return store.Invalid("Config.NoEmbeddings", "cannot be combined with Config.Embedder; set one or the other", nil)
@@ -184,24 +174,6 @@ func (c Config) validate() error {
 	}
 	if err := c.Verification.Validate("Config.Verification"); err != nil {
 		return err
-	}
-	if c.NoSync && c.Path == "" {
-		return store.Invalid("Config.NoSync", "applies only to the durable embedded store; set Config.Path too, or leave NoSync false", nil)
-	}
-	if c.LockTimeout != 0 && c.Path == "" {
-		return store.Invalid("Config.LockTimeout", "applies only to the durable embedded store; set Config.Path too, or leave LockTimeout 0", c.LockTimeout.String())
-	}
-	if c.LockTimeout < 0 {
-		return store.Invalid("Config.LockTimeout", "must be 0 (the default, 30 s) or more", c.LockTimeout.String())
-	}
-	if c.Retention < 0 {
-		return store.Invalid("Config.Retention", "must be 0 (the store's default) or more", c.Retention.String())
-	}
-	if math.IsNaN(c.CompactRatio) || c.CompactRatio != 0 && c.Path == "" {
-		return store.Invalid("Config.CompactRatio", "applies only to the durable embedded store; set Config.Path too, or leave CompactRatio 0", c.CompactRatio)
-	}
-	if c.ReadOnly && c.Path == "" {
-		return store.Invalid("Config.ReadOnly", "applies only to the durable embedded store; set Config.Path too", nil)
 	}
 	return nil
 }

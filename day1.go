@@ -68,41 +68,36 @@ func Open(ctx context.Context, cfg Config) (*Client, error) {
 		}
 		return cfg.Test.Now()
 	}
-	if cfg.DSN != "" {
-		opts := matrixone.Options{DSN: cfg.DSN, Now: storeNow, Retention: cfg.Retention}
-		if c.emb != nil {
-			opts.Dimensions = c.emb.Dimensions()
-		}
-		ms, err := matrixone.Open(ctx, opts)
-		if err != nil {
-			return nil, fmt.Errorf("day1: opening the MatrixOne store: %w", err)
-		}
-		c.st, c.ownStore = ms, true
-	}
 	if cfg.DedupeThreshold > 0 {
 		c.dedupe = cfg.DedupeThreshold
 	}
 	if c.st == nil {
-		opts := memstore.Options{Path: cfg.Path, Now: storeNow, LockTimeout: cfg.LockTimeout, ReadOnly: cfg.ReadOnly,
-			Retention: cfg.Retention, CompactRatio: cfg.CompactRatio}
+		backend := cfg.Backend
+		switch {
+		case cfg.DSN != "":
+			backend = matrixone.Options{DSN: cfg.DSN}
+		case backend == nil:
+			backend = memstore.Options{Path: cfg.Path}
+		}
+		env := store.OpenEnv{Now: storeNow}
 		if c.emb != nil {
-			opts.Dimensions = c.emb.Dimensions()
+			env.Dimensions = c.emb.Dimensions()
 		}
-		if cfg.NoSync {
-			opts.Sync = memstore.SyncNever
-		}
-		ms, err := memstore.Open(ctx, opts)
+		st, err := backend.OpenStore(ctx, env)
 		if err != nil {
-			return nil, fmt.Errorf("day1: opening the embedded store: %w", err)
+			if cfg.Backend != nil {
+				err = optionsField("Config.Backend", err)
+			}
+			return nil, fmt.Errorf("day1: opening the store: %w", err)
 		}
-		c.st, c.ownStore = ms, true
+		c.st, c.ownStore = st, true
 	}
 	if d, ok := c.st.(store.Durabler); ok {
 		c.durable = d.Durable()
 	}
 	// An in-memory store the Client made is new and dies with it: there is nothing to
 	// check or record.
-	if inMemory := cfg.Store == nil && cfg.DSN == "" && cfg.Path == ""; c.emb != nil && !inMemory {
+	if inMemory := c.ownStore && !c.durable; c.emb != nil && !inMemory {
 		settling.Store(true)
 		emb, err := settleEmbedder(ctx, c.st, c.emb, defaulted)
 		settling.Store(false)
@@ -154,9 +149,10 @@ func (c *Client) close() error {
 	return nil
 }
 
-// Refresh brings a Client opened with Config.ReadOnly up to date with what the writing
-// process has committed since Open or the last Refresh. Other Clients always read the
-// current state, and Refresh does nothing for them.
+// Refresh reads in at once what other Clients and processes committed to the durable
+// embedded store since this Client last looked. Reads do so by themselves within a
+// millisecond or two; Refresh makes sure before a read that must see a commit made
+// elsewhere. It does nothing on stores that always read the current state.
 func (c *Client) Refresh(ctx context.Context) error {
 	if c.closed.Load() {
 		return ErrClosed
@@ -184,7 +180,9 @@ func (c *Client) As(target any) bool {
 	return store.As(c.st, target)
 }
 
-// Capabilities describes what a Client runs on.
+// Capabilities describes what a Client runs on. What a backend reports of itself (a
+// MatrixOne server's version and features, the paths its operations take) is reached
+// through Client.As: see matrixone.Store.Capabilities.
 type Capabilities struct {
 	// Store names the store: "memstore" for the embedded store, otherwise the injected
 	// store's Name() if it has one, else its Go type.
@@ -206,20 +204,11 @@ type Capabilities struct {
 	// "merge:auto", "merge_gate" (when Config.MergeGate is set), "snapshots",
 	// "time_travel", "sessions", and "durable" when Durable is true.
 	Features []string
-	// MatrixOne is what the MatrixOne server was found to support when the store
-	// opened (version, DATA BRANCH, snapshots, PITR, full-text, vector indexes) and
-	// which branch path is in use; nil for other stores.
-	MatrixOne *matrixone.Capabilities
 }
 
 // Capabilities reports the store, embedder and model in use and the features they give.
 func (c *Client) Capabilities() Capabilities {
 	caps := Capabilities{Store: storeName(c.st), Durable: c.durable}
-	var ms *matrixone.Store
-	if c.As(&ms) {
-		mc := ms.Capabilities()
-		caps.MatrixOne = &mc
-	}
 	if c.emb != nil {
 		caps.Embedder, caps.Dimensions = c.emb.Name(), c.emb.Dimensions()
 	}

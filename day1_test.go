@@ -34,10 +34,11 @@ func TestOpenInvalidConfig(t *testing.T) {
 		{"dsn and store", Config{DSN: "root:111@tcp(127.0.0.1:6001)/day1", Store: injected}, "Config.Store"},
 		{"path and dsn", Config{Path: t.TempDir(), DSN: "root:111@tcp(127.0.0.1:6001)/day1"}, "Config.DSN"},
 		{"embedder and no embeddings", Config{Embedder: llm.NewLocalEmbedder(64), NoEmbeddings: true}, "Config.NoEmbeddings"},
-		{"no sync in memory", Config{NoSync: true}, "Config.NoSync"},
-		{"lock timeout in memory", Config{LockTimeout: time.Second}, "Config.LockTimeout"},
-		{"negative lock timeout", Config{Path: t.TempDir(), LockTimeout: -time.Second}, "Config.LockTimeout"},
-		{"read-only in memory", Config{ReadOnly: true}, "Config.ReadOnly"},
+		{"path and backend", Config{Path: t.TempDir(), Backend: memstore.Options{}}, "Config.Backend"},
+		{"backend and store", Config{Backend: memstore.Options{}, Store: injected}, "Config.Store"},
+		{"negative lock timeout", Config{Backend: memstore.Options{Path: t.TempDir(), LockTimeout: -time.Second}}, "Config.Backend.LockTimeout"},
+		{"read-only in memory", Config{Backend: memstore.Options{ReadOnly: true}}, "Config.Backend.ReadOnly"},
+		{"bad MatrixOne options", Config{Backend: matrixone.Options{DSN: "root:111@tcp(127.0.0.1:6001)/day1", MaxOpenConns: -1}}, "Config.Backend.MaxOpenConns"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -97,7 +98,9 @@ func TestCapabilities(t *testing.T) {
 		},
 		{
 			name: "durable without embeddings",
-			cfg:  func(t *testing.T) Config { return Config{Path: t.TempDir(), NoSync: true, NoEmbeddings: true} },
+			cfg: func(t *testing.T) Config {
+				return Config{Backend: memstore.Options{Path: t.TempDir(), Sync: memstore.SyncNever}, NoEmbeddings: true}
+			},
 			want: Capabilities{
 				Store: "memstore", Durable: true,
 				Features: []string{"keyword_search", "branches", "diff", "merge:native", "merge:cherry_pick",
@@ -193,7 +196,7 @@ func TestReadOnlyBesideWriter(t *testing.T) {
 	if f, err := w.GetFact(ctx, "", "f3"); err != nil || f.ID != "f1" {
 		t.Fatalf("the second writer's copy of f1's text, read from the first = %v, %v; want f1 (one fact, deduplicated across writers)", f.ID, err)
 	}
-	r, err := Open(ctx, Config{Path: dir, ReadOnly: true})
+	r, err := Open(ctx, Config{Backend: memstore.Options{Path: dir, ReadOnly: true}})
 	if err != nil {
 		t.Fatalf("read-only open beside the writer: %v", err)
 	}
@@ -424,7 +427,7 @@ func TestClientAs(t *testing.T) {
 	if c.As(nil) || c.As(ms) || c.As((*store.Namer)(nil)) {
 		t.Error("As accepted a target that is not a non-nil pointer")
 	}
-	if caps := c.Capabilities(); caps.Store != "memstore" || caps.Durable || caps.MatrixOne != nil {
+	if caps := c.Capabilities(); caps.Store != "memstore" || caps.Durable {
 		t.Errorf("Capabilities = %+v", caps)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/day1ai/day1/llm"
 	"github.com/day1ai/day1/store"
+	"github.com/day1ai/day1/store/memstore"
 )
 
 // renamed is an embedder with another's vectors under another name.
@@ -19,7 +20,7 @@ func (r renamed) Name() string { return r.name }
 
 func openPath(t *testing.T, path string, emb llm.Embedder) (*Client, error) {
 	t.Helper()
-	c, err := Open(context.Background(), Config{Path: path, NoSync: true, Embedder: emb})
+	c, err := Open(context.Background(), Config{Backend: memstore.Options{Path: path, Sync: memstore.SyncNever}, Embedder: emb})
 	if err == nil {
 		t.Cleanup(func() { c.Close() })
 	}

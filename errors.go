@@ -38,11 +38,12 @@ var (
 	// ErrNotSupported: the store or the configuration cannot do this, for example a
 	// vector search with Config.NoEmbeddings.
 	ErrNotSupported = store.ErrNotSupported
-	// ErrLocked: a write to the durable embedded store at Config.Path waited longer
-	// than Config.LockTimeout (or until its context ended) for the writes of other
-	// Clients on the same Path.
+	// ErrLocked: a write to the durable embedded store waited longer than its lock
+	// timeout (memstore.Options.LockTimeout, 30 s by default) for the writes of other
+	// Clients on the same path, or until its context ended.
 	ErrLocked = store.ErrLocked
-	// ErrReadOnly: the Client was opened with Config.ReadOnly and refuses writes.
+	// ErrReadOnly: the Client's store was opened read-only (memstore.Options.ReadOnly)
+	// and refuses writes.
 	ErrReadOnly = store.ErrReadOnly
 	// ErrTooOld: the point in time is before the history the store keeps: before the
 	// branch read existed (its ForkedAt), or beyond the store's retention.

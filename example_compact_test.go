@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/day1ai/day1"
+	"github.com/day1ai/day1/store/memstore"
 )
 
 // Compact replaces the log of a durable store by a checkpoint, so that the next Open
@@ -28,7 +29,7 @@ func ExampleClient_Compact() {
 	now := time.Date(2025, 3, 1, 9, 0, 0, 0, time.UTC)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	later := func(days int) { mu.Lock(); defer mu.Unlock(); now = now.AddDate(0, 0, days) }
-	cfg := day1.Config{Path: dir, Retention: 7 * 24 * time.Hour, Test: day1.TestConfig{Now: clock}}
+	cfg := day1.Config{Backend: memstore.Options{Path: dir, Retention: 7 * 24 * time.Hour}, Test: day1.TestConfig{Now: clock}}
 
 	c, err := day1.Open(ctx, cfg)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/day1ai/day1/store"
 	"github.com/day1ai/day1/store/matrixone"
+	"github.com/day1ai/day1/store/memstore"
 )
 
 // Defaults of TenantsConfig.
@@ -51,10 +52,13 @@ type TenantsConfig struct {
 	Stores TenantStores
 
 	// Client configures every tenant's Client: embedder, model, resolver, merge gate,
-	// verification, dedupe threshold, durability and test seams, as in Config. Its
-	// Path, DSN and Store must be empty: the manager sets them for each tenant.
-	// NoSync, LockTimeout and ReadOnly apply with Path only. One Embedder (and Model)
-	// serves every tenant, so it must be safe for concurrent use, as the default is.
+	// verification, dedupe threshold and test seams, as in Config. Its Path, DSN and
+	// Store must be empty: the manager sets them for each tenant. Its Backend, when
+	// set, holds the settings of every tenant's store: memstore.Options with an empty
+	// Path, with TenantsConfig.Path, or matrixone.Options with an empty DSN, with
+	// TenantsConfig.DSN; the manager fills in the tenant's folder or database. One
+	// Embedder (and Model) serves every tenant, so it must be safe for concurrent use,
+	// as the default is.
 	Client Config
 
 	// MaxOpen bounds how many tenants have an open Client at once. Acquiring a tenant
@@ -120,9 +124,12 @@ func (c TenantsConfig) validate() error {
 			return store.Invalid("TenantsConfig.Client."+f.field, "must be empty: the manager gives each tenant its own memory (set TenantsConfig.Path, DSN or Stores)", nil)
 		}
 	}
+	if err := c.checkBackend(); err != nil {
+		return err
+	}
 	// The Client Config is checked as the manager will complete it.
 	probe := c.Client
-	if c.Path != "" {
+	if c.Path != "" && probe.Backend == nil {
 		probe.Path = c.Path
 	}
 	if err := probe.validate(); err != nil {
@@ -165,7 +172,7 @@ func nilIfEmpty(s string) any {
 //
 // Open one manager per Path (or per DSN and DatabasePrefix) in a process: two would
 // each hold a copy of a tenant's memory open, both correct (commits take turns on a
-// Path, see Config.LockTimeout) but twice the memory.
+// Path, see memstore.Options.LockTimeout) but twice the memory.
 type Tenants struct {
 	cfg  TenantsConfig
 	back tenantBackend
@@ -486,6 +493,53 @@ func (t *Tenants) release(e *tenantEntry) {
 	}
 }
 
+// checkBackend checks that Client.Backend, when set, holds the options of the
+// backend the tenants live on, with their place left for the manager to fill.
+func (c TenantsConfig) checkBackend() error {
+	const field = "TenantsConfig.Client.Backend"
+	switch o := c.Client.Backend.(type) {
+	case nil:
+		return nil
+	case memstore.Options:
+		if c.Path == "" {
+			return store.Invalid(field, "holds embedded store options, which apply only with TenantsConfig.Path", nil)
+		}
+		if o.Path != "" {
+			return store.Invalid(field, "must leave memstore.Options.Path empty: each tenant has its own folder under TenantsConfig.Path", o.Path)
+		}
+		o.Path = c.Path
+		return optionsField(field, o.Validate())
+	case matrixone.Options:
+		if c.DSN == "" {
+			return store.Invalid(field, "holds MatrixOne options, which apply only with TenantsConfig.DSN", nil)
+		}
+		if o.DSN != "" {
+			return store.Invalid(field, "must leave matrixone.Options.DSN empty: each tenant has its own database on TenantsConfig.DSN's server", nil)
+		}
+		o.DSN = c.DSN
+		return optionsField(field, o.Validate())
+	default:
+		return store.Invalid(field, "must be memstore.Options (with Path) or matrixone.Options (with DSN); with Stores, the stores carry their own settings", fmt.Sprintf("%T", o))
+	}
+}
+
+// backendAt returns the options of a tenant's store at path or dsn: Client.Backend's
+// with the tenant's place filled in, or the backend's defaults.
+func (t *Tenants) backendAt(path, dsn string) store.Opener {
+	switch o := t.cfg.Client.Backend.(type) {
+	case memstore.Options:
+		o.Path = path
+		return o
+	case matrixone.Options:
+		o.DSN = dsn
+		return o
+	}
+	if path != "" {
+		return memstore.Options{Path: path}
+	}
+	return matrixone.Options{DSN: dsn}
+}
+
 // openClient opens the Client of a tenant, creating the tenant first with AutoCreate.
 func (t *Tenants) openClient(ctx context.Context, name string) (*Client, error) {
 	where, err := t.back.open(ctx, name)
@@ -499,7 +553,12 @@ func (t *Tenants) openClient(ctx context.Context, name string) (*Client, error) 
 		return nil, err
 	}
 	cfg := t.cfg.Client
-	cfg.Path, cfg.DSN, cfg.Store = where.Path, where.DSN, where.Store
+	cfg.Backend = nil
+	if where.Store != nil {
+		cfg.Store = where.Store
+	} else {
+		cfg.Backend = t.backendAt(where.Path, where.DSN)
+	}
 	c, err := Open(ctx, cfg)
 	if err != nil {
 		if where.Store != nil {

@@ -146,7 +146,7 @@ func tenantsBackends() []tenantsBackend {
 	return []tenantsBackend{
 		{"folders", func(t *testing.T) day1.TenantsConfig {
 			c := tenantsClient()
-			c.NoSync = true
+			c.Backend = memstore.Options{Sync: memstore.SyncNever}
 			return day1.TenantsConfig{Path: filepath.Join(t.TempDir(), "tenants"), Client: c}
 		}},
 		{"stores", func(t *testing.T) day1.TenantsConfig {

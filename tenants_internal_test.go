@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/day1ai/day1/llm"
+	"github.com/day1ai/day1/store/memstore"
 )
 
 // manualClock is a clock that moves only when told.
@@ -34,7 +35,7 @@ func openTestTenants(t *testing.T, cfg TenantsConfig) *Tenants {
 	t.Helper()
 	cfg.Path = t.TempDir()
 	cfg.AutoCreate = true
-	cfg.Client = Config{Embedder: llm.NewStemEmbedder(16), NoSync: true}
+	cfg.Client = Config{Embedder: llm.NewStemEmbedder(16), Backend: memstore.Options{Sync: memstore.SyncNever}}
 	tn, err := OpenTenants(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

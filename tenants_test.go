@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/day1ai/day1"
+	"github.com/day1ai/day1/store/matrixone"
+	"github.com/day1ai/day1/store/memstore"
 )
 
 // use runs fn on a tenant's Client and fails the test on an error.
@@ -486,7 +488,7 @@ func TestTenantsConcurrent(t *testing.T) {
 	})
 	t.Run("folders", func(t *testing.T) {
 		c := tenantsClient()
-		c.NoSync = true
+		c.Backend = memstore.Options{Sync: memstore.SyncNever}
 		run(t, day1.TenantsConfig{Path: t.TempDir(), Client: c}, nil)
 	})
 }
@@ -778,7 +780,10 @@ func TestTenantsConfigInvalid(t *testing.T) {
 		{"prefix without DSN", day1.TenantsConfig{Path: dir, DatabasePrefix: "x_"}, "TenantsConfig.DatabasePrefix"},
 		{"bad prefix", day1.TenantsConfig{DSN: "root:111@tcp(127.0.0.1:1)/", DatabasePrefix: "X-"}, "TenantsConfig.DatabasePrefix"},
 		{"DSN with a database", day1.TenantsConfig{DSN: "root:111@tcp(127.0.0.1:1)/day1"}, "TenantsConfig.DSN"},
-		{"NoSync on stores", day1.TenantsConfig{Stores: newMemTenantStores(), Client: day1.Config{NoSync: true}}, "TenantsConfig.Client.NoSync"},
+		{"backend options on stores", day1.TenantsConfig{Stores: newMemTenantStores(), Client: day1.Config{Backend: memstore.Options{Sync: memstore.SyncNever}}}, "TenantsConfig.Client.Backend"},
+		{"MatrixOne options on folders", day1.TenantsConfig{Path: dir, Client: day1.Config{Backend: matrixone.Options{}}}, "TenantsConfig.Client.Backend"},
+		{"a path in the folders' options", day1.TenantsConfig{Path: dir, Client: day1.Config{Backend: memstore.Options{Path: dir}}}, "TenantsConfig.Client.Backend"},
+		{"bad folder options", day1.TenantsConfig{Path: dir, Client: day1.Config{Backend: memstore.Options{LockTimeout: -1}}}, "TenantsConfig.Client.Backend.LockTimeout"},
 		{"bad client threshold", day1.TenantsConfig{Path: dir, Client: day1.Config{DedupeThreshold: 2}}, "TenantsConfig.Client.DedupeThreshold"},
 	} {
 		_, err := day1.OpenTenants(context.Background(), tc.cfg)

@@ -68,8 +68,9 @@ type ImportRequest struct {
 
 // ImportBatch is how many records an import decodes, embeds and compares with the
 // branch at a time, and writes at a time to the staging branch of a bundle larger
-// than one store batch: the memory an import holds beyond the store's grows with
-// store.MaxBatch at most, not with the bundle.
+// than one store batch. Until the final merge, the memory an import holds beyond
+// the store's grows with store.MaxBatch at most, not with the bundle; the merge of a
+// staged bundle lists its records, without their embeddings.
 const ImportBatch = 1000
 
 // ImportPhase names a step of an import.
@@ -141,8 +142,8 @@ func (e *ConflictError) Is(target error) bool { return target == store.ErrConfli
 // read and checked whole (format version, every record, the seal) before anything is
 // written; it is then read again, ImportBatch records at a time, and lands in one
 // store batch or, beyond store.MaxBatch records, through a staging branch, written
-// ImportBatch records at a time, and one merge. The memory an import holds is bounded
-// by the store's batch, not by the bundle. A From
+// ImportBatch records at a time, and one merge (see ImportBatch for the memory this
+// holds). A From
 // that is an io.ReadSeeker (a file, a bytes.Reader) is read twice from where it
 // stood; any other reader is copied to a temporary file (os.TempDir) as it is
 // checked, and the file is removed when the import returns. Importing the same bundle

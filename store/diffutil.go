@@ -44,3 +44,18 @@ func SupersedeConflicts(d *Diff) []Conflict {
 	}
 	return out
 }
+
+// AddChanges adds to d what a diff found of one record: its change on the source
+// when onSource, on the target when onTarget, and, when both, a BothChanged conflict
+// between them.
+func (d *Diff) AddChanges(sc Change, onSource bool, tc Change, onTarget bool) {
+	if onSource {
+		d.SourceChanges = append(d.SourceChanges, sc)
+	}
+	if onTarget {
+		d.TargetChanges = append(d.TargetChanges, tc)
+	}
+	if onSource && onTarget {
+		d.Conflicts = append(d.Conflicts, Conflict{Ref: sc.Ref, Reason: BothChanged, Source: sc, Target: tc})
+	}
+}

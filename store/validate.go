@@ -496,3 +496,67 @@ func CheckInstant(b Branch, t time.Time) error {
 	}
 	return nil
 }
+
+// ValidateBranchSpec checks the names a BranchSpec gives: Name, and From when set.
+func ValidateBranchSpec(spec BranchSpec) error {
+	if err := ValidateBranchName("BranchSpec.Name", spec.Name); err != nil {
+		return err
+	}
+	if spec.From != "" {
+		return ValidateBranchName("BranchSpec.From", spec.From)
+	}
+	return nil
+}
+
+// ValidateDeletes checks the refs of a Delete: at most MaxBatch, each a valid ref.
+func ValidateDeletes(refs []Ref) error {
+	if len(refs) > MaxBatch {
+		return Invalid("refs", fmt.Sprintf("a batch holds at most %d refs", MaxBatch), len(refs))
+	}
+	for i, r := range refs {
+		if err := ValidateRef(fmt.Sprintf("refs[%d]", i), r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ValidateMergePlan checks what a merge plan says beside its records: the strategy,
+// two different valid branch names, valid delete refs, and no record named twice
+// among the puts and deletes. The puts themselves are checked by the store
+// (ValidateRecord), which may skip the versions it holds already.
+func ValidateMergePlan(plan MergePlan) error {
+	if !plan.Record.Strategy.Valid() {
+		return Invalid("MergePlan.Record.Strategy", "must be native, cherry_pick, squash or auto", plan.Record.Strategy)
+	}
+	if err := ValidateBranchName("MergePlan.Source", plan.Source); err != nil {
+		return err
+	}
+	if err := ValidateBranchName("MergePlan.Target", plan.Target); err != nil {
+		return err
+	}
+	if plan.Source == plan.Target {
+		return Invalid("MergePlan.Target", "must differ from the source", plan.Target)
+	}
+	seen := make(map[Ref]bool, len(plan.Puts)+len(plan.Deletes))
+	for i, r := range plan.Puts {
+		if r == nil {
+			continue // ValidateRecord reports it
+		}
+		ref := RefOf(r)
+		if seen[ref] {
+			return Invalid("MergePlan.Puts", "repeats "+ref.String(), i)
+		}
+		seen[ref] = true
+	}
+	for i, ref := range plan.Deletes {
+		if err := ValidateRef(fmt.Sprintf("MergePlan.Deletes[%d]", i), ref); err != nil {
+			return err
+		}
+		if seen[ref] {
+			return Invalid("MergePlan.Deletes", "repeats "+ref.String(), i)
+		}
+		seen[ref] = true
+	}
+	return nil
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/day1ai/day1"
+	"github.com/day1ai/day1/store/memstore"
 )
 
 // compactionPause is the target for how long a compaction may hold writers.
@@ -29,7 +30,7 @@ func (b *bench) compaction(ctx context.Context, n int, texts []string) error {
 	defer os.RemoveAll(dir)
 	var mu sync.Mutex
 	now := time.Now().UTC().AddDate(0, 0, -30)
-	cfg := day1.Config{Path: dir, DedupeThreshold: b.o.dedupe, Retention: 7 * 24 * time.Hour, CompactRatio: -1,
+	cfg := day1.Config{Backend: memstore.Options{Path: dir, Retention: 7 * 24 * time.Hour, CompactRatio: -1}, DedupeThreshold: b.o.dedupe,
 		Test: day1.TestConfig{Now: func() time.Time { mu.Lock(); defer mu.Unlock(); return now }}}
 	later := func(days int) { mu.Lock(); defer mu.Unlock(); now = now.AddDate(0, 0, days) }
 	c, err := day1.Open(ctx, cfg)

@@ -79,6 +79,7 @@ import (
 	"github.com/day1ai/day1/internal/cputime"
 	"github.com/day1ai/day1/internal/evaldata"
 	"github.com/day1ai/day1/llm"
+	"github.com/day1ai/day1/store/matrixone"
 )
 
 func main() {
@@ -335,7 +336,9 @@ func (b *bench) measure(ctx context.Context, n int) error {
 	defer c.Close()
 
 	native := false
-	if mc := c.Capabilities().MatrixOne; mc != nil {
+	var ms *matrixone.Store
+	if c.As(&ms) {
+		mc := ms.Capabilities()
 		b.add("server: MatrixOne version and paths", n, fmt.Sprintf("%s; branches %s, writes %s, keyword %s, vector %s",
 			mc.Version, mc.BranchPath, mc.WritePath, mc.KeywordPath, mc.VectorPath), "—", nil)
 		native = mc.BranchPath == "native"

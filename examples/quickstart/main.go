@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/day1ai/day1"
+	"github.com/day1ai/day1/store/matrixone"
 )
 
 func main() {
@@ -51,7 +52,9 @@ func run(ctx context.Context, w io.Writer, dsn string) error {
 	p.heading("Opened day1")
 	p.line("store %s (durable: %v), embedder %s (%d dimensions)", caps.Store, caps.Durable, caps.Embedder, caps.Dimensions)
 	p.line("features: %s", strings.Join(caps.Features, ", "))
-	if mo := caps.MatrixOne; mo != nil {
+	var ms *matrixone.Store
+	if c.As(&ms) {
+		mo := ms.Capabilities()
 		p.line("matrixone %s: branch path %s, data branch %v, account snapshots %v, pitr %v, full-text %v, ivfflat %v, hnsw %v",
 			mo.Version, mo.BranchPath, mo.DataBranch, mo.AccountSnapshots, mo.PITR, mo.FullText, mo.IVFFlat, mo.HNSW)
 	}

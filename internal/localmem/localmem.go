@@ -16,6 +16,8 @@ import (
 
 	"github.com/day1ai/day1"
 	"github.com/day1ai/day1/llm/openai"
+	"github.com/day1ai/day1/store/matrixone"
+	"github.com/day1ai/day1/store/memstore"
 )
 
 // Environment variables that choose the memory.
@@ -76,7 +78,8 @@ type Options struct {
 	DSN string
 	// InMemory opens an embedded store in memory only (tests, demos).
 	InMemory bool
-	// Retention is day1.Config.Retention. Default 0: the store's default.
+	// Retention is the store's retention (memstore.Options.Retention,
+	// matrixone.Options.Retention). Default 0: the store's default.
 	Retention time.Duration
 }
 
@@ -84,7 +87,7 @@ type Options struct {
 // and embedder when EnvModel and EnvEmbedModel are set, and the folder of the
 // durable store ("" for MatrixOne or memory).
 func Config(o Options) (day1.Config, string, error) {
-	cfg := day1.Config{Retention: o.Retention}
+	var cfg day1.Config
 	dsn := o.DSN
 	if dsn == "" && !o.InMemory && o.Path == "" {
 		dsn = os.Getenv(EnvDSN)
@@ -92,7 +95,7 @@ func Config(o Options) (day1.Config, string, error) {
 	path := ""
 	switch {
 	case dsn != "":
-		cfg.DSN = dsn
+		cfg.Backend = matrixone.Options{DSN: dsn, Retention: o.Retention}
 	case o.InMemory:
 	default:
 		path = o.Path
@@ -103,7 +106,7 @@ func Config(o Options) (day1.Config, string, error) {
 			}
 			path = p
 		}
-		cfg.Path = path
+		cfg.Backend = memstore.Options{Path: path, Retention: o.Retention}
 	}
 	if name := os.Getenv(EnvModel); name != "" {
 		m, err := openai.NewModel(openai.Config{ChatModel: name})

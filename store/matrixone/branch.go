@@ -29,13 +29,8 @@ import (
 // none of them (ForkedAt is the last instant of that revision). Only the branch's row
 // is written under the lock, so no DDL ever waits on a lock its own caller holds.
 func (s *Store) CreateBranch(ctx context.Context, spec store.BranchSpec) (store.Branch, error) {
-	if err := store.ValidateBranchName("BranchSpec.Name", spec.Name); err != nil {
+	if err := store.ValidateBranchSpec(spec); err != nil {
 		return store.Branch{}, err
-	}
-	if spec.From != "" {
-		if err := store.ValidateBranchName("BranchSpec.From", spec.From); err != nil {
-			return store.Branch{}, err
-		}
 	}
 	if spec.At.Snapshot != "" {
 		if err := store.ValidateID("BranchSpec.At.Snapshot", spec.At.Snapshot); err != nil {

@@ -255,15 +255,7 @@ func (s *Store) diff(ctx context.Context, q queryer, source, target string, lean
 		if sok && tok && store.Agree(after, theirs) {
 			continue
 		}
-		if sok {
-			d.SourceChanges = append(d.SourceChanges, scg)
-		}
-		if tok {
-			d.TargetChanges = append(d.TargetChanges, tcg)
-		}
-		if sok && tok {
-			d.Conflicts = append(d.Conflicts, store.Conflict{Ref: scg.Ref, Reason: store.BothChanged, Source: scg, Target: tcg})
-		}
+		d.AddChanges(scg, sok, tcg, tok)
 	}
 	if lean {
 		// The versions read whole to be compared leave their embeddings here.
@@ -757,43 +749,19 @@ func visibleRecords(ctx context.Context, q queryer, k store.Kind, suffix string,
 // against plan.ExpectHead (store.ErrStale when it moved), writes the puts and deletes,
 // records the merge and marks the source merged.
 func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.MergeRecord, error) {
-	if !plan.Record.Strategy.Valid() {
-		return store.MergeRecord{}, store.Invalid("MergePlan.Record.Strategy", "must be native, cherry_pick, squash or auto", plan.Record.Strategy)
-	}
-	if plan.Source == plan.Target {
-		return store.MergeRecord{}, store.Invalid("MergePlan.Target", "must differ from the source", plan.Target)
+	if err := store.ValidateMergePlan(plan); err != nil {
+		return store.MergeRecord{}, err
 	}
 	if err := s.usable(ctx); err != nil {
 		return store.MergeRecord{}, err
 	}
-	if err := store.ValidateBranchName("MergePlan.Source", plan.Source); err != nil {
-		return store.MergeRecord{}, err
-	}
-	if err := store.ValidateBranchName("MergePlan.Target", plan.Target); err != nil {
-		return store.MergeRecord{}, err
-	}
-	seen := map[key]bool{}
 	puts := make([]store.Record, len(plan.Puts))
 	for i, r := range plan.Puts {
 		if err := store.ValidateRecord(r, s.opts.Dimensions); err != nil {
 			return store.MergeRecord{}, store.AtIndex(err, "MergePlan.Puts", i)
 		}
-		k := key{r.RecordKind(), r.RecordID()}
-		if seen[k] {
-			return store.MergeRecord{}, store.Invalid("MergePlan.Puts", "repeats "+store.RefOf(r).String(), i)
-		}
-		seen[k] = true
-		puts[i] = normalize(store.WithBranch(store.Clone(r), plan.Target))
-	}
-	for i, ref := range plan.Deletes {
-		if err := store.ValidateRef(fmt.Sprintf("MergePlan.Deletes[%d]", i), ref); err != nil {
-			return store.MergeRecord{}, err
-		}
-		k := key{ref.Kind, ref.ID}
-		if seen[k] {
-			return store.MergeRecord{}, store.Invalid("MergePlan.Deletes", "repeats "+ref.String(), i)
-		}
-		seen[k] = true
+		// The plan's records are only read: their copies share its maps and slices.
+		puts[i] = normalize(store.WithBranch(r, plan.Target))
 	}
 	var rec store.MergeRecord
 	// The reads the merge decides on run under the two branches' locks alone; the
@@ -849,34 +817,59 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 			}
 		}
 		// The source as the plan's diff read it; its current versions when the plan
-		// names no revision. The puts take their embeddings before they are stamped:
-		// which embedding a put takes does not depend on the instants stamping fills.
+		// names no revision.
 		readAt := int64(plan.SourceRev)
 		if readAt == 0 {
 			readAt = w.rev
 		}
-		stamped := slices.Clone(puts)
-		if err := embedLeanPuts(ctx, w, sb, tb, readAt, stamped, cur); err != nil {
-			return err
+		// The puts are written a part at a time, each part read whole (its
+		// embeddings), stamped and written before the next is read, so that a merge
+		// of many records holds one part's embeddings and rows, not the plan's. The
+		// first part is read before the commit lock is taken (w.seal), as a Put reads.
+		parts := chunks(puts, mergePart)
+		if len(parts) == 0 {
+			parts = [][]store.Record{nil}
 		}
-		// The current versions that a put may equal are read again with their
-		// embeddings, compared as Put compares them (store.StampLike), unless
-		// embedLeanPuts read them whole already.
-		var whole []key
-		for _, r := range stamped {
-			k := key{r.RecordKind(), r.RecordID()}
-			if c := cur[k]; c != nil && len(store.EmbeddingOf(c)) == 0 && store.SameContentExceptEmbedding(c, store.StampLike(r, c)) {
-				whole = append(whole, k)
+		for i, part := range parts {
+			if i == 0 {
+				if err := s.readMergePart(ctx, w, sb, tb, readAt, part, cur); err != nil {
+					return err
+				}
+				if err := w.seal(ctx); err != nil {
+					return err
+				}
+			} else if err := s.readMergePart(ctx, w, sb, tb, readAt, part, cur); err != nil {
+				return err
 			}
-		}
-		if err := readWhole(ctx, w, tb.suffix, cur, whole); err != nil {
-			return err
-		}
-		if err := w.seal(ctx); err != nil {
-			return err
-		}
-		for i, r := range stamped {
-			stamped[i] = store.WithDefaults(r, w.now)
+			var vs []version
+			for _, r := range part {
+				r = store.WithDefaults(r, w.now)
+				k := key{r.RecordKind(), r.RecordID()}
+				if c := cur[k]; c != nil && store.SameContent(c, r) {
+					continue
+				}
+				vid, ok := vids[k]
+				vs = append(vs, version{ref: store.RefOf(r), rec: r, fresh: !ok, vid: vid})
+			}
+			if i == len(parts)-1 {
+				for _, ref := range plan.Deletes {
+					k := key{ref.Kind, ref.ID}
+					if cur[k] == nil {
+						continue
+					}
+					vs = append(vs, version{ref: ref, vid: vids[k]})
+				}
+			}
+			if len(vs) > 0 {
+				if err := s.commitWrites(ctx, w, tb, vs); err != nil {
+					return err
+				}
+			}
+			// What the part read whole is let go with it.
+			for _, r := range part {
+				delete(cur, key{r.RecordKind(), r.RecordID()})
+			}
+			clear(part)
 		}
 		rec = plan.Record
 		rec.Source, rec.Target = plan.Source, plan.Target
@@ -885,27 +878,6 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 		}
 		if rec.CreatedAt.IsZero() {
 			rec.CreatedAt = w.now
-		}
-		var vs []version
-		for _, r := range stamped {
-			k := key{r.RecordKind(), r.RecordID()}
-			if c := cur[k]; c != nil && store.SameContent(c, r) {
-				continue
-			}
-			vid, ok := vids[k]
-			vs = append(vs, version{ref: store.RefOf(r), rec: r, fresh: !ok, vid: vid})
-		}
-		for _, ref := range plan.Deletes {
-			k := key{ref.Kind, ref.ID}
-			if cur[k] == nil {
-				continue
-			}
-			vs = append(vs, version{ref: ref, vid: vids[k]})
-		}
-		if len(vs) > 0 {
-			if err := s.commitWrites(ctx, w, tb, vs); err != nil {
-				return err
-			}
 		}
 		rev, err := w.bump(ctx)
 		if err != nil {
@@ -933,6 +905,29 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 		return store.MergeRecord{}, err
 	}
 	return rec, nil
+}
+
+// mergePart is how many puts of a merge plan are read whole and written at a time.
+const mergePart = 1000
+
+// readMergePart gives the puts of a part of a merge plan their embeddings
+// (embedLeanPuts) and reads again, with their embeddings, the target's current
+// versions that a put may equal, compared as Put compares them (store.StampLike),
+// unless embedLeanPuts read them whole already.
+func (s *Store) readMergePart(ctx context.Context, w *writeTx, sb, tb branchRow, readAt int64, part []store.Record, cur map[key]store.Record) error {
+	// The puts take their embeddings before they are stamped: which embedding a put
+	// takes does not depend on the instants stamping fills.
+	if err := embedLeanPuts(ctx, w, sb, tb, readAt, part, cur); err != nil {
+		return err
+	}
+	var whole []key
+	for _, r := range part {
+		k := key{r.RecordKind(), r.RecordID()}
+		if c := cur[k]; c != nil && len(store.EmbeddingOf(c)) == 0 && store.SameContentExceptEmbedding(c, store.StampLike(r, c)) {
+			whole = append(whole, k)
+		}
+	}
+	return readWhole(ctx, w, tb.suffix, cur, whole)
 }
 
 // embedLeanPuts gives the puts of a lean plan (store.LeanDiffer) their embeddings:

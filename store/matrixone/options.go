@@ -1,6 +1,7 @@
 package matrixone
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"time"
@@ -191,6 +192,10 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
+// Validate checks the options as Open does, their defaults filled in, before it
+// reaches the server: a *store.ValidationError names the field.
+func (o Options) Validate() error { return o.withDefaults().validate() }
+
 // validate checks the options after withDefaults.
 func (o Options) validate() error {
 	if o.DSN == "" {
@@ -256,4 +261,16 @@ func ParseDSN(dsn string) (*mysql.Config, error) {
 		cfg.Params = map[string]string{}
 	}
 	return cfg, nil
+}
+
+// OpenStore opens the store the options describe, as Open does, taking the
+// dimensions and the clock from env where the options leave them unset: it makes
+// Options a store.Opener, which a day1.Config carries as its Backend.
+func (o Options) OpenStore(ctx context.Context, env store.OpenEnv) (store.Store, error) {
+	env.Fill(&o.Dimensions, &o.Now)
+	s, err := Open(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }

@@ -706,7 +706,9 @@ const insertChunk = 100
 
 // commitWrites allocates the transaction's revision and writes versions to branch b:
 // the current version of each id is closed (next_rev; none for a fresh version) and
-// the new one inserted.
+// the new one inserted. A transaction may call it more than once, for parts of its
+// versions (each id in one call): positions in vid follow on from the rows the
+// transaction wrote before.
 func (s *Store) commitWrites(ctx context.Context, w *writeTx, b branchRow, vs []version) error {
 	rev, err := w.bump(ctx)
 	if err != nil {
@@ -721,14 +723,15 @@ func (s *Store) commitWrites(ctx context.Context, w *writeTx, b branchRow, vs []
 		if len(list) == 0 {
 			continue
 		}
-		if len(list) >= 1<<vidShift {
-			return fmt.Errorf("day1: matrixone: one commit may write at most %d versions of a kind", 1<<vidShift-1)
-		}
 		if w.added == nil {
 			w.added = map[string]map[store.Kind]int{}
 		}
 		if w.added[b.suffix] == nil {
 			w.added[b.suffix] = map[store.Kind]int{}
+		}
+		first := w.added[b.suffix][k] // the position of the first row written here
+		if first+len(list) >= 1<<vidShift {
+			return fmt.Errorf("day1: matrixone: one commit may write at most %d versions of a kind", 1<<vidShift-1)
 		}
 		w.added[b.suffix][k] += len(list)
 		t := table(k, b.suffix)
@@ -769,7 +772,7 @@ func (s *Store) commitWrites(ctx context.Context, w *writeTx, b branchRow, vs []
 			if v.rec == nil {
 				del = 1
 			}
-			vid := rev<<vidShift | int64(i)
+			vid := rev<<vidShift | int64(first+i)
 			rows[i] = append([]any{vid, v.ref.ID, rev, int64(never), del}, values(k, v.rec, s.dup)...)
 			if emb := store.EmbeddingOf(v.rec); len(emb) > 0 {
 				vecRows = append(vecRows, []any{vid, vecLiteral(emb)})
@@ -791,13 +794,8 @@ func (s *Store) commitWrites(ctx context.Context, w *writeTx, b branchRow, vs []
 // Delete writes tombstones for records on a branch. Deleting a record that does not
 // exist is store.ErrNotFound and nothing is deleted.
 func (s *Store) Delete(ctx context.Context, branch string, refs []store.Ref) error {
-	if len(refs) > store.MaxBatch {
-		return store.Invalid("refs", fmt.Sprintf("a batch holds at most %d refs", store.MaxBatch), len(refs))
-	}
-	for i, r := range refs {
-		if err := store.ValidateRef(fmt.Sprintf("refs[%d]", i), r); err != nil {
-			return err
-		}
+	if err := store.ValidateDeletes(refs); err != nil {
+		return err
 	}
 	if err := s.usable(ctx); err != nil {
 		return err

@@ -147,13 +147,8 @@ func (b *branch) snapshotInfo() store.Branch {
 
 // CreateBranch forks a branch in constant time.
 func (s *Store) CreateBranch(ctx context.Context, spec store.BranchSpec) (store.Branch, error) {
-	if err := store.ValidateBranchName("BranchSpec.Name", spec.Name); err != nil {
+	if err := store.ValidateBranchSpec(spec); err != nil {
 		return store.Branch{}, err
-	}
-	if spec.From != "" {
-		if err := store.ValidateBranchName("BranchSpec.From", spec.From); err != nil {
-			return store.Branch{}, err
-		}
 	}
 	unlock, err := s.lockWrite(ctx)
 	if err != nil {

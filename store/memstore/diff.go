@@ -175,15 +175,7 @@ func (s *Store) diff(source, target string, lean bool) (*store.Diff, error) {
 		if c.onTarget {
 			tc, tok = changeOf(ref, cp.record(c.before), cp.record(c.theirs)), true
 		}
-		if sok {
-			d.SourceChanges = append(d.SourceChanges, sc)
-		}
-		if tok {
-			d.TargetChanges = append(d.TargetChanges, tc)
-		}
-		if sok && tok {
-			d.Conflicts = append(d.Conflicts, store.Conflict{Ref: sc.Ref, Reason: store.BothChanged, Source: sc, Target: tc})
-		}
+		d.AddChanges(sc, sok, tc, tok)
 	}
 	if len(d.SourceChanges) == 0 {
 		d.SourceChanges = nil
@@ -339,11 +331,8 @@ func (s *Store) pointView(p store.BranchRev) view {
 // plan.SourceRev or at its head, or on the target, when that version has the same
 // search text, as store.LeanDiffer says.
 func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.MergeRecord, error) {
-	if !plan.Record.Strategy.Valid() {
-		return store.MergeRecord{}, store.Invalid("MergePlan.Record.Strategy", "must be native, cherry_pick, squash or auto", plan.Record.Strategy)
-	}
-	if plan.Source == plan.Target {
-		return store.MergeRecord{}, store.Invalid("MergePlan.Target", "must differ from the source", plan.Target)
+	if err := store.ValidateMergePlan(plan); err != nil {
+		return store.MergeRecord{}, err
 	}
 	unlock, err := s.lockWrite(ctx)
 	if err != nil {
@@ -370,25 +359,10 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 		planned = s.chainOf(sb, plan.SourceRev)
 	}
 	puts := s.prepareMerge(plan, head, s.chainOf(sb, never), planned, now)
-	seen := make(map[key]bool, len(plan.Puts)+len(plan.Deletes))
 	for i, p := range puts {
 		if p.err != nil {
 			return store.MergeRecord{}, store.AtIndex(p.err, "MergePlan.Puts", i)
 		}
-		if seen[p.k] {
-			return store.MergeRecord{}, store.Invalid("MergePlan.Puts", "repeats "+store.RefOf(p.rec).String(), i)
-		}
-		seen[p.k] = true
-	}
-	for i, ref := range plan.Deletes {
-		if err := store.ValidateRef(fmt.Sprintf("MergePlan.Deletes[%d]", i), ref); err != nil {
-			return store.MergeRecord{}, err
-		}
-		k := key{ref.Kind, ref.ID}
-		if seen[k] {
-			return store.MergeRecord{}, store.Invalid("MergePlan.Deletes", "repeats "+ref.String(), i)
-		}
-		seen[k] = true
 	}
 	rec := plan.Record
 	rec.Source, rec.Target = plan.Source, plan.Target
@@ -490,6 +464,7 @@ func (s *Store) prepareMerge(plan store.MergePlan, head, src, planned view, now 
 			var r store.Record
 			var from, cur *version
 			adopt := false
+			owned := false // r is the store's own version: its maps are never changed
 			if plan.Puts[i] != nil {
 				r = store.WithDefaults(plan.Puts[i], now)
 				p.k = key{r.RecordKind(), r.RecordID()}
@@ -504,6 +479,7 @@ func (s *Store) prepareMerge(plan store.MergePlan, head, src, planned view, now 
 					// whose embedding the copy shares.
 					r = from.plain()
 					adopt = src.resolve(p.k) == from
+					owned = true
 				case !from.holds(r):
 					from = nil
 				}
@@ -535,7 +511,11 @@ func (s *Store) prepareMerge(plan store.MergePlan, head, src, planned view, now 
 				}
 			}
 			p.from, p.adopt = from, adopt && from != nil
-			p.rec = copyFor(r, plan.Target)
+			if owned {
+				p.rec = store.WithBranch(r, plan.Target)
+			} else {
+				p.rec = copyFor(r, plan.Target)
+			}
 			if s.index[p.k.kind] == nil {
 				continue
 			}

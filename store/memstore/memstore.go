@@ -293,29 +293,38 @@ func New(opts Options) (*Store, error) {
 	return Open(context.Background(), opts)
 }
 
+// Validate checks the options as Open does, before it touches a file: a
+// *store.ValidationError names the field.
+func (o Options) Validate() error {
+	if o.Dimensions < 0 || o.Dimensions > store.MaxEmbeddingDims {
+		return store.Invalid("Options.Dimensions", fmt.Sprintf("must be between 0 (learned) and %d", store.MaxEmbeddingDims), o.Dimensions)
+	}
+	if o.Sync != SyncAlways && o.Sync != SyncNever {
+		return store.Invalid("Options.Sync", "must be SyncAlways or SyncNever", o.Sync)
+	}
+	if o.LockTimeout < 0 {
+		return store.Invalid("Options.LockTimeout", "must be 0 (DefaultLockTimeout) or more", o.LockTimeout.String())
+	}
+	if o.ReadOnly && o.Path == "" {
+		return store.Invalid("Options.ReadOnly", "applies only to a durable store; set Options.Path too", nil)
+	}
+	if o.Retention < 0 {
+		return store.Invalid("Options.Retention", "must be 0 (keep all history) or more", o.Retention.String())
+	}
+	if o.CompactMinBytes < 0 {
+		return store.Invalid("Options.CompactMinBytes", "must be 0 (the default) or more", o.CompactMinBytes)
+	}
+	if o.CompactRatio != o.CompactRatio {
+		return store.Invalid("Options.CompactRatio", "must be a number: 0 (the default), more, or negative (off)", o.CompactRatio)
+	}
+	return nil
+}
+
 // Open opens a store: in memory, or durable when opts.Path is set (replaying its log).
 // ctx bounds the wait for the lock of a durable store (see Options.LockTimeout).
 func Open(ctx context.Context, opts Options) (*Store, error) {
-	if opts.Dimensions < 0 || opts.Dimensions > store.MaxEmbeddingDims {
-		return nil, store.Invalid("Options.Dimensions", fmt.Sprintf("must be between 0 (learned) and %d", store.MaxEmbeddingDims), opts.Dimensions)
-	}
-	if opts.Sync != SyncAlways && opts.Sync != SyncNever {
-		return nil, store.Invalid("Options.Sync", "must be SyncAlways or SyncNever", opts.Sync)
-	}
-	if opts.LockTimeout < 0 {
-		return nil, store.Invalid("Options.LockTimeout", "must be 0 (DefaultLockTimeout) or more", opts.LockTimeout.String())
-	}
-	if opts.ReadOnly && opts.Path == "" {
-		return nil, store.Invalid("Options.ReadOnly", "applies only to a durable store; set Options.Path too", nil)
-	}
-	if opts.Retention < 0 {
-		return nil, store.Invalid("Options.Retention", "must be 0 (keep all history) or more", opts.Retention.String())
-	}
-	if opts.CompactMinBytes < 0 {
-		return nil, store.Invalid("Options.CompactMinBytes", "must be 0 (the default) or more", opts.CompactMinBytes)
-	}
-	if opts.CompactRatio != opts.CompactRatio {
-		return nil, store.Invalid("Options.CompactRatio", "must be a number: 0 (the default), more, or negative (off)", opts.CompactRatio)
+	if err := opts.Validate(); err != nil {
+		return nil, err
 	}
 	s := newStore(opts)
 	if opts.Path == "" {
@@ -739,3 +748,15 @@ func (v view) visibleDoc(ix *kindIndex, ord int32, m *docMeta) bool {
 
 // head returns the sequence number the view reads at.
 func (v view) head() uint64 { return v.chain[0].cut }
+
+// OpenStore opens the store the options describe, as Open does, taking the
+// dimensions and the clock from env where the options leave them unset: it makes
+// Options a store.Opener, which a day1.Config carries as its Backend.
+func (o Options) OpenStore(ctx context.Context, env store.OpenEnv) (store.Store, error) {
+	env.Fill(&o.Dimensions, &o.Now)
+	s, err := Open(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}

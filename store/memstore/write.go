@@ -709,13 +709,8 @@ func sketchFilter(cands []int32, sketch []uint64, qs [sketchWords]uint64, bound 
 
 // Delete writes deletion markers for records on a branch.
 func (s *Store) Delete(ctx context.Context, branchName string, refs []store.Ref) error {
-	if len(refs) > store.MaxBatch {
-		return store.Invalid("refs", fmt.Sprintf("a batch holds at most %d refs", store.MaxBatch), len(refs))
-	}
-	for i, r := range refs {
-		if err := store.ValidateRef(fmt.Sprintf("refs[%d]", i), r); err != nil {
-			return err
-		}
+	if err := store.ValidateDeletes(refs); err != nil {
+		return err
 	}
 	unlock, err := s.lockWrite(ctx)
 	if err != nil {

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -50,6 +51,55 @@ func testMergeEmbeddings(t *testing.T, h Harness) {
 		e.put("c", store.PutOptions{}, n2, store.Fact{ID: "n3", Text: "left behind", Embedding: vec(0, 0, 0, 0, 0, 1)})
 		e.mustMerge(merge.Request{Source: "c", Target: store.DefaultBranch, Strategy: store.CherryPick, Pick: []store.Ref{factRef("n2")}})
 		e.sameEmbedding(main, n2)
+	})
+
+	subtest(t, h, area, "a merge of thousands of records lands whole", func(e *env) {
+		// More records than a store may write at once (the MatrixOne store writes a
+		// merge a thousand records at a time): every one lands, with its embedding, in
+		// one merge; the target's own versions are replaced or deleted whatever part
+		// of the plan they fall in.
+		const n = 2500
+		var old []store.Record
+		for i := range 30 {
+			old = append(old, store.Fact{ID: fmt.Sprintf("f%04d", i*97), Text: fmt.Sprintf("old fact %d", i), Embedding: spread(i)})
+		}
+		e.put(store.DefaultBranch, store.PutOptions{}, old...)
+		e.fork("b", store.DefaultBranch)
+		want := map[string]store.Record{}
+		for _, r := range old {
+			want[r.RecordID()] = r
+		}
+		var recs []store.Record
+		for i := range n {
+			f := store.Fact{ID: fmt.Sprintf("f%04d", i), Text: fmt.Sprintf("fact number %d of the large merge", i), Embedding: spread(i + 1)}
+			recs = append(recs, f)
+			want[f.ID] = f
+		}
+		e.put("b", store.PutOptions{}, recs...)
+		e.del("b", factRef("f0097"))
+		delete(want, "f0097")
+		res := e.mustMerge(merge.Request{Source: "b", Target: store.DefaultBranch, Strategy: store.Native})
+		if got := len(res.Record.Merged); got != n {
+			e.t.Errorf("merged %d items, want %d", got, n)
+		}
+		got := e.list(main, store.ListQuery{Kind: store.KindFact, Order: store.OrderID})
+		if len(got) != len(want) {
+			e.t.Fatalf("main holds %d facts after the merge, want %d", len(got), len(want))
+		}
+		for _, r := range got {
+			w, ok := want[r.RecordID()]
+			if !ok || store.SearchText(r) != store.SearchText(w) {
+				e.t.Fatalf("main holds %s %q, want %v", r.RecordID(), store.SearchText(r), w)
+			}
+		}
+		for _, i := range []int{0, 999, 1000, 1001, 1999, 2000, n - 1} {
+			e.sameEmbedding(main, recs[i])
+		}
+		e.missing(main, factRef("f0097"))
+		again := e.mustMerge(merge.Request{Source: "b", Target: store.DefaultBranch, Strategy: store.Native})
+		if len(again.Record.Merged) != 0 {
+			e.t.Errorf("merging again merged %d items, want none", len(again.Record.Merged))
+		}
 	})
 
 	subtest(t, h, area, "a lean diff is the diff without embeddings", func(e *env) {
@@ -199,6 +249,16 @@ func testMergeEmbeddings(t *testing.T, h Harness) {
 			e.t.Errorf("s1 on main: text %q, want the plan's %q", got.Text, s1.Text)
 		}
 	})
+}
+
+// spread returns an embedding of i's own: a unit vector on one of the dims axes,
+// turned a little towards another, so that no two of the first few thousand are
+// near-duplicates of each other by more than the store's default threshold.
+func spread(i int) []float32 {
+	v := make([]float32, dims)
+	v[i%dims] = 1
+	v[(i/dims+1+i%dims)%dims] += float32(1+i/(dims*dims)%50) / 100
+	return v
 }
 
 // sameEmbedding checks that the view's version of want's record has want's embedding.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/day1ai/day1"
+	"github.com/day1ai/day1/store/memstore"
 )
 
 // Start is the instant of the first write of the seeded memory; each write moves the
@@ -23,7 +24,7 @@ var Start = time.Date(2025, 3, 1, 9, 0, 0, 0, time.UTC)
 func Config(path string) day1.Config {
 	var mu sync.Mutex
 	now, n := Start, 0
-	return day1.Config{Path: path, NoSync: path != "", Test: day1.TestConfig{
+	cfg := day1.Config{Test: day1.TestConfig{
 		Now: func() time.Time {
 			mu.Lock()
 			defer mu.Unlock()
@@ -37,6 +38,10 @@ func Config(path string) day1.Config {
 			return fmt.Sprintf("id-%03d", n)
 		},
 	}}
+	if path != "" {
+		cfg.Backend = memstore.Options{Path: path, Sync: memstore.SyncNever}
+	}
+	return cfg
 }
 
 // Seed writes the demo memory to c.

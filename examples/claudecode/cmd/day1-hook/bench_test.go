@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/day1ai/day1"
+	"github.com/day1ai/day1/store/memstore"
 )
 
 // BenchmarkPostToolUse runs the built hook on a PostToolUse input, process start to
@@ -68,7 +69,7 @@ func bigPayload(b *testing.B, in []byte, size int) []byte {
 // fill writes n observations to the durable store in dir.
 func fill(b *testing.B, dir string, n int) {
 	ctx := context.Background()
-	c, err := day1.Open(ctx, day1.Config{Path: dir, NoSync: true})
+	c, err := day1.Open(ctx, day1.Config{Backend: memstore.Options{Path: dir, Sync: memstore.SyncNever}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,0 +1,35 @@
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// Opener opens a store with the options of its backend. A day1.Config carries one
+// (Config.Backend) so that the Client opens the store, and closes it, itself;
+// memstore.Options and matrixone.Options are Openers, each with the settings that
+// only its backend has.
+type Opener interface {
+	// OpenStore opens the store. env fills what the options leave unset.
+	OpenStore(ctx context.Context, env OpenEnv) (Store, error)
+}
+
+// OpenEnv is what a Client tells the store it opens.
+type OpenEnv struct {
+	// Dimensions is the length of the embeddings the Client writes, 0 when it writes
+	// none. Options that leave their dimensions zero take it.
+	Dimensions int
+	// Now is the Client's clock. Options that leave their clock nil take it.
+	Now func() time.Time
+}
+
+// Fill sets the dimensions and the clock of a backend's options from env where they
+// are unset (zero, nil).
+func (env OpenEnv) Fill(dims *int, now *func() time.Time) {
+	if *dims == 0 {
+		*dims = env.Dimensions
+	}
+	if *now == nil {
+		*now = env.Now
+	}
+}
