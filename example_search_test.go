@@ -105,3 +105,42 @@ func ExampleClient_Search_session() {
 	// Melanie: what did you research this week? (keyword 1.05, from its session 0.00)
 	// Caroline: adoption agencies for single parents (keyword 0.00, from its session 0.32)
 }
+
+// Every hit says how much of the query it matches (Relevance, 0 to 1), and
+// MinRelevance lets a search answer that memory holds nothing about a question,
+// instead of filling its Limit with whatever ranks first.
+func ExampleClient_Search_relevance() {
+	ctx := context.Background()
+	c, err := day1.Open(ctx, exampleConfig())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.WriteFacts(ctx, []day1.Fact{
+		{Text: "The auth service signs access tokens with RS256"},
+		{Text: "Refresh tokens expire after 30 days"},
+		{Text: "The billing service retries failed charges twice"},
+	}); err != nil {
+		log.Fatal(err)
+	}
+	for _, question := range []string{"How are access tokens signed?", "What is the office wifi password?"} {
+		hits, err := c.Search(ctx, day1.SearchQuery{Text: question, MinRelevance: day1.DefaultMinRelevance})
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(question)
+		if len(hits) == 0 {
+			fmt.Println("  nothing relevant")
+		}
+		for _, h := range hits {
+			f, _ := h.Fact()
+			fmt.Printf("  %.2f %s\n", h.Relevance, f.Text)
+		}
+	}
+	// Output:
+	// How are access tokens signed?
+	//   0.98 The auth service signs access tokens with RS256
+	//   0.20 Refresh tokens expire after 30 days
+	// What is the office wifi password?
+	//   nothing relevant
+}

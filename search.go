@@ -53,6 +53,10 @@ type SearchQuery struct {
 	VectorWeight float64
 	// MinScore drops hits whose final score is below it. Default 0: keep every hit.
 	MinScore float64
+	// MinRelevance drops hits whose Relevance is below it, 0 to 1, so that a search
+	// of a memory that holds nothing about the query returns nothing. Default 0: keep
+	// every hit. DefaultMinRelevance is the floor the agent-facing surfaces use.
+	MinRelevance float64
 	// IncludeHistory also returns superseded and invalidated facts, which a search
 	// leaves out by default: they are history, not what is known now. Setting
 	// Filter.Status or Filter.Statuses searches exactly those statuses instead.
@@ -95,7 +99,10 @@ type SearchQuery struct {
 // not. Setting Fusion or VectorWeight overrides the rule.
 //
 // Hits carry their final score, the score and rank of each retriever that
-// found them, and the retrievers' names. Errors: *ValidationError for a bad query (an
+// found them, the retrievers' names, and their Relevance in [0, 1], which means the
+// same on every store and fusion (see store.Hit.Relevance). With MinRelevance, a
+// search of a memory that holds nothing about the query returns no hit; the vector
+// retriever never finds a record whose cosine to the query is 0 or less. Errors: *ValidationError for a bad query (an
 // empty Text, a Limit out of range, ...), ErrBranchNotFound, ErrClosed, ctx's error,
 // and for a Vector search the embedder's error.
 func (r reader) Search(ctx context.Context, q SearchQuery) ([]Hit, error) {
@@ -108,7 +115,7 @@ func (r reader) Search(ctx context.Context, q SearchQuery) ([]Hit, error) {
 	}
 	sq := store.SearchQuery{
 		Kinds: q.Kinds, Text: q.Text, Vector: q.Vector, Mode: q.Mode, Filter: q.Filter,
-		Limit: q.Limit, Fusion: q.Fusion, RRFK: q.RRFK, Alpha: q.Alpha, MinScore: q.MinScore,
+		Limit: q.Limit, Fusion: q.Fusion, RRFK: q.RRFK, Alpha: q.Alpha, MinScore: q.MinScore, MinRelevance: q.MinRelevance,
 		VectorWeight: q.VectorWeight, IncludeHistory: q.IncludeHistory, Window: q.Window, WindowWeight: q.WindowWeight,
 	}
 	if sq.Mode == "" {
@@ -152,3 +159,9 @@ func (c *Client) embedQuery(ctx context.Context, text string) ([]float32, error)
 	}
 	return vecs[0], nil
 }
+
+// DefaultMinRelevance is the relevance floor (SearchQuery.MinRelevance) of the
+// searches that put memory into an agent's context: the MCP server's search, the
+// Claude Code hooks' context and the command line use it. See
+// store.DefaultMinRelevance for what it gives on a benchmark.
+const DefaultMinRelevance = store.DefaultMinRelevance

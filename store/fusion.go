@@ -14,6 +14,12 @@ type Ranked struct {
 	// session in creation order, from 1 (see AddSessionNeighbours); 0 when unknown,
 	// and then the fact lends and gains no score.
 	Place int
+	// Full is, in a keyword ranking, the score of a record of this one's kind that
+	// holds every term of the query once and is of average length: the sum of the
+	// terms' IDFs over the records searched, a term found in none counting as the
+	// rarest. Its keyword relevance reaches 1 there (see Hit.Relevance). 0 when
+	// unknown: the records of the same kind in the ranking give theirs.
+	Full float64
 }
 
 // SortRanked orders rs best first: by score, then by kind (in the order of Kinds) and
@@ -35,8 +41,9 @@ func SortRanked(rs []Ranked) {
 
 // Fuse turns the rankings of the keyword and vector retrievers into the hits of a
 // search: the final score per q.Mode and q.Fusion (see RRF, Weighted and Fill), with
-// the messages' context in the keyword scores (see SearchQuery.WindowWeight), MinScore
-// applied, best first, at most q.Limit. q must be normalised (NormalizeSearch). Every
+// the messages' context in the keyword scores (see SearchQuery.WindowWeight), each
+// hit's Relevance, MinScore and MinRelevance applied, best first, at most q.Limit.
+// The vector retriever's records with a cosine of 0 or less are not found. q must be normalised (NormalizeSearch). Every
 // store calls it, so hybrid ranking is the same on all of them.
 func Fuse(q SearchQuery, keyword, vector []Ranked) []Hit {
 	gains := map[Ref]float64{}
@@ -55,12 +62,20 @@ func Fuse(q SearchQuery, keyword, vector []Ranked) []Hit {
 		}
 		return h
 	}
+	full := map[Kind]float64{}
+	for _, r := range keyword {
+		k := r.Record.RecordKind()
+		full[k] = max(full[k], r.Full)
+	}
 	for i, r := range keyword {
 		h := get(r.Record)
 		h.WindowScore = gains[RefOf(r.Record)]
 		h.KeywordScore, h.KeywordRank = r.Score-h.WindowScore, i+1
 		h.FoundBy = append(h.FoundBy, RetrieverKeyword)
 	}
+	// A record at a right angle to the query, or facing away, is not like it: the
+	// vector retriever does not find it, whatever else it ranks.
+	vector = slices.DeleteFunc(slices.Clone(vector), func(r Ranked) bool { return !(r.Score > 0) })
 	for i, r := range vector {
 		h := get(r.Record)
 		h.VectorScore, h.VectorRank = r.Score, i+1
@@ -97,10 +112,21 @@ func Fuse(q SearchQuery, keyword, vector []Ranked) []Hit {
 			}
 		}
 	}
+	best := 0.0
+	for _, ref := range order {
+		h := hits[ref]
+		h.Relevance = relevance(q, h, full[ref.Kind])
+		if q.MinScore == 0 || h.Score >= q.MinScore {
+			best = max(best, h.Relevance)
+		}
+	}
+	if q.MinRelevance > 0 && best < q.MinRelevance {
+		return nil // nothing relevant
+	}
 	out := make([]Ranked, 0, len(order))
 	for _, ref := range order {
 		h := hits[ref]
-		if q.MinScore == 0 || h.Score >= q.MinScore {
+		if (q.MinScore == 0 || h.Score >= q.MinScore) && h.Relevance >= q.MinRelevance/2 {
 			out = append(out, Ranked{Record: h.Record, Score: h.Score})
 		}
 	}
@@ -113,6 +139,25 @@ func Fuse(q SearchQuery, keyword, vector []Ranked) []Hit {
 		res[i] = *hits[RefOf(r.Record)]
 	}
 	return res
+}
+
+// relevance returns the relevance of a hit (see Hit.Relevance), where full is the
+// keyword score of a full match of its kind.
+func relevance(q SearchQuery, h *Hit, full float64) float64 {
+	kw, vec := 0.0, 0.0
+	if h.KeywordRank > 0 && full > 0 {
+		kw = min(1, max(0, (h.KeywordScore+h.WindowScore)/full))
+	}
+	if h.VectorRank > 0 {
+		vec = min(1, max(0, h.VectorScore))
+	}
+	switch q.Mode {
+	case Keyword:
+		return kw
+	case Vector:
+		return vec
+	}
+	return max(kw, vec)
 }
 
 // NeedVector reports whether a search's vector retriever can change its hits, given

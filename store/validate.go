@@ -440,6 +440,9 @@ func NormalizeSearch(q SearchQuery, dims int) (SearchQuery, error) {
 	if !finite(q.MinScore) {
 		return q, Invalid("SearchQuery.MinScore", "must be a finite number (0 keeps every hit)", q.MinScore)
 	}
+	if !(q.MinRelevance >= 0 && q.MinRelevance <= 1) {
+		return q, Invalid("SearchQuery.MinRelevance", "must be between 0 (every hit) and 1", q.MinRelevance)
+	}
 	return q, ValidateFilter(q.Filter)
 }
 

@@ -176,21 +176,25 @@ func newSearchCmd(a *app) *cobra.Command {
 				return err
 			}
 			return a.out.emit(views, func() {
+				if len(views) == 0 && q.MinRelevance > 0 {
+					a.out.line("nothing relevant: no hit reached relevance %.2f (--min-relevance 0 shows every hit)", q.MinRelevance)
+					return
+				}
 				var rows [][]string
 				context := func(ms []*memview.Record) {
 					for _, m := range ms {
-						rows = append(rows, []string{"", "", "", "", "  " + string(m.Kind) + "/" + m.ID, memview.Shorten(m.Summary, 68)})
+						rows = append(rows, []string{"", "", "", "", "", "  " + string(m.Kind) + "/" + m.ID, memview.Shorten(m.Summary, 68)})
 					}
 				}
 				for i, h := range views {
 					context(h.Before)
 					rows = append(rows, []string{
-						strconv.Itoa(i + 1), fmt.Sprintf("%.4f", h.Score), rankScore(h.KeywordRank, h.KeywordScore),
+						strconv.Itoa(i + 1), fmt.Sprintf("%.2f", h.Relevance), fmt.Sprintf("%.4f", h.Score), rankScore(h.KeywordRank, h.KeywordScore),
 						rankScore(h.VectorRank, h.VectorScore), string(h.Record.Kind) + "/" + h.Record.ID, memview.Shorten(h.Record.Summary, 70),
 					})
 					context(h.After)
 				}
-				a.out.table([]string{"#", "SCORE", "KEYWORD", "VECTOR", "RECORD", "SUMMARY"}, rows)
+				a.out.table([]string{"#", "RELEVANCE", "SCORE", "KEYWORD", "VECTOR", "RECORD", "SUMMARY"}, rows)
 			})
 		},
 	}
@@ -204,6 +208,8 @@ func newSearchCmd(a *app) *cobra.Command {
 	f.StringVar((*string)(&q.Filter.Role), "role", "", "only the messages of this speaker: user, assistant, tool_call, tool_result, system")
 	f.StringVar(&q.Filter.ConversationID, "conversation", "", "only the messages of this conversation")
 	f.IntVar(&q.Window, "window", 0, "show each message hit with this many messages before and after it (0 to 20)")
+	f.Float64Var(&q.MinRelevance, "min-relevance", day1.DefaultMinRelevance,
+		"show nothing unless a hit reaches this relevance (0 to 1), and leave out the hits below half of it; 0 shows every hit")
 	addAt(a, cmd)
 	return cmd
 }

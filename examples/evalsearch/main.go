@@ -89,7 +89,15 @@ type Report struct {
 	// MessagesLoadTime and MessageResults are those of the messages mode.
 	MessagesLoadTime time.Duration       `json:"messages_load_ns"`
 	MessageResults   []searcheval.Result `json:"message_results"`
+	// Floors and MessageFloors are the default search at relevance floors, in the
+	// facts and the messages mode: recall on each question's own dialogue, and how
+	// often a question asked of another dialogue's memory returns nothing.
+	Floors        []searcheval.Floor `json:"relevance_floors,omitempty"`
+	MessageFloors []searcheval.Floor `json:"message_relevance_floors,omitempty"`
 }
+
+// relevanceFloors are the relevance floors the report measures.
+var relevanceFloors = []float64{0, 0.2, day1.DefaultMinRelevance, 0.4, 0.5}
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var o options
@@ -182,7 +190,7 @@ func evaluate(ctx context.Context, o options) (Report, error) {
 		if o.noSessions {
 			loadFacts = searcheval.LoadWithoutSessions
 		}
-		l, load, emb, err := evaluateMode(ctx, cfg, ds, loadFacts, append(slices.Clip(variants), speaker), &rep.Results)
+		l, load, emb, err := evaluateMode(ctx, cfg, ds, loadFacts, append(slices.Clip(variants), speaker), &rep.Results, &rep.Floors)
 		if err != nil {
 			return Report{}, err
 		}
@@ -190,7 +198,7 @@ func evaluate(ctx context.Context, o options) (Report, error) {
 	}
 	if o.mode != modeFacts {
 		l, load, emb, err := evaluateMode(ctx, cfg, ds, searcheval.LoadMessages,
-			append(slices.Clip(variants), searcheval.ContextVariants...), &rep.MessageResults)
+			append(slices.Clip(variants), searcheval.ContextVariants...), &rep.MessageResults, &rep.MessageFloors)
 		if err != nil {
 			return Report{}, err
 		}
@@ -200,10 +208,10 @@ func evaluate(ctx context.Context, o options) (Report, error) {
 }
 
 // evaluateMode loads the data set into a new memory with load and evaluates each
-// variant on it, appending the results to out.
+// variant on it, appending the results to out, and the relevance floors, into fl.
 func evaluateMode(ctx context.Context, cfg day1.Config, ds []evaldata.Dialogue,
 	load func(context.Context, *day1.Client, []evaldata.Dialogue) (*searcheval.Loaded, error),
-	variants []searcheval.Variant, out *[]searcheval.Result) (*searcheval.Loaded, time.Duration, string, error) {
+	variants []searcheval.Variant, out *[]searcheval.Result, fl *[]searcheval.Floor) (*searcheval.Loaded, time.Duration, string, error) {
 	c, err := day1.Open(ctx, cfg)
 	if err != nil {
 		return nil, 0, "", err
@@ -221,6 +229,11 @@ func evaluateMode(ctx context.Context, cfg day1.Config, ds []evaldata.Dialogue,
 			return nil, 0, "", err
 		}
 		*out = append(*out, r)
+	}
+	if len(ds) > 1 {
+		if *fl, err = searcheval.Floors(ctx, c, l, relevanceFloors); err != nil {
+			return nil, 0, "", err
+		}
 	}
 	return l, took, c.Capabilities().Embedder, nil
 }
@@ -250,11 +263,31 @@ func printReport(w io.Writer, rep Report) {
 		}
 		fmt.Fprintln(w)
 		printResults(w, rep.Results)
+		printFloors(w, rep.Floors)
 	}
 	if rep.MessageResults != nil {
 		fmt.Fprintf(w, "\nturns as messages of conversations, loaded in %v\n", rep.MessagesLoadTime.Round(time.Millisecond))
 		printResults(w, rep.MessageResults)
+		printFloors(w, rep.MessageFloors)
 	}
+}
+
+// printFloors prints the default search at each relevance floor.
+func printFloors(w io.Writer, fs []searcheval.Floor) {
+	if len(fs) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nrelevance floors (MinRelevance): recall on the own dialogue, nothing returned when asked of the next one")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "min relevance\trecall@10\tnothing on unrelated\t")
+	for _, f := range fs {
+		name := fmt.Sprintf("%.2f", f.MinRelevance)
+		if f.MinRelevance == day1.DefaultMinRelevance {
+			name += " (default for agents)"
+		}
+		fmt.Fprintf(tw, "%s\t%.1f%%\t%.1f%%\t\n", name, 100*f.Recall10, 100*f.Nothing)
+	}
+	tw.Flush()
 }
 
 func printResults(w io.Writer, results []searcheval.Result) {

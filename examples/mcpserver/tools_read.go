@@ -35,19 +35,22 @@ type searchIn struct {
 	Conversation string     `json:"conversation_id,omitempty" jsonschema:"keep the messages of this conversation only"`
 	SessionID    string     `json:"session_id,omitempty" jsonschema:"keep the records of this session only"`
 	Window       int        `json:"window,omitempty" jsonschema:"return each message hit with this many messages before and after it in its conversation, 0 to 20 (default 0)"`
+	MinRelevance *float64   `json:"min_relevance,omitempty" jsonschema:"return nothing unless a hit reaches this relevance, 0 to 1, and leave out the hits below half of it (default 0.3; 0 returns every hit)"`
 }
 
 type hitView struct {
-	Kind     string    `json:"kind" jsonschema:"fact, observation, conversation or message"`
-	ID       string    `json:"id"`
-	Score    float64   `json:"score"`
-	FoundBy  []string  `json:"found_by" jsonschema:"the retrievers that found it: keyword, vector"`
-	Text     string    `json:"text" jsonschema:"the fact's text, the observation's summary, the conversation's title or the message's content"`
-	Category string    `json:"category,omitempty"`
-	Status   string    `json:"status,omitempty" jsonschema:"a fact's status"`
-	Type     string    `json:"observation_type,omitempty"`
-	Branch   string    `json:"branch"`
-	Created  time.Time `json:"created_at"`
+	Kind  string  `json:"kind" jsonschema:"fact, observation, conversation or message"`
+	ID    string  `json:"id"`
+	Score float64 `json:"score"`
+	// Relevance is always present, 0 included.
+	Relevance float64   `json:"relevance" jsonschema:"how much of the query the hit matches, 0 to 1, the same on every store and search type"`
+	FoundBy   []string  `json:"found_by" jsonschema:"the retrievers that found it: keyword, vector"`
+	Text      string    `json:"text" jsonschema:"the fact's text, the observation's summary, the conversation's title or the message's content"`
+	Category  string    `json:"category,omitempty"`
+	Status    string    `json:"status,omitempty" jsonschema:"a fact's status"`
+	Type      string    `json:"observation_type,omitempty"`
+	Branch    string    `json:"branch"`
+	Created   time.Time `json:"created_at"`
 	// A message hit's place in its conversation.
 	Conversation string        `json:"conversation_id,omitempty"`
 	Title        string        `json:"conversation_title,omitempty"`
@@ -130,6 +133,9 @@ func (m *memServer) search(ctx context.Context, ss *mcp.ServerSession, in search
 		return searchOut{}, "", err
 	}
 	out := searchOut{Branch: branchName(q.Branch), Hits: viewHits(hits)}
+	if len(hits) == 0 && q.MinRelevance > 0 {
+		return out, fmt.Sprintf("nothing relevant on %s (no hit reached relevance %.2f; min_relevance 0 returns every hit)", out.Branch, q.MinRelevance), nil
+	}
 	return out, fmt.Sprintf("%d hits on %s", len(out.Hits), out.Branch), nil
 }
 
@@ -143,6 +149,10 @@ func (m *memServer) searchQuery(ss *mcp.ServerSession, in searchIn) (day1.Search
 	}
 	if q.Limit == 0 {
 		q.Limit = defaultSearchLimit
+	}
+	q.MinRelevance = day1.DefaultMinRelevance
+	if in.MinRelevance != nil {
+		q.MinRelevance = *in.MinRelevance
 	}
 	for _, k := range in.Kinds {
 		kind := day1.Kind(k)
@@ -166,7 +176,8 @@ func (m *memServer) searchQuery(ss *mcp.ServerSession, in searchIn) (day1.Search
 func viewHits(hits []day1.Hit) []hitView {
 	out := make([]hitView, 0, len(hits))
 	for _, h := range hits {
-		v := hitView{Kind: string(h.Record.RecordKind()), ID: h.Record.RecordID(), Score: h.Score, Branch: h.Record.RecordBranch(), Created: h.Record.RecordTime(), FoundBy: []string{}}
+		v := hitView{Kind: string(h.Record.RecordKind()), ID: h.Record.RecordID(), Score: h.Score, Relevance: h.Relevance,
+			Branch: h.Record.RecordBranch(), Created: h.Record.RecordTime(), FoundBy: []string{}}
 		for _, r := range h.FoundBy {
 			v.FoundBy = append(v.FoundBy, string(r))
 		}

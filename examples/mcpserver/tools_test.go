@@ -122,6 +122,19 @@ func TestMemoryTools(t *testing.T) {
 	if len(s.Hits) == 0 || s.Hits[0].ID != f.FactID || s.Hits[0].Kind != "fact" {
 		t.Errorf("search = %+v, want %s first", s, f.FactID)
 	}
+	if len(s.Hits) > 0 && !(s.Hits[0].Relevance > 0.9 && s.Hits[0].Relevance <= 1) {
+		t.Errorf("search hit relevance = %v, want close to 1 for a fact holding every word", s.Hits[0].Relevance)
+	}
+	// Nothing in memory is about this: the default relevance floor answers nothing,
+	// and min_relevance 0 returns whatever ranks.
+	none := call[searchOut](t, cs, "memory_search", map[string]any{"query": "quantum banana smoothie service"})
+	if msg := resultText(callResult(t, cs, "memory_search", map[string]any{"query": "quantum banana smoothie service"})); len(none.Hits) != 0 || !strings.Contains(msg, "nothing relevant") {
+		t.Errorf("search of what memory does not hold = %+v, %q; want nothing relevant", none, msg)
+	}
+	every := call[searchOut](t, cs, "memory_search", map[string]any{"query": "quantum banana smoothie service", "min_relevance": 0})
+	if len(every.Hits) == 0 {
+		t.Errorf("search with min_relevance 0 = %+v; want the weak hits", every)
+	}
 	future := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
 	s = call[searchOut](t, cs, "memory_search", map[string]any{"query": "JWTs RS256", "time_range": map[string]any{"after": future}})
 	if len(s.Hits) != 0 {

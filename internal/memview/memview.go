@@ -174,6 +174,7 @@ func Strip(r day1.Record) day1.Record {
 type Hit struct {
 	Record       *Record          `json:"record"`
 	Score        float64          `json:"score"`
+	Relevance    float64          `json:"relevance"`
 	KeywordScore *float64         `json:"keyword_score,omitempty"`
 	KeywordRank  int              `json:"keyword_rank,omitempty"`
 	VectorScore  *float64         `json:"vector_score,omitempty"`
@@ -191,7 +192,7 @@ func Hits(hits []day1.Hit) []Hit {
 	out := make([]Hit, len(hits))
 	for i, h := range hits {
 		out[i] = Hit{
-			Record: View(h.Record), Score: h.Score,
+			Record: View(h.Record), Score: h.Score, Relevance: h.Relevance,
 			KeywordScore: ranked(h.KeywordRank, h.KeywordScore), KeywordRank: h.KeywordRank,
 			VectorScore: ranked(h.VectorRank, h.VectorScore), VectorRank: h.VectorRank, FoundBy: h.FoundBy,
 			ConversationTitle: h.ConversationTitle, WindowScore: h.WindowScore,

@@ -1,6 +1,9 @@
 package textsearch
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // BM25 holds the two free parameters of Okapi BM25.
 //
@@ -62,4 +65,16 @@ func TermFreqs(tokens []string) map[string]int {
 		m[t]++
 	}
 	return m
+}
+
+// Full returns the BM25 score of a document of average length that holds each term
+// of a query once: the sum of the terms' IDFs, added in ascending order, so that it is
+// the same to the last bit whatever order the terms were met in.
+func Full(idfs []float64) float64 {
+	slices.Sort(idfs)
+	sum := 0.0
+	for _, x := range idfs {
+		sum += x
+	}
+	return sum
 }

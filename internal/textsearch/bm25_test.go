@@ -92,3 +92,14 @@ func BenchmarkBM25Score(b *testing.B) {
 		sinkFloat += DefaultBM25.Score(i&7+1, 40+i&63, 52.5, idf)
 	}
 }
+
+func TestFullIsTheSameInAnyOrder(t *testing.T) {
+	a := []float64{0.1, 1e-17, 3.3, 0.7, 1e-17}
+	b := []float64{1e-17, 0.7, 1e-17, 3.3, 0.1}
+	if Full(a) != Full(b) {
+		t.Errorf("Full differs with the order: %v, %v", Full(a), Full(b))
+	}
+	if got := Full([]float64{1, 2}); got != 3 {
+		t.Errorf("Full(1, 2) = %v; want 3", got)
+	}
+}

@@ -826,7 +826,9 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 		// embeddings), stamped and written before the next is read, so that a merge
 		// of many records holds one part's embeddings and rows, not the plan's. The
 		// first part is read before the commit lock is taken (w.seal), as a Put reads.
-		parts := chunks(puts, mergePart)
+		// The parts are written from a copy: a part is let go once written, and a
+		// retried attempt starts again from the plan.
+		parts := chunks(slices.Clone(puts), mergePart)
 		if len(parts) == 0 {
 			parts = [][]store.Record{nil}
 		}

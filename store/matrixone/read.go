@@ -211,7 +211,8 @@ func listSQL(p pos, q store.ListQuery) (query string, args []any, pushed, possib
 type ranked struct {
 	rec   store.Record
 	score float64
-	vid   int64 // the version's primary key
+	vid   int64   // the version's primary key
+	full  float64 // store.Ranked.Full
 }
 
 // topRanked sorts by score, best first, then kind and id, and keeps k.
@@ -370,7 +371,7 @@ func (s *Store) hitVectors(ctx context.Context, hits []store.Hit, kws [][]ranked
 func conv(rs []ranked) []store.Ranked {
 	out := make([]store.Ranked, len(rs))
 	for i, r := range rs {
-		out[i] = store.Ranked{Record: r.rec, Score: r.score}
+		out[i] = store.Ranked{Record: r.rec, Score: r.score, Full: r.full}
 	}
 	return out
 }
@@ -653,6 +654,12 @@ func (s *Store) keyword(ctx context.Context, p pos, kind store.Kind, q store.Sea
 		return nil, nil
 	}
 	avg := float64(sumLen) / float64(n)
+	// store.Ranked.Full: a term no row holds counts as the rarest.
+	idfs := make([]float64, 0, len(terms))
+	for term := range terms {
+		idfs = append(idfs, textsearch.DefaultBM25.IDF(df[term], int(n)))
+	}
+	full := textsearch.Full(idfs)
 	for i := range cands {
 		c := &cands[i]
 		for _, term := range list {
@@ -676,7 +683,15 @@ func (s *Store) keyword(ctx context.Context, p pos, kind store.Kind, q store.Sea
 		best[i] = termCand{c.vid, c.id, c.score}
 	}
 	out, _, err := s.fetchBest(ctx, p, kind, q, best, k, 0)
+	withFull(out, full)
 	return out, err
+}
+
+// withFull sets the Full of a keyword ranking (store.Ranked.Full).
+func withFull(rs []ranked, full float64) {
+	for i := range rs {
+		rs[i].full = full
+	}
 }
 
 // fetchBest reads the records of ranked candidates, without their embeddings (Search

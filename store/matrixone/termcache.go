@@ -236,19 +236,21 @@ func (s *Store) termSearch(ctx context.Context, p pos, kind store.Kind, q store.
 	if err != nil {
 		return nil, false, err
 	}
-	cands := ix.rank(terms, p.cut)
+	cands, full := ix.rank(terms, p.cut)
 	ix.mu.Unlock()
 	s.termQueries.Add(1)
 	out, complete, err := s.fetchBest(ctx, p, kind, q, cands, k, maxTermFetches)
 	if err != nil || !complete {
 		return nil, false, err
 	}
+	withFull(out, full)
 	return out, true, nil
 }
 
 // rank scores every version visible at cut holding one of the terms, best first, ties
-// by id. The caller holds ix.mu.
-func (ix *termIndex) rank(terms map[string]int, cut int64) []termCand {
+// by id, and returns the score of a full match (store.Ranked.Full). The caller holds
+// ix.mu.
+func (ix *termIndex) rank(terms map[string]int, cut int64) ([]termCand, float64) {
 	if ix.statsCut != cut {
 		ix.n, ix.sumLen = 0, 0
 		for i := range ix.ents {
@@ -260,7 +262,7 @@ func (ix *termIndex) rank(terms map[string]int, cut int64) []termCand {
 		ix.statsCut = cut
 	}
 	if ix.n == 0 {
-		return nil
+		return nil, 0
 	}
 	avg := float64(ix.sumLen) / float64(ix.n)
 	// Terms in order, so that every score is the same sum as the other paths'.
@@ -270,6 +272,7 @@ func (ix *termIndex) rank(terms map[string]int, cut int64) []termCand {
 	}
 	slices.Sort(list)
 	acc := map[int32]float64{}
+	idfs := make([]float64, 0, len(list))
 	for _, t := range list {
 		ps := ix.post[t]
 		df := 0
@@ -278,10 +281,11 @@ func (ix *termIndex) rank(terms map[string]int, cut int64) []termCand {
 				df++
 			}
 		}
+		idf := textsearch.DefaultBM25.IDF(df, int(ix.n))
+		idfs = append(idfs, idf)
 		if df == 0 {
 			continue
 		}
-		idf := textsearch.DefaultBM25.IDF(df, int(ix.n))
 		for _, p := range ps {
 			if e := &ix.ents[p.ent]; e.visible(cut) {
 				acc[p.ent] += textsearch.DefaultBM25.Score(int(p.tf), int(e.docLen), avg, idf)
@@ -299,5 +303,5 @@ func (ix *termIndex) rank(terms map[string]int, cut int64) []termCand {
 		}
 		return strings.Compare(a.id, b.id)
 	})
-	return out
+	return out, textsearch.Full(idfs)
 }

@@ -266,6 +266,7 @@ func (v view) neighbours(ranges []store.SeqRange) []store.Message {
 type ranked struct {
 	v     *version
 	score float64
+	full  float64 // store.Ranked.Full
 }
 
 // keyword scores BM25 over the documents the view sees. Document frequencies, the
@@ -312,9 +313,11 @@ func (s *Store) keyword(vw view, ix *kindIndex, kind store.Kind, q store.SearchQ
 		}
 	}
 	ms, ps := sc.terms[:0], sc.postings[:0]
+	var idfs []float64 // of the query's terms, for store.Ranked.Full
 	for term := range textsearch.TermFreqs(textsearch.Terms(q.Text)) {
 		list := ix.postings[term]
 		if list == nil {
+			idfs = append(idfs, textsearch.DefaultBM25.IDF(0, n))
 			continue
 		}
 		df, from := 0, len(ps)
@@ -353,10 +356,11 @@ func (s *Store) keyword(vw view, ix *kindIndex, kind store.Kind, q store.SearchQ
 			}
 			ps = append(ps, p)
 		}
+		idf := textsearch.DefaultBM25.IDF(df, n)
+		idfs = append(idfs, idf)
 		if len(ps) == from {
 			continue
 		}
-		idf := textsearch.DefaultBM25.IDF(df, n)
 		// Score rises with tf and falls with the document's length, and rounding keeps
 		// both so: no posting of the term scores above its bound.
 		bound := textsearch.DefaultBM25.Score(int(list.maxTF), int(list.minDL), avg, idf)
@@ -418,7 +422,12 @@ func (s *Store) keyword(vw view, ix *kindIndex, kind store.Kind, q store.SearchQ
 			}
 		}
 	}
-	return fromTop(top)
+	out := fromTop(top)
+	full := textsearch.Full(idfs)
+	for i := range out {
+		out[i].full = full
+	}
+	return out
 }
 
 // boundSlack widens the sums of term bounds against rounding: the scores of a
@@ -593,7 +602,7 @@ func fromTop(top *vecmath.TopK[*version]) []ranked {
 	sorted := top.Sorted()
 	out := make([]ranked, len(sorted))
 	for i, s := range sorted {
-		out[i] = ranked{s.Item, s.Score}
+		out[i] = ranked{v: s.Item, score: s.Score}
 	}
 	return out
 }
@@ -602,7 +611,7 @@ func fromTop(top *vecmath.TopK[*version]) []ranked {
 func records(rs []ranked) []store.Ranked {
 	out := make([]store.Ranked, len(rs))
 	for i, r := range rs {
-		out[i] = store.Ranked{Record: r.v.plain(), Score: r.score}
+		out[i] = store.Ranked{Record: r.v.plain(), Score: r.score, Full: r.full}
 	}
 	return out
 }

@@ -275,6 +275,8 @@ func testSearch(t *testing.T, h Harness) {
 		}
 	})
 
+	testRelevance(t, h)
+
 	for _, mode := range modes {
 		subtest(t, h, area, fmt.Sprintf("history is left out by default (%s)", mode), func(e *env) {
 			e.writeSearchFixture()
@@ -332,6 +334,9 @@ func testSearch(t *testing.T, h Harness) {
 			{"unknown fusion", store.SearchQuery{Text: "service", Mode: store.Hybrid, Fusion: "max"}, "SearchQuery.Fusion"},
 			{"alpha above 1", store.SearchQuery{Text: "service", Vector: searchQuery, Mode: store.Hybrid, Fusion: store.Weighted, Alpha: 1.5}, "SearchQuery.Alpha"},
 			{"NaN min score", store.SearchQuery{Text: "service", Mode: store.Keyword, MinScore: math.NaN()}, "SearchQuery.MinScore"},
+			{"min relevance above 1", store.SearchQuery{Text: "service", Mode: store.Keyword, MinRelevance: 1.5}, "SearchQuery.MinRelevance"},
+			{"negative min relevance", store.SearchQuery{Text: "service", Mode: store.Keyword, MinRelevance: -0.1}, "SearchQuery.MinRelevance"},
+			{"NaN min relevance", store.SearchQuery{Text: "service", Mode: store.Keyword, MinRelevance: math.NaN()}, "SearchQuery.MinRelevance"},
 			{"infinite min score", store.SearchQuery{Text: "service", Mode: store.Keyword, MinScore: math.Inf(-1)}, "SearchQuery.MinScore"},
 			{"vector weight above 1", store.SearchQuery{Text: "service", Mode: store.Hybrid, VectorWeight: 2}, "SearchQuery.VectorWeight"},
 			{"NaN alpha", store.SearchQuery{Text: "service", Vector: searchQuery, Mode: store.Hybrid, Fusion: store.Weighted, Alpha: math.NaN()}, "SearchQuery.Alpha"},
@@ -434,4 +439,111 @@ func topScore(hits []store.Hit) float64 {
 		return math.NaN()
 	}
 	return hits[0].Score
+}
+
+// testRelevance checks Hit.Relevance and SearchQuery.MinRelevance. The fixture's
+// records of a kind are equally long, so that a record holding each query term once
+// scores exactly the sum of the terms' IDFs: relevance 1.
+func testRelevance(t *testing.T, h Harness) {
+	const area = "search"
+	main := head(store.DefaultBranch)
+	const eps = 1e-9
+
+	subtest(t, h, area, "relevance is the share of the query a keyword hit matches", func(e *env) {
+		e.writeSearchFixture()
+		hits := e.search(main, store.SearchQuery{WindowWeight: noContext, IncludeHistory: true, Text: "kerberos ticket", Mode: store.Keyword})
+		rel := map[string]float64{}
+		for _, h := range hits {
+			rel[h.Record.RecordID()] = h.Relevance
+		}
+		// fA and oA hold both words, each among the records of its kind; fB one.
+		for _, id := range []string{"fA", "oA"} {
+			if math.Abs(rel[id]-1) > eps {
+				e.t.Errorf("relevance of %s, which holds every word of the query = %v; want 1", id, rel[id])
+			}
+		}
+		if r := rel["fB"]; !(r > 0.2 && r < 0.8) {
+			e.t.Errorf("relevance of fB, which holds one of two words = %v; want between 0.2 and 0.8", r)
+		}
+		// A word no record holds counts against every hit, as the rarest word would.
+		more := e.search(main, store.SearchQuery{WindowWeight: noContext, IncludeHistory: true, Text: "kerberos ticket zeppelin", Mode: store.Keyword, Kinds: factsOnly})
+		if len(more) == 0 || more[0].Record.RecordID() != "fA" || !(more[0].Relevance > 0.3 && more[0].Relevance < 1-eps) {
+			e.t.Errorf("with a word no record holds, the hits are %v; want fA first with a relevance between 0.3 and 1", relevances(more))
+		}
+		// The common word alone matches everything and says little.
+		common := e.search(main, store.SearchQuery{WindowWeight: noContext, IncludeHistory: true, Text: "service zeppelin", Mode: store.Keyword})
+		for _, h := range common {
+			if h.Relevance > 0.1 {
+				e.t.Errorf("%s matches only the word every record holds: relevance %v; want under 0.1", h.Record.RecordID(), h.Relevance)
+			}
+		}
+	})
+
+	subtest(t, h, area, "relevance by vector is the positive cosine", func(e *env) {
+		e.writeSearchFixture()
+		// At a right angle to the query, and facing away from it: not like it at all.
+		e.put(store.DefaultBranch, store.PutOptions{},
+			store.Fact{ID: "fR", Text: "right angle zero service", Embedding: vec(0, 0, 0, 0, 0, 0, 0, 1), CreatedAt: micro(7)},
+			store.Fact{ID: "fN", Text: "facing away negative service", Embedding: vec(-1), CreatedAt: micro(8)})
+		hits := e.search(main, store.SearchQuery{WindowWeight: noContext, IncludeHistory: true, Vector: searchQuery, Mode: store.Vector, Limit: 20})
+		for _, h := range hits {
+			if id := h.Record.RecordID(); id == "fR" || id == "fN" {
+				e.t.Errorf("vector search found %s, whose cosine to the query is %v", id, h.VectorScore)
+			}
+			if math.Abs(h.Relevance-h.VectorScore) > eps {
+				e.t.Errorf("%s: relevance %v, cosine %v; want them equal", h.Record.RecordID(), h.Relevance, h.VectorScore)
+			}
+		}
+		if len(hits) != 7 {
+			e.t.Errorf("vector hits = %v; want the fixture's seven with an embedding", hitIDs(hits))
+		}
+		// Hybrid: the larger of the two.
+		hy := e.search(main, store.SearchQuery{WindowWeight: noContext, IncludeHistory: true, Text: "restart", Vector: searchQuery, Mode: store.Hybrid, Kinds: factsOnly, Limit: 20})
+		for _, h := range hy {
+			want := max(h.VectorScore, 0)
+			if h.KeywordRank > 0 {
+				want = 1 // fB holds the query's one word
+			}
+			if math.Abs(h.Relevance-want) > eps {
+				e.t.Errorf("hybrid %s: relevance %v; want %v", h.Record.RecordID(), h.Relevance, want)
+			}
+		}
+	})
+
+	subtest(t, h, area, "min relevance answers nothing when nothing is relevant", func(e *env) {
+		e.writeSearchFixture()
+		for _, mode := range []store.SearchMode{store.Keyword, store.Vector, store.Hybrid} {
+			q := store.SearchQuery{WindowWeight: noContext, IncludeHistory: true, Text: "service zeppelin", Mode: mode, MinRelevance: 0.3}
+			if mode != store.Keyword {
+				q.Vector = vec(0, 0, 0, 0, 0, 0, 1) // like no record of the fixture
+			}
+			if hits := e.search(main, q); len(hits) != 0 {
+				e.t.Errorf("%s search of what no record is about, MinRelevance 0.3: %v; want nothing", mode, relevances(hits))
+			}
+		}
+		// With a relevant hit, the hits down to half the floor come with it.
+		q := store.SearchQuery{WindowWeight: noContext, IncludeHistory: true, Text: "kerberos ticket", Mode: store.Keyword}
+		all := e.search(main, q)
+		q.MinRelevance = 0.9
+		var want []string
+		for _, h := range all {
+			if h.Relevance >= q.MinRelevance/2 {
+				want = append(want, h.Record.RecordID())
+			}
+		}
+		got := e.search(main, q)
+		same(e.t, "hits at MinRelevance 0.9", want, hitIDs(got))
+		if len(want) == len(all) || len(want) < 2 {
+			e.t.Errorf("the fixture should keep some hits and drop others at 0.9: %v", relevances(all))
+		}
+	})
+}
+
+// relevances lists hits as id=relevance, for messages.
+func relevances(hs []store.Hit) []string {
+	out := make([]string, len(hs))
+	for i, h := range hs {
+		out[i] = fmt.Sprintf("%s=%.3f", h.Record.RecordID(), h.Relevance)
+	}
+	return out
 }

@@ -328,3 +328,57 @@ func percentile(sorted []time.Duration, p int) time.Duration {
 	i := (len(sorted)*p + 99) / 100
 	return sorted[max(0, min(i, len(sorted))-1)]
 }
+
+// Floor is how a relevance floor (SearchQuery.MinRelevance) does on a data set: the
+// recall@10 of the default search on each question's own dialogue, and the share of
+// questions that, asked of another dialogue's memory (the next one's, which holds
+// nothing about them), return nothing.
+type Floor struct {
+	MinRelevance float64 `json:"min_relevance"`
+	Recall10     float64 `json:"recall_at_10"`
+	// Nothing is the share of questions asked of another dialogue that return no hit.
+	Nothing float64 `json:"nothing_on_unrelated"`
+}
+
+// Floors evaluates the default search at each relevance floor. It needs two
+// dialogues or more.
+func Floors(ctx context.Context, c *day1.Client, l *Loaded, floors []float64) ([]Floor, error) {
+	if len(l.Dialogues) < 2 {
+		return nil, fmt.Errorf("relevance floors need two dialogues or more, have %d", len(l.Dialogues))
+	}
+	out := make([]Floor, len(floors))
+	for i, floor := range floors {
+		out[i].MinRelevance = floor
+		var own []Metrics
+		empty, asked := 0, 0
+		for j, d := range l.Dialogues {
+			other := l.Dialogues[(j+1)%len(l.Dialogues)]
+			for _, q := range d.Questions {
+				hits, err := c.Search(ctx, day1.SearchQuery{Branch: Branch(d), Text: q.Text, Limit: 10, MinRelevance: floor})
+				if err != nil {
+					return nil, fmt.Errorf("%q: %w", q.Text, err)
+				}
+				ids := make([]string, len(hits))
+				for k, h := range hits {
+					ids[k] = h.Record.RecordID()
+				}
+				want := make([]string, len(q.Evidence))
+				for k, e := range q.Evidence {
+					want[k] = l.stored[e]
+				}
+				own = append(own, Judge(ids, want))
+				hits, err = c.Search(ctx, day1.SearchQuery{Branch: Branch(other), Text: q.Text, Limit: 10, MinRelevance: floor})
+				if err != nil {
+					return nil, fmt.Errorf("%q: %w", q.Text, err)
+				}
+				asked++
+				if len(hits) == 0 {
+					empty++
+				}
+			}
+		}
+		out[i].Recall10 = Mean(own).Recall10
+		out[i].Nothing = float64(empty) / float64(max(asked, 1))
+	}
+	return out, nil
+}

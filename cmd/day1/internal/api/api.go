@@ -384,6 +384,18 @@ func (q *query) int(name string) int {
 	return n
 }
 
+func (q *query) float(name string) float64 {
+	s := q.str(name)
+	if s == "" || q.err != nil {
+		return 0
+	}
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		q.err = &badRequest{name, "must be a number, not " + strconv.Quote(s)}
+	}
+	return x
+}
+
 func (q *query) bool(name string) bool {
 	s := q.str(name)
 	if s == "" || q.err != nil {

@@ -111,6 +111,10 @@ func TestRoutes(t *testing.T) {
 		{"GET", "/api/v1/search?q=token&window=99", "", 400, "invalid_argument"},
 		{"GET", "/api/v1/search?q=token&role=boss", "", 400, "invalid_argument"},
 		{"GET", "/api/v1/search?q=token&at=nope", "", 404, "not_found"},
+		{"GET", "/api/v1/search?q=token+refresh", "", 200, `"relevance":`},
+		{"GET", "/api/v1/search?q=quantum+banana+service&min_relevance=0.3", "", 200, `[]`},
+		{"GET", "/api/v1/search?q=token&min_relevance=lots", "", 400, "invalid_argument"},
+		{"GET", "/api/v1/search?q=token&min_relevance=2", "", 400, "invalid_argument"},
 		{"GET", "/api/v1/timeline?branch=agent-a&agent=agent-a", "", 200, `"f-a1"`},
 		{"GET", "/api/v1/timeline?until=yesterday", "", 400, "invalid_argument"},
 

@@ -152,6 +152,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) (any, error) {
 	sq := day1.SearchQuery{
 		Branch: qq.str("branch"), Text: qq.str("q"), Mode: day1.SearchMode(qq.str("mode")),
 		Kinds: qq.kinds("kind"), Filter: qq.filter(), Limit: qq.int("limit"), Window: qq.int("window"),
+		MinRelevance: qq.float("min_relevance"),
 	}
 	if qq.err != nil {
 		return nil, qq.err

@@ -76,7 +76,8 @@ func (d *memory) Facts(ctx context.Context, query string, limit int) ([]hit, err
 	if strings.TrimSpace(query) != "" {
 		// Keyword only: no query embedding, so a session starts fast.
 		hits, err := d.c.Search(ctx, day1.SearchQuery{Branch: d.branch, Text: query, Mode: day1.Keyword,
-			Kinds: []day1.Kind{day1.KindFact}, Filter: day1.Filter{Statuses: liveFacts}, Limit: limit})
+			Kinds: []day1.Kind{day1.KindFact}, Filter: day1.Filter{Statuses: liveFacts}, Limit: limit,
+			MinRelevance: day1.DefaultMinRelevance})
 		if err != nil {
 			return nil, err
 		}
