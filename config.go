@@ -11,6 +11,7 @@ import (
 	"github.com/day1ai/day1/internal/ids"
 	"github.com/day1ai/day1/llm"
 	"github.com/day1ai/day1/merge"
+	"github.com/day1ai/day1/rerank"
 	"github.com/day1ai/day1/store"
 )
 
@@ -74,6 +75,20 @@ type Config struct {
 	// resolver); without one, merge.DefaultResolver().
 	Resolver merge.Resolver
 
+	// Reranker, when set, reorders the candidates of every search before its Limit
+	// is applied: it sees the best RerankPool of them (or Limit, when larger), in the
+	// search's own order, and the search returns the best by its scores (ties keep
+	// the search's order), each with Hit.RerankScore. A search asks to skip it with
+	// SearchQuery.NoRerank. When it fails (a model's error or malformed reply), the
+	// search keeps its own order and its hits carry no RerankScore: a search does not
+	// fail because a reranker did, unless ctx ended. rerank.Model grades with a
+	// language model. Default nil: no reranking.
+	Reranker rerank.Reranker
+
+	// RerankPool is how many candidates a Reranker sees, 1 to store.MaxLimit.
+	// Default 0: rerank.DefaultPool (50).
+	RerankPool int
+
 	// MergeGate checks every merge before it is applied, unless the MergeRequest has a
 	// Gate of its own. Default nil: no gate. VerificationGate{} requires verified facts.
 	MergeGate merge.Gate
@@ -135,6 +150,9 @@ func (c Config) withDefaults() Config {
 	if c.DedupeThreshold == 0 {
 		c.DedupeThreshold = DefaultDedupeThreshold
 	}
+	if c.RerankPool == 0 {
+		c.RerankPool = rerank.DefaultPool
+	}
 	if c.Test.Now == nil {
 		c.Test.Now = time.Now
 	}
@@ -174,6 +192,9 @@ func (c Config) validate() error {
 	}
 	if err := c.Verification.Validate("Config.Verification"); err != nil {
 		return err
+	}
+	if c.RerankPool < 0 || c.RerankPool > store.MaxLimit {
+		return store.Invalid("Config.RerankPool", fmt.Sprintf("must be between 1 and %d (0 means rerank.DefaultPool, %d)", store.MaxLimit, rerank.DefaultPool), c.RerankPool)
 	}
 	return nil
 }

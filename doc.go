@@ -43,7 +43,11 @@
 // (BM25), by vector (cosine) or by both fused (Hybrid, the default, with
 // reciprocal-rank fusion). Each Hit carries its final score, the score and rank of
 // every retriever that found it, and FoundBy; a message hit names its conversation
-// and, with SearchQuery.Window, carries the turns around it. Timeline
+// and, with SearchQuery.Window, carries the turns around it. Every hit has a
+// Relevance in [0, 1] that means the same on every store and fusion, and
+// SearchQuery.MinRelevance (DefaultMinRelevance for what goes into an agent's
+// context) lets a search answer "nothing relevant". Config.Reranker, off by default,
+// reorders the best candidates of every search (package rerank). Timeline
 // lists what happened on a branch in time order; Graph walks the relation graph around
 // an entity. All reads are in the Reader interface.
 //

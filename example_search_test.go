@@ -6,6 +6,8 @@ import (
 	"log"
 
 	"github.com/day1ai/day1"
+	"github.com/day1ai/day1/rerank"
+	"github.com/day1ai/day1/store"
 )
 
 // A dialogue kept as the messages of a conversation is searched like facts: the
@@ -143,4 +145,39 @@ func ExampleClient_Search_relevance() {
 	//   0.20 Refresh tokens expire after 30 days
 	// What is the office wifi password?
 	//   nothing relevant
+}
+
+// A Reranker sees the best candidates of a search (Config.RerankPool of them) before
+// the Limit is applied and orders them by its own scores. rerank.Model grades them with
+// a language model; here a plain function prefers verified facts.
+func ExampleClient_Search_reranker() {
+	ctx := context.Background()
+	cfg := exampleConfig()
+	cfg.Reranker = rerank.Func(func(query string, h store.Hit) float64 {
+		if f, ok := h.Fact(); ok && f.Status == day1.FactVerified {
+			return 1
+		}
+		return 0
+	})
+	c, err := day1.Open(ctx, cfg)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.WriteFacts(ctx, []day1.Fact{
+		{Text: "Deploys run on Fridays after the deploy review"},
+		{Text: "Deploys run on Tuesdays", Status: day1.FactVerified},
+	}); err != nil {
+		log.Fatal(err)
+	}
+	hits, err := c.Search(ctx, day1.SearchQuery{Text: "when do deploys run", Limit: 1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, h := range hits {
+		f, _ := h.Fact()
+		fmt.Printf("%s (rerank score %.0f)\n", f.Text, h.RerankScore)
+	}
+	// Output:
+	// Deploys run on Tuesdays (rerank score 1)
 }

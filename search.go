@@ -1,11 +1,14 @@
 package day1
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/day1ai/day1/llm"
+	"github.com/day1ai/day1/rerank"
 	"github.com/day1ai/day1/store"
 )
 
@@ -54,9 +57,13 @@ type SearchQuery struct {
 	// MinScore drops hits whose final score is below it. Default 0: keep every hit.
 	MinScore float64
 	// MinRelevance drops hits whose Relevance is below it, 0 to 1, so that a search
-	// of a memory that holds nothing about the query returns nothing. Default 0: keep
-	// every hit. DefaultMinRelevance is the floor the agent-facing surfaces use.
+	// of a memory that holds nothing about the query returns nothing (see
+	// store.SearchQuery.MinRelevance). Default 0: keep every hit.
+	// DefaultMinRelevance is the floor the agent-facing surfaces use.
 	MinRelevance float64
+	// NoRerank skips Config.Reranker for this search. Default false: a Client with a
+	// Reranker reranks every search.
+	NoRerank bool
 	// IncludeHistory also returns superseded and invalidated facts, which a search
 	// leaves out by default: they are history, not what is known now. Setting
 	// Filter.Status or Filter.Statuses searches exactly those statuses instead.
@@ -136,7 +143,41 @@ func (r reader) Search(ctx context.Context, q SearchQuery) ([]Hit, error) {
 		}
 		// A Hybrid search whose query could not be embedded ranks by keyword alone.
 	}
-	return r.c.st.Search(ctx, v, sq)
+	rr := r.c.cfg.Reranker
+	if rr == nil || q.NoRerank {
+		return r.c.st.Search(ctx, v, sq)
+	}
+	limit := sq.Limit
+	if limit == 0 {
+		limit = store.DefaultSearchLimit
+	}
+	sq.Limit = max(limit, r.c.cfg.RerankPool)
+	hits, err := r.c.st.Search(ctx, v, sq)
+	if err != nil {
+		return nil, err
+	}
+	return rerankHits(ctx, rr, q.Text, hits, limit)
+}
+
+// rerankHits orders hits by the reranker's scores, ties in their own order, and
+// keeps limit. When the reranker fails, the hits keep their order.
+func rerankHits(ctx context.Context, rr rerank.Reranker, query string, hits []Hit, limit int) ([]Hit, error) {
+	scores, err := rr.Rerank(ctx, query, slices.Clone(hits))
+	switch {
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case err != nil || len(scores) != len(hits):
+		// The search's own order stands.
+	default:
+		for i := range hits {
+			hits[i].RerankScore = scores[i]
+		}
+		slices.SortStableFunc(hits, func(a, b Hit) int { return cmp.Compare(b.RerankScore, a.RerankScore) })
+	}
+	if len(hits) > limit {
+		hits = hits[:limit]
+	}
+	return hits, nil
 }
 
 // embedQuery embeds a search text.

@@ -234,6 +234,9 @@ type Hit struct {
 	// cosine, 0 when not positive; in a hybrid search, the larger of the two. See
 	// SearchQuery.MinRelevance and DefaultMinRelevance.
 	Relevance float64
+	// RerankScore is the score a reranker gave the hit (day1.Config.Reranker), by
+	// which the search ordered its hits; 0 when none ranked it.
+	RerankScore float64
 	// WindowScore is the keyword score a message hit gained from the messages around
 	// it (see SearchQuery.WindowWeight); 0 for other kinds, a Vector search, or with
 	// context off.

@@ -1,0 +1,85 @@
+package rerank_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/day1ai/day1/llm"
+	"github.com/day1ai/day1/llm/llmfake"
+	"github.com/day1ai/day1/rerank"
+	"github.com/day1ai/day1/store"
+)
+
+func hits(texts ...string) []store.Hit {
+	out := make([]store.Hit, len(texts))
+	for i, t := range texts {
+		out[i] = store.Hit{Record: store.Fact{ID: fmt.Sprintf("f%d", i+1), Text: t}}
+	}
+	return out
+}
+
+func TestModelGradesEveryCandidate(t *testing.T) {
+	m := llmfake.NewModel().On(`Query: how are tokens signed`, `{"grades": [{"n": 2, "grade": 9}, {"n": 1, "grade": 1.5}]}`)
+	r := &rerank.Model{Model: m, MaxText: 12}
+	got, err := r.Rerank(context.Background(), "how are tokens signed", hits("the cache holds sessions for an hour", "tokens are signed with RS256"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0] != 1.5 || got[1] != 9 {
+		t.Errorf("grades = %v; want [1.5 9]", got)
+	}
+	prompt := m.Calls()[0].Messages[0].Content
+	if !strings.Contains(prompt, "1. [fact] the cache ho…") || strings.Contains(prompt, "an hour") {
+		t.Errorf("the prompt does not clip each record to MaxText: %q", prompt)
+	}
+	if r.Name() != "model:"+m.Name() {
+		t.Errorf("Name = %q", r.Name())
+	}
+}
+
+func TestModelRefusesMalformedReplies(t *testing.T) {
+	for _, reply := range []string{
+		`not json`,
+		`{"grades": [{"n": 1, "grade": 3}]}`, // one missing
+		`{"grades": [{"n": 1, "grade": 3}, {"n": 1, "grade": 4}]}`,  // twice
+		`{"grades": [{"n": 1, "grade": 3}, {"n": 2, "grade": 11}]}`, // out of range
+		`{"grades": [{"n": 1, "grade": 3}, {"n": 3, "grade": 4}]}`,  // no such record
+		`{"grades": [{"n": 1, "grade": 3}, {"n": 2}]}`,              // no grade
+	} {
+		r := &rerank.Model{Model: llmfake.NewModel().Default(reply)}
+		_, err := r.Rerank(context.Background(), "q", hits("a", "b"))
+		if !errors.Is(err, rerank.ErrMalformedReply) {
+			t.Errorf("reply %s: %v; want ErrMalformedReply", reply, err)
+		}
+	}
+	var mo *llm.MalformedOutputError
+	_, err := (&rerank.Model{Model: llmfake.NewModel().Default("not json")}).Rerank(context.Background(), "q", hits("a"))
+	if !errors.As(err, &mo) {
+		t.Errorf("bad JSON: %v; want it to wrap the *llm.MalformedOutputError", err)
+	}
+	// The model's own failure is returned as it is.
+	boom := errors.New("quota")
+	_, err = (&rerank.Model{Model: llmfake.NewModel().FailNext(1, boom)}).Rerank(context.Background(), "q", hits("a"))
+	if !errors.Is(err, boom) || errors.Is(err, rerank.ErrMalformedReply) {
+		t.Errorf("model failure: %v; want the model's error", err)
+	}
+	if _, err := (&rerank.Model{}).Rerank(context.Background(), "q", hits("a")); !errors.Is(err, store.ErrInvalidArgument) {
+		t.Errorf("no model: %v; want ErrInvalidArgument", err)
+	}
+}
+
+func TestFunc(t *testing.T) {
+	f := rerank.Func(func(q string, h store.Hit) float64 { return float64(len(store.SearchText(h.Record))) })
+	got, err := f.Rerank(context.Background(), "q", hits("ab", "abcd"))
+	if err != nil || len(got) != 2 || got[0] != 2 || got[1] != 4 {
+		t.Errorf("Func = %v, %v", got, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := f.Rerank(ctx, "q", hits("a")); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+}
