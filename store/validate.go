@@ -141,11 +141,20 @@ const (
 	MetaOriginID     = "bundle_origin_id" // the record's id in the bundle
 )
 
+// Correction keys: the metadata keys a correction writes on the version it makes
+// (day1's Client.CorrectFact): who corrected the fact, why, and how. Like the
+// provenance keys, they are the system's and do not count against MaxMetadataPairs.
+const (
+	MetaCorrectedBy      = "corrected_by"      // who corrected the fact
+	MetaCorrectionReason = "correction_reason" // why
+	MetaCorrection       = "correction"        // update, invalidate or delete
+)
+
 // userPairs is the number of m's pairs that count against MaxMetadataPairs: all but
-// the provenance keys.
+// the provenance and correction keys.
 func userPairs(m map[string]string) int {
 	n := len(m)
-	for _, k := range []string{MetaBundleID, MetaBundleSource, MetaOriginID} {
+	for _, k := range []string{MetaBundleID, MetaBundleSource, MetaOriginID, MetaCorrectedBy, MetaCorrectionReason, MetaCorrection} {
 		if _, ok := m[k]; ok {
 			n--
 		}
@@ -155,7 +164,7 @@ func userPairs(m map[string]string) int {
 
 func validateMeta(field string, m map[string]string) error {
 	if n := userPairs(m); n > MaxMetadataPairs {
-		return Invalid(field, fmt.Sprintf("has %d pairs; at most %d are allowed (the provenance keys of an imported record not counted)", n, MaxMetadataPairs), nil)
+		return Invalid(field, fmt.Sprintf("has %d pairs; at most %d are allowed (the provenance and correction keys not counted)", n, MaxMetadataPairs), nil)
 	}
 	for k, v := range m {
 		if k == "" || len(k) > 256 || !utf8.ValidString(k) {

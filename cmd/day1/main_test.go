@@ -181,6 +181,10 @@ func TestGolden(t *testing.T) {
 		{"at_snapshot_after_compact", "at before-agents show fact/f-retry"},
 		{"err_too_old", "at 2025-03-01T09:00:03.5Z search --mode keyword postgres"},
 		{"err_compact_retention", "compact --retention -1h"},
+		{"correct", "correct f-db --category storage --why recategorised --by lead"},
+		{"correct_json", "correct f-db --invalidate --why obsolete --by lead --json"},
+		{"err_correct_no_reason", "correct f-jwt --invalidate --by lead"},
+		{"err_correct_invalidated", "correct f-db --delete --why again --by lead"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -99,6 +99,8 @@ type factView struct {
 	TaskID       string    `json:"task_id,omitempty"`
 	AgentID      string    `json:"agent_id,omitempty"`
 	CreatedAt    time.Time `json:"created_at"`
+	// Metadata includes what a correction kept: corrected_by, correction_reason.
+	Metadata map[string]string `json:"metadata,omitempty" jsonschema:"the fact's metadata, with corrected_by and correction_reason when it was corrected"`
 }
 
 func viewFact(f day1.Fact) factView {
@@ -106,7 +108,7 @@ func viewFact(f day1.Fact) factView {
 		ID: f.ID, Branch: f.Branch, Text: f.Text, Category: f.Category, Confidence: f.Confidence,
 		Status: string(f.Status), Verification: string(f.Verify.Status), Score: f.Verify.Score,
 		ParentID: f.ParentID, SessionID: f.SessionID, TaskID: f.TaskID, AgentID: f.AgentID,
-		CreatedAt: f.CreatedAt,
+		CreatedAt: f.CreatedAt, Metadata: f.Metadata,
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 
 // contractTools are the tools other programs rely on, by name.
 var contractTools = []string{
-	"memory_write_fact", "memory_write_observation", "memory_write_relation",
+	"memory_write_fact", "memory_fact_correct", "memory_write_observation", "memory_write_relation",
 	"memory_search", "memory_graph_query", "memory_timeline", "memory_record_get", "memory_task_list",
 	"memory_branch_create", "memory_branch_list", "memory_branch_switch", "memory_branch_diff", "memory_branch_merge",
 	"memory_snapshot", "memory_snapshot_list", "memory_time_travel",
@@ -134,6 +134,16 @@ func TestMemoryTools(t *testing.T) {
 	every := call[searchOut](t, cs, "memory_search", map[string]any{"query": "quantum banana smoothie service", "min_relevance": 0})
 	if len(every.Hits) == 0 {
 		t.Errorf("search with min_relevance 0 = %+v; want the weak hits", every)
+	}
+	// Corrections: an update keeps who and why; a correction without a reason is a
+	// tool error.
+	fixed := call[correctFactOut](t, cs, "memory_fact_correct", map[string]any{
+		"fact_id": f.FactID, "action": "update", "fact_text": "The auth service signs JWTs with ES256", "reason": "rotated to EC keys"})
+	if fixed.Fact.Text != "The auth service signs JWTs with ES256" || fixed.Fact.Metadata["correction_reason"] != "rotated to EC keys" || fixed.Fact.Metadata["corrected_by"] == "" {
+		t.Errorf("fact_correct = %+v", fixed)
+	}
+	if msg := callError(t, cs, "memory_fact_correct", map[string]any{"fact_id": f.FactID, "action": "invalidate", "reason": " "}); !strings.Contains(msg, "FactCorrection.Why") {
+		t.Errorf("a correction without a reason: %q", msg)
 	}
 	future := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
 	s = call[searchOut](t, cs, "memory_search", map[string]any{"query": "JWTs RS256", "time_range": map[string]any{"after": future}})

@@ -31,6 +31,24 @@ type writeFactOut struct {
 	EmbedError string   `json:"embed_error,omitempty" jsonschema:"why the fact was stored without an embedding (it stays keyword-searchable)"`
 }
 
+type correctFactIn struct {
+	FactID     string            `json:"fact_id" jsonschema:"the fact to correct"`
+	Action     string            `json:"action" jsonschema:"update (a new version with the fields given; the old one stays in history), invalidate (the fact is wrong: it leaves search) or delete (it should never have been stored)"`
+	FactText   string            `json:"fact_text,omitempty" jsonschema:"update: the corrected text"`
+	Category   string            `json:"category,omitempty" jsonschema:"update: the corrected category"`
+	Confidence *float64          `json:"confidence,omitempty" jsonschema:"update: the corrected confidence, 0 to 1"`
+	Metadata   map[string]string `json:"metadata,omitempty" jsonschema:"update: metadata keys to set; an empty value removes the key"`
+	Reason     string            `json:"reason" jsonschema:"why the fact is corrected; kept with the correction"`
+	By         string            `json:"by,omitempty" jsonschema:"who corrects it (default: the MCP client's name)"`
+	Branch     string            `json:"branch,omitempty" jsonschema:"branch of the fact (default: this session's current branch, else main)"`
+}
+
+type correctFactOut struct {
+	Action string   `json:"action"`
+	FactID string   `json:"fact_id"`
+	Fact   factView `json:"fact" jsonschema:"the fact as the correction left it; for a delete, its last version, which records who and why"`
+}
+
 type writeObservationIn struct {
 	ObservationType string `json:"observation_type" jsonschema:"tool_use, discovery, decision, error or insight"`
 	Summary         string `json:"summary" jsonschema:"what happened, in one or two sentences"`
@@ -68,6 +86,9 @@ func (m *memServer) addWriteTools(s *mcp.Server) {
 	addTool(s, "memory_write_fact",
 		"Store one fact learned while working (a decision, a convention, a cause, a preference) so later sessions and other agents can find it. Repeats are deduplicated and near-duplicates superseded.",
 		m.writeFact)
+	addTool(s, "memory_fact_correct",
+		"Correct a fact that is wrong or out of date: update its text or fields (a new version; the old one stays in history), invalidate it, or delete it. Say why; who and why are kept with it.",
+		m.correctFact)
 	addTool(s, "memory_write_observation",
 		"Record something that happened: a tool use, a discovery, a decision, an error or an insight. Observations are raw material; memory_session_end consolidates them into candidate facts.",
 		m.writeObservation)
@@ -118,4 +139,36 @@ func (m *memServer) writeRelation(ctx context.Context, ss *mcp.ServerSession, in
 	}
 	out := writeRelationOut{Outcome: string(w.Outcome), RelationID: w.Record.ID, Relation: viewRelation(w.Record)}
 	return out, fmt.Sprintf("relation %s %s on %s: %s", out.RelationID, out.Outcome, w.Record.Branch, summarize(w.Record)), nil
+}
+
+func (m *memServer) correctFact(ctx context.Context, ss *mcp.ServerSession, in correctFactIn) (correctFactOut, string, error) {
+	fc := day1.FactCorrection{
+		Branch: m.branch(ss, in.Branch), ID: in.FactID, Action: day1.CorrectionAction(in.Action),
+		Confidence: in.Confidence, Metadata: in.Metadata, By: in.By, Why: in.Reason,
+	}
+	if in.FactText != "" {
+		fc.Text = &in.FactText
+	}
+	if in.Category != "" {
+		fc.Category = &in.Category
+	}
+	if fc.By == "" {
+		fc.By = clientName(ss)
+	}
+	f, err := m.c.CorrectFact(ctx, fc)
+	if err != nil {
+		return correctFactOut{}, "", err
+	}
+	out := correctFactOut{Action: in.Action, FactID: f.ID, Fact: viewFact(f)}
+	return out, fmt.Sprintf("fact %s: %s on %s (%s)", f.ID, in.Action, branchName(fc.Branch), in.Reason), nil
+}
+
+// clientName names the MCP client of a session, as it introduced itself, or "mcp".
+func clientName(ss *mcp.ServerSession) string {
+	if ss != nil {
+		if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil && p.ClientInfo.Name != "" {
+			return p.ClientInfo.Name
+		}
+	}
+	return "mcp"
 }

@@ -115,6 +115,7 @@ func (s *Server) register() {
 	api("GET", "/api/v1/facts", s.listFacts)
 	api("POST", "/api/v1/facts", s.writeFact)
 	api("GET", "/api/v1/facts/{id}", s.getFact)
+	api("POST", "/api/v1/facts/{id}/corrections", s.correctFact)
 	api("GET", "/api/v1/observations", s.listObservations)
 	api("POST", "/api/v1/observations", s.writeObservation)
 	api("GET", "/api/v1/observations/{id}", s.getObservation)

@@ -89,6 +89,11 @@ func TestRoutes(t *testing.T) {
 		{"GET", "/api/v1/facts/f-jwt", "", 200, `RS256`},
 		{"GET", "/api/v1/facts/f-a1", "", 404, "not_found"},
 		{"GET", "/api/v1/facts/f-a1?branch=agent-a", "", 200, `line 142`},
+		{"POST", "/api/v1/facts/f-a1/corrections", `{"branch":"agent-a","action":"update","text":"The 401 is swallowed at line 143","by":"lead","why":"off by one"}`, 200, `"correction_reason":"off by one"`},
+		{"GET", "/api/v1/facts/f-a1?branch=agent-a", "", 200, `line 143`},
+		{"POST", "/api/v1/facts/f-a1/corrections", `{"branch":"agent-a","action":"invalidate","by":"lead"}`, 400, "invalid_argument"},
+		{"POST", "/api/v1/facts/f-a1/corrections", `{"branch":"agent-a","action":"rewrite","by":"lead","why":"x"}`, 400, "invalid_argument"},
+		{"POST", "/api/v1/facts/nope/corrections", `{"action":"delete","by":"lead","why":"x"}`, 404, "not_found"},
 
 		{"GET", "/api/v1/observations", "", 200, `"o-grep"`},
 		{"POST", "/api/v1/observations", `{"type":"discovery","summary":"The 401 is swallowed"}`, 201, `"created"`},

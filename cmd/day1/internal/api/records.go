@@ -95,6 +95,29 @@ func (s *Server) writeFact(w http.ResponseWriter, r *http.Request) (any, error) 
 	return written(res), nil
 }
 
+// CorrectionRequest is the body of POST /api/v1/facts/{id}/corrections.
+type CorrectionRequest struct {
+	Branch     string            `json:"branch,omitempty"`
+	Action     string            `json:"action"`
+	Text       *string           `json:"text,omitempty"`
+	Category   *string           `json:"category,omitempty"`
+	Confidence *float64          `json:"confidence,omitempty"`
+	Metadata   map[string]string `json:"metadata,omitempty"`
+	By         string            `json:"by"`
+	Why        string            `json:"why"`
+}
+
+func (s *Server) correctFact(w http.ResponseWriter, r *http.Request) (any, error) {
+	var cr CorrectionRequest
+	if err := decode(r, &cr); err != nil {
+		return nil, err
+	}
+	return s.c.CorrectFact(r.Context(), day1.FactCorrection{
+		Branch: cr.Branch, ID: r.PathValue("id"), Action: day1.CorrectionAction(cr.Action),
+		Text: cr.Text, Category: cr.Category, Confidence: cr.Confidence, Metadata: cr.Metadata, By: cr.By, Why: cr.Why,
+	})
+}
+
 func (s *Server) listObservations(w http.ResponseWriter, r *http.Request) (any, error) {
 	return list(s, r, day1.Reader.ListObservations)
 }
