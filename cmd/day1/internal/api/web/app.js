@@ -267,12 +267,13 @@ $("search-form").addEventListener("submit", async (e) => {
   e.preventDefault();
   const rows = $("search-rows");
   try {
-    const hits = await api("/search" + q({ q: $("search-q").value, branch: $("search-branch").value, mode: $("search-mode").value }));
+    const min = $("search-min").value;
+    const hits = await api("/search" + q({ q: $("search-q").value, branch: $("search-branch").value, mode: $("search-mode").value, min_relevance: min === "0" ? "" : min }));
     const rs = (rank, score) => (rank ? `#${rank}  ${(score ?? 0).toFixed(3)}` : "—");
-    rows.replaceChildren(...hits.map((h, i) => el("tr", {}, el("td", {}, i + 1), el("td", {}, h.score.toFixed(4)),
+    rows.replaceChildren(...hits.map((h, i) => el("tr", {}, el("td", {}, i + 1), el("td", {}, (h.relevance ?? 0).toFixed(2)), el("td", {}, h.score.toFixed(4)),
       el("td", {}, rs(h.keyword_rank, h.keyword_score)), el("td", {}, rs(h.vector_rank, h.vector_score)),
       el("td", {}, `${h.record.kind}/${h.record.id}`), el("td", {}, h.record.summary))));
-    if (!hits.length) rows.replaceChildren(el("tr", {}, el("td", { colspan: 6 }, "No hits.")));
+    if (!hits.length) rows.replaceChildren(el("tr", {}, el("td", { colspan: 7 }, min !== "0" ? "Nothing relevant." : "No hits.")));
   } catch (err) { showError(rows, err); }
 });
 
