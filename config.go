@@ -75,6 +75,16 @@ type Config struct {
 	// resolver); without one, merge.DefaultResolver().
 	Resolver merge.Resolver
 
+	// Contradictions says what a fact write does about the live facts of its branch
+	// that the new fact contradicts (other values, or the opposite statement, about
+	// the same subject; see curation.Contradicts): ContradictionsReport reports them
+	// on Written.Contradicts, ContradictionsSupersede makes the new fact supersede
+	// the first of them, ContradictionsOff checks nothing. A check costs one keyword
+	// search per fact written. Default (empty): report, for batches of at most
+	// DefaultContradictionBatch facts; a larger batch is taken for a bulk load and
+	// not checked.
+	Contradictions ContradictionPolicy
+
 	// Reranker, when set, reorders the candidates of every search before its Limit
 	// is applied: it sees the best RerankPool of them (or Limit, when larger), in the
 	// search's own order, and the search returns the best by its scores (ties keep
@@ -192,6 +202,11 @@ func (c Config) validate() error {
 	}
 	if err := c.Verification.Validate("Config.Verification"); err != nil {
 		return err
+	}
+	switch c.Contradictions {
+	case "", ContradictionsReport, ContradictionsSupersede, ContradictionsOff:
+	default:
+		return store.Invalid("Config.Contradictions", "must be report (the default), supersede or off", string(c.Contradictions))
 	}
 	if c.RerankPool < 0 || c.RerankPool > store.MaxLimit {
 		return store.Invalid("Config.RerankPool", fmt.Sprintf("must be between 1 and %d (0 means rerank.DefaultPool, %d)", store.MaxLimit, rerank.DefaultPool), c.RerankPool)

@@ -30,6 +30,10 @@ type Written[T store.Record] struct {
 	// ID, resolve the alias to that fact, which keeps its own ID. Generated IDs never
 	// become aliases. See store.Alias for the rules.
 	AliasOf string
+	// Contradicts lists the live facts of the branch that a written fact contradicts
+	// (see Config.Contradictions): other values, or the opposite statement, about the
+	// same subject. Nil for other kinds, and with ContradictionsOff.
+	Contradicts []Contradicted
 	// EmbedErr is why the record was written without an embedding: the embedder failed
 	// or returned an unusable vector. The write itself succeeded and the record is found
 	// by keyword search. Nil when the record was embedded, when the caller supplied the
@@ -39,7 +43,7 @@ type Written[T store.Record] struct {
 
 // WriteFact writes one fact. See WriteFacts.
 func (c *Client) WriteFact(ctx context.Context, f Fact) (Written[Fact], error) {
-	ws, err := write(ctx, c, []Fact{f}, "facts")
+	ws, err := c.WriteFacts(ctx, []Fact{f})
 	if err != nil {
 		return Written[Fact]{}, err
 	}
@@ -61,7 +65,26 @@ func (c *Client) WriteFact(ctx context.Context, f Fact) (Written[Fact], error) {
 // Errors: *ValidationError for bad input (the field is named "facts[i].Text" and so on
 // in a batch of several), ErrBranchNotFound, ErrBranchArchived, ErrClosed, ctx's error.
 func (c *Client) WriteFacts(ctx context.Context, facts []Fact) ([]Written[Fact], error) {
-	return write(ctx, c, facts, "facts")
+	if err := c.use(ctx); err != nil {
+		return nil, err
+	}
+	found, err := c.contradictions(ctx, facts)
+	if err != nil {
+		return nil, err
+	}
+	batch, err := c.superseding(ctx, facts, found)
+	if err != nil {
+		return nil, err
+	}
+	ws, err := write(ctx, c, batch, "facts")
+	if err != nil {
+		return nil, err
+	}
+	ws = ws[:len(facts)]
+	for i := range found {
+		ws[i].Contradicts = found[i]
+	}
+	return ws, nil
 }
 
 // WriteObservation writes one observation. See WriteObservations.

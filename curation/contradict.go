@@ -1,6 +1,7 @@
 package curation
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -82,6 +83,7 @@ func Contradicts(a, b string) (Contradiction, bool) {
 // claim is a fact text taken apart for Contradicts.
 type claim struct {
 	content map[string]bool // stemmed content words
+	ids     map[string]bool // identifiers: a number after an identifying noun or a '#'
 	words   map[string]bool // every word, stemmed, for the opposites
 	values  []value
 	negated bool
@@ -117,6 +119,11 @@ func (c claim) differing(o claim) []string {
 
 // about reports whether c and o speak of the same subject.
 func (c claim) about(o claim) bool {
+	// Bug 123 and bug 456 are two bugs: facts that name other things are about
+	// other things.
+	if len(c.ids) > 0 && len(o.ids) > 0 && !maps.Equal(c.ids, o.ids) {
+		return false
+	}
 	shared := 0
 	for w := range c.content {
 		if o.content[w] {
@@ -178,6 +185,26 @@ var units = map[string]struct {
 	"%": {"%", 1}, "percent": {"%", 1},
 }
 
+// identifying are the nouns whose number names a thing (bug 123) rather than giving
+// a value (port 8080): the number is part of the subject.
+var identifying = map[string]bool{
+	"bug": true, "issue": true, "ticket": true, "pr": true, "incident": true, "fact": true, "item": true,
+	"step": true, "case": true, "order": true, "invoice": true, "user": true, "customer": true, "task": true,
+	"story": true, "epic": true, "job": true, "build": true, "run": true, "commit": true, "page": true,
+	"chapter": true, "section": true, "room": true, "account": true, "id": true, "no": true, "number": true,
+	"test": true, "request": true, "cve": true, "rfc": true, "release": true, "#": true,
+}
+
+// countedNext reports whether the token after toks[i] makes it a count or a measure
+// ("3 times", "5 minutes"), not an identifier.
+func countedNext(toks []string, i int) bool {
+	if i+1 >= len(toks) {
+		return false
+	}
+	_, unit := units[toks[i+1]]
+	return unit || toks[i+1] == "times" || toks[i+1] == "x"
+}
+
 // numberWords read as numbers.
 var numberWords = map[string]float64{
 	"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -188,11 +215,15 @@ var numberWords = map[string]float64{
 
 // analyzeClaim takes a fact text apart: its words, values and negations.
 func analyzeClaim(text string) claim {
-	c := claim{content: map[string]bool{}, words: map[string]bool{}}
+	c := claim{content: map[string]bool{}, words: map[string]bool{}, ids: map[string]bool{}}
 	toks := claimTokens(text)
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		c.words[textsearch.Stem(t)] = true
+		if i > 0 && identifying[toks[i-1]] && unicode.IsDigit(rune(t[0])) && !countedNext(toks, i) {
+			c.ids[t] = true
+			continue
+		}
 		if negations[t] || strings.HasSuffix(t, "n't") {
 			c.negated = !c.negated
 			if c.negWord == "" {
@@ -263,9 +294,9 @@ func claimTokens(text string) []string {
 		switch {
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
 			b.WriteRune(r)
-		case r == '%':
+		case r == '%' || r == '#':
 			flush()
-			out = append(out, "%")
+			out = append(out, string(r))
 		case (r == '.' || r == ':' || r == '-' || r == '/' || r == ',') && b.Len() > 0 && i+1 < len(rs) && unicode.IsDigit(rs[i+1]) && unicode.IsDigit(rs[i-1]):
 			if r != ',' { // 1,000 is a thousand
 				b.WriteRune(r)

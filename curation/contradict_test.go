@@ -108,7 +108,8 @@ func TestContradictsSaysWhatDiffers(t *testing.T) {
 	if !ok || c.Kind != ContradictNegation || c.A != "enabled" || c.B != "disabled" {
 		t.Errorf("opposites = %+v, %v", c, ok)
 	}
-	for _, same := range [][2]string{{"", ""}, {"x", "x"}, {"The cache TTL is 24 hours", "The cache TTL is 24 hours"}} {
+	for _, same := range [][2]string{{"", ""}, {"x", "x"}, {"The cache TTL is 24 hours", "The cache TTL is 24 hours"},
+		{"Bug 123 is fixed in the parser", "Bug 456 is fixed in the parser"}, {"Ticket #88 is closed", "Ticket #91 is closed"}} {
 		if _, ok := Contradicts(same[0], same[1]); ok {
 			t.Errorf("%q contradicts %q", same[0], same[1])
 		}

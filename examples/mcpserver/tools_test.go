@@ -135,6 +135,12 @@ func TestMemoryTools(t *testing.T) {
 	if len(every.Hits) == 0 {
 		t.Errorf("search with min_relevance 0 = %+v; want the weak hits", every)
 	}
+	// A contradiction is reported with the write.
+	ttl := call[writeFactOut](t, cs, "memory_write_fact", map[string]any{"fact_text": "The session cache TTL is 24 hours"})
+	ttl2 := call[writeFactOut](t, cs, "memory_write_fact", map[string]any{"fact_text": "The session cache TTL is 12 hours"})
+	if len(ttl2.Contradicts) != 1 || ttl2.Contradicts[0].FactID != ttl.FactID || ttl2.Contradicts[0].Kind != "value" {
+		t.Errorf("a contradicting write = %+v; want it to name %s", ttl2, ttl.FactID)
+	}
 	// Corrections: an update keeps who and why; a correction without a reason is a
 	// tool error.
 	fixed := call[correctFactOut](t, cs, "memory_fact_correct", map[string]any{
@@ -155,8 +161,8 @@ func TestMemoryTools(t *testing.T) {
 		t.Errorf("graph_query = %+v", g)
 	}
 	tl := call[timelineOut](t, cs, "memory_timeline", map[string]any{})
-	if len(tl.Events) != 3 {
-		t.Errorf("timeline has %d events, want 3: %+v", len(tl.Events), tl.Events)
+	if len(tl.Events) != 5 { // the fact, observation and relation, and the two cache TTL facts
+		t.Errorf("timeline has %d events, want 5: %+v", len(tl.Events), tl.Events)
 	}
 
 	// Branches: switch, write, diff, merge.

@@ -29,6 +29,15 @@ type writeFactOut struct {
 	Similarity float64  `json:"similarity,omitempty"`
 	Fact       factView `json:"fact"`
 	EmbedError string   `json:"embed_error,omitempty" jsonschema:"why the fact was stored without an embedding (it stays keyword-searchable)"`
+	// Contradicts lists the live facts the new fact contradicts.
+	Contradicts []contradictedView `json:"contradicts,omitempty" jsonschema:"live facts this one contradicts (other values or the opposite statement about the same subject): correct or invalidate the wrong one with memory_fact_correct"`
+}
+
+type contradictedView struct {
+	FactID string `json:"fact_id"`
+	Kind   string `json:"kind" jsonschema:"value or negation"`
+	Theirs string `json:"theirs,omitempty" jsonschema:"what the live fact says"`
+	Mine   string `json:"mine,omitempty" jsonschema:"what the new fact says"`
 }
 
 type correctFactIn struct {
@@ -113,7 +122,12 @@ func (m *memServer) writeFact(ctx context.Context, ss *mcp.ServerSession, in wri
 	if w.EmbedErr != nil {
 		out.EmbedError = w.EmbedErr.Error()
 	}
-	return out, fmt.Sprintf("fact %s %s on %s", out.FactID, out.Outcome, w.Record.Branch), nil
+	msg := fmt.Sprintf("fact %s %s on %s", out.FactID, out.Outcome, w.Record.Branch)
+	for _, c := range w.Contradicts {
+		out.Contradicts = append(out.Contradicts, contradictedView{FactID: c.FactID, Kind: string(c.Kind), Theirs: c.Theirs, Mine: c.Mine})
+		msg += fmt.Sprintf("; it contradicts fact %s (%q there, %q here)", c.FactID, c.Theirs, c.Mine)
+	}
+	return out, msg, nil
 }
 
 func (m *memServer) writeObservation(ctx context.Context, ss *mcp.ServerSession, in writeObservationIn) (writeObservationOut, string, error) {

@@ -1,0 +1,138 @@
+package day1
+
+import (
+	"context"
+	"errors"
+
+	"github.com/day1ai/day1/curation"
+	"github.com/day1ai/day1/store"
+)
+
+// ContradictionPolicy says what a fact write does about the live facts the new fact
+// contradicts (curation.Contradicts: other values, or the opposite statement, about
+// the same subject).
+type ContradictionPolicy string
+
+// Contradiction policies.
+const (
+	// ContradictionsReport writes the fact and reports each live fact it
+	// contradicts on Written.Contradicts; both stay live. It is the default (an
+	// empty Config.Contradictions), there for batches of at most
+	// DefaultContradictionBatch facts.
+	ContradictionsReport ContradictionPolicy = "report"
+	// ContradictionsSupersede writes the fact as the successor of the first live
+	// fact it contradicts (ParentID), which becomes superseded in the same atomic
+	// write, and reports it on Written.Contradicts: the newest statement stands.
+	ContradictionsSupersede ContradictionPolicy = "supersede"
+	// ContradictionsOff checks nothing: for bulk loads, whose facts are not
+	// statements of the present (a conversation's turns, an archive).
+	ContradictionsOff ContradictionPolicy = "off"
+)
+
+// DefaultContradictionBatch is the largest batch of facts whose contradictions a
+// Client checks when Config.Contradictions is left empty: a larger WriteFacts batch
+// is taken for a bulk load (an import, a conversation's turns) and not checked.
+const DefaultContradictionBatch = 100
+
+// contradictionCandidates is how many live facts a keyword search returns to check a
+// written fact against.
+const contradictionCandidates = 5
+
+// Contradicted is a live fact that a written fact contradicts.
+type Contradicted struct {
+	// FactID names the live fact.
+	FactID string
+	// Kind says how they differ: curation.ContradictValue or ContradictNegation.
+	Kind curation.ContradictionKind
+	// Theirs and Mine are what differs, as the live fact and the written one say it:
+	// values ("24 hours", "12h"), or the negation or opposite word ("" where a text
+	// has none).
+	Theirs, Mine string
+	// Superseded reports that the write superseded the live fact
+	// (ContradictionsSupersede).
+	Superseded bool
+}
+
+// contradictions finds, for each fact of a batch, the live facts of its branch that it
+// contradicts. It returns nil when the policy is off or the batch cannot be checked
+// (write reports why: a bad branch, a bad fact).
+func (c *Client) contradictions(ctx context.Context, facts []Fact) ([][]Contradicted, error) {
+	switch {
+	case c.cfg.Contradictions == ContradictionsOff || len(facts) == 0:
+		return nil, nil
+	case c.cfg.Contradictions == "" && len(facts) > DefaultContradictionBatch:
+		return nil, nil
+	}
+	branch := branchOrMain(facts[0].Branch)
+	for _, f := range facts {
+		probe := f
+		if probe.ID == "" {
+			probe.ID = "probe"
+		}
+		if store.ValidateRecord(probe, 0) != nil || branchOrMain(f.Branch) != branch {
+			return nil, nil // the write says what is wrong
+		}
+	}
+	out := make([][]Contradicted, len(facts))
+	for i, f := range facts {
+		if f.Status != "" && !f.Status.Live() {
+			continue
+		}
+		hits, err := c.Search(ctx, SearchQuery{Branch: branch, Text: f.Text, Mode: Keyword, Kinds: []Kind{KindFact},
+			Limit: contradictionCandidates, WindowWeight: -1, NoRerank: true})
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			if errors.Is(err, store.ErrInvalidArgument) || errors.Is(err, ErrBranchNotFound) {
+				return nil, nil // the write says what is wrong
+			}
+			return nil, err
+		}
+		for _, h := range hits {
+			old, ok := h.Fact()
+			if !ok || old.ID == f.ID || old.Text == f.Text {
+				continue
+			}
+			if k, ok := curation.Contradicts(old.Text, f.Text); ok {
+				out[i] = append(out[i], Contradicted{FactID: old.ID, Kind: k.Kind, Theirs: k.A, Mine: k.B})
+			}
+		}
+	}
+	return out, nil
+}
+
+// superseding returns, under ContradictionsSupersede, the facts with each one's
+// first contradicted fact as its parent, and the superseded versions of those facts
+// to write in the same batch.
+func (c *Client) superseding(ctx context.Context, facts []Fact, found [][]Contradicted) ([]Fact, error) {
+	if c.cfg.Contradictions != ContradictionsSupersede || found == nil {
+		return facts, nil
+	}
+	out := make([]Fact, len(facts), len(facts)+len(found))
+	copy(out, facts)
+	taken := map[string]bool{}
+	for _, f := range facts {
+		taken[f.ID] = true
+	}
+	now := c.cfg.Test.Now().UTC()
+	for i := range facts {
+		if len(found[i]) == 0 || out[i].ParentID != "" {
+			continue
+		}
+		id := found[i][0].FactID
+		if taken[id] {
+			continue // superseded by another fact of the batch, or written by it
+		}
+		old, err := c.GetFact(ctx, facts[0].Branch, id)
+		if err != nil {
+			return nil, err
+		}
+		taken[id] = true
+		old.Status, old.UpdatedAt = FactSuperseded, now
+		out[i].ParentID = id
+		found[i][0].Superseded = true
+		out = append(out, old)
+	}
+	return out, nil
+}
