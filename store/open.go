@@ -33,3 +33,12 @@ func (env OpenEnv) Fill(dims *int, now *func() time.Time) {
 		*now = env.Now
 	}
 }
+
+// Opened returns what a backend's Open returned as a Store: nil, not a nil pointer in
+// an interface, with an error.
+func Opened[S Store](s S, err error) (Store, error) {
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}

@@ -263,14 +263,9 @@ func ParseDSN(dsn string) (*mysql.Config, error) {
 	return cfg, nil
 }
 
-// OpenStore opens the store the options describe, as Open does, taking the
-// dimensions and the clock from env where the options leave them unset: it makes
-// Options a store.Opener, which a day1.Config carries as its Backend.
+// OpenStore makes Options a store.Opener (a day1.Config's Backend): it opens the
+// database as Open does, with env's embedding width and clock where o has none.
 func (o Options) OpenStore(ctx context.Context, env store.OpenEnv) (store.Store, error) {
 	env.Fill(&o.Dimensions, &o.Now)
-	s, err := Open(ctx, o)
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
+	return store.Opened(Open(ctx, o))
 }

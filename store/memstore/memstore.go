@@ -749,14 +749,9 @@ func (v view) visibleDoc(ix *kindIndex, ord int32, m *docMeta) bool {
 // head returns the sequence number the view reads at.
 func (v view) head() uint64 { return v.chain[0].cut }
 
-// OpenStore opens the store the options describe, as Open does, taking the
-// dimensions and the clock from env where the options leave them unset: it makes
-// Options a store.Opener, which a day1.Config carries as its Backend.
+// OpenStore is Open for a day1.Config, whose Backend Options can be (a
+// store.Opener): the dimensions and the clock come from env when o leaves them unset.
 func (o Options) OpenStore(ctx context.Context, env store.OpenEnv) (store.Store, error) {
 	env.Fill(&o.Dimensions, &o.Now)
-	s, err := Open(ctx, o)
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
+	return store.Opened(Open(ctx, o))
 }

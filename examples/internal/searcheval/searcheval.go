@@ -237,15 +237,7 @@ func Evaluate(ctx context.Context, c *day1.Client, l *Loaded, v Variant) (Result
 			if err != nil {
 				return Result{}, fmt.Errorf("%s: %q: %w", v.Name, q.Text, err)
 			}
-			ids := make([]string, len(hits))
-			for i, h := range hits {
-				ids[i] = h.Record.RecordID()
-			}
-			want := make([]string, len(q.Evidence))
-			for i, e := range q.Evidence {
-				want[i] = l.stored[e]
-			}
-			scores = append(scores, score{q.Category, Judge(ids, want)})
+			scores = append(scores, score{q.Category, l.judge(hits, q)})
 		}
 	}
 	res := Result{Variant: v.Name, ByCategory: map[evaldata.Category]Metrics{}}
@@ -262,6 +254,19 @@ func Evaluate(ctx context.Context, c *day1.Client, l *Loaded, v Variant) (Result
 	slices.Sort(lat)
 	res.P50, res.P95 = percentile(lat, 50), percentile(lat, 95)
 	return res, nil
+}
+
+// judge scores the hits of a question against the turns that answer it.
+func (l *Loaded) judge(hits []day1.Hit, q evaldata.Question) Metrics {
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.Record.RecordID()
+	}
+	want := make([]string, len(q.Evidence))
+	for i, e := range q.Evidence {
+		want[i] = l.stored[e]
+	}
+	return Judge(ids, want)
 }
 
 // Judge scores one ranking (best first) against the relevant ids.
@@ -358,15 +363,7 @@ func Floors(ctx context.Context, c *day1.Client, l *Loaded, floors []float64) ([
 				if err != nil {
 					return nil, fmt.Errorf("%q: %w", q.Text, err)
 				}
-				ids := make([]string, len(hits))
-				for k, h := range hits {
-					ids[k] = h.Record.RecordID()
-				}
-				want := make([]string, len(q.Evidence))
-				for k, e := range q.Evidence {
-					want[k] = l.stored[e]
-				}
-				own = append(own, Judge(ids, want))
+				own = append(own, l.judge(hits, q))
 				hits, err = c.Search(ctx, day1.SearchQuery{Branch: Branch(other), Text: q.Text, Limit: 10, MinRelevance: floor})
 				if err != nil {
 					return nil, fmt.Errorf("%q: %w", q.Text, err)
