@@ -5,6 +5,15 @@
 // messages) and global records (branches, snapshots, sessions, merge history). The
 // semantics every implementation must give are specified once, as tests, in
 // store/storetest; store/memstore and store/matrixone pass them.
+//
+// The rules both backends follow are written here once, for them to call: the
+// validation of records and requests (ValidateRecord, NormalizeSearch,
+// ValidateMergePlan, ValidateBranchSpec, ValidateDeletes), how a diff is assembled
+// (ChangeOf, Diff.AddChanges, SupersedeConflicts), and how a search's rankings become
+// its hits (Fuse: the fusion, the context the records of a conversation or a session
+// lend each other, Hit.Relevance and SearchQuery.MinRelevance), so that a search
+// ranks and scores alike on every store. A backend's options open it through Opener,
+// which a day1.Config carries as its Backend.
 package store
 
 import (
