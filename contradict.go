@@ -30,9 +30,11 @@ const (
 )
 
 // DefaultContradictionBatch is the largest batch of facts whose contradictions a
-// Client checks when Config.Contradictions is left empty: a larger WriteFacts batch
-// is taken for a bulk load (an import, a conversation's turns) and not checked.
-const DefaultContradictionBatch = 100
+// Client checks when Config.Contradictions is left empty: what an agent writes as it
+// learns. A larger WriteFacts batch is taken for a bulk load (an import, a
+// conversation's turns) and not checked. A check is a keyword search per fact: on a
+// branch of a 10k-fact memory, a batch of 100 spent about 40 ms in them.
+const DefaultContradictionBatch = 16
 
 // contradictionCandidates is how many live facts a keyword search returns to check a
 // written fact against.
