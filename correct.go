@@ -105,9 +105,6 @@ func (c *Client) CorrectFact(ctx context.Context, fc FactCorrection) (Fact, erro
 	f.Metadata[store.MetaCorrectionReason] = fc.Why
 	f.Metadata[store.MetaCorrection] = string(fc.Action)
 	f.Branch, f.UpdatedAt = branch, c.cfg.Test.Now().UTC()
-	if err := store.ValidateRecord(f, 0); err != nil {
-		return Fact{}, err
-	}
 	w, err := c.WriteFact(ctx, f)
 	if err != nil {
 		return Fact{}, err

@@ -75,7 +75,10 @@ func Fuse(q SearchQuery, keyword, vector []Ranked) []Hit {
 	}
 	// A record at a right angle to the query, or facing away, is not like it: the
 	// vector retriever does not find it, whatever else it ranks.
-	vector = slices.DeleteFunc(slices.Clone(vector), func(r Ranked) bool { return !(r.Score > 0) })
+	unlike := func(r Ranked) bool { return !(r.Score > 0) }
+	if slices.ContainsFunc(vector, unlike) {
+		vector = slices.DeleteFunc(slices.Clone(vector), unlike)
+	}
 	for i, r := range vector {
 		h := get(r.Record)
 		h.VectorScore, h.VectorRank = r.Score, i+1

@@ -185,6 +185,8 @@ func TestGolden(t *testing.T) {
 		{"correct_json", "correct f-db --invalidate --why obsolete --by lead --json"},
 		{"err_correct_no_reason", "correct f-jwt --invalidate --by lead"},
 		{"err_correct_invalidated", "correct f-db --delete --why again --by lead"},
+		{"search_nothing_relevant", "search quantum banana smoothie"},
+		{"search_every_hit", "search quantum banana smoothie --min-relevance 0"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -833,14 +833,10 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 			parts = [][]store.Record{nil}
 		}
 		for i, part := range parts {
-			if i == 0 {
-				if err := s.readMergePart(ctx, w, sb, tb, readAt, part, cur); err != nil {
-					return err
-				}
-				if err := w.seal(ctx); err != nil {
-					return err
-				}
-			} else if err := s.readMergePart(ctx, w, sb, tb, readAt, part, cur); err != nil {
+			if err := s.readMergePart(ctx, w, sb, tb, readAt, part, cur); err != nil {
+				return err
+			}
+			if err := w.seal(ctx); err != nil { // once; later calls return at once
 				return err
 			}
 			var vs []version
