@@ -1,6 +1,9 @@
 package vecmath
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+	"slices"
+)
 
 // Rotation is a fixed pseudo-random rotation used to make sign-bit codes informative.
 // Sign bits of a raw embedding say little when the embedding is sparse (most
@@ -34,6 +37,14 @@ func NewRotation(dims int, seed uint64) *Rotation {
 		}
 	}
 	return r
+}
+
+// RotationOf returns the rotation whose sign flips are signs, one per coordinate of
+// the padded length: len(signs) is a power of two and each sign is 1 or -1. It serves
+// codes stored under a sign sequence of their own, which must never change;
+// NewRotation suits every other use.
+func RotationOf(signs []float32) *Rotation {
+	return &Rotation{n: len(signs), dims: len(signs), signs: slices.Clone(signs)}
 }
 
 // Bits is the length of the codes the rotation makes: dims rounded up to a power of two.

@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/hex"
-	"math"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/day1ai/day1/internal/simhash"
 	"github.com/day1ai/day1/internal/vecmath"
 	"github.com/day1ai/day1/store"
 )
@@ -18,10 +18,10 @@ import (
 // similar facts costs one vector scan per new fact (hundreds of milliseconds per fact on
 // a 10k-fact branch of the 2024-11 build), so the store keeps a short code per fact
 // instead: the sign bits of its embedding after a fixed pseudo-random rotation
-// (SimHash). Two embeddings at angle θ differ in each bit with probability θ/π, so a
-// fact within the threshold differs from the new one in at most dupCoder.bound bits but
-// for a negligible chance (six standard deviations), and the facts farther apart need
-// no exact check. The codes of a branch's live facts are kept in memory, per table, and
+// (package simhash). Two embeddings at angle θ differ in each bit with probability θ/π,
+// so a fact within the threshold differs from the new one in at most dupCoder.bound
+// bits but for a negligible chance (four standard deviations), and the facts farther
+// apart need no exact check. The codes of a branch's live facts are kept in memory, per table, and
 // brought up to date under the branch lock from the rows written since (codeIndex).
 
 // maxDupBits bounds the code length (64 bytes per fact in memory). With 512 bits a
@@ -38,15 +38,15 @@ const dupCodeVersion = "1:"
 // changing dupCodeVersion.
 const dupCodeSeed = 0x6461793164757031
 
-// dupCoder computes near-duplicate codes for embeddings of one length. It is safe for
-// concurrent use.
+// dupCoder computes near-duplicate codes for embeddings of one length: the first bits
+// of the code vecmath.Rotation gives, under a sign sequence of the store's own. It is
+// safe for concurrent use.
 type dupCoder struct {
 	dims  int
-	n     int // rotation length: dims rounded up to a power of two
-	bits  int // code length: min(n, maxDupBits)
+	bits  int // code length: min(the rotation's, maxDupBits)
 	words int
-	signs []float32
-	pool  sync.Pool // *[]float32 scratch of n floats
+	rot   *vecmath.Rotation
+	pool  sync.Pool // *[]float32 scratch of the rotation's length
 }
 
 func newDupCoder(dims int) *dupCoder {
@@ -54,17 +54,17 @@ func newDupCoder(dims int) *dupCoder {
 	for n < dims {
 		n <<= 1
 	}
-	c := &dupCoder{dims: dims, n: n, bits: min(n, maxDupBits)}
-	c.words = (c.bits + 63) / 64
-	c.signs = make([]float32, n)
+	signs := make([]float32, n)
 	x := uint64(dupCodeSeed)
-	for i := range c.signs {
+	for i := range signs {
 		if splitmix64(&x)&1 == 0 {
-			c.signs[i] = 1
+			signs[i] = 1
 		} else {
-			c.signs[i] = -1
+			signs[i] = -1
 		}
 	}
+	c := &dupCoder{dims: dims, bits: min(n, maxDupBits), rot: vecmath.RotationOf(signs)}
+	c.words = (c.bits + 63) / 64
 	c.pool.New = func() any { b := make([]float32, n); return &b }
 	return c
 }
@@ -83,21 +83,7 @@ func splitmix64(x *uint64) uint64 {
 func (c *dupCoder) code(v []float32) []uint64 {
 	bp := c.pool.Get().(*[]float32)
 	defer c.pool.Put(bp)
-	x := *bp
-	copy(x, v)
-	clear(x[min(len(v), c.n):])
-	for i := range x {
-		x[i] *= c.signs[i]
-	}
-	for h := 1; h < len(x); h <<= 1 {
-		for i := 0; i < len(x); i += h << 1 {
-			for j := i; j < i+h; j++ {
-				a, b := x[j], x[j+h]
-				x[j], x[j+h] = a+b, a-b
-			}
-		}
-	}
-	return vecmath.AppendSignBits(make([]uint64, 0, c.words), x[:c.bits])
+	return c.rot.AppendCode(make([]uint64, 0, c.rot.Words()), v, *bp)[:c.words]
 }
 
 // encode formats a code for the dup_code column.
@@ -136,21 +122,16 @@ func (c *dupCoder) decode(s string) ([]uint64, bool) {
 }
 
 // bound is the largest Hamming distance between the codes of two embeddings whose
-// cosine similarity reaches threshold, but for a negligible chance: each bit differs
-// with probability p = acos(threshold)/π; the bound is the mean plus six standard
-// deviations, plus one.
-func (c *dupCoder) bound(threshold float64) int {
-	p := math.Acos(max(-1, min(1, threshold))) / math.Pi
-	n := float64(c.bits)
-	return int(math.Ceil(n*p + 6*math.Sqrt(n*p*(1-p)) + 1))
-}
+// cosine similarity reaches threshold, but for a negligible chance
+// (simhash.HammingBound).
+func (c *dupCoder) bound(threshold float64) int { return simhash.HammingBound(threshold, c.bits) }
 
 // codeIndex holds the codes of the current live facts of one branch table that have an
 // embedding, as of revision rev. Writers use it to find near-duplicates and searches to
 // rank candidates (codeSearch); mu guards it.
 //
 // A fact takes a slot, which it keeps until it is removed or its code changes. Slots
-// are not reused: the band index lists them (codeBands), so a freed slot stays dead
+// are not reused: the band index lists them by position (simhash.Bands), so a freed slot stays dead
 // until the dead outnumber the live ones, and then every slot is renumbered
 // (compactIfDue).
 type codeIndex struct {
@@ -162,7 +143,7 @@ type codeIndex struct {
 	codes []uint64       // words per slot
 	known []bool         // false: the fact's code is unknown, it is always a candidate
 	words int            // uint64 words per code, from the first set
-	bands *codeBands     // nil below minBandSlots slots, or for codes shorter than codeBandWords
+	bands *simhash.Bands // nil below minBandSlots slots, or for codes shorter than simhash.MinBandWords
 	dead  int            // dead slots
 	// unknown counts the live slots whose code is unknown.
 	unknown int
@@ -207,26 +188,31 @@ func (ix *codeIndex) set(id string, vid int64, code []uint64, known bool, words 
 	} else {
 		copy(ix.codes[i*words:(i+1)*words], code)
 	}
-	if ix.bands != nil && known {
-		ix.bands.add(ix.codes[i*words:(i+1)*words], i)
+	if ix.bands != nil {
+		// Every slot is listed, a dead or unknown one too: the bands know slots by
+		// position. Unknown codes are zeros, and a scan finds their facts.
+		ix.bands.Add(ix.codes)
+		if ix.bands.FoldDue(1) {
+			ix.bands.Fold(ix.codes)
+		}
 	}
 	ix.compactIfDue()
 	ix.bandsIfDue()
 }
 
-// bandsIfDue lists every slot of a known code in new bands once the index holds
-// minBandSlots facts of codes long enough for bands.
+// bandsIfDue lists every slot in new bands once the index holds minBandSlots facts of
+// codes long enough for bands.
 func (ix *codeIndex) bandsIfDue() {
-	if ix.bands != nil || len(ix.slot) < minBandSlots || ix.words < codeBandWords {
+	if ix.bands != nil || len(ix.slot) < minBandSlots || ix.words < simhash.MinBandWords {
 		return
 	}
-	ix.bands = newCodeBands()
-	for i, id := range ix.ids {
-		if id != "" && ix.known[i] {
-			ix.bands.add(ix.codes[i*ix.words:(i+1)*ix.words], i)
-		}
-	}
+	ix.bands = simhash.NewBands(ix.words)
+	ix.bands.AddAll(ix.codes)
 }
+
+// minBandSlots is the fewest slots for which an index keeps bands: below it a scan of
+// every code costs less than the buckets' memory.
+const minBandSlots = 4096
 
 // compactIfDue renumbers the slots when the dead ones outnumber the live ones, so that
 // scans and the band index stay in proportion to the live facts.
@@ -431,19 +417,20 @@ func (ix *codeIndex) vid(id string) (int64, bool) {
 }
 
 // candidates returns the ids of the facts of ix whose code is within the bound of code,
-// or unknown: from the band index when it holds every code (see codeBands), else by
-// a scan of every code. The caller holds ix.mu.
-func (ix *codeIndex) candidates(code []uint64, bound, words int) []string {
+// or unknown: from the band index when it holds every code, for a near-duplicate
+// threshold of threshold, else by a scan of every code. The caller holds ix.mu.
+func (ix *codeIndex) candidates(code []uint64, threshold float64, bound, words int) []string {
 	var out []string
 	if ix.bands != nil && ix.unknown == 0 {
-		// A slot sharing several buckets is met several times: the rare ones within the
+		// A slot sharing several bands is met several times: the rare ones within the
 		// bound are deduplicated at the end.
-		var in []int32
-		ix.bands.each(code, func(i int) {
-			if vecmath.Hamming(code, ix.codes[i*words:(i+1)*words]) <= bound && ix.ids[i] != "" {
-				in = append(in, int32(i))
+		slots, _ := ix.bands.AppendCandidates(nil, ix.codes, code, 0, simhash.TagBound(threshold, ix.bands.TagBits()))
+		in := slots[:0]
+		for _, i := range slots {
+			if ix.ids[i] != "" && vecmath.Hamming(code, ix.codes[int(i)*words:][:words]) <= bound {
+				in = append(in, i)
 			}
-		})
+		}
 		slices.Sort(in)
 		for _, i := range slices.Compact(in) {
 			out = append(out, ix.ids[i])

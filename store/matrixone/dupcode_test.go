@@ -9,53 +9,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/day1ai/day1/internal/simhash"
 	"github.com/day1ai/day1/internal/vecmath"
+	"github.com/day1ai/day1/internal/vectest"
 )
-
-func randomUnit(r *rand.Rand, dims int) []float32 {
-	v := make([]float32, dims)
-	var n float64
-	for i := range v {
-		v[i] = float32(r.NormFloat64())
-		n += float64(v[i]) * float64(v[i])
-	}
-	for i := range v {
-		v[i] /= float32(math.Sqrt(n))
-	}
-	return v
-}
-
-// near returns a unit vector at cosine about cos from v.
-func near(r *rand.Rand, v []float32, cos float64) []float32 {
-	noise := randomUnit(r, len(v))
-	var d float64
-	for i := range v {
-		d += float64(v[i]) * float64(noise[i])
-	}
-	// noise orthogonal to v, then mix.
-	out := make([]float32, len(v))
-	var n float64
-	for i := range v {
-		o := float64(noise[i]) - d*float64(v[i])
-		out[i] = float32(o)
-		n += o * o
-	}
-	s := math.Sqrt(1 - cos*cos)
-	for i := range out {
-		out[i] = float32(cos*float64(v[i]) + s*float64(out[i])/math.Sqrt(n))
-	}
-	return out
-}
-
-func cosine(a, b []float32) float64 {
-	var d, na, nb float64
-	for i := range a {
-		d += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	return d / math.Sqrt(na*nb)
-}
 
 // TestDupCodesStable pins the stored form of a few codes: rows keep the codes they
 // were written with, so the rotation, the bit order and the encoding may change only
@@ -90,7 +47,7 @@ func TestDupCodes(t *testing.T) {
 		if c.bits != wantBits {
 			t.Errorf("dims %d: %d bits, want %d", dims, c.bits, wantBits)
 		}
-		v := randomUnit(r, dims)
+		v := vectest.Unit(r, dims)
 		code := c.code(v)
 		// Codes are stored: the same vector always gives the same code, in every coder.
 		if d := cmp.Diff(code, newDupCoder(dims).code(v)); d != "" {
@@ -114,15 +71,15 @@ func TestDupCodes(t *testing.T) {
 	bound := c.bound(0.92)
 	missed, passed := 0, 0
 	for range 500 {
-		v := randomUnit(r, 384)
-		w := near(r, v, 0.92+0.07*r.Float64())
-		if cosine(v, w) < 0.92 {
+		v := vectest.Unit(r, 384)
+		w := vectest.AtCosine(r, v, 0.92+0.07*r.Float64())
+		if vectest.Cosine(v, w) < 0.92 {
 			continue
 		}
 		if vecmath.Hamming(c.code(v), c.code(w)) > bound {
 			missed++
 		}
-		if vecmath.Hamming(c.code(v), c.code(randomUnit(r, 384))) <= bound {
+		if vecmath.Hamming(c.code(v), c.code(vectest.Unit(r, 384))) <= bound {
 			passed++
 		}
 	}
@@ -132,8 +89,19 @@ func TestDupCodes(t *testing.T) {
 	if passed > 5 {
 		t.Errorf("%d of 500 unrelated vectors fell within the bound %d", passed, bound)
 	}
-	if b := newDupCoder(8).bound(0.92); b < 8 {
-		t.Errorf("8-bit codes must not exclude anything at 0.92: bound %d", b)
+	// Short codes: a pair at the threshold differs in more bits than the bound with a
+	// negligible probability, by the binomial law of the 8 bits.
+	p := math.Acos(0.92) / math.Pi
+	b := newDupCoder(8).bound(0.92)
+	tail, term := 0.0, math.Pow(1-p, 8) // P(0 bits differ)
+	for k := 0; k <= 8; k++ {
+		if k > b {
+			tail += term
+		}
+		term *= float64(8-k) / float64(k+1) * p / (1 - p)
+	}
+	if tail > 1e-4 {
+		t.Errorf("8-bit codes at 0.92: bound %d leaves out pairs at the threshold with probability %.2g, want under 1e-4", b, tail)
 	}
 }
 
@@ -147,7 +115,7 @@ func TestCodeIndex(t *testing.T) {
 	ix.set("d", 4, []uint64{0b1110}, true, 1)
 	ix.set("a", 5, []uint64{0b0001}, true, 1) // a new version of a
 	ix.set("d", 6, []uint64{0b1110}, true, 1) // a new version of d, with the same code
-	got := ix.candidates([]uint64{0b1111}, 1, 1)
+	got := ix.candidates([]uint64{0b1111}, 0.92, 1, 1)
 	if d := cmp.Diff([]string{"c", "d"}, got); d != "" {
 		t.Errorf("candidates (-want +got):\n%s", d)
 	}
@@ -180,10 +148,10 @@ func TestCodeIndex(t *testing.T) {
 	}
 }
 
-// TestCodeBands checks that the band index finds what a scan of every code finds:
-// every near-duplicate, and candidates within the bound only, while it meets a small
-// share of the facts; and that it stays right as facts change, go and the index
-// compacts.
+// TestCodeBands checks that the band index finds what a scan of every code finds: the
+// near-duplicates, but for the small share the bands are designed to miss
+// (simhash.Bands), and candidates within the bound only, while it stays right as facts
+// change, go and the index compacts.
 func TestCodeBands(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(7, 8))
@@ -194,7 +162,7 @@ func TestCodeBands(t *testing.T) {
 	const n = 20000
 	vecs := make([][]float32, n)
 	for i := range vecs {
-		vecs[i] = randomUnit(r, 384)
+		vecs[i] = vectest.Unit(r, 384)
 		id := fmt.Sprint("f", i)
 		code := c.code(vecs[i])
 		banded.set(id, int64(i), code, true, c.words)
@@ -208,7 +176,7 @@ func TestCodeBands(t *testing.T) {
 			scanned.remove(id)
 			continue
 		}
-		vecs[i] = randomUnit(r, 384)
+		vecs[i] = vectest.Unit(r, 384)
 		code := c.code(vecs[i])
 		banded.set(id, int64(i), code, true, c.words)
 		scanned.set(id, int64(i), code, true, c.words)
@@ -217,26 +185,28 @@ func TestCodeBands(t *testing.T) {
 		t.Fatalf("bands %v, dead %d of %d slots: want bands and a compacted index", banded.bands != nil, banded.dead, len(banded.ids))
 	}
 	scanned.bands = nil // the reference scans
-	met := 0
-	for q := 0; q < 300; q++ {
+	const queries = 1000
+	found, met := 0, 0
+	for q := range queries {
 		i := 1 + 2*r.IntN(n/2) // a live fact
-		v := near(r, vecs[i], 0.93)
-		code := c.code(v)
-		got := banded.candidates(code, bound, c.words)
-		want := scanned.candidates(code, bound, c.words)
-		slices.Sort(got)
-		slices.Sort(want)
-		if !slices.Contains(got, fmt.Sprint("f", i)) {
-			t.Errorf("query %d: the near-duplicate f%d is not a candidate", q, i)
+		code := c.code(vectest.AtCosine(r, vecs[i], 0.93))
+		got := banded.candidates(code, 0.93, bound, c.words)
+		want := scanned.candidates(code, 0.93, bound, c.words)
+		if slices.Contains(got, fmt.Sprint("f", i)) {
+			found++
 		}
 		for _, id := range got {
 			if !slices.Contains(want, id) {
 				t.Errorf("query %d: candidate %s is beyond the bound", q, id)
 			}
 		}
-		banded.bands.each(code, func(int) { met++ })
+		slots, _ := banded.bands.AppendCandidates(nil, banded.codes, code, 0, simhash.TagBound(0.93, banded.bands.TagBits()))
+		met += len(slots)
 	}
-	if per := met / 300; per > n/20 {
+	if rate := float64(found) / queries; rate < 0.97 {
+		t.Errorf("the bands found %.1f%% of near-duplicates at cosine 0.93, want at least 97%%", 100*rate)
+	}
+	if per := met / queries; per > n/100 {
 		t.Errorf("the bands met %d facts per query of %d: want a small share", per, len(banded.slot))
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/day1ai/day1/internal/vectest"
 	"github.com/day1ai/day1/store"
 	"github.com/day1ai/day1/store/matrixone"
 	"github.com/day1ai/day1/store/memstore"
@@ -32,13 +33,13 @@ func TestNearDuplicatesAsEmbedded(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	centers := make([][]float32, 6)
 	for i := range centers {
-		centers[i] = unit(r, dims)
+		centers[i] = vectest.Unit(r, dims)
 	}
 	// A member of a cluster: its center plus noise of norm 0.15 to 0.5, so that two
 	// members' cosine similarity is spread around the threshold.
 	member := func() []float32 {
 		c := centers[r.IntN(len(centers))]
-		noise, s := unit(r, dims), 0.15+0.35*r.Float64()
+		noise, s := vectest.Unit(r, dims), 0.15+0.35*r.Float64()
 		v := make([]float32, dims)
 		var n float64
 		for i := range v {

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/day1ai/day1/internal/benchdata"
+	"github.com/day1ai/day1/internal/vectest"
 	"github.com/day1ai/day1/store"
 	"github.com/day1ai/day1/store/matrixone"
 	"github.com/day1ai/day1/store/storetest"
@@ -107,7 +108,7 @@ func corpus(n, dims int, seed uint64) []store.Record {
 	texts = append(texts[:n-len(extra)], extra...)
 	out := make([]store.Record, 0, n)
 	for i, text := range texts {
-		emb := unit(r, dims)
+		emb := vectest.Unit(r, dims)
 		if i%3 == 2 {
 			out = append(out, store.Observation{ID: fmt.Sprintf("o%04d", i), Summary: text, Embedding: emb, Type: store.ObsDiscovery,
 				SessionID: fmt.Sprintf("s%d", i%4)})
@@ -116,19 +117,6 @@ func corpus(n, dims int, seed uint64) []store.Record {
 		out = append(out, store.Fact{ID: fmt.Sprintf("f%04d", i), Text: text, Embedding: emb, Category: []string{"auth", "db", "ops"}[i%3]})
 	}
 	return out
-}
-
-func unit(r *rand.Rand, dims int) []float32 {
-	v := make([]float32, dims)
-	var n float64
-	for i := range v {
-		v[i] = float32(r.NormFloat64())
-		n += float64(v[i]) * float64(v[i])
-	}
-	for i := range v {
-		v[i] /= float32(math.Sqrt(n))
-	}
-	return v
 }
 
 func put(t *testing.T, s store.Store, branch string, recs []store.Record) {
@@ -287,7 +275,7 @@ func TestVectorIndex(t *testing.T) {
 	var later []store.Record
 	for _, rec := range recs[:90] {
 		if f, ok := rec.(store.Fact); ok {
-			f.Embedding = unit(r, dims)
+			f.Embedding = vectest.Unit(r, dims)
 			later = append(later, f)
 		}
 	}
@@ -297,7 +285,7 @@ func TestVectorIndex(t *testing.T) {
 		t.Helper()
 		for i := range 15 {
 			for _, f := range []store.Filter{{}, {Category: "db"}} {
-				q := store.SearchQuery{Vector: unit(r, dims), Mode: store.Vector, Limit: 10, Kinds: []store.Kind{store.KindFact}, Filter: f}
+				q := store.SearchQuery{Vector: vectest.Unit(r, dims), Mode: store.Vector, Limit: 10, Kinds: []store.Kind{store.KindFact}, Filter: f}
 				want, err := s2.Search(ctx, v, q)
 				if err != nil {
 					t.Fatal(err)
@@ -411,10 +399,10 @@ func TestCodeSearch(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 11))
 	centres := make([][]float32, 40)
 	for i := range centres {
-		centres[i] = unit(r, dims)
+		centres[i] = vectest.Unit(r, dims)
 	}
 	near := func(c []float32) []float32 {
-		v := unit(r, dims)
+		v := vectest.Unit(r, dims)
 		var n float64
 		for i := range v {
 			v[i] = c[i] + 0.8*v[i]
@@ -536,7 +524,7 @@ func TestNearDuplicateCodes(t *testing.T) {
 	embs := map[string][]float32{}
 	for i := range 300 {
 		id := fmt.Sprintf("f%03d", i)
-		embs[id] = unit(r, 64)
+		embs[id] = vectest.Unit(r, 64)
 		recs = append(recs, store.Fact{ID: id, Text: "fact number " + id, Embedding: embs[id]})
 	}
 	put(t, s, "main", recs)
@@ -563,7 +551,7 @@ func TestNearDuplicateCodes(t *testing.T) {
 	res, err = s2.Put(ctx, "main", []store.Record{
 		store.Fact{ID: "n2", Text: "another close copy", Embedding: nearTo("f230")},
 		store.Fact{ID: "n3", Text: "a copy of the batch's own fact", Embedding: func() []float32 { v := nearTo("f230"); v[1] += 0.05; return v }()},
-		store.Fact{ID: "n4", Text: "far from everything", Embedding: unit(r, 64)},
+		store.Fact{ID: "n4", Text: "far from everything", Embedding: vectest.Unit(r, 64)},
 	}, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -811,9 +799,9 @@ func TestDeleteBranchDropsItsVectors(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(9, 9))
 	put(t, s, "task/a", []store.Record{
-		store.Fact{ID: "f0000", Text: "changed on the branch", Embedding: unit(r, 8)},
-		store.Fact{ID: "new", Text: "new on the branch", Embedding: unit(r, 8)},
-		store.Observation{ID: "o-new", Summary: "seen on the branch", Type: store.ObsDiscovery, Embedding: unit(r, 8)},
+		store.Fact{ID: "f0000", Text: "changed on the branch", Embedding: vectest.Unit(r, 8)},
+		store.Fact{ID: "new", Text: "new on the branch", Embedding: vectest.Unit(r, 8)},
+		store.Observation{ID: "o-new", Summary: "seen on the branch", Type: store.ObsDiscovery, Embedding: vectest.Unit(r, 8)},
 	})
 	if n := count(); n != 33 {
 		t.Fatalf("%d embeddings after the branch's writes; want 33", n)
@@ -854,7 +842,7 @@ func TestMigrationWidensDupCode(t *testing.T) {
 		t.Errorf("dup_code width %d (%v); want 160", width, err)
 	}
 	r := rand.New(rand.NewPCG(1, 1))
-	if _, err := s2.Put(ctx, "main", []store.Record{store.Fact{ID: "f", Text: "a fact with a code", Embedding: unit(r, 384)}}, store.PutOptions{DedupeThreshold: 0.9}); err != nil {
+	if _, err := s2.Put(ctx, "main", []store.Record{store.Fact{ID: "f", Text: "a fact with a code", Embedding: vectest.Unit(r, 384)}}, store.PutOptions{DedupeThreshold: 0.9}); err != nil {
 		t.Errorf("Put after the migration: %v", err)
 	}
 }

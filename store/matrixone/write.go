@@ -409,7 +409,7 @@ func (s *Store) findDupCandidates(ctx context.Context, q queryer, b branchRow, r
 		emb := recs[i].(store.Fact).Embedding
 		dc.codes[i] = s.dup.code(emb)
 		codes.mu.Lock()
-		ids := codes.candidates(dc.codes[i], bound, s.dup.words)
+		ids := codes.candidates(dc.codes[i], threshold, bound, s.dup.words)
 		idVids := make([]int64, len(ids))
 		for j, id := range ids {
 			idVids[j], _ = codes.vid(id)

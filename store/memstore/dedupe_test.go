@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/day1ai/day1/internal/vectest"
 	"github.com/day1ai/day1/store"
 )
 
@@ -21,7 +22,7 @@ func TestLargeBatchDedupe(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	const dims = 384
 	rng := rand.New(rand.NewPCG(7, 11))
-	random := func() []float32 { return randomVec(rng, dims) }
+	random := func() []float32 { return vectest.Unit(rng, dims) }
 	near := func(v []float32) []float32 { return nearVec(rng, v) }
 	var existing []store.Record
 	var embs [][]float32
@@ -197,15 +198,6 @@ func TestLargeBatchFindsItsOwnNearDuplicates(t *testing.T) {
 	}
 }
 
-// randomVec returns a random unit vector of dims coordinates.
-func randomVec(rng *rand.Rand, dims int) []float32 {
-	v := make([]float32, dims)
-	for i := range v {
-		v[i] = float32(rng.NormFloat64())
-	}
-	return unitVec(v)
-}
-
 // nearVec returns a unit vector at cosine about 0.98 from v, a unit vector.
 func nearVec(rng *rand.Rand, v []float32) []float32 {
 	w := make([]float32, len(v))
@@ -238,7 +230,7 @@ func TestGeneratedIDsDecideAsLookedUp(t *testing.T) {
 	var first []store.Record
 	var embs [][]float32
 	for i := range stored {
-		embs = append(embs, randomVec(rng, dims))
+		embs = append(embs, vectest.Unit(rng, dims))
 		first = append(first, store.Fact{ID: fmt.Sprintf("s%03d", i), Text: fmt.Sprintf("stored fact %d", i), Embedding: embs[i]})
 	}
 	var recs []store.Record
@@ -246,7 +238,7 @@ func TestGeneratedIDsDecideAsLookedUp(t *testing.T) {
 	for i := range batch {
 		id := fmt.Sprintf("g%03d", i)
 		generated[id] = true
-		f := store.Fact{ID: id, Text: fmt.Sprintf("new fact %d", i), Embedding: randomVec(rng, dims)}
+		f := store.Fact{ID: id, Text: fmt.Sprintf("new fact %d", i), Embedding: vectest.Unit(rng, dims)}
 		switch i % 4 {
 		case 1: // a near-duplicate of a stored fact
 			f.Embedding = nearVec(rng, embs[i])

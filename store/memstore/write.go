@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"math"
 	"math/bits"
 	"runtime"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/day1ai/day1/internal/parallel"
+	"github.com/day1ai/day1/internal/simhash"
 	"github.com/day1ai/day1/internal/vecmath"
 	"github.com/day1ai/day1/store"
 )
@@ -182,7 +182,7 @@ func validateAll(recs []store.Record, dims int) error {
 
 // tidyIndexes does after a write the upkeep of the indexes that grows with their size,
 // so that merges, whose latency counts more than a write's, rarely meet it: it folds
-// the band indexes that are due (see bandIndex.foldDue) and makes room ahead in the
+// the band indexes that are due (see simhash.Bands.FoldDue) and makes room ahead in the
 // index arrays, whose growth copies them. Callers hold s.mu for writing.
 func (s *Store) tidyIndexes() {
 	for _, ix := range s.index {
@@ -195,7 +195,7 @@ func (s *Store) tidyIndexes() {
 const indexHeadroom = 4096
 
 // mergeFoldSlack is how far overdue a fold must be for a merge to do it (see
-// bandIndex.foldDue): a fold costs a pass over every indexed vector.
+// simhash.Bands.FoldDue): a fold costs a pass over every indexed vector.
 const mergeFoldSlack = 4
 
 // decide says what writing r does: nothing, a new version, or a new fact superseding a
@@ -331,7 +331,7 @@ type dupQuery struct {
 	threshold  float64
 	maxHamming int
 	maxSketch  int // the bound of the sketch test (sketchBound)
-	maxTag     int // the bound of the band index's tag test (tagBound), for its tagBits as the query is made
+	maxTag     int // the bound of the band index's tag test (simhash.TagBound), for its TagBits as the query is made
 }
 
 func (ix *kindIndex) query(emb []float32, threshold float64) dupQuery {
@@ -353,9 +353,9 @@ func (q *dupQuery) similarity(v *version) float64 {
 // bounds returns a query without an embedding that holds the threshold and the bounds
 // of the code tests, which are all that a search for candidates reads.
 func (ix *kindIndex) bounds(threshold float64) dupQuery {
-	q := dupQuery{threshold: threshold, maxHamming: hammingBound(threshold, ix.words*64), maxSketch: sketchBound(threshold)}
+	q := dupQuery{threshold: threshold, maxHamming: simhash.HammingBound(threshold, ix.words*64), maxSketch: sketchBound(threshold)}
 	if ix.bands != nil {
-		q.maxTag = tagBound(threshold, ix.bands.tagBits())
+		q.maxTag = simhash.TagBound(threshold, ix.bands.TagBits())
 	}
 	return q
 }
@@ -388,7 +388,7 @@ func (sc *dupScratch) touch(codes []uint64, words int) {
 type dupIndex struct {
 	codes, sketch []uint64
 	words         int
-	bands         *bandIndex
+	bands         *simhash.Bands
 	// vecs holds the first version of each slot, whose embedding is the slot's: a
 	// slot keeps its first version (kindIndex.add).
 	vecs []*version
@@ -438,7 +438,7 @@ func (ix *kindIndex) heldCandidates(dst []int32, q dupQuery) []int32 {
 // set.
 func (d dupIndex) candidates(dst []int32, q dupQuery, sc *dupScratch) []int32 {
 	var touched int32
-	sc.cands, touched = d.bands.appendCandidates(sc.cands[:0], d.codes, q.code, 0, q.maxTag)
+	sc.cands, touched = d.bands.AppendCandidates(sc.cands[:0], d.codes, q.code, 0, q.maxTag)
 	sc.sink += uint64(touched)
 	var sum uint64
 	sc.cands, sum = sketchFilter(sc.cands, d.sketch, sketchOf(q.code), q.maxSketch)
@@ -643,23 +643,6 @@ func (s *Store) prematch(head view, recs []store.Record, opts store.PutOptions, 
 	return a
 }
 
-// hammingBound is the largest Hamming distance between the codes of two vectors whose
-// cosine is at least threshold, but for a negligible chance: each code bit differs
-// with probability p = acos(threshold)/π, and the bound is the mean plus four standard
-// deviations. Candidates farther apart are not worth an exact cosine.
-//
-// A pair at the threshold itself passes with a probability above 0.9999 (the codes'
-// distances follow the binomial closely: TestHammingBoundKeepsNearPairs), while the
-// bands find it with a probability of about 0.97 (1 - (1-(1-p)^16)^32 at 0.92).
-// Most candidates that pass the code test are similar texts below the threshold,
-// each an exact cosine read a pointer away: on the bench corpus, nine in ten of those
-// that six deviations let through.
-func hammingBound(threshold float64, bits int) int {
-	p := math.Acos(max(-1, min(1, threshold))) / math.Pi
-	n := float64(bits)
-	return int(math.Ceil(n*p + 4*math.Sqrt(n*p*(1-p)) + 1))
-}
-
 // sketchWords is how many code words a sketch holds: the last ones of the code.
 const sketchWords = 2
 
@@ -678,12 +661,12 @@ func sketchDistance(sketch []uint64, o int, qs *[sketchWords]uint64) int {
 
 // sketchBound is the largest Hamming distance between the sketches (the last
 // sketchWords code words) of two vectors whose cosine is at least threshold that the
-// sketch test lets through: hammingBound's on the sketch's 128 bits, and one more. A
+// sketch test lets through: simhash.HammingBound on the sketch's 128 bits, and one more. A
 // pair at the threshold then fails it with a probability under 1e-5, and the two tests
 // together with one under 1e-4 (TestSketchBoundKeepsNearPairs). On the bench's corpus
 // at a million facts it turns away all but about one in twenty of the candidates the
 // bands find, each a read of a whole code that would miss the processor's cache.
-func sketchBound(threshold float64) int { return hammingBound(threshold, sketchWords*64) + 1 }
+func sketchBound(threshold float64) int { return simhash.HammingBound(threshold, sketchWords*64) + 1 }
 
 // sketchFilter keeps, in place and in order, the candidates whose sketch, in sketch
 // (sketchWords words per vector), differs from qs in at most bound bits. The sketches
