@@ -5,6 +5,8 @@ import (
 	"errors"
 	"math"
 	"testing"
+
+	"github.com/day1ai/day1/internal/vectest"
 )
 
 func TestStem(t *testing.T) {
@@ -36,14 +38,6 @@ func TestStem(t *testing.T) {
 	if Stem("falling") == Stem("fail") || Stem("status") == Stem("state") {
 		t.Error("unrelated words share a stem")
 	}
-}
-
-func cosine(a, b []float32) float64 {
-	var s float64
-	for i := range a {
-		s += float64(a[i]) * float64(b[i])
-	}
-	return s
 }
 
 func TestStemEmbedder(t *testing.T) {
@@ -106,13 +100,13 @@ func TestStemEmbedder(t *testing.T) {
 		return v
 	}
 	a, b := "deployments failing after migrations", "the deploy fails once we migrate"
-	if cs, ch := cosine(vec(a), vec(b)), cosine(hvec(a), hvec(b)); cs <= ch || cs < 0.5 {
+	if cs, ch := vectest.Cosine(vec(a), vec(b)), vectest.Cosine(hvec(a), hvec(b)); cs <= ch || cs < 0.5 {
 		t.Errorf("cosine of word forms: stem %.3f, hash %.3f; want stem above hash and 0.5", cs, ch)
 	}
 	// Common words weigh less than content words: a text sharing only "really
 	// think" with the query ranks below one sharing "kubernetes".
 	q := vec("I really think the kubernetes cluster")
-	if c1, c2 := cosine(q, vec("really think so")), cosine(q, vec("kubernetes upgrade")); c1 >= c2 {
+	if c1, c2 := vectest.Cosine(q, vec("really think so")), vectest.Cosine(q, vec("kubernetes upgrade")); c1 >= c2 {
 		t.Errorf("common words %.3f >= content word %.3f", c1, c2)
 	}
 	if _, err := e.EmbedOne("the of and"); !errors.Is(err, ErrEmptyText) {

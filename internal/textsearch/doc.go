@@ -29,4 +29,15 @@
 // where tf is the term's frequency in the document, |d| the document's length in tokens,
 // avg|d| the mean length over the collection, df the number of documents that contain the
 // term and N the number of documents.
+//
+// # Index
+//
+// Both stores keep their keyword index in the same form: per term, a [List] of
+// postings in the order documents were indexed, each posting 8 bytes (the document's
+// number, a tag the store uses to decide visibility, the term's frequency and the
+// document's length). A store decides which postings a search sees, counts them for
+// the term's document frequency, and hands them to a [Scorer], which ranks the top k
+// with MaxScore ([Scorer.Top]) or scores every document ([Scorer.All]). The store
+// then knows nothing of BM25 but the statistics it counts: the documents it sees and
+// their total length.
 package textsearch

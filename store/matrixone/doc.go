@@ -108,8 +108,9 @@
 // Filters are pushed into SQL (built with squirrel, every value a bound parameter) and
 // hybrid search fuses both rankings exactly like the embedded store (RRF or weighted).
 //
-// Keyword search computes BM25 in Go, with the same terms (stemmed tokens) and
-// parameters as the embedded store. Each row keeps its search terms in a column. The
+// Keyword search computes BM25 in Go, with the same terms (stemmed tokens), parameters
+// and postings lists (internal/textsearch) as the embedded store. Each row keeps its
+// search terms in a column. The
 // store ranks from memory (Options.KeywordCache): it keeps the terms of every row
 // version of a table, with the revisions each is visible between, read whole at the
 // first search and then only the versions written or closed since (by any process:
@@ -167,11 +168,12 @@
 // come from short codes of the embeddings (sign bits after a fixed rotation, stored in
 // dup_code and kept in memory per branch table), so that a batch of new facts costs one
 // read of the rows written since the last batch instead of one vector scan per fact;
-// the decision is the embedded store's arithmetic, in Go. The codes of a table are
-// bucketed by 40 slices of 12 bits, and a new fact is compared with the facts sharing
-// a bucket with it: about one in a hundred of them, where a scan compared it with
-// every one. A fact at cosine 0.92 of the new one shares a bucket but for a chance of
-// about 2 in 10,000, and above 0.93 of 1 in 20,000. The candidates' embeddings are read
+// the decision is the embedded store's arithmetic, in Go. From 4,096 live facts on, the
+// codes of a table are bucketed by the embedded store's band index (internal/simhash:
+// 32 slices of 16 bits, with a tag test), and a new fact is compared with the facts
+// sharing a bucket with it, a small share of them, where a scan compared it with every
+// one. A fact at cosine 0.92 of the new one is found about 97 times in 100, and above
+// 0.95 more than 99.8 times in 100, as on the embedded store. The candidates' embeddings are read
 // alone, by the primary keys the code index keeps, and the rows of only those whose
 // cosine reaches the threshold (or that the batch writes) are read whole: facts from
 // one template are often within the bound and rarely within the threshold.

@@ -44,7 +44,7 @@ type termIndex struct {
 	rev  int64
 	at   map[int64]int32 // vid -> entry
 	ents []termEntry
-	post map[string][]termPosting
+	post map[string]*textsearch.List // by term; a posting's Ord is its entry's place in ents
 	// sessions names the sessions of the entries (termEntry.session is an index into
 	// it, plus one), sessionOf numbers them, and bySession lists each one's entries.
 	sessions  []string
@@ -70,11 +70,6 @@ type termEntry struct {
 // predicate visible(cut) says.
 func (e *termEntry) visible(cut int64) bool { return e.rev <= cut && e.next > cut && !e.deleted }
 
-type termPosting struct {
-	ent int32
-	tf  int32
-}
-
 // termRow is one row version termRows reads.
 type termRow struct {
 	termEntry
@@ -83,7 +78,7 @@ type termRow struct {
 }
 
 func newTermIndex() *termIndex {
-	return &termIndex{rev: -1, at: map[int64]int32{}, post: map[string][]termPosting{}, statsCut: -1,
+	return &termIndex{rev: -1, at: map[int64]int32{}, post: map[string]*textsearch.List{}, statsCut: -1,
 		sessionOf: map[string]int32{}, bySession: map[int32][]int32{}}
 }
 
@@ -115,7 +110,12 @@ func (ix *termIndex) apply(r termRow) {
 		tf[t]++
 	}
 	for t, c := range tf {
-		ix.post[t] = append(ix.post[t], termPosting{i, c})
+		l := ix.post[t]
+		if l == nil {
+			l = new(textsearch.List)
+			ix.post[t] = l
+		}
+		l.Add(i, 0, int(c), int(r.docLen))
 	}
 }
 
@@ -271,27 +271,24 @@ func (ix *termIndex) rank(terms map[string]int, cut int64) ([]termCand, float64)
 		list = append(list, t)
 	}
 	slices.Sort(list)
-	acc := map[int32]float64{}
+	var rk textsearch.Scorer
 	idfs := make([]float64, 0, len(list))
 	for _, t := range list {
-		ps := ix.post[t]
+		l := ix.post[t]
 		df := 0
-		for _, p := range ps {
-			if ix.ents[p.ent].visible(cut) {
-				df++
+		if l != nil {
+			for _, p := range l.Postings {
+				if ix.ents[p.Ord].visible(cut) {
+					df++
+					rk.Keep(p)
+				}
 			}
 		}
 		idf := textsearch.DefaultBM25.IDF(df, int(ix.n))
 		idfs = append(idfs, idf)
-		if df == 0 {
-			continue
-		}
-		for _, p := range ps {
-			if e := &ix.ents[p.ent]; e.visible(cut) {
-				acc[p.ent] += textsearch.DefaultBM25.Score(int(p.tf), int(e.docLen), avg, idf)
-			}
-		}
+		rk.Term(l, idf)
 	}
+	acc := rk.All(avg, func(ord int32) int { return int(ix.ents[ord].docLen) })
 	out := make([]termCand, 0, len(acc))
 	for i, sc := range acc {
 		e := &ix.ents[i]

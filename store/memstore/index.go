@@ -16,11 +16,11 @@ import (
 // kindIndex indexes every version of one searchable kind, on every branch. Reads keep
 // the postings and vectors of the versions their view sees.
 type kindIndex struct {
-	docs     []*version           // every indexed version; a version's ord is its position
-	meta     []docMeta            // what visibility reads of each of docs, kept dense
-	fast     []docFast            // the same, smaller (see docFast)
-	postings map[string]*termList // by term; a pointer, so that adding a posting looks the term up once
-	vecs     []*version           // vector slots in commit order: the first version holding each, the others after it (version.sameVec)
+	docs     []*version                  // every indexed version; a version's ord is its position
+	meta     []docMeta                   // what visibility reads of each of docs, kept dense
+	fast     []docFast                   // the same, smaller (see docFast)
+	postings map[string]*textsearch.List // by term; a pointer, so that adding a posting looks the term up once
+	vecs     []*version                  // vector slots in commit order: the first version holding each, the others after it (version.sameVec)
 	// masks holds, for each vector slot, the bits (branch.bit) of the branches of its
 	// versions. A view whose chain has none of them sees none of the slot's versions:
 	// the check reads one word instead of following every version, which matters when
@@ -102,79 +102,23 @@ const historyBit = 1 << 31
 // history reports whether the version is a fact that is history.
 func (d docFast) history() bool { return d.tag&historyBit != 0 }
 
-// posting is one document of a term: the version's position in docs, a short form of
-// its docFast tag, and how often the term occurs in it with the document's length. A
-// search decides most postings' visibility and scores them reading them alone, in
-// order, rather than reading each version's entries at random. Postings hold no
-// pointers, so the collector never scans them.
-type posting struct {
-	ord int32
-	// tag holds the slot of the version's branch (branch.slot) while the version is
-	// current there, 0 once replaced, and postingHistory when the version is a fact
-	// that is history.
-	tag uint16
-	// tfLen holds the term's frequency in its top tfBits bits and the document's
-	// length in the others, each saturated at its field's largest value: see
-	// termList.tf and kindIndex.docLen.
-	tfLen uint16
-}
-
-const (
-	postingHistory = 1 << 15
-	tfBits         = 4
-	lenBits        = 16 - tfBits
-	maxPostingTF   = 1<<tfBits - 1
-	maxPostingLen  = 1<<lenBits - 1
-)
-
-func newPosting(ord int32, tag uint16, tf, docLen int32) posting {
-	return posting{ord: ord, tag: tag, tfLen: uint16(min(tf, maxPostingTF))<<lenBits | uint16(min(docLen, maxPostingLen))}
-}
+// A version's postings (textsearch.Posting) are tagged with the slot of the
+// version's branch (branch.slot) while the version is current there, 0 once replaced,
+// and postingHistory when the version is a fact that is history.
+const postingHistory = 1 << 15
 
 // current reports whether p's version is current on the branch of the given slot
 // and id. When the slot is shared (overflowSlot), the version's docFast tag decides.
-func (ix *kindIndex) current(p posting, slot uint16, id uint32) bool {
-	s := p.tag &^ postingHistory
+func (ix *kindIndex) current(p textsearch.Posting, slot uint16, id uint32) bool {
+	s := p.Tag &^ postingHistory
 	if s != slot {
 		return false
 	}
-	return s != overflowSlot || ix.fast[p.ord].tag&^historyBit == id
+	return s != overflowSlot || ix.fast[p.Ord].tag&^historyBit == id
 }
 
-// termList is a term's postings, in the order of their ords, with the largest tf and
-// the smallest document length among them (those of versions since dropped
-// included): together they bound the score the term can add to a document.
-type termList struct {
-	ps    []posting
-	maxTF int32
-	minDL int32
-	big   map[int32]int32 // tf by ord, for the postings whose tf is saturated
-}
-
-// tf returns how often the term occurs in p's document.
-func (l *termList) tf(p posting) int {
-	if tf := p.tfLen >> lenBits; tf < maxPostingTF {
-		return int(tf)
-	}
-	return int(l.big[p.ord])
-}
-
-// docLen returns the length in tokens of p's document.
-func (ix *kindIndex) docLen(p posting) int {
-	if n := p.tfLen & maxPostingLen; n < maxPostingLen {
-		return int(n)
-	}
-	return int(ix.docs[p.ord].docLen)
-}
-
-// find returns the position of the posting of ord in the list, or -1.
-func (l *termList) find(ord int32) int {
-	i, ok := slices.BinarySearchFunc(l.ps, ord, func(p posting, o int32) int { return cmp.Compare(p.ord, o) })
-	if !ok {
-		return -1
-	}
-	return i
-}
+// longDoc returns the length of the version of ord, for postings too short to hold it.
+func (ix *kindIndex) longDoc(ord int32) int { return int(ix.docs[ord].docLen) }
 
 var textSeed = maphash.MakeSeed()
 
@@ -185,7 +129,7 @@ func indexed(k store.Kind) bool {
 }
 
 func newKindIndex(k store.Kind) *kindIndex {
-	ix := &kindIndex{postings: map[string]*termList{}}
+	ix := &kindIndex{postings: map[string]*textsearch.List{}}
 	if k == store.KindFact {
 		ix.texts = newVersionLists[uint64](0)
 	}
@@ -305,7 +249,7 @@ func (ix *kindIndex) add(v *version, h hint, emb []float32) {
 	// Find the lists not found yet (by prepareAll, or when the text was indexed
 	// before), and keep them for the copies merges make.
 	if terms.lists == nil {
-		terms.lists = make([]*termList, len(terms.terms))
+		terms.lists = make([]*textsearch.List, len(terms.terms))
 	}
 	for i, tc := range terms.terms {
 		if terms.lists[i] != nil {
@@ -313,23 +257,13 @@ func (ix *kindIndex) add(v *version, h hint, emb []float32) {
 		}
 		l := ix.postings[tc.term]
 		if l == nil {
-			l = &termList{minDL: v.docLen}
+			l = new(textsearch.List)
 			ix.postings[tc.term] = l
 		}
 		terms.lists[i] = l
 	}
 	for i, tc := range terms.terms {
-		l := terms.lists[i]
-		p := newPosting(v.ord, tag, tc.n, v.docLen)
-		if tc.n >= maxPostingTF {
-			if l.big == nil {
-				l.big = map[int32]int32{}
-			}
-			l.big[v.ord] = tc.n
-		}
-		l.ps = append(l.ps, p)
-		l.maxTF = max(l.maxTF, tc.n)
-		l.minDL = min(l.minDL, v.docLen)
+		terms.lists[i].Add(v.ord, tag, int(tc.n), int(v.docLen))
 	}
 	if ix.texts.first != nil {
 		ix.texts.add(terms.tkey, v)
@@ -408,7 +342,7 @@ func (ix *kindIndex) replaced(v *version) {
 		terms = &t
 	}
 	for i, tc := range terms.terms {
-		var l *termList
+		var l *textsearch.List
 		if terms.lists != nil {
 			l = terms.lists[i] // an indexed version's are all found (add)
 		}
@@ -417,8 +351,8 @@ func (ix *kindIndex) replaced(v *version) {
 				continue
 			}
 		}
-		if j := l.find(v.ord); j >= 0 {
-			l.ps[j].tag &= postingHistory
+		if j := l.Find(v.ord); j >= 0 {
+			l.Postings[j].Tag &= postingHistory
 		}
 	}
 }
@@ -458,7 +392,7 @@ type docTerms struct {
 	// The postings list of each term, found when the text is first indexed, so that
 	// indexing it again (a merge's copy) looks no term up. Only valid while the
 	// analysis is kept (kindIndex.remember).
-	lists []*termList
+	lists []*textsearch.List
 }
 
 type termCount struct {
@@ -544,7 +478,7 @@ func prepareAll(recs []store.Record, index map[store.Kind]*kindIndex) *prepared 
 				dt := &p.terms[i]
 				*dt = analyze(store.SearchText(recs[i]))
 				if ix := index[k]; ix != nil {
-					dt.lists = make([]*termList, len(dt.terms))
+					dt.lists = make([]*textsearch.List, len(dt.terms))
 					for j, tc := range dt.terms {
 						dt.lists[j] = ix.postings[tc.term]
 					}
@@ -657,23 +591,8 @@ func (ix *kindIndex) purge(b *branch) {
 	clear(ix.meta[len(meta):])
 	ix.docs, ix.meta, ix.fast = docs, meta, fast
 	for t, list := range ix.postings {
-		ps := slices.DeleteFunc(list.ps, func(p posting) bool { return remap[p.ord] < 0 })
-		for i := range ps {
-			ps[i].ord = remap[ps[i].ord]
-		}
-		if len(ps) == 0 {
+		if !list.Renumber(remap) {
 			delete(ix.postings, t)
-			continue
-		}
-		list.ps = ps
-		if list.big != nil {
-			big := make(map[int32]int32, len(list.big))
-			for o, tf := range list.big {
-				if remap[o] >= 0 {
-					big[remap[o]] = tf
-				}
-			}
-			list.big = big
 		}
 	}
 	// The analyses kept hold lists that may go from the maps below: forget them all.

@@ -1,11 +1,8 @@
 package memstore
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"math"
-	"slices"
 	"strings"
 	"sync"
 
@@ -312,7 +309,8 @@ func (s *Store) keyword(vw view, ix *kindIndex, kind store.Kind, q store.SearchQ
 			past, pastEnd = l.br, ix.endOf(l.cut)
 		}
 	}
-	ms, ps := sc.terms[:0], sc.postings[:0]
+	rk := &sc.scorer
+	rk.Reset()
 	var idfs []float64 // of the query's terms, for store.Ranked.Full
 	for term := range textsearch.TermFreqs(textsearch.Terms(q.Text)) {
 		list := ix.postings[term]
@@ -320,33 +318,33 @@ func (s *Store) keyword(vw view, ix *kindIndex, kind store.Kind, q store.SearchQ
 			idfs = append(idfs, textsearch.DefaultBM25.IDF(0, n))
 			continue
 		}
-		df, from := 0, len(ps)
-		for _, p := range list.ps {
+		df := 0
+		for _, p := range list.Postings {
 			switch {
 			case head != nil:
 				if !ix.current(p, head.slot, head.id) {
 					continue
 				}
-			case past != nil && p.ord >= pastEnd:
+			case past != nil && p.Ord >= pastEnd:
 				continue // written after the cut
-			case past != nil && p.tag&^postingHistory != 0:
+			case past != nil && p.Tag&^postingHistory != 0:
 				if !ix.current(p, past.slot, past.id) {
 					continue // current on another branch
 				}
-			case !vw.visibleDoc(ix, p.ord, &ix.meta[p.ord]):
+			case !vw.visibleDoc(ix, p.Ord, &ix.meta[p.Ord]):
 				continue
 			}
 			df++
 			switch {
 			case history:
-				if p.tag&postingHistory != 0 {
+				if p.Tag&postingHistory != 0 {
 					continue
 				}
 			case filtered:
-				st := &sc.state[p.ord]
+				st := &sc.state[p.Ord]
 				if *st == unknown {
 					*st = rejected
-					if ix.docs[p.ord].matches(q.Filter) {
+					if ix.docs[p.Ord].matches(q.Filter) {
 						*st = accepted
 					}
 				}
@@ -354,110 +352,22 @@ func (s *Store) keyword(vw view, ix *kindIndex, kind store.Kind, q store.SearchQ
 					continue
 				}
 			}
-			ps = append(ps, p)
+			rk.Keep(p)
 		}
 		idf := textsearch.DefaultBM25.IDF(df, n)
 		idfs = append(idfs, idf)
-		if len(ps) == from {
-			continue
-		}
-		// Score rises with tf and falls with the document's length, and rounding keeps
-		// both so: no posting of the term scores above its bound.
-		bound := textsearch.DefaultBM25.Score(int(list.maxTF), int(list.minDL), avg, idf)
-		ms = append(ms, maxScoreTerm{list: list, idf: idf, bound: bound, at: from, end: len(ps)})
+		rk.Term(list, idf)
 	}
-	sc.terms, sc.postings = ms, ps
-	if len(ms) == 0 {
+	best := rk.Top(avg, k, ix.longDoc)
+	if len(best) == 0 {
 		return nil
 	}
-	top := vecmath.NewTopK[*version](k)
-	// Terms in ascending order of bound; upTo[i] bounds what terms 0 to i add together.
-	// A document found only by terms below pivot cannot score above the top's minimum.
-	slices.SortFunc(ms, func(a, b maxScoreTerm) int { return cmp.Compare(a.bound, b.bound) })
-	upTo := sc.upTo[:0]
-	sum := 0.0
-	for _, t := range ms {
-		sum += t.bound
-		upTo = append(upTo, sum*(1+boundSlack))
-	}
-	sc.upTo = upTo
-	pivot, floor := 0, math.Inf(-1)
-	for {
-		doc := int32(math.MaxInt32)
-		for i := pivot; i < len(ms); i++ {
-			if t := &ms[i]; t.at < t.end && ps[t.at].ord < doc {
-				doc = ps[t.at].ord
-			}
-		}
-		if doc == math.MaxInt32 {
-			break
-		}
-		docLen := -1
-		score := 0.0
-		for i := pivot; i < len(ms); i++ {
-			if t := &ms[i]; t.at < t.end && ps[t.at].ord == doc {
-				p := ps[t.at]
-				if docLen < 0 {
-					docLen = ix.docLen(p)
-				}
-				score += textsearch.DefaultBM25.Score(t.list.tf(p), docLen, avg, t.idf)
-				t.at++
-			}
-		}
-		for i := pivot - 1; i >= 0 && score+upTo[i] > floor; i-- {
-			t := &ms[i]
-			t.at = t.seek(ps, doc)
-			if t.at < t.end && ps[t.at].ord == doc {
-				score += textsearch.DefaultBM25.Score(t.list.tf(ps[t.at]), docLen, avg, t.idf)
-				t.at++
-			}
-		}
-		if score <= floor {
-			continue
-		}
-		top.Push(score, ix.docs[doc])
-		if floor = top.Min(); floor > math.Inf(-1) {
-			for pivot < len(ms) && upTo[pivot] <= floor {
-				pivot++
-			}
-		}
-	}
-	out := fromTop(top)
 	full := textsearch.Full(idfs)
-	for i := range out {
-		out[i].full = full
+	out := make([]ranked, len(best))
+	for i, b := range best {
+		out[i] = ranked{v: ix.docs[b.Item], score: b.Score, full: full}
 	}
 	return out
-}
-
-// boundSlack widens the sums of term bounds against rounding: the scores of a
-// document's terms are added in another order than their bounds.
-const boundSlack = 1e-9
-
-// maxScoreTerm is one query term of a keyword search: its weight, the bound of what it
-// adds to a document's score, and its postings the search kept (scratch.postings from
-// at to end), at the first not yet passed.
-type maxScoreTerm struct {
-	list       *termList
-	idf, bound float64
-	at, end    int
-}
-
-// seek returns the position of the first of the term's postings from at on whose ord
-// is doc or more: by doubling steps, then halving.
-func (t *maxScoreTerm) seek(ps []posting, doc int32) int {
-	if t.at >= t.end || ps[t.at].ord >= doc {
-		return t.at
-	}
-	// ps[lo] is below doc; the first posting at or above it is after lo, by hi.
-	lo, step := t.at, 1
-	for lo+step < t.end && ps[lo+step].ord < doc {
-		lo += step
-		step *= 2
-	}
-	hi := min(lo+step, t.end)
-	i, _ := slices.BinarySearchFunc(ps[lo+1:hi], doc, func(p posting, d int32) int { return cmp.Compare(p.ord, d) })
-	return lo + 1 + i
 }
 
 const (
@@ -468,10 +378,8 @@ const (
 
 // scratch is per-query working memory for keyword scoring, reused across queries.
 type scratch struct {
-	state    []uint8 // by ord: whether the filter accepts the document, once read
-	terms    []maxScoreTerm
-	postings []posting // the postings the search kept, term after term
-	upTo     []float64
+	state  []uint8 // by ord: whether the filter accepts the document, once read
+	scorer textsearch.Scorer
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/day1ai/day1/internal/vectest"
 	"github.com/day1ai/day1/merge"
 	"github.com/day1ai/day1/store"
 )
@@ -266,7 +267,7 @@ func (e *env) sameEmbedding(v store.View, want store.Record) {
 	e.t.Helper()
 	got := store.EmbeddingOf(e.get(v, store.RefOf(want)))
 	w := store.EmbeddingOf(want)
-	if len(got) != len(w) || cosine(got, w) < 1-1e-6 {
+	if len(got) != len(w) || vectest.Cosine(got, w) < 1-1e-6 {
 		e.t.Errorf("%v on %s: embedding %v, want %v", store.RefOf(want), v.Branch, got, w)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/day1ai/day1/internal/vectest"
 	"github.com/day1ai/day1/store"
 )
 
@@ -372,7 +373,7 @@ func checkVectorHits(t *testing.T, hits []store.Hit) {
 	t.Helper()
 	for i, h := range hits {
 		id := h.Record.RecordID()
-		want := cosine(searchQuery, store.EmbeddingOf(h.Record))
+		want := vectest.Cosine(searchQuery, store.EmbeddingOf(h.Record))
 		if !near(h.VectorScore, want, 1e-4) || !near(h.Score, h.VectorScore, 1e-9) || h.VectorRank != i+1 {
 			t.Errorf("hit %d %s: Score %v, VectorScore %v, VectorRank %d; want the cosine %v as both, rank %d",
 				i, id, h.Score, h.VectorScore, h.VectorRank, want, i+1)
@@ -405,7 +406,7 @@ func checkRRF(t *testing.T, hits []store.Hit, k float64) {
 			t.Errorf("hit %s: Score %v; want RRF %v from KeywordRank %d, VectorRank %d, k %v", id, h.Score, want, h.KeywordRank, h.VectorRank, k)
 		}
 		same(t, "FoundBy of "+id, by, sortedRetrievers(h.FoundBy))
-		if h.VectorRank > 0 && !near(h.VectorScore, cosine(searchQuery, store.EmbeddingOf(h.Record)), 1e-4) {
+		if h.VectorRank > 0 && !near(h.VectorScore, vectest.Cosine(searchQuery, store.EmbeddingOf(h.Record)), 1e-4) {
 			t.Errorf("hit %s: VectorScore %v; want the cosine", id, h.VectorScore)
 		}
 		if h.KeywordRank > 0 && !(h.KeywordScore > 0) {

@@ -383,17 +383,6 @@ func vec(xs ...float32) []float32 {
 	return v
 }
 
-// cosine is the cosine similarity of a and b in float64.
-func cosine(a, b []float32) float64 {
-	var dot, na, nb float64
-	for i := range a {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	return dot / (math.Sqrt(na) * math.Sqrt(nb))
-}
-
 // near reports whether a and b differ by at most eps.
 func near(a, b, eps float64) bool { return math.Abs(a-b) <= eps }
 

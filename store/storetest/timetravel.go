@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/day1ai/day1/internal/vectest"
 	"github.com/day1ai/day1/store"
 )
 
@@ -216,7 +217,7 @@ func testTimeTravel(t *testing.T, h Harness) {
 func checkVectorHitsAgainst(t *testing.T, hits []store.Hit, q []float32) {
 	t.Helper()
 	for _, h := range hits {
-		if want := cosine(q, store.EmbeddingOf(h.Record)); !near(h.VectorScore, want, 1e-4) {
+		if want := vectest.Cosine(q, store.EmbeddingOf(h.Record)); !near(h.VectorScore, want, 1e-4) {
 			t.Errorf("hit %s: VectorScore %v; want the cosine %v of the version visible then", h.Record.RecordID(), h.VectorScore, want)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/day1ai/day1/internal/vectest"
 	"github.com/day1ai/day1/store"
 )
 
@@ -281,8 +282,8 @@ func testWrite(t *testing.T, h Harness) {
 			nf := e.get(main, factRef("new")).(store.Fact)
 			of := e.get(main, factRef("old")).(store.Fact)
 			if c.want == store.Superseded {
-				if res.Replaced != "old" || !near(res.Similarity, cosine(c.old, c.new), 1e-4) {
-					e.t.Errorf("Replaced, Similarity = %q, %v; want %q, %v", res.Replaced, res.Similarity, "old", cosine(c.old, c.new))
+				if res.Replaced != "old" || !near(res.Similarity, vectest.Cosine(c.old, c.new), 1e-4) {
+					e.t.Errorf("Replaced, Similarity = %q, %v; want %q, %v", res.Replaced, res.Similarity, "old", vectest.Cosine(c.old, c.new))
 				}
 				if nf.ParentID != "old" || res.Record.(store.Fact).ParentID != "old" {
 					e.t.Errorf("new fact ParentID = %q (PutResult %q); want %q", nf.ParentID, res.Record.(store.Fact).ParentID, "old")
