@@ -97,7 +97,10 @@
 //
 // CherryPickConversation, CherryPickMessages (a range of sequence numbers),
 // CherryPickDecisions and CherryPickFacts move the right parts of a conversation to
-// another branch; picked messages record the target in PickedTo. Consolidate turns a
+// another branch; picked messages record the target in PickedTo. ExtractFacts keeps
+// what a conversation taught, stored or not: with Config.Model it adds new facts and
+// updates or invalidates the facts memory held, in one atomic batch, each naming the
+// turns it came from; without one, heuristics add candidates. Consolidate turns a
 // session's observations into candidate facts. CreateTemplate, FindTemplate,
 // InstantiateTemplate, UpdateTemplate and DeprecateTemplate keep versioned templates
 // of good branches, instantiated as new branches (forks from a snapshot: constant time
