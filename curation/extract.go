@@ -55,6 +55,9 @@ type Extraction struct {
 	// By names who asked, recorded on the facts an extraction updates or
 	// invalidates beside the model's name. Default "extraction".
 	By string
+	// Heuristic uses the heuristics even when the Engine has a Model: cheaper, and
+	// the fallback when the model fails.
+	Heuristic bool
 	// Related is how many live facts of Branch the model is shown, those keyword
 	// search relates to the conversation. Default DefaultRelatedFacts; at most
 	// MaxRelatedFacts.
@@ -123,7 +126,7 @@ func (e *Engine) ExtractFacts(ctx context.Context, x Extraction) (ExtractionResu
 	}
 	res := ExtractionResult{By: byHeuristic}
 	var adds, changed []store.Fact
-	if e.Model == nil {
+	if e.Model == nil || x.Heuristic {
 		adds = src.heuristicFacts(e)
 	} else {
 		res.By = modelName(e.Model)
@@ -194,8 +197,8 @@ func (x Extraction) validate() error {
 		if !m.Role.Valid() {
 			return store.Invalid(field+".Role", "must be user, assistant, tool_call, tool_result or system", string(m.Role))
 		}
-		if len(m.Content) > store.MaxTextLen || !utf8.ValidString(m.Content) {
-			return store.Invalid(field+".Content", fmt.Sprintf("must be valid UTF-8 of at most %d bytes", store.MaxTextLen), len(m.Content))
+		if !utf8.ValidString(m.Content) {
+			return store.Invalid(field+".Content", "must be valid UTF-8", nil)
 		}
 	}
 	for _, f := range []struct{ name, v string }{{"SessionID", x.SessionID}, {"TaskID", x.TaskID}, {"AgentID", x.AgentID}} {
@@ -278,7 +281,7 @@ func (s extractionSource) fact(id string, from []int) store.Fact {
 }
 
 // heuristicFacts are the findings and decisions of the assistant's turns, as
-// candidates.
+// candidates: sentences of prose (code blocks left out) of 4 to 60 words.
 func (s extractionSource) heuristicFacts(e *Engine) []store.Fact {
 	var out []store.Fact
 	seen := map[string]bool{}
@@ -286,14 +289,22 @@ func (s extractionSource) heuristicFacts(e *Engine) []store.Fact {
 		if m.Role != store.RoleAssistant {
 			continue
 		}
-		for _, sent := range sentences(m.Content) {
+		for _, sent := range proseSentences(m.Content) {
 			low := strings.ToLower(sent)
-			if len(strings.Fields(sent)) < 4 || seen[low] || !containsAny(low, findingMarkers) && !containsAny(low, decisionMarkers) {
+			words := len(strings.Fields(sent))
+			if words < 4 || words > 60 || seen[low] {
+				continue
+			}
+			category := ""
+			switch {
+			case containsAny(low, decisionMarkers):
+				category = "decision"
+			case !containsAny(low, findingMarkers):
 				continue
 			}
 			seen[low] = true
 			f := s.fact(e.newID(), []int{i})
-			f.Text, f.Confidence, f.Status = shorten(sent, maxHeuristicFact), CandidateConfidence, store.FactActive
+			f.Text, f.Category, f.Confidence, f.Status = shorten(sent, maxHeuristicFact), category, CandidateConfidence, store.FactActive
 			out = append(out, f)
 			if len(out) == MaxExtractedFacts {
 				return out
@@ -310,6 +321,38 @@ const maxHeuristicFact = 1000
 var decisionMarkers = []string{
 	"decided", "we'll use", "we will use", "i'll use", "chose ", "going with", "switched to",
 	"the fix is", "fixed by", "settled on", "instead of",
+}
+
+// proseSentences splits text into sentences at '.', '!' or '?' followed by a space,
+// and at line breaks, leaving out fenced code blocks and the list markers and
+// headings that start a line.
+func proseSentences(text string) []string {
+	var out []string
+	inFence := false
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			inFence = !inFence
+			continue
+		}
+		if inFence {
+			continue
+		}
+		line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "-*#>0123456789) "))
+		start := 0
+		for i := 0; i < len(line); i++ {
+			c := line[i]
+			if (c == '.' || c == '!' || c == '?') && (i+1 == len(line) || line[i+1] == ' ') {
+				if s := strings.TrimSpace(line[start : i+1]); s != "" {
+					out = append(out, s)
+				}
+				start = i + 1
+			}
+		}
+		if s := strings.TrimSpace(line[start:]); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 const extractActionsSystem = `You keep the long-term memory of AI agents up to date from a conversation.

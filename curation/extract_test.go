@@ -187,3 +187,21 @@ func TestExtractFactsBadInput(t *testing.T) {
 		t.Errorf("an unknown branch: err = %v; want store.ErrBranchNotFound", err)
 	}
 }
+
+// TestExtractFactsHeuristicWithModel checks that Heuristic keeps the model out: the
+// cheap path, and the fallback when the model fails.
+func TestExtractFactsHeuristicWithModel(t *testing.T) {
+	t.Parallel()
+	m := llmfake.NewModel().Default(`{"facts": []}`)
+	e, _ := newEngine(t, m)
+	res, err := e.ExtractFacts(context.Background(), curation.Extraction{Messages: transcript, Heuristic: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.CallCount() != 0 || res.By != "heuristic" || len(res.Added) != 2 {
+		t.Errorf("%d model calls, by %q, %d facts added; want 0, heuristic, 2", m.CallCount(), res.By, len(res.Added))
+	}
+	if res.Added[0].Fact.Category != "decision" || res.Added[1].Fact.Category != "" {
+		t.Errorf("categories %q, %q; want decision for the switch, none for the finding", res.Added[0].Fact.Category, res.Added[1].Fact.Category)
+	}
+}

@@ -16,7 +16,7 @@ import (
 
 // contractTools are the tools other programs rely on, by name.
 var contractTools = []string{
-	"memory_write_fact", "memory_fact_correct", "memory_write_observation", "memory_write_relation",
+	"memory_write_fact", "memory_fact_correct", "memory_extract", "memory_write_observation", "memory_write_relation",
 	"memory_search", "memory_graph_query", "memory_timeline", "memory_record_get", "memory_task_list",
 	"memory_branch_create", "memory_branch_list", "memory_branch_switch", "memory_branch_diff", "memory_branch_merge",
 	"memory_snapshot", "memory_snapshot_list", "memory_time_travel",
@@ -163,6 +163,18 @@ func TestMemoryTools(t *testing.T) {
 	tl := call[timelineOut](t, cs, "memory_timeline", map[string]any{})
 	if len(tl.Events) != 5 { // the fact, observation and relation, and the two cache TTL facts
 		t.Errorf("timeline has %d events, want 5: %+v", len(tl.Events), tl.Events)
+	}
+	// Extraction: without a model, the findings of the assistant's turns are kept.
+	x := call[extractOut](t, cs, "memory_extract", map[string]any{"session_id": "s-extract", "turns": []map[string]any{
+		{"role": "user", "content": "Why do logins fail after an hour?"},
+		{"role": "assistant", "content": "I found the cause: the refresh token is never rotated."},
+	}})
+	if x.By != "heuristic" || len(x.Added) != 1 || x.Added[0].Text != "I found the cause: the refresh token is never rotated." ||
+		x.Added[0].Metadata["extracted_from_turns"] != "2" || len(x.Updated) != 0 || len(x.Invalidated) != 0 {
+		t.Errorf("extract = %+v", x)
+	}
+	if msg := callError(t, cs, "memory_extract", map[string]any{"turns": []map[string]any{{"role": "robot", "content": "x"}}}); !strings.Contains(msg, "Extraction.Messages[0].Role") {
+		t.Errorf("an extraction with an unknown role: %q", msg)
 	}
 
 	// Branches: switch, write, diff, merge.

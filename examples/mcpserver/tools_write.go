@@ -58,6 +58,27 @@ type correctFactOut struct {
 	Fact   factView `json:"fact" jsonschema:"the fact as the correction left it; for a delete, its last version, which records who and why"`
 }
 
+type extractIn struct {
+	Turns          []turnIn `json:"turns,omitempty" jsonschema:"the conversation's turns, oldest first, when it is not stored; or give conversation_id"`
+	ConversationID string   `json:"conversation_id,omitempty" jsonschema:"a stored conversation to read instead of turns"`
+	Branch         string   `json:"branch,omitempty" jsonschema:"branch whose memory is kept up to date (default: this session's current branch, else main)"`
+	SessionID      string   `json:"session_id,omitempty" jsonschema:"the session the turns belong to, recorded on new facts"`
+	TaskID         string   `json:"task_id,omitempty"`
+	AgentID        string   `json:"agent_id,omitempty"`
+}
+
+type turnIn struct {
+	Role    string `json:"role" jsonschema:"user, assistant, tool_call, tool_result or system"`
+	Content string `json:"content"`
+}
+
+type extractOut struct {
+	By          string     `json:"by" jsonschema:"model:<name> when a model read the conversation, heuristic otherwise"`
+	Added       []factView `json:"added" jsonschema:"new facts (a text memory already held comes back as that fact)"`
+	Updated     []factView `json:"updated" jsonschema:"new versions of facts memory held; the old ones stay in history"`
+	Invalidated []factView `json:"invalidated" jsonschema:"facts the conversation showed no longer hold"`
+}
+
 type writeObservationIn struct {
 	ObservationType string `json:"observation_type" jsonschema:"tool_use, discovery, decision, error or insight"`
 	Summary         string `json:"summary" jsonschema:"what happened, in one or two sentences"`
@@ -98,6 +119,9 @@ func (m *memServer) addWriteTools(s *mcp.Server) {
 	addTool(s, "memory_fact_correct",
 		"Correct a fact that is wrong or out of date: update its text or fields (a new version; the old one stays in history), invalidate it, or delete it. Say why; who and why are kept with it.",
 		m.correctFact)
+	addTool(s, "memory_extract",
+		"Keep what a conversation taught: give its turns (or a stored conversation's id) and memory adds the facts it states, updates the facts it changes and invalidates those it proves wrong, in one atomic write. With a model configured the model decides; without one, findings and decisions of the assistant's turns are added as candidates.",
+		m.extract)
 	addTool(s, "memory_write_observation",
 		"Record something that happened: a tool use, a discovery, a decision, an error or an insight. Observations are raw material; memory_session_end consolidates them into candidate facts.",
 		m.writeObservation)
@@ -175,6 +199,30 @@ func (m *memServer) correctFact(ctx context.Context, ss *mcp.ServerSession, in c
 	}
 	out := correctFactOut{Action: in.Action, FactID: f.ID, Fact: viewFact(f)}
 	return out, fmt.Sprintf("fact %s: %s on %s (%s)", f.ID, in.Action, branchName(fc.Branch), in.Reason), nil
+}
+
+func (m *memServer) extract(ctx context.Context, ss *mcp.ServerSession, in extractIn) (extractOut, string, error) {
+	x := day1.Extraction{Branch: m.branch(ss, in.Branch), ConversationID: in.ConversationID,
+		SessionID: in.SessionID, TaskID: in.TaskID, AgentID: in.AgentID, By: clientName(ss)}
+	for _, t := range in.Turns {
+		x.Messages = append(x.Messages, day1.Message{Role: day1.Role(t.Role), Content: t.Content})
+	}
+	res, err := m.c.ExtractFacts(ctx, x)
+	if err != nil {
+		return extractOut{}, "", err
+	}
+	out := extractOut{By: res.By, Added: []factView{}, Updated: []factView{}, Invalidated: []factView{}}
+	for _, w := range res.Added {
+		out.Added = append(out.Added, viewFact(w.Fact))
+	}
+	for _, f := range res.Updated {
+		out.Updated = append(out.Updated, viewFact(f))
+	}
+	for _, f := range res.Invalidated {
+		out.Invalidated = append(out.Invalidated, viewFact(f))
+	}
+	return out, fmt.Sprintf("%d facts added, %d updated, %d invalidated on %s (%s)",
+		len(out.Added), len(out.Updated), len(out.Invalidated), branchName(x.Branch), res.By), nil
 }
 
 // clientName names the MCP client of a session, as it introduced itself, or "mcp".

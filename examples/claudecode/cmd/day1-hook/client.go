@@ -121,14 +121,31 @@ func (d *memory) WriteObservation(ctx context.Context, o observation) (string, e
 	return w.Record.ID, err
 }
 
-// WriteFact writes a fact; the store's deduplication applies.
-func (d *memory) WriteFact(ctx context.Context, f fact) (written, error) {
-	w, err := d.c.WriteFact(ctx, day1.Fact{Branch: d.branch, SessionID: f.SessionID, AgentID: agentID,
-		Text: f.Text, Category: f.Category, Confidence: f.Confidence, SourceType: "extraction"})
-	if err != nil {
-		return written{}, err
+// Extract keeps what the turns of a transcript taught, with the library's
+// extraction (day1.Client.ExtractFacts): by the memory's model, or by heuristics when
+// heuristic is set or there is none. It returns how many facts memory gained or
+// changed (not those it held already) and what extracted them.
+func (d *memory) Extract(ctx context.Context, turns []turn, sessionID string, heuristic bool) (int, string, error) {
+	msgs := make([]day1.Message, 0, len(turns))
+	for _, t := range turns {
+		role := day1.RoleUser
+		if t.Role == "assistant" {
+			role = day1.RoleAssistant
+		}
+		msgs = append(msgs, day1.Message{Role: role, Content: t.Text})
 	}
-	return written{ID: w.Record.ID, Deduplicated: w.Outcome == day1.Deduplicated}, nil
+	res, err := d.c.ExtractFacts(ctx, day1.Extraction{Branch: d.branch, Messages: msgs, SessionID: sessionID,
+		AgentID: agentID, By: agentID, Heuristic: heuristic})
+	if err != nil {
+		return 0, "", err
+	}
+	n := len(res.Updated) + len(res.Invalidated)
+	for _, w := range res.Added {
+		if w.Outcome != day1.Deduplicated {
+			n++
+		}
+	}
+	return n, res.By, nil
 }
 
 // WriteRelation writes a relation and returns its id.

@@ -154,33 +154,34 @@ func preCompactHook(ctx context.Context, mem *memory, in hookInput, model llm.Mo
 	return hookOutput{SystemMessage: fmt.Sprintf("day1: kept %d new facts and %d relations from the context before compaction (%s).", kept, rels, by)}, nil
 }
 
-// keepTurns extracts the facts and relations of a transcript's turns and writes
-// them. It returns how many facts were new (not deduplicated) and how many
-// relations were written.
+// keepTurns keeps the facts and relations of a transcript's turns: the facts by the
+// memory's model when there is one, falling back to the heuristics when the model
+// fails. It returns how many facts memory gained or changed and how many relations
+// were written.
 func keepTurns(ctx context.Context, mem *memory, in hookInput, turns []turn, model llm.Model) (kept, rels int, by string, err error) {
-	x, err := extract(ctx, turns, in.SessionID, model)
+	if len(turns) > maxTurns {
+		turns = turns[len(turns)-maxTurns:]
+	}
+	kept, by, err = mem.Extract(ctx, turns, in.SessionID, false)
+	if err != nil && model != nil {
+		// A failed model is not a reason to lose what the heuristics find.
+		kept, by, err = mem.Extract(ctx, turns, in.SessionID, true)
+	}
 	if err != nil {
 		return 0, 0, "", err
 	}
-	for _, f := range x.Facts {
-		w, err := mem.WriteFact(ctx, f)
-		if err != nil {
-			return kept, rels, x.By, err
-		}
-		if !w.Deduplicated {
-			kept++
-		}
-	}
-	for _, r := range x.Relations {
+	for _, r := range relations(turns, in.SessionID) {
 		if _, err := mem.WriteRelation(ctx, r); err != nil {
-			return kept, rels, x.By, err
+			return kept, rels, by, err
 		}
 		rels++
 	}
-	return kept, rels, x.By, nil
+	return kept, rels, by, nil
 }
 
-// stopHook records a stage summary: the last assistant turn, as an insight.
+// stopHook records a stage summary, the last assistant turn, as an insight, and
+// keeps the facts of the last exchange by heuristics: the hook must stay short, so
+// the model reads the transcript at PreCompact and SessionEnd instead.
 func stopHook(ctx context.Context, mem *memory, in hookInput, _ llm.Model) (hookOutput, error) {
 	turns, err := readTranscript(in.TranscriptPath, stopTail)
 	if err != nil {
@@ -197,6 +198,9 @@ func stopHook(ctx context.Context, mem *memory, in hookInput, _ llm.Model) (hook
 		RawOutput: cut(last, maxRaw),
 	})
 	if err != nil {
+		return hookOutput{}, err
+	}
+	if _, _, err := mem.Extract(ctx, lastExchange(turns), in.SessionID, true); err != nil {
 		return hookOutput{}, err
 	}
 	return hookOutput{SuppressOutput: true}, nil

@@ -49,13 +49,6 @@ type observation struct {
 	RawOutput string
 }
 
-type fact struct {
-	SessionID  string
-	Text       string
-	Category   string
-	Confidence float64
-}
-
 // written is what a fact write did.
 type written struct {
 	ID string

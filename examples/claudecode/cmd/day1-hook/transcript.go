@@ -117,6 +117,17 @@ func lastAssistantTurn(turns []turn) string {
 	return strings.Join(parts, "\n")
 }
 
+// lastExchange returns the turns from the last user turn on: the last question and
+// the answer to it.
+func lastExchange(turns []turn) []turn {
+	for i := len(turns) - 1; i >= 0; i-- {
+		if turns[i].Role == "user" {
+			return turns[i:]
+		}
+	}
+	return turns
+}
+
 // firstUserPrompt is the first thing the user asked.
 func firstUserPrompt(turns []turn) string {
 	for _, t := range turns {
