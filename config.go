@@ -82,7 +82,9 @@ type Config struct {
 	// the first of them, ContradictionsOff checks nothing. A check costs one keyword
 	// search per fact written. Default (empty): report, for batches of at most
 	// DefaultContradictionBatch facts; a larger batch is taken for a bulk load and
-	// not checked.
+	// not checked. Unless it is ContradictionsOff, Diff and Merge also report a fact
+	// one branch added that contradicts a fact the other added as a Contradictory
+	// conflict.
 	Contradictions ContradictionPolicy
 
 	// Reranker, when set, reorders the candidates of every search before its Limit

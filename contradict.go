@@ -138,3 +138,15 @@ func (c *Client) superseding(ctx context.Context, facts []Fact, found [][]Contra
 	}
 	return out, nil
 }
+
+// contradicts is the test of contradiction a merge uses (merge.Engine.Contradicts):
+// the contradiction heuristics, unless Config.Contradictions is off.
+func (c *Client) contradicts() func(source, target string) bool {
+	if c.cfg.Contradictions == ContradictionsOff {
+		return nil
+	}
+	return func(source, target string) bool {
+		_, ok := curation.Contradicts(source, target)
+		return ok
+	}
+}

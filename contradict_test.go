@@ -88,3 +88,59 @@ func TestContradictionsOffAndChecked(t *testing.T) {
 		t.Errorf("bad fact: %v; want a *ValidationError for Fact.Confidence", err)
 	}
 }
+
+// TestMergeContradictions replays the scenario: agents on three branches
+// wrote the cache TTL as 24 h, 12 h and 48 h under different ids. The first merge into
+// main is clean; the second meets a contradiction, which the fail policy refuses, the
+// diff reports, and an Auto merge settles, leaving one live TTL. With contradiction
+// checks off, both merge silently, as before.
+func TestMergeContradictions(t *testing.T) {
+	ctx := context.Background()
+	for _, off := range []bool{false, true} {
+		c, _ := open(t, func(cfg *Config) {
+			if off {
+				cfg.Contradictions = ContradictionsOff
+			}
+		})
+		texts := map[string]string{"a": "The cache TTL is 24 hours", "b": "The cache TTL is 12 hours", "c": "The cache TTL is 48 hours"}
+		for _, name := range []string{"a", "b", "c"} {
+			if _, err := c.Branch(ctx, name, BranchOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.WriteFact(ctx, Fact{Branch: name, ID: "ttl-" + name, Text: texts[name], Confidence: 0.8}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := c.Merge(ctx, MergeRequest{Source: "a", Target: "main"}); err != nil {
+			t.Fatal(err)
+		}
+		d, err := c.Diff(ctx, "b", "main")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.Merge(ctx, MergeRequest{Source: "b", Target: "main"})
+		if off {
+			if err != nil || len(d.Conflicts) != 0 {
+				t.Errorf("checks off: merge err %v, diff conflicts %+v; want a clean merge", err, d.Conflicts)
+			}
+			continue
+		}
+		if len(d.Conflicts) != 1 || d.Conflicts[0].Reason != Contradictory || d.Conflicts[0].Ref.ID != "ttl-a" {
+			t.Errorf("diff conflicts = %+v; want ttl-b contradicting ttl-a", d.Conflicts)
+		}
+		var ce *MergeConflictError
+		if !errors.As(err, &ce) || len(ce.Conflicts) != 1 {
+			t.Fatalf("the second merge: err = %v; want a *MergeConflictError with the contradiction", err)
+		}
+		if _, err := c.Merge(ctx, MergeRequest{Source: "c", Target: "main", Strategy: Auto}); err != nil {
+			t.Fatal(err)
+		}
+		live, err := c.ListFacts(ctx, ListOptions{Filter: Filter{Statuses: []FactStatus{FactActive, FactVerified, FactPromoted}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(live) != 1 {
+			t.Errorf("live facts on main after the auto merge: %+v; want one TTL", live)
+		}
+	}
+}

@@ -115,11 +115,12 @@ func Open(ctx context.Context, cfg Config) (*Client, error) {
 		}
 	}
 	c.engine = &merge.Engine{
-		Store:    c.st,
-		Resolver: c.cfg.Resolver,
-		Gate:     cfg.MergeGate,
-		NewID:    cfg.Test.NewID,
-		Now:      cfg.Test.Now,
+		Store:       c.st,
+		Resolver:    c.cfg.Resolver,
+		Gate:        cfg.MergeGate,
+		NewID:       cfg.Test.NewID,
+		Now:         cfg.Test.Now,
+		Contradicts: c.contradicts(),
 	}
 	c.reader = reader{c: c}
 	return c, nil

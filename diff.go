@@ -3,12 +3,14 @@ package day1
 import (
 	"context"
 
+	"github.com/day1ai/day1/merge"
 	"github.com/day1ai/day1/store"
 )
 
 // Diff lists what changed on source and on target since their merge base, per record:
 // added, updated or deleted, with the conflicts between the two sides (both changed the
-// same record, or both superseded the same fact). It is what a Native merge of source
+// same record, both superseded the same fact, or each added a fact that contradicts the
+// other's, unless Config.Contradictions is off). It is what a Native merge of source
 // into target would adopt. The result's Filter method narrows it, e.g. to one category
 // of facts: d.Filter(Filter{Category: "bug_fix"}).
 //
@@ -20,5 +22,10 @@ func (c *Client) Diff(ctx context.Context, source, target string) (*Diff, error)
 	if err := c.use(ctx); err != nil {
 		return nil, err
 	}
-	return store.DiffLean(ctx, c.st, source, target)
+	d, err := store.DiffLean(ctx, c.st, source, target)
+	if err != nil {
+		return nil, err
+	}
+	merge.AddContradictions(d, c.contradicts())
+	return d, nil
 }

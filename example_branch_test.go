@@ -2,6 +2,7 @@ package day1_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 
@@ -285,4 +286,50 @@ func ExampleDiff_Filter() {
 	// Output:
 	// added The refresh handler must check the token expiry
 	// 2 changes in all
+}
+
+// Two agents wrote the cache TTL differently on their branches. The second merge into
+// main meets the contradiction as a conflict instead of leaving two live truths; an
+// Auto merge lets the resolver keep one (here the fact of higher confidence).
+func ExampleClient_Merge_contradiction() {
+	ctx := context.Background()
+	c, err := day1.Open(ctx, exampleConfig())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	for _, f := range []day1.Fact{
+		{Branch: "agent-a", ID: "ttl-a", Text: "The cache TTL is 24 hours", Confidence: 0.7},
+		{Branch: "agent-b", ID: "ttl-b", Text: "The cache TTL is 12 hours", Confidence: 0.9},
+	} {
+		if _, err := c.Branch(ctx, f.Branch, day1.BranchOptions{}); err != nil {
+			log.Fatal(err)
+		}
+		if _, err := c.WriteFact(ctx, f); err != nil {
+			log.Fatal(err)
+		}
+	}
+	if _, err := c.Merge(ctx, day1.MergeRequest{Source: "agent-a", Target: "main"}); err != nil {
+		log.Fatal(err)
+	}
+	_, err = c.Merge(ctx, day1.MergeRequest{Source: "agent-b", Target: "main"})
+	var ce *day1.MergeConflictError
+	if errors.As(err, &ce) {
+		for _, cf := range ce.Conflicts {
+			fmt.Println(cf.Reason, cf.Source.Ref.ID, "vs", cf.Target.Ref.ID)
+		}
+	}
+	if _, err := c.Merge(ctx, day1.MergeRequest{Source: "agent-b", Target: "main", Strategy: day1.Auto}); err != nil {
+		log.Fatal(err)
+	}
+	facts, err := c.ListFacts(ctx, day1.ListOptions{Filter: day1.Filter{Status: day1.FactActive}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, f := range facts {
+		fmt.Println("live:", f.Text)
+	}
+	// Output:
+	// contradictory ttl-b vs ttl-a
+	// live: The cache TTL is 12 hours
 }

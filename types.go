@@ -161,6 +161,10 @@ const (
 	BothChanged = store.BothChanged
 	// BothSuperseded: each side added a different fact superseding the same parent.
 	BothSuperseded = store.BothSuperseded
+	// Contradictory: each side added a fact, under different ids, and the two
+	// contradict each other (a different value, or a negation), by the contradiction
+	// heuristics; not reported when Config.Contradictions is off.
+	Contradictory = store.Contradictory
 )
 
 // Merge actions recorded in a MergeRecord.

@@ -179,6 +179,8 @@ func conflictPrompt(c store.Conflict, sf, tf store.Fact, base *store.Fact) strin
 	switch c.Reason {
 	case store.BothSuperseded:
 		fmt.Fprintf(&b, "Both branches replaced the fact %s with a new fact of their own.\n", c.Ref.ID)
+	case store.Contradictory:
+		b.WriteString("Each branch added a fact, and the two contradict each other.\n")
 	default:
 		fmt.Fprintf(&b, "Both branches changed the fact %s.\n", c.Ref.ID)
 	}

@@ -20,10 +20,13 @@
 //   - store.Auto adopts non-conflicting changes and asks a Resolver about each conflict:
 //     keep the source's, keep the target's, keep both, or write a merged record.
 //
-// Two kinds of conflict exist: store.BothChanged (both sides changed the same record
-// differently) and store.BothSuperseded (each side added a different fact superseding
-// the same parent). When the source wins a BothSuperseded conflict, the target's
-// competing fact is kept and marked superseded, so exactly one live successor remains.
+// Three kinds of conflict exist: store.BothChanged (both sides changed the same record
+// differently), store.BothSuperseded (each side added a different fact superseding
+// the same parent) and, when Engine.Contradicts is set, store.Contradictory (each side
+// added a fact, under different ids, and the two contradict each other: the cache TTL
+// is 24 hours on one side, 12 on the other). When the source wins a conflict of
+// competing facts, the target's fact is kept and marked superseded, so exactly one
+// live truth remains; keeping both keeps both live.
 //
 // # The merge base
 //

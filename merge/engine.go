@@ -110,6 +110,12 @@ type Engine struct {
 	// Now is the clock of merge records and of the facts a merge marks superseded.
 	// Nil means time.Now.
 	Now func() time.Time
+	// Contradicts reports whether two fact texts, the source's first, state different
+	// things about the same subject. When set, a live fact the source added that
+	// contradicts one the target added since the merge base is a conflict
+	// (store.Contradictory, see AddContradictions), settled by the policy or the
+	// resolver like the others. Nil: facts under different ids never conflict.
+	Contradicts func(source, target string) bool
 	// Retries is how many times a merge is diffed and planned again when
 	// Store.ApplyMerge reports store.ErrStale (the target changed after the diff).
 	// 0 means DefaultRetries; a negative value means no retry.
@@ -260,10 +266,17 @@ func (p *pause) wait(ctx context.Context) error {
 // (see store.LeanDiffer); squash and auto merges can write records of their own making
 // and take a whole one.
 func (e *Engine) diff(ctx context.Context, req Request) (*store.Diff, error) {
+	var d *store.Diff
+	var err error
 	if ld, ok := e.Store.(store.LeanDiffer); ok && (req.Strategy == store.Native || req.Strategy == store.CherryPick) {
-		return ld.DiffLean(ctx, req.Source, req.Target)
+		d, err = ld.DiffLean(ctx, req.Source, req.Target)
+	} else {
+		d, err = e.Store.Diff(ctx, req.Source, req.Target)
 	}
-	return e.Store.Diff(ctx, req.Source, req.Target)
+	if err == nil {
+		AddContradictions(d, e.Contradicts)
+	}
+	return d, err
 }
 
 // check runs the gate on a copy of the plan.

@@ -238,8 +238,8 @@ func (p *planner) resolve(ctx context.Context, c store.Conflict) error {
 }
 
 // takeSource adopts the source side of a conflict. When the source's new fact wins a
-// BothSuperseded conflict and supersede is set, the target's competing fact is marked
-// superseded. It returns the first record written.
+// conflict of competing facts (BothSuperseded, Contradictory) and supersede is set, the
+// target's competing fact is marked superseded. It returns the first record written.
 func (p *planner) takeSource(c store.Conflict, action store.MergeAction, supersede bool, reason string) (store.Ref, error) {
 	var result store.Ref
 	for _, ch := range p.sourceSide(c) {
@@ -250,17 +250,17 @@ func (p *planner) takeSource(c store.Conflict, action store.MergeAction, superse
 			result = ch.Ref
 		}
 	}
-	if supersede && c.Reason == store.BothSuperseded && result != (store.Ref{}) {
+	if supersede && c.Reason.Competing() && result != (store.Ref{}) {
 		p.supersede(c.Target.After, "superseded by "+result.String())
 	}
 	return result, nil
 }
 
-// keepBoth writes the source's version beside the target's. For BothSuperseded the
-// source's new fact simply joins the target's. For BothChanged the source's version is
+// keepBoth writes the source's version beside the target's. For competing facts
+// (BothSuperseded, Contradictory) the source's new fact simply joins the target's. For BothChanged the source's version is
 // written under a derived id, or under its own when the target deleted the record.
 func (p *planner) keepBoth(c store.Conflict, reason string) (store.Ref, error) {
-	if c.Reason == store.BothSuperseded {
+	if c.Reason.Competing() {
 		return p.takeSource(c, store.ActionKeepBoth, false, reason)
 	}
 	src := c.Source
@@ -311,7 +311,7 @@ func (p *planner) merged(c store.Conflict, d Decision) (store.Ref, error) {
 		return ref, nil
 	}
 	var replaced []store.Record
-	if c.Reason == store.BothSuperseded {
+	if c.Reason.Competing() {
 		replaced = []store.Record{c.Source.After, c.Target.After}
 	} else if c.Target.After != nil {
 		replaced = []store.Record{c.Target.After}
@@ -405,7 +405,7 @@ func (p *planner) cherryPick(ctx context.Context) error {
 			return wrap(p.req, "get "+ref.String(), err)
 		}
 		for _, c := range conflicts[ref] {
-			if c.Reason == store.BothSuperseded && result != (store.Ref{}) {
+			if c.Reason.Competing() && result != (store.Ref{}) {
 				p.supersede(c.Target.After, "superseded by picked "+ref.String())
 			}
 			p.b.resolve(store.Resolution{Ref: c.Ref, Action: store.ActionAdopt, By: string(store.CherryPick), Reason: "picked: the source's version wins", ResultRef: result})

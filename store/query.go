@@ -357,13 +357,25 @@ const (
 	BothChanged ConflictReason = "both_changed"
 	// BothSuperseded: each side added a different fact superseding the same parent.
 	BothSuperseded ConflictReason = "both_superseded"
+	// Contradictory: each side added a live fact, under different ids, and the two
+	// state different things about the same subject (a different value, or one
+	// negates the other). Stores never report it: a merge engine given a way to tell
+	// contradictions adds it to their diff (merge.AddContradictions).
+	Contradictory ConflictReason = "contradictory"
 )
+
+// Competing reports whether a conflict of this reason is between two facts the
+// sides added (BothSuperseded, Contradictory) rather than two versions of one record:
+// a side that wins makes the other's fact superseded, and keeping both keeps both
+// facts as they are.
+func (r ConflictReason) Competing() bool { return r == BothSuperseded || r == Contradictory }
 
 // Conflict pairs a source change with a target change that cannot both be kept as is.
 // For BothChanged, Source and Target are the two sides' changes of the record Ref names.
 // For BothSuperseded, Ref names the common parent fact and Source and Target are the two
 // added facts; a parent superseded by several facts on one side yields one conflict per
-// pair.
+// pair. For Contradictory, Ref names the target's fact and Source and Target are the
+// two added facts.
 type Conflict struct {
 	Ref    Ref
 	Reason ConflictReason
