@@ -8,6 +8,9 @@
 // that the facts of a session lend each other score as the messages of a conversation
 // do; -no-sessions writes them without it.
 //
+// It also prints the precision and recall of the contradiction heuristics
+// (curation.Contradicts) on the labelled pairs of internal/evaldata.
+//
 // For keyword, vector and hybrid search it prints recall@1, @5 and @10, MRR and
 // nDCG@10, overall and per question category (single-hop, paraphrase, temporal,
 // multi-session), and the p50 and p95 latency of a search; in the messages mode also
@@ -46,6 +49,7 @@ import (
 	"time"
 
 	"github.com/day1ai/day1"
+	"github.com/day1ai/day1/curation"
 	"github.com/day1ai/day1/examples/internal/searcheval"
 	"github.com/day1ai/day1/internal/evaldata"
 	"github.com/day1ai/day1/llm"
@@ -94,6 +98,36 @@ type Report struct {
 	// often a question asked of another dialogue's memory returns nothing.
 	Floors        []searcheval.Floor `json:"relevance_floors,omitempty"`
 	MessageFloors []searcheval.Floor `json:"message_relevance_floors,omitempty"`
+	// Contradictions are the contradiction heuristics' scores on the labelled pairs
+	// of internal/evaldata, each pair both ways round.
+	Contradictions []ContradictionScore `json:"contradictions"`
+}
+
+// ContradictionScore is how the contradiction heuristics label one set of pairs.
+type ContradictionScore struct {
+	Set       string  `json:"set"`
+	Pairs     int     `json:"pairs"`
+	Precision float64 `json:"precision"`
+	Recall    float64 `json:"recall"`
+	TP        int     `json:"true_positives"`
+	FP        int     `json:"false_positives"`
+	FN        int     `json:"false_negatives"`
+	TN        int     `json:"true_negatives"`
+}
+
+// scoreContradictions scores curation.Contradicts on every pair set.
+func scoreContradictions() ([]ContradictionScore, error) {
+	var out []ContradictionScore
+	for _, set := range []string{evaldata.PairsContradictions, evaldata.PairsHeldOut} {
+		pairs, err := evaldata.Pairs(set)
+		if err != nil {
+			return nil, err
+		}
+		s := evaldata.ScoreContradictions(pairs, func(a, b string) bool { _, ok := curation.Contradicts(a, b); return ok })
+		out = append(out, ContradictionScore{Set: set, Pairs: s.Pairs, Precision: s.Precision, Recall: s.Recall,
+			TP: s.TP, FP: s.FP, FN: s.FN, TN: s.TN})
+	}
+	return out, nil
 }
 
 // relevanceFloors are the relevance floors the report measures.
@@ -173,6 +207,10 @@ func evaluate(ctx context.Context, o options) (Report, error) {
 	}
 	for _, d := range ds {
 		rep.Questions += len(d.Questions)
+	}
+	var err error
+	if rep.Contradictions, err = scoreContradictions(); err != nil {
+		return Report{}, err
 	}
 	variants := searcheval.DefaultVariants
 	if o.all {
@@ -270,6 +308,13 @@ func printReport(w io.Writer, rep Report) {
 		printResults(w, rep.MessageResults)
 		printFloors(w, rep.MessageFloors)
 	}
+	fmt.Fprintln(w, "\ncontradiction heuristics on labelled pairs (each pair both ways round)")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "set\tpairs\tprecision\trecall\ttp\tfp\tfn\ttn\t")
+	for _, c := range rep.Contradictions {
+		fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%d\t%d\t%d\t%d\t\n", c.Set, c.Pairs, c.Precision, c.Recall, c.TP, c.FP, c.FN, c.TN)
+	}
+	tw.Flush()
 }
 
 // printFloors prints the default search at each relevance floor.

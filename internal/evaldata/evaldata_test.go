@@ -54,3 +54,28 @@ func TestGenerate(t *testing.T) {
 		t.Errorf("Categories = %v", Categories)
 	}
 }
+
+// TestPairs checks the labelled pair sets read whole, with every label present, and
+// that the scores count each pair both ways round.
+func TestPairs(t *testing.T) {
+	for set, atLeast := range map[string]int{PairsContradictions: 100, PairsHeldOut: 30} {
+		pairs, err := Pairs(set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		labels := map[string]int{}
+		for _, p := range pairs {
+			labels[p.Label]++
+		}
+		if len(pairs) < atLeast || labels[LabelContradict] == 0 || labels[LabelUnrelated] == 0 {
+			t.Errorf("%s: %d pairs, labels %v", set, len(pairs), labels)
+		}
+		all := ScoreContradictions(pairs, func(a, b string) bool { return true })
+		if all.TP+all.FP != 2*len(pairs) || all.Recall != 1 || all.FN != 0 || len(all.FalsePos) != all.FP {
+			t.Errorf("%s: a test that says yes to everything scored %+v", set, all)
+		}
+	}
+	if _, err := Pairs("nope"); err == nil {
+		t.Error("an unknown set was read")
+	}
+}
