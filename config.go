@@ -79,7 +79,8 @@ type Config struct {
 	// that the new fact contradicts (other values, or the opposite statement, about
 	// the same subject; see curation.Contradicts): ContradictionsReport reports them
 	// on Written.Contradicts, ContradictionsSupersede makes the new fact supersede
-	// the first of them, ContradictionsOff checks nothing. A check costs one keyword
+	// the first of them, ContradictionsJudge asks Config.Model what to do about each,
+	// ContradictionsOff checks nothing. A check costs one keyword
 	// search per fact written. Default (empty): report, for batches of at most
 	// DefaultContradictionBatch facts; a larger batch is taken for a bulk load and
 	// not checked. Unless it is ContradictionsOff, Diff and Merge also report a fact
@@ -207,8 +208,12 @@ func (c Config) validate() error {
 	}
 	switch c.Contradictions {
 	case "", ContradictionsReport, ContradictionsSupersede, ContradictionsOff:
+	case ContradictionsJudge:
+		if c.Model == nil {
+			return store.Invalid("Config.Contradictions", "judge needs Config.Model to judge with; without one, use report or supersede", string(c.Contradictions))
+		}
 	default:
-		return store.Invalid("Config.Contradictions", "must be report (the default), supersede or off", string(c.Contradictions))
+		return store.Invalid("Config.Contradictions", "must be report (the default), supersede, judge or off", string(c.Contradictions))
 	}
 	if c.RerankPool < 0 || c.RerankPool > store.MaxLimit {
 		return store.Invalid("Config.RerankPool", fmt.Sprintf("must be between 1 and %d (0 means rerank.DefaultPool, %d)", store.MaxLimit, rerank.DefaultPool), c.RerankPool)

@@ -3,6 +3,7 @@ package day1
 import (
 	"context"
 	"errors"
+	"maps"
 
 	"github.com/day1ai/day1/curation"
 	"github.com/day1ai/day1/store"
@@ -27,6 +28,14 @@ const (
 	// ContradictionsOff checks nothing: for bulk loads, whose facts are not
 	// statements of the present (a conversation's turns, an archive).
 	ContradictionsOff ContradictionPolicy = "off"
+	// ContradictionsJudge asks Config.Model about each contradiction the heuristics
+	// find (curation.JudgeContradiction): the new fact supersedes the old one, both
+	// are kept with the scope each holds in (metadata curation.MetaScope, on a new
+	// version of the old fact and on the new one), the pair is flagged and both
+	// stay, or it is no contradiction and is not reported. A model that fails flags
+	// the pair and the write goes on. Requires Config.Model; one model call per
+	// contradiction found.
+	ContradictionsJudge ContradictionPolicy = "judge"
 )
 
 // DefaultContradictionBatch is the largest batch of facts whose contradictions a
@@ -51,8 +60,16 @@ type Contradicted struct {
 	// has none).
 	Theirs, Mine string
 	// Superseded reports that the write superseded the live fact
-	// (ContradictionsSupersede).
+	// (ContradictionsSupersede, or the model's verdict).
 	Superseded bool
+	// Verdict is the model's, under ContradictionsJudge: curation.VerdictSupersede,
+	// VerdictKeepBoth or VerdictFlag. Empty under the other policies.
+	Verdict string
+	// Reason is the model's reason for its verdict, or why there is none.
+	Reason string
+	// TheirScope and MyScope are where the live fact and the written one hold, for
+	// VerdictKeepBoth; both facts carry theirs in metadata curation.MetaScope.
+	TheirScope, MyScope string
 }
 
 // contradictions finds, for each fact of a batch, the live facts of its branch that it
@@ -96,9 +113,27 @@ func (c *Client) contradictions(ctx context.Context, facts []Fact) ([][]Contradi
 			if !ok || old.ID == f.ID || old.Text == f.Text {
 				continue
 			}
-			if k, ok := curation.Contradicts(old.Text, f.Text); ok {
-				out[i] = append(out[i], Contradicted{FactID: old.ID, Kind: k.Kind, Theirs: k.A, Mine: k.B})
+			k, ok := curation.Contradicts(old.Text, f.Text)
+			if !ok {
+				continue
 			}
+			found := Contradicted{FactID: old.ID, Kind: k.Kind, Theirs: k.A, Mine: k.B}
+			if c.cfg.Contradictions == ContradictionsJudge {
+				v, err := curation.JudgeContradiction(ctx, c.cfg.Model, old, f)
+				switch {
+				case ctx.Err() != nil:
+					return nil, ctx.Err()
+				case err != nil:
+					v = curation.ContradictionVerdict{Verdict: curation.VerdictFlag, Reason: "the model could not judge it: " + err.Error()}
+				case v.Verdict == curation.VerdictNone:
+					continue
+				}
+				found.Verdict, found.Reason = v.Verdict, v.Reason
+				if v.Verdict == curation.VerdictKeepBoth {
+					found.TheirScope, found.MyScope = v.OldScope, v.NewScope
+				}
+			}
+			out[i] = append(out[i], found)
 		}
 	}
 	return out, nil
@@ -106,9 +141,18 @@ func (c *Client) contradictions(ctx context.Context, facts []Fact) ([][]Contradi
 
 // superseding returns, under ContradictionsSupersede, the facts with each one's
 // first contradicted fact as its parent, and the superseded versions of those facts
-// to write in the same batch.
+// to write in the same batch. Under ContradictionsJudge it does so for the first
+// fact the model said to supersede, and gives the facts it said to keep both of
+// their scopes.
 func (c *Client) superseding(ctx context.Context, facts []Fact, found [][]Contradicted) ([]Fact, error) {
-	if c.cfg.Contradictions != ContradictionsSupersede || found == nil {
+	if found == nil {
+		return facts, nil
+	}
+	switch c.cfg.Contradictions {
+	case ContradictionsJudge:
+		return c.judged(ctx, facts, found)
+	case ContradictionsSupersede:
+	default:
 		return facts, nil
 	}
 	out := make([]Fact, len(facts), len(facts)+len(found))
@@ -137,6 +181,54 @@ func (c *Client) superseding(ctx context.Context, facts []Fact, found [][]Contra
 		out = append(out, old)
 	}
 	return out, nil
+}
+
+// judged applies the model's verdicts: the first fact it said to supersede becomes
+// the written fact's parent, superseded in the same batch, and a pair it said to keep
+// both of gets the scopes, the old fact as a new version.
+func (c *Client) judged(ctx context.Context, facts []Fact, found [][]Contradicted) ([]Fact, error) {
+	out := make([]Fact, len(facts), len(facts)+len(found))
+	copy(out, facts)
+	taken := map[string]bool{}
+	for _, f := range facts {
+		taken[f.ID] = true
+	}
+	now := c.cfg.Test.Now().UTC()
+	for i := range facts {
+		superseded := out[i].ParentID != ""
+		for j := range found[i] {
+			cd := &found[i][j]
+			keep := cd.Verdict == curation.VerdictKeepBoth
+			if cd.Verdict != curation.VerdictSupersede && !keep || cd.Verdict == curation.VerdictSupersede && superseded || taken[cd.FactID] {
+				continue
+			}
+			old, err := c.GetFact(ctx, facts[0].Branch, cd.FactID)
+			if err != nil {
+				return nil, err
+			}
+			taken[cd.FactID] = true
+			old.UpdatedAt = now
+			if keep {
+				old.Metadata = withMeta(old.Metadata, curation.MetaScope, cd.TheirScope)
+				out[i].Metadata = withMeta(out[i].Metadata, curation.MetaScope, cd.MyScope)
+			} else {
+				old.Status = FactSuperseded
+				out[i].ParentID, cd.Superseded, superseded = cd.FactID, true, true
+			}
+			out = append(out, old)
+		}
+	}
+	return out, nil
+}
+
+// withMeta returns a copy of m with key set to v.
+func withMeta(m map[string]string, key, v string) map[string]string {
+	out := maps.Clone(m)
+	if out == nil {
+		out = map[string]string{}
+	}
+	out[key] = v
+	return out
 }
 
 // contradicts is the test of contradiction a merge uses (merge.Engine.Contradicts):

@@ -3,9 +3,11 @@ package day1
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/day1ai/day1/curation"
+	"github.com/day1ai/day1/llm/llmfake"
 )
 
 func TestWriteReportsContradictions(t *testing.T) {
@@ -14,6 +16,7 @@ func TestWriteReportsContradictions(t *testing.T) {
 	if _, err := c.WriteFacts(ctx, []Fact{
 		{ID: "ttl", Text: "The cache TTL is 24 hours"},
 		{ID: "deploy", Text: "Deploys go out on Fridays"},
+		{ID: "flags", Text: "Feature flags are enabled in production"},
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -142,5 +145,57 @@ func TestMergeContradictions(t *testing.T) {
 		if len(live) != 1 {
 			t.Errorf("live facts on main after the auto merge: %+v; want one TTL", live)
 		}
+	}
+}
+
+// TestContradictionsJudged checks ContradictionsJudge: the model's verdict decides
+// what each contradiction the heuristics find does to memory, and a model that fails
+// flags the pair without losing the write.
+func TestContradictionsJudged(t *testing.T) {
+	ctx := context.Background()
+	if _, err := Open(ctx, Config{Contradictions: ContradictionsJudge}); err == nil || !strings.Contains(err.Error(), "Config.Model") {
+		t.Errorf("judge without a model: err = %v; want a *ValidationError asking for Config.Model", err)
+	}
+	m := llmfake.NewModel().
+		On(`New fact: The cache TTL is 12 hours`, `{"verdict": "supersede", "reason": "the config changed"}`).
+		On(`New fact: The cache TTL is 1 hour in staging`, `{"verdict": "keep_both", "old_scope": "production", "new_scope": "staging", "reason": "two environments"}`).
+		On(`New fact: Deploys never go out on Fridays`, `{"verdict": "none", "reason": "a policy, not a fact about deploys"}`).
+		On(`New fact: Feature flags are disabled`, `not json`)
+	c, _ := open(t, func(cfg *Config) { cfg.Model, cfg.Contradictions = m, ContradictionsJudge })
+	if _, err := c.WriteFacts(ctx, []Fact{
+		{ID: "ttl", Text: "The cache TTL is 24 hours"},
+		{ID: "deploy", Text: "Deploys go out on Fridays"},
+		{ID: "flags", Text: "Feature flags are enabled in production"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	status := func(id string) FactStatus {
+		f, err := c.GetFact(ctx, "", id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f.Status
+	}
+	w, err := c.WriteFact(ctx, Fact{ID: "ttl-2", Text: "The cache TTL is 12 hours"})
+	if err != nil || len(w.Contradicts) != 1 || w.Contradicts[0].Verdict != curation.VerdictSupersede || !w.Contradicts[0].Superseded ||
+		w.Record.ParentID != "ttl" || status("ttl") != FactSuperseded {
+		t.Errorf("supersede: %+v, %v; ttl is %s", w, err, status("ttl"))
+	}
+	w, err = c.WriteFact(ctx, Fact{ID: "ttl-staging", Text: "The cache TTL is 1 hour in staging"})
+	if err != nil || len(w.Contradicts) != 1 || w.Contradicts[0].Verdict != curation.VerdictKeepBoth ||
+		w.Record.Metadata[curation.MetaScope] != "staging" || w.Contradicts[0].TheirScope != "production" {
+		t.Fatalf("keep both: %+v, %v", w, err)
+	}
+	if f, _ := c.GetFact(ctx, "", "ttl-2"); !f.Status.Live() || f.Metadata[curation.MetaScope] != "production" {
+		t.Errorf("the kept fact = %+v; want it live, scoped to production", f)
+	}
+	w, err = c.WriteFact(ctx, Fact{Text: "Deploys never go out on Fridays"})
+	if err != nil || len(w.Contradicts) != 0 {
+		t.Errorf("no contradiction by the model: %+v, %v; want nothing reported", w.Contradicts, err)
+	}
+	w, err = c.WriteFact(ctx, Fact{Text: "Feature flags are disabled in production"})
+	if err != nil || len(w.Contradicts) != 1 || w.Contradicts[0].Verdict != curation.VerdictFlag ||
+		!strings.Contains(w.Contradicts[0].Reason, "could not judge") || status("flags") != FactActive {
+		t.Errorf("a failing model: %+v, %v; want the pair flagged and both live", w.Contradicts, err)
 	}
 }

@@ -1,9 +1,15 @@
 package curation
 
 import (
+	"context"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/day1ai/day1/internal/evaldata"
+	"github.com/day1ai/day1/llm"
+	"github.com/day1ai/day1/llm/llmfake"
+	"github.com/day1ai/day1/store"
 )
 
 // TestContradictionHeuristics measures Contradicts on the labelled pairs of
@@ -62,5 +68,34 @@ func TestContradictsSaysWhatDiffers(t *testing.T) {
 		if _, ok := Contradicts(same[0], same[1]); ok {
 			t.Errorf("%q contradicts %q", same[0], same[1])
 		}
+	}
+}
+
+// TestJudgeContradictionReplies checks the replies JudgeContradiction accepts, and
+// that keeping both without naming both scopes, or an unknown verdict, is malformed.
+func TestJudgeContradictionReplies(t *testing.T) {
+	old := store.Fact{ID: "ttl", Text: "The cache TTL is 24 hours", Metadata: map[string]string{MetaScope: "production"}}
+	nw := store.Fact{Text: "The cache TTL is 1 hour"}
+	for reply, want := range map[string]string{
+		`{"verdict": "keep_both", "old_scope": "production", "new_scope": "staging"}`: VerdictKeepBoth,
+		`{"verdict": "none"}`: VerdictNone,
+		`{"verdict": "keep_both", "old_scope": "production"}`: "malformed",
+		`{"verdict": "maybe"}`:                                "malformed",
+	} {
+		m := llmfake.NewModel().Default(reply)
+		v, err := JudgeContradiction(context.Background(), m, old, nw)
+		var mal *llm.MalformedOutputError
+		switch {
+		case want == "malformed" && !errors.As(err, &mal):
+			t.Errorf("%s: err = %v; want a *llm.MalformedOutputError", reply, err)
+		case want != "malformed" && (err != nil || v.Verdict != want):
+			t.Errorf("%s: %+v, %v; want %s", reply, v, err, want)
+		}
+		if p := llmfake.Prompt(m.Calls()[0]); !strings.Contains(p, "it holds in: production") {
+			t.Errorf("the prompt does not give the old fact's scope:\n%s", p)
+		}
+	}
+	if _, err := JudgeContradiction(context.Background(), nil, old, nw); err == nil {
+		t.Error("no model: no error")
 	}
 }
