@@ -3,6 +3,7 @@ package day1
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"strings"
 	"time"
@@ -74,6 +75,14 @@ type Config struct {
 	// writes a merged fact, and a malformed reply falls back to the deterministic
 	// resolver); without one, merge.DefaultResolver().
 	Resolver merge.Resolver
+
+	// Logger receives what the Client and its store do on their own, wait for or
+	// retry: facts written without embeddings because the embedder failed, merges
+	// planned again because the target changed, and the store's own (the embedded
+	// store's compactions, lock waits and torn log tails; MatrixOne's migrations and
+	// retried failures), with the branches, ids and figures involved, never record
+	// texts. A backend whose options carry a Logger keeps its own. Nil logs nothing.
+	Logger *slog.Logger
 
 	// Contradictions says what a fact write does about the live facts of its branch
 	// that the new fact contradicts (other values, or the opposite statement, about

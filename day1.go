@@ -3,6 +3,7 @@ package day1
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -32,6 +33,7 @@ type Client struct {
 	emb      llm.Embedder // nil with Config.NoEmbeddings
 	dedupe   float64      // the store's PutOptions.DedupeThreshold: 0 is off
 	engine   *merge.Engine
+	log      *slog.Logger // Config.Logger, or one that writes nothing
 
 	closed   atomic.Bool
 	managed  bool       // a Tenants manager owns the Client: Close refuses, the manager closes it
@@ -58,7 +60,7 @@ func Open(ctx context.Context, cfg Config) (*Client, error) {
 	defaulted := cfg.Embedder == nil && !cfg.NoEmbeddings
 	defaultResolver := cfg.Resolver == nil
 	cfg = cfg.withDefaults()
-	c := &Client{cfg: cfg, st: cfg.Store, emb: cfg.Embedder}
+	c := &Client{cfg: cfg, st: cfg.Store, emb: cfg.Embedder, log: store.Logger(cfg.Logger)}
 	// The stores Open makes read the clock through storeNow, which stands still while
 	// Open records the embedder: that record does not advance a test clock.
 	var settling atomic.Bool
@@ -79,7 +81,7 @@ func Open(ctx context.Context, cfg Config) (*Client, error) {
 		case backend == nil:
 			backend = memstore.Options{Path: cfg.Path}
 		}
-		env := store.OpenEnv{Now: storeNow}
+		env := store.OpenEnv{Now: storeNow, Logger: cfg.Logger}
 		if c.emb != nil {
 			env.Dimensions = c.emb.Dimensions()
 		}
@@ -121,6 +123,7 @@ func Open(ctx context.Context, cfg Config) (*Client, error) {
 		NewID:       cfg.Test.NewID,
 		Now:         cfg.Test.Now,
 		Contradicts: c.contradicts(),
+		Logger:      cfg.Logger,
 	}
 	c.reader = reader{c: c}
 	return c, nil

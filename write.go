@@ -1,6 +1,7 @@
 package day1
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -266,6 +267,7 @@ func write[T store.Record](ctx context.Context, c *Client, in []T, plural string
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	c.logEmbedErrs(branch, recs, embedErrs)
 	results, err := c.st.Put(ctx, branch, recs, store.PutOptions{DedupeThreshold: c.dedupe, GeneratedIDs: generated})
 	if err != nil {
 		return nil, err
@@ -282,6 +284,23 @@ func write[T store.Record](ctx context.Context, c *Client, in []T, plural string
 		out[i] = Written[T]{Record: rec, Outcome: res.Outcome, Replaced: res.Replaced, Similarity: res.Similarity, AliasOf: res.AliasOf, EmbedErr: embedErrs[i]}
 	}
 	return out, nil
+}
+
+// logEmbedErrs logs, at Warn, the records of a batch written without an embedding
+// because the embedder failed: their kind, ids and branch, and the first error.
+func (c *Client) logEmbedErrs(branch string, recs []store.Record, errs []error) {
+	var failed []string
+	var first error
+	for i, err := range errs {
+		if err != nil {
+			failed = append(failed, recs[i].RecordID())
+			first = cmp.Or(first, err)
+		}
+	}
+	if len(failed) > 0 {
+		c.log.Warn("day1: written without embeddings: the embedder failed", "branch", branch,
+			"kind", recs[0].RecordKind(), "ids", failed, "err", first)
+	}
 }
 
 // inBatch renames a validation error's field after its position in a batch of several

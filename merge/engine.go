@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"sync"
 	"time"
@@ -116,6 +117,9 @@ type Engine struct {
 	// (store.Contradictory, see AddContradictions), settled by the policy or the
 	// resolver like the others. Nil: facts under different ids never conflict.
 	Contradicts func(source, target string) bool
+	// Logger receives the merges planned again because the target changed meanwhile
+	// (Info, with the branches and the attempt). Nil logs nothing.
+	Logger *slog.Logger
 	// Retries is how many times a merge is diffed and planned again when
 	// Store.ApplyMerge reports store.ErrStale (the target changed after the diff).
 	// 0 means DefaultRetries; a negative value means no retry.
@@ -196,6 +200,8 @@ func (e *Engine) Merge(ctx context.Context, req Request) (Result, error) {
 		}
 		rec, err := e.Store.ApplyMerge(ctx, plan)
 		if errors.Is(err, store.ErrStale) {
+			store.Logger(e.Logger).Info("day1: merge: the target changed since the diff; planning again",
+				"source", req.Source, "target", req.Target, "attempt", attempt+1, "retries", retries)
 			if attempt < retries {
 				if err := pause.wait(ctx); err != nil {
 					return Result{}, err

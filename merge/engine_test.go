@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 
@@ -235,9 +237,15 @@ func TestStaleRetry(t *testing.T) {
 		t.Parallel()
 		fs := newFake(first, second)
 		fs.apply = []error{stale}
-		res, err := testEngine(fs).Merge(context.Background(), Request{Source: src, Target: tgt})
+		e := testEngine(fs)
+		var logged strings.Builder
+		e.Logger = slog.New(slog.NewTextHandler(&logged, nil))
+		res, err := e.Merge(context.Background(), Request{Source: src, Target: tgt})
 		if err != nil {
 			t.Fatalf("Merge: %v", err)
+		}
+		if l := logged.String(); strings.Count(l, "planning again") != 1 || !strings.Contains(l, "target="+tgt) || !strings.Contains(l, "attempt=1") {
+			t.Errorf("the log of a merge planned twice:\n%s", l)
 		}
 		if fs.diffCalls != 2 || fs.applyCalls != 2 {
 			t.Fatalf("%d diffs and %d applies, want 2 and 2", fs.diffCalls, fs.applyCalls)

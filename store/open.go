@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"log/slog"
 	"time"
 )
 
@@ -21,18 +22,35 @@ type OpenEnv struct {
 	Dimensions int
 	// Now is the Client's clock. Options that leave their clock nil take it.
 	Now func() time.Time
+	// Logger is the Client's logger, nil for none. Options that leave their logger
+	// nil take it.
+	Logger *slog.Logger
 }
 
-// Fill sets the dimensions and the clock of a backend's options from env where they
-// are unset (zero, nil).
-func (env OpenEnv) Fill(dims *int, now *func() time.Time) {
+// Fill sets the dimensions, the clock and the logger of a backend's options from env
+// where they are unset (zero, nil).
+func (env OpenEnv) Fill(dims *int, now *func() time.Time, logger **slog.Logger) {
 	if *dims == 0 {
 		*dims = env.Dimensions
 	}
 	if *now == nil {
 		*now = env.Now
 	}
+	if *logger == nil {
+		*logger = env.Logger
+	}
 }
+
+// Logger returns l, or a logger that writes nothing when l is nil: what a backend or
+// an engine logs through when its caller gave it no logger.
+func Logger(l *slog.Logger) *slog.Logger {
+	if l == nil {
+		return discard
+	}
+	return l
+}
+
+var discard = slog.New(slog.DiscardHandler)
 
 // Opened returns what a backend's Open returned as a Store: nil, not a nil pointer in
 // an interface, with an error.

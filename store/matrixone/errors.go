@@ -169,13 +169,18 @@ func retryPolicy(ctx context.Context, total time.Duration) backoff.BackOff {
 // retry runs an idempotent operation, again after a transient failure (see the package
 // documentation, "Errors and retries").
 func (s *Store) retry(ctx context.Context, op string, fn func() error) error {
-	err := backoff.Retry(func() error {
+	attempt := 0
+	err := backoff.RetryNotify(func() error {
+		attempt++
 		err := fn()
 		if err != nil && !store.IsRetryable(err) {
 			return backoff.Permanent(err)
 		}
 		return err
-	}, retryPolicy(ctx, s.opts.RetryTimeout))
+	}, retryPolicy(ctx, s.opts.RetryTimeout), func(err error, wait time.Duration) {
+		store.Logger(s.opts.Logger).Warn("day1: matrixone: retrying after a transient failure", "op", op,
+			"attempt", attempt, "wait", wait, "err", err)
+	})
 	if err != nil && ctx.Err() != nil && !own(err) {
 		return fmt.Errorf("day1: matrixone: %s: %w", op, ctx.Err())
 	}

@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"fmt"
 	"hash/fnv"
+	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -103,4 +105,23 @@ func TestConformance(t *testing.T) {
 			return s
 		},
 	})
+}
+
+// TestOpenLogsMigrations checks that the migrations a first open applies are logged,
+// each with its version, and that a second open, with nothing left to apply, logs none.
+func TestOpenLogsMigrations(t *testing.T) {
+	dsn := testDatabase(t)
+	for i, want := range []bool{true, false} {
+		var logged strings.Builder
+		s, err := matrixone.Open(context.Background(), matrixone.Options{DSN: dsn, Dimensions: 8,
+			Logger: slog.New(slog.NewTextHandler(&logged, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		l := logged.String()
+		if got := strings.Contains(l, "migration applied") && strings.Contains(l, "version=1 "); got != want {
+			t.Errorf("open %d: logged migrations %v, want %v:\n%s", i+1, got, want, l)
+		}
+	}
 }

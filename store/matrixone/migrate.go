@@ -124,6 +124,7 @@ func (s *Store) migrate(ctx context.Context) error {
 		if applied[m.version] {
 			continue
 		}
+		start := time.Now()
 		for _, stmt := range m.stmts {
 			if err := s.execMigration(ctx, expand(stmt, s.opts.Dimensions, now)); err != nil {
 				return fmt.Errorf("day1: matrixone: migration %03d_%s: %w", m.version, m.name, err)
@@ -138,6 +139,8 @@ func (s *Store) migrate(ctx context.Context) error {
 			m.version, m.name, now); err != nil {
 			return wrap(ctx, "migrate", err)
 		}
+		store.Logger(s.opts.Logger).Info("day1: matrixone: migration applied", "database", s.dbName,
+			"version", m.version, "name", m.name, "duration", time.Since(start))
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package matrixone
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"regexp"
 	"time"
 
@@ -83,6 +84,10 @@ type Options struct {
 	// Now is the store's clock, used to stamp records and commits. Default time.Now.
 	// It must agree with the clocks of the callers that read at instants.
 	Now func() time.Time
+	// Logger receives the migrations the store applies at open (Info, with their
+	// version and duration) and the transient failures it retries (Warn, with the
+	// operation, the attempt and the error), never record texts. Nil logs nothing.
+	Logger *slog.Logger
 	// FullText chooses how keyword search selects its candidates. IndexAuto (the
 	// default): when the server has FULLTEXT indexes (Capabilities.FullText), each
 	// facts, observations, conversations and messages table gets one on its search
@@ -266,6 +271,6 @@ func ParseDSN(dsn string) (*mysql.Config, error) {
 // OpenStore makes Options a store.Opener (a day1.Config's Backend): it opens the
 // database as Open does, with env's embedding width and clock where o has none.
 func (o Options) OpenStore(ctx context.Context, env store.OpenEnv) (store.Store, error) {
-	env.Fill(&o.Dimensions, &o.Now)
+	env.Fill(&o.Dimensions, &o.Now, &o.Logger)
 	return store.Opened(Open(ctx, o))
 }

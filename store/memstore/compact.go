@@ -65,7 +65,23 @@ func (s *Store) Compact(ctx context.Context) (CompactStats, error) {
 	}
 	s.compactMu.Lock()
 	defer s.compactMu.Unlock()
-	return s.compact(ctx, false)
+	st, err := s.compact(ctx, false)
+	s.logCompaction(st, err, false)
+	return st, err
+}
+
+// logCompaction logs a compaction's outcome: Info with its figures, Warn when it
+// failed. A compaction an automatic one found not due any more logs nothing.
+func (s *Store) logCompaction(st CompactStats, err error, auto bool) {
+	l := store.Logger(s.opts.Logger)
+	switch {
+	case err != nil:
+		l.Warn("day1: memstore: compaction failed", "path", s.opts.Path, "auto", auto, "err", err)
+	case st.Generation != 0:
+		l.Info("day1: memstore: compacted", "path", s.opts.Path, "auto", auto, "generation", st.Generation,
+			"bytes_before", st.BytesBefore, "bytes_after", st.BytesAfter, "versions", st.Versions,
+			"dropped", st.Dropped, "superseded", st.Superseded, "pause", st.Pause, "duration", st.Duration)
+	}
 }
 
 // compact runs one compaction; an automatic one (auto) only when it is still due once
@@ -488,8 +504,11 @@ func (a *autoCompact) logged(s *Store, n int64) {
 	go func() {
 		defer a.wg.Done()
 		s.compactMu.Lock()
-		_, err := s.compact(a.ctx, true)
+		st, err := s.compact(a.ctx, true)
 		s.compactMu.Unlock()
+		if a.ctx.Err() == nil {
+			s.logCompaction(st, err, true)
+		}
 		s.mu.Lock()
 		a.running = false
 		a.retryAt = 0

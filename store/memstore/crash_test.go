@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -163,7 +164,8 @@ func TestTornTailIsDropped(t *testing.T) {
 				t.Fatal(err)
 			}
 			f.Close()
-			s, err := New(Options{Path: dir})
+			var logged strings.Builder
+			s, err := New(Options{Path: dir, Logger: slog.New(slog.NewTextHandler(&logged, nil))})
 			if err != nil {
 				t.Fatalf("open with torn tail: %v", err)
 			}
@@ -177,6 +179,9 @@ func TestTornTailIsDropped(t *testing.T) {
 			}
 			if _, err := s.Put(ctx, store.DefaultBranch, []store.Record{store.Fact{ID: "new", Text: "after repair"}}, store.PutOptions{}); err != nil {
 				t.Fatal(err)
+			}
+			if l := logged.String(); !strings.Contains(l, "cut a torn log tail") || !strings.Contains(l, logName) {
+				t.Errorf("the log does not say the tail was cut:\n%s", l)
 			}
 			// The tail was cut: what was written after it is read back.
 			s.Close()

@@ -124,6 +124,7 @@ package memstore
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"maps"
 	"math"
 	"sort"
@@ -156,6 +157,11 @@ type Options struct {
 	Dimensions int
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
+	// Logger receives what a durable store does on its own or waits for: automatic
+	// and explicit compactions (Info; Warn when one fails), commits that waited more
+	// than SlowLockWait for the commit lock (Info), and torn log tails cut off (Warn),
+	// with the path and the figures, never record texts. Nil logs nothing.
+	Logger *slog.Logger
 	// LockTimeout is how long a commit waits for the commits of other stores open on
 	// the same Path, in this process or another, before it fails with store.ErrLocked
 	// (or when its context is done first). Commits on one Path take turns; each holds
@@ -752,6 +758,6 @@ func (v view) head() uint64 { return v.chain[0].cut }
 // OpenStore is Open for a day1.Config, whose Backend Options can be (a
 // store.Opener): the dimensions and the clock come from env when o leaves them unset.
 func (o Options) OpenStore(ctx context.Context, env store.OpenEnv) (store.Store, error) {
-	env.Fill(&o.Dimensions, &o.Now)
+	env.Fill(&o.Dimensions, &o.Now, &o.Logger)
 	return store.Opened(Open(ctx, o))
 }

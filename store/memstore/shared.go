@@ -183,6 +183,10 @@ func (s *Store) lockTimeout() time.Duration {
 	return DefaultLockTimeout
 }
 
+// SlowLockWait is how long a commit may wait for the commit lock, held by the commits
+// of other stores on the same path, before the wait is logged (Options.Logger).
+const SlowLockWait = 100 * time.Millisecond
+
 // lockWrite takes what a write needs and returns the function that lets it go: s.mu
 // for writing, and for a durable store the commit lock too, with every entry other
 // stores committed read in first. It fails as canWrite does, or with store.ErrLocked
@@ -208,8 +212,12 @@ func (s *Store) lockWrite(ctx context.Context) (unlock func(), err error) {
 	if err != nil {
 		return nil, err
 	}
+	asked := time.Now()
 	if err := s.log.lock.acquire(ctx, s.lockTimeout(), s.opts.Path); err != nil {
 		return nil, err
+	}
+	if waited := time.Since(asked); waited >= SlowLockWait {
+		store.Logger(s.opts.Logger).Info("day1: memstore: waited for the commit lock", "path", s.opts.Path, "waited", waited)
 	}
 	s.mu.Lock()
 	unlock = func() {
@@ -279,6 +287,8 @@ func (s *Store) catchUp(locked bool) error {
 				if err := w.f.Truncate(good); err != nil {
 					return fmt.Errorf("day1: memstore: cutting a torn log tail: %w", err)
 				}
+				store.Logger(s.opts.Logger).Warn("day1: memstore: cut a torn log tail, an append that never completed",
+					"file", logPath(w.dir, w.gen), "offset", good, "bytes", size-good)
 				w.seen = good
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -792,4 +793,69 @@ func TestOpenLeavesACheckpointBeingWritten(t *testing.T) {
 	if err != nil || st.Generation != 1 || !st.Superseded {
 		t.Fatalf("the first compaction = %+v, %v; want generation 1, superseded", st, err)
 	}
+}
+
+// TestLoggerReportsWaitsAndCompactions checks what a durable store logs: a commit
+// that waited for another store's commit lock, and a compaction with its figures,
+// with the path and never a record's text.
+func TestLoggerReportsWaitsAndCompactions(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	var logged syncBuffer
+	logger := slog.New(slog.NewTextHandler(&logged, nil))
+	a, err := New(Options{Path: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := New(Options{Path: dir, Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	unlock, err := a.lockWrite(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := b.Put(ctx, store.DefaultBranch, []store.Record{store.Fact{ID: "f1", Text: "a secret text"}}, store.PutOptions{})
+		done <- err
+	}()
+	time.Sleep(2 * SlowLockWait)
+	unlock()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Compact(ctx); err != nil {
+		t.Fatal(err)
+	}
+	l := logged.String()
+	for _, want := range []string{"waited for the commit lock", "compacted", "generation=", "path=" + dir} {
+		if !strings.Contains(l, want) {
+			t.Errorf("the log lacks %q:\n%s", want, l)
+		}
+	}
+	if strings.Contains(l, "secret") {
+		t.Errorf("the log holds a record's text:\n%s", l)
+	}
+}
+
+// syncBuffer is a strings.Builder safe for concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
