@@ -28,9 +28,12 @@ type TimelineQuery struct {
 	Until time.Time
 	// Kinds of record to include. Empty means all five.
 	Kinds []Kind
-	// Limit is the most events returned, the earliest first, 1 to store.MaxLimit.
-	// Default DefaultTimelineLimit.
+	// Limit is the most events returned, 1 to store.MaxLimit: the earliest ones, or
+	// with Newest the latest. Default DefaultTimelineLimit.
 	Limit int
+	// Newest lists the latest events first, as git log does: the Limit latest.
+	// Default false: the earliest first.
+	Newest bool
 }
 
 // Event is one record on a timeline.
@@ -79,7 +82,7 @@ func (r reader) Timeline(ctx context.Context, q TimelineQuery) ([]Event, error) 
 	var events []Event
 	for _, k := range kinds {
 		// Each kind's first Limit records in time order hold the first Limit events.
-		recs, err := r.c.st.List(ctx, v, store.ListQuery{Kind: k, Filter: f, Order: OrderCreated, Limit: q.Limit})
+		recs, err := r.c.st.List(ctx, v, store.ListQuery{Kind: k, Filter: f, Order: OrderCreated, Desc: q.Newest, Limit: q.Limit})
 		if err != nil {
 			return nil, err
 		}
@@ -88,6 +91,9 @@ func (r reader) Timeline(ctx context.Context, q TimelineQuery) ([]Event, error) 
 		}
 	}
 	slices.SortFunc(events, compareEvents)
+	if q.Newest {
+		slices.Reverse(events)
+	}
 	if len(events) > q.Limit {
 		events = events[:q.Limit]
 	}

@@ -95,6 +95,22 @@ func TestTimeline(t *testing.T) {
 		t.Errorf("Timeline of kinds with limit mismatch (-want +got):\n%s", diff)
 	}
 
+	// Newest: the latest three of those kinds, latest first.
+	evs, err = c.Timeline(ctx, TimelineQuery{Kinds: []Kind{KindMessage, KindFact}, Limit: 3, Newest: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var newest []string
+	for i, e := range evs {
+		newest = append(newest, e.Ref.ID)
+		if i > 0 && e.At.After(evs[i-1].At) {
+			t.Errorf("newest first: event %d at %v is after event %d at %v", i, e.At, i-1, evs[i-1].At)
+		}
+	}
+	if diff := cmp.Diff([]string{"other", "fact", "id-000002"}, newest); diff != "" {
+		t.Errorf("Timeline newest first (-want +got):\n%s", diff)
+	}
+
 	// Since and Until select a time range.
 	obs, err := c.GetObservation(ctx, "", "obs")
 	if err != nil {

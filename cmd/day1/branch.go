@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"errors"
+
 	"github.com/spf13/cobra"
 
 	"github.com/day1ai/day1"
@@ -50,7 +53,7 @@ func newBranchCmd(a *app) *cobra.Command {
 	cmd.Flags().StringVar(&f.Parent, "parent", "", "only the children of this branch")
 	cmd.AddCommand(newBranchCreateCmd(a), branchAction(a, "archive", "Archive a branch: it keeps its records and refuses writes"),
 		branchAction(a, "reactivate", "Make an archived or merged branch active again"),
-		branchAction(a, "delete", "Delete a branch and its records"))
+		branchAction(a, "delete", "Delete a branch and its records; one holding changes its parent lacks needs --force"))
 	return cmd
 }
 
@@ -88,7 +91,8 @@ func newBranchCreateCmd(a *app) *cobra.Command {
 }
 
 func branchAction(a *app, verb, short string) *cobra.Command {
-	return &cobra.Command{
+	var force bool
+	cmd := &cobra.Command{
 		Use:               verb + " <name>",
 		Short:             short,
 		Args:              cobra.ExactArgs(1),
@@ -106,6 +110,11 @@ func branchAction(a *app, verb, short string) *cobra.Command {
 			case "reactivate":
 				b, err = c.ReactivateBranch(ctx, name)
 			case "delete":
+				if !force {
+					if err := unmerged(ctx, c, name); err != nil {
+						return err
+					}
+				}
 				err = c.DeleteBranch(ctx, name)
 				b = day1.Branch{Name: name}
 			}
@@ -118,4 +127,28 @@ func branchAction(a *app, verb, short string) *cobra.Command {
 			})
 		},
 	}
+	if verb == "delete" {
+		cmd.Flags().BoolVarP(&force, "force", "D", false, "delete the branch even when it holds changes its parent does not have")
+	}
+	return cmd
+}
+
+// unmerged refuses, as git branch -d does, to delete a branch that holds changes its
+// parent does not have, unless it was marked merged.
+func unmerged(ctx context.Context, c *day1.Client, name string) error {
+	b, err := c.GetBranch(ctx, name)
+	if err != nil || b.Parent == "" || b.Status == day1.BranchMerged {
+		return err
+	}
+	d, err := c.Diff(ctx, name, b.Parent)
+	if errors.Is(err, day1.ErrBranchNotFound) {
+		return nil // the parent is gone: nothing to merge into
+	}
+	if err != nil {
+		return err
+	}
+	if n := len(d.SourceChanges); n > 0 {
+		return &unmergedError{branch: name, parent: b.Parent, changes: n}
+	}
+	return nil
 }

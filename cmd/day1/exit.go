@@ -32,12 +32,28 @@ func usagef(format string, args ...any) error {
 	return &usageError{fmt.Errorf(format, args...)}
 }
 
+// unmergedError refuses to delete a branch that holds work its parent lacks: a
+// conflict (exit 4) with a message and hint of its own.
+type unmergedError struct {
+	branch, parent string
+	changes        int
+}
+
+func (e *unmergedError) Error() string {
+	return fmt.Sprintf("day1: branch %s holds %d changes that %s does not have", e.branch, e.changes, e.parent)
+}
+
+func (e *unmergedError) Is(target error) bool { return target == day1.ErrConflict }
+
 // classify returns the exit code of err and a short name of its class.
 func classify(err error) (int, string) {
 	var ue *usageError
+	var um *unmergedError
 	switch {
 	case errors.As(err, &ue):
 		return exitUsage, "usage"
+	case errors.As(err, &um):
+		return exitConflict, "unmerged"
 	case errors.Is(err, day1.ErrInvalidArgument):
 		return exitUsage, "invalid_argument"
 	case errors.Is(err, day1.ErrNotFound):
@@ -71,6 +87,8 @@ func hint(code string) string {
 		return "day1 branch lists the branches, day1 snapshot list the snapshots, day1 log <branch> the records"
 	case "conflict":
 		return "day1 diff <source> <target> shows the conflicts; merge with --policy skip|accept or --strategy auto"
+	case "unmerged":
+		return "merge it first (day1 merge <branch> <parent>), or delete it anyway with --force"
 	case "merge_blocked":
 		return "day1 verify <source> judges the records the gate refused"
 	case "exists":

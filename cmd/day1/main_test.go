@@ -141,6 +141,11 @@ func TestGolden(t *testing.T) {
 		{"branch_json", "branch --json"},
 		{"log", "log agent-a"},
 		{"log_filtered", "log agent-a --agent agent-a --kind fact"},
+		{"version", "--version"},
+		{"snapshot_no_args", "snapshot"},
+		{"err_snapshot_one_arg", "snapshot main"},
+		{"log_limit", "log agent-a --limit 2"},
+		{"log_reverse", "log agent-a --reverse --limit 2"},
 		{"show", "show fact/f-retry --branch agent-a"},
 		{"show_json", "show --json fact/f-jwt"},
 		{"search", "search token refresh --limit 3"},
@@ -187,6 +192,8 @@ func TestGolden(t *testing.T) {
 		{"err_correct_invalidated", "correct f-db --delete --why again --by lead"},
 		{"search_nothing_relevant", "search quantum banana smoothie"},
 		{"search_every_hit", "search quantum banana smoothie --min-relevance 0"},
+		{"err_branch_delete_unmerged", "branch delete agent-b"},
+		{"branch_delete_force", "branch delete agent-b -D"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

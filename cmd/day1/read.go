@@ -16,9 +16,10 @@ import (
 func newLogCmd(a *app) *cobra.Command {
 	var q day1.TimelineQuery
 	var kinds []string
+	var reverse bool
 	cmd := &cobra.Command{
 		Use:               "log [branch]",
-		Short:             "List what happened on a branch, oldest first",
+		Short:             "List what happened on a branch, newest first",
 		Example:           "  day1 log agent-a --agent agent-a --kind fact\n  day1 at before-agents log main",
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: completeBranches(a),
@@ -26,6 +27,7 @@ func newLogCmd(a *app) *cobra.Command {
 			if len(args) == 1 {
 				q.Branch = args[0]
 			}
+			q.Newest = !reverse
 			for _, k := range kinds {
 				kind, err := memview.ParseKind("--kind", k)
 				if err != nil {
@@ -51,7 +53,8 @@ func newLogCmd(a *app) *cobra.Command {
 	f.StringVar(&q.SessionID, "session", "", "only this session's records")
 	f.StringVar(&q.TaskID, "task", "", "only this task's records")
 	f.StringSliceVar(&kinds, "kind", nil, "only these kinds: fact, observation, relation, conversation, message")
-	f.IntVar(&q.Limit, "limit", 0, "the most records (default 1000)")
+	f.IntVar(&q.Limit, "limit", 0, "the most records: the newest ones, or with --reverse the oldest (default 1000)")
+	f.BoolVar(&reverse, "reverse", false, "oldest first")
 	addAt(a, cmd)
 	return cmd
 }

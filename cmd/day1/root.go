@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"slices"
 	"time"
 
@@ -151,7 +152,9 @@ merge gate, name exists, stale or archived branch), 5 locked (a write waited too
 long for other processes' writes), 6 not supported.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		Version:       version(),
 	}
+	root.SetVersionTemplate("day1 {{.Version}}\n")
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.path, "path", "", "folder of the durable embedded store (default $DAY1_PATH or the user data folder)")
 	pf.StringVar(&a.dsn, "dsn", "", "MatrixOne DSN, such as root:111@tcp(127.0.0.1:6001)/day1 (default $DAY1_DSN)")
@@ -212,4 +215,14 @@ func completeBranches(a *app) cobra.CompletionFunc {
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp
 	}
+}
+
+// version is the module version the command was built from ("go install
+// github.com/day1ai/day1/cmd/day1@v1.2.3" gives v1.2.3), or "devel" for a build in a
+// checkout.
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
 }

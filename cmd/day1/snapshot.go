@@ -8,15 +8,31 @@ import (
 
 func newSnapshotCmd(a *app) *cobra.Command {
 	var desc string
+	list := &cobra.Command{
+		Use:   "list [branch]",
+		Short: "List snapshots, oldest first",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return listSnapshots(cmd, a, args)
+		},
+	}
 	cmd := &cobra.Command{
-		Use:   "snapshot <branch> <name>",
-		Short: "Name the head of a branch; list or delete snapshots",
+		Use:   "snapshot [<branch> <name>]",
+		Short: "Name the head of a branch; with no argument, list the snapshots",
 		Example: `  day1 snapshot main before-refactor --description "before the auth refactor"
-  day1 snapshot list
+  day1 snapshot
   day1 at before-refactor search token`,
-		Args:              cobra.ExactArgs(2),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 0 && len(args) != 2 {
+				return usagef("snapshot takes a branch and a name, or nothing to list the snapshots; got %q", args)
+			}
+			return nil
+		},
 		ValidArgsFunction: completeBranches(a),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return listSnapshots(cmd, a, nil)
+			}
 			c, err := a.client(cmd.Context())
 			if err != nil {
 				return err
@@ -31,32 +47,7 @@ func newSnapshotCmd(a *app) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&desc, "description", "", "what the snapshot marks")
-	cmd.AddCommand(&cobra.Command{
-		Use:   "list [branch]",
-		Short: "List snapshots, oldest first",
-		Args:  cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := a.client(cmd.Context())
-			if err != nil {
-				return err
-			}
-			branch := ""
-			if len(args) == 1 {
-				branch = args[0]
-			}
-			ss, err := c.Snapshots(cmd.Context(), branch)
-			if err != nil {
-				return err
-			}
-			return a.out.emit(ss, func() {
-				rows := make([][]string, len(ss))
-				for i, s := range ss {
-					rows[i] = []string{a.out.style(bold, s.Name), s.Branch, when(s.At), s.Description}
-				}
-				a.out.table([]string{"SNAPSHOT", "BRANCH", "AT", "DESCRIPTION"}, rows)
-			})
-		},
-	}, &cobra.Command{
+	cmd.AddCommand(list, &cobra.Command{
 		Use:   "delete <name>",
 		Short: "Delete a snapshot",
 		Args:  cobra.ExactArgs(1),
@@ -72,4 +63,27 @@ func newSnapshotCmd(a *app) *cobra.Command {
 		},
 	})
 	return cmd
+}
+
+// listSnapshots prints the snapshots, of one branch when args names it.
+func listSnapshots(cmd *cobra.Command, a *app, args []string) error {
+	c, err := a.client(cmd.Context())
+	if err != nil {
+		return err
+	}
+	branch := ""
+	if len(args) == 1 {
+		branch = args[0]
+	}
+	ss, err := c.Snapshots(cmd.Context(), branch)
+	if err != nil {
+		return err
+	}
+	return a.out.emit(ss, func() {
+		rows := make([][]string, len(ss))
+		for i, s := range ss {
+			rows[i] = []string{a.out.style(bold, s.Name), s.Branch, when(s.At), s.Description}
+		}
+		a.out.table([]string{"SNAPSHOT", "BRANCH", "AT", "DESCRIPTION"}, rows)
+	})
 }
