@@ -21,7 +21,7 @@ func newBranchCmd(a *app) *cobra.Command {
   day1 branch create retry --from main --at before-agents`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := a.client(cmd.Context())
+			c, err := a.readClient(cmd.Context())
 			if err != nil {
 				return err
 			}

@@ -28,7 +28,7 @@ func newBundleCmd(a *app) *cobra.Command {
 }
 
 func listBundles(a *app, cmd *cobra.Command) error {
-	c, err := a.client(cmd.Context())
+	c, err := a.readClient(cmd.Context())
 	if err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ func newBundleExportCmd(a *app) *cobra.Command {
 		Short: "Write a stored bundle's file (gzip-compressed unless --plain)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := a.client(cmd.Context())
+			c, err := a.readClient(cmd.Context())
 			if err != nil {
 				return err
 			}

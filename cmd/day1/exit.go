@@ -45,15 +45,28 @@ func (e *unmergedError) Error() string {
 
 func (e *unmergedError) Is(target error) bool { return target == day1.ErrConflict }
 
+// noMemoryError is a read of a folder that holds no memory: not found (exit 3),
+// rather than a new, empty memory made at a mistyped path.
+type noMemoryError struct{ path string }
+
+func (e *noMemoryError) Error() string {
+	return fmt.Sprintf("day1: no day1 memory at %s", e.path)
+}
+
+func (e *noMemoryError) Is(target error) bool { return target == day1.ErrNotFound }
+
 // classify returns the exit code of err and a short name of its class.
 func classify(err error) (int, string) {
 	var ue *usageError
 	var um *unmergedError
+	var nm *noMemoryError
 	switch {
 	case errors.As(err, &ue):
 		return exitUsage, "usage"
 	case errors.As(err, &um):
 		return exitConflict, "unmerged"
+	case errors.As(err, &nm):
+		return exitNotFound, "no_memory"
 	case errors.Is(err, day1.ErrInvalidArgument):
 		return exitUsage, "invalid_argument"
 	case errors.Is(err, day1.ErrNotFound):
@@ -87,6 +100,8 @@ func hint(code string) string {
 		return "day1 branch lists the branches, day1 snapshot list the snapshots, day1 log <branch> the records"
 	case "conflict":
 		return "day1 diff <source> <target> shows the conflicts; merge with --policy skip|accept or --strategy auto"
+	case "no_memory":
+		return "check --path (or $DAY1_PATH); day1 init creates a memory there, as does any command that writes"
 	case "unmerged":
 		return "merge it first (day1 merge <branch> <parent>), or delete it anyway with --force"
 	case "merge_blocked":

@@ -342,3 +342,32 @@ func TestSearchMessages(t *testing.T) {
 		t.Errorf("search output:\n%s\nwant the hit a1 between q1 and q2", stdout)
 	}
 }
+
+// TestReadsDoNotCreate checks that a reading command at a path that holds no memory
+// fails with exit 3 and leaves nothing there, that init creates the memory, and that
+// the reading command then works.
+func TestReadsDoNotCreate(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "mistyped")
+	for _, args := range [][]string{{"log"}, {"search", "token"}, {"branch"}, {"snapshot"}, {"at", "2025-03-01T09:00:00Z", "log"}} {
+		_, stderr, code := day1Run(t, dir, "", args...)
+		if code != exitNotFound || !strings.Contains(stderr, "no day1 memory at "+dir) || !strings.Contains(stderr, "day1 init") {
+			t.Errorf("%v at a missing path: exit %d, %q; want 3 saying there is no memory", args, code, stderr)
+		}
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Fatalf("%v at a missing path made %s (%v)", args, dir, err)
+		}
+	}
+	stdout, _, code := day1Run(t, dir, "", "init")
+	if code != 0 || !strings.Contains(stdout, "created an empty day1 memory at "+dir) {
+		t.Fatalf("init: exit %d, %q", code, stdout)
+	}
+	if stdout, _, code := day1Run(t, dir, "", "init"); code != 0 || !strings.Contains(stdout, "already holds a day1 memory") {
+		t.Errorf("init again: exit %d, %q", code, stdout)
+	}
+	if _, stderr, code := day1Run(t, dir, "", "log"); code != 0 {
+		t.Errorf("log after init: exit %d, %q", code, stderr)
+	}
+	if _, stderr, code := day1Run(t, dir, "", "init", "--memory"); code != exitUsage {
+		t.Errorf("init --memory: exit %d, %q; want 2", code, stderr)
+	}
+}

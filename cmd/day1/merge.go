@@ -17,7 +17,7 @@ func newDiffCmd(a *app) *cobra.Command {
 		Args:              cobra.RangeArgs(1, 2),
 		ValidArgsFunction: completeBranches(a),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := a.client(cmd.Context())
+			c, err := a.readClient(cmd.Context())
 			if err != nil {
 				return err
 			}

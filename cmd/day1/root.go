@@ -7,8 +7,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -35,12 +37,34 @@ type app struct {
 	c *day1.Client
 }
 
-// client opens the memory the flags and the environment choose.
+// client opens the memory the flags and the environment choose, creating it when it
+// does not exist.
 func (a *app) client(ctx context.Context) (*day1.Client, error) {
+	return a.open(ctx, false)
+}
+
+// readClient opens the memory for a command that only reads it: a durable embedded
+// store read-only, and one that does not exist is an error rather than a new, empty
+// memory (a mistyped --path).
+func (a *app) readClient(ctx context.Context) (*day1.Client, error) {
+	return a.open(ctx, true)
+}
+
+func (a *app) open(ctx context.Context, readOnly bool) (*day1.Client, error) {
 	if a.c != nil {
 		return a.c, nil
 	}
-	c, path, err := localmem.Open(ctx, localmem.Options{Path: a.path, DSN: a.dsn, InMemory: a.inMemory, Retention: a.retention})
+	o := localmem.Options{Path: a.path, DSN: a.dsn, InMemory: a.inMemory, Retention: a.retention, ReadOnly: readOnly}
+	if readOnly {
+		path, err := a.memoryPath()
+		if err != nil {
+			return nil, err
+		}
+		if path != "" && !isMemory(path) {
+			return nil, &noMemoryError{path: path}
+		}
+	}
+	c, path, err := localmem.Open(ctx, o)
 	if errors.Is(err, day1.ErrLocked) {
 		return nil, lockedError(path, err)
 	}
@@ -56,10 +80,23 @@ func lockedError(path string, err error) error {
 	return fmt.Errorf("%w\nanother process (a day1 serve, an MCP server or a hook) has been committing to %s for longer than the lock timeout; try again", err, path)
 }
 
+// memoryPath returns the folder of the durable embedded store the flags and the
+// environment choose, "" for MatrixOne or a memory in this process.
+func (a *app) memoryPath() (string, error) {
+	_, path, err := localmem.Config(localmem.Options{Path: a.path, DSN: a.dsn, InMemory: a.inMemory})
+	return path, err
+}
+
+// isMemory reports whether dir holds a durable embedded store's files.
+func isMemory(dir string) bool {
+	files, err := filepath.Glob(filepath.Join(dir, "day1.*"))
+	return err == nil && len(files) > 0
+}
+
 // reader returns the client, or a view of the past when the command runs under
 // "day1 at".
 func (a *app) reader(ctx context.Context) (day1.Reader, error) {
-	c, err := a.client(ctx)
+	c, err := a.readClient(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -123,6 +160,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 	running := false
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		var chosen []string
+		for _, f := range []string{"path", "dsn", "memory"} {
+			if cmd.Flags().Changed(f) {
+				chosen = append(chosen, "--"+f)
+			}
+		}
+		if len(chosen) > 1 {
+			return usagef("%s each choose a memory: give one of them", strings.Join(chosen, " and "))
+		}
 		running = true
 		a.out = newPrinter(stdout, a.asJSON, a.noColor)
 		return nil
@@ -173,7 +219,7 @@ long for other processes' writes), 6 not supported.`,
 		}
 	}
 	add("read", newLogCmd(a), newShowCmd(a), newSearchCmd(a), newDiffCmd(a), newAtCmd(a))
-	add("write", newCorrectCmd(a), newBranchCmd(a), newMergeCmd(a), newSnapshotCmd(a), newCompactCmd(a))
+	add("write", newInitCmd(a), newCorrectCmd(a), newBranchCmd(a), newMergeCmd(a), newSnapshotCmd(a), newCompactCmd(a))
 	add("work", newTasksCmd(a), newHandoffsCmd(a), newReplayCmd(a), newVerifyCmd(a), newBundleCmd(a), newServeCmd(a))
 	return root
 }
@@ -201,7 +247,7 @@ func addAt(a *app, cmd *cobra.Command) {
 // completeBranches completes branch names.
 func completeBranches(a *app) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		c, err := a.client(cmd.Context())
+		c, err := a.readClient(cmd.Context())
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}

@@ -67,7 +67,7 @@ func newSnapshotCmd(a *app) *cobra.Command {
 
 // listSnapshots prints the snapshots, of one branch when args names it.
 func listSnapshots(cmd *cobra.Command, a *app, args []string) error {
-	c, err := a.client(cmd.Context())
+	c, err := a.readClient(cmd.Context())
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,7 @@ func newTasksCmd(a *app) *cobra.Command {
 		Short: "List tasks, or show one with its objectives and members",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := a.client(cmd.Context())
+			c, err := a.readClient(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -82,7 +82,7 @@ func newHandoffsCmd(a *app) *cobra.Command {
 		Short: "List handoffs, or show one with its context packet",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := a.client(cmd.Context())
+			c, err := a.readClient(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -142,7 +142,7 @@ func newReplayCmd(a *app) *cobra.Command {
 		Example: "  day1 replay fix-auth\n  day1 at 2025-03-01T09:00:30Z replay fix-auth",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := a.client(cmd.Context())
+			c, err := a.readClient(cmd.Context())
 			if err != nil {
 				return err
 			}

@@ -19,7 +19,11 @@ func newVerifyCmd(a *app) *cobra.Command {
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeBranches(a),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := a.client(cmd.Context())
+			open := a.client
+			if summary {
+				open = a.readClient
+			}
+			c, err := open(cmd.Context())
 			if err != nil {
 				return err
 			}

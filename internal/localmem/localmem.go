@@ -81,6 +81,9 @@ type Options struct {
 	// Retention is the store's retention (memstore.Options.Retention,
 	// matrixone.Options.Retention). Default 0: the store's default.
 	Retention time.Duration
+	// ReadOnly opens a durable embedded store read-only (memstore.Options.ReadOnly):
+	// for readers, which must neither write nor create a memory.
+	ReadOnly bool
 }
 
 // Config returns the day1.Config the options name, with an OpenAI-compatible model
@@ -106,7 +109,7 @@ func Config(o Options) (day1.Config, string, error) {
 			}
 			path = p
 		}
-		cfg.Backend = memstore.Options{Path: path, Retention: o.Retention}
+		cfg.Backend = memstore.Options{Path: path, Retention: o.Retention, ReadOnly: o.ReadOnly}
 	}
 	if name := os.Getenv(EnvModel); name != "" {
 		m, err := openai.NewModel(openai.Config{ChatModel: name})
