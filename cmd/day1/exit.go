@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/day1ai/day1"
+	"github.com/day1ai/day1/bundle"
 )
 
 // Exit codes, as the package documentation lists them.
@@ -67,6 +68,10 @@ func classify(err error) (int, string) {
 		return exitConflict, "unmerged"
 	case errors.As(err, &nm):
 		return exitNotFound, "no_memory"
+	case errors.Is(err, bundle.ErrVersion):
+		return exitNotSupported, "bundle_version"
+	case errors.Is(err, bundle.ErrFormat):
+		return exitError, "bad_bundle"
 	case errors.Is(err, day1.ErrInvalidArgument):
 		return exitUsage, "invalid_argument"
 	case errors.Is(err, day1.ErrNotFound):
@@ -100,6 +105,10 @@ func hint(code string) string {
 		return "day1 branch lists the branches, day1 snapshot list the snapshots, day1 log <branch> the records"
 	case "conflict":
 		return "day1 diff <source> <target> shows the conflicts; merge with --policy skip|accept or --strategy auto"
+	case "bundle_version":
+		return "the bundle was written by a newer day1; import it with a day1 that reads its format version"
+	case "bad_bundle":
+		return "the file is not a whole, untampered day1 bundle: export it again from its source"
 	case "no_memory":
 		return "check --path (or $DAY1_PATH); day1 init creates a memory there, as does any command that writes"
 	case "unmerged":

@@ -180,6 +180,7 @@ func TestGolden(t *testing.T) {
 		{"err_bad_strategy", "merge agent-b --strategy sideways"},
 		{"err_at_verb", "at before-agents branch"},
 		{"err_at_missing", "at before-agents"},
+		{"err_at_twice", "at before-agents log main --at 2025-03-01T09:00:03Z"},
 		{"err_serve_public", "serve --addr 0.0.0.0:0"},
 		{"compact", "compact"},
 		{"compact_retention", "compact --retention 168h"},
@@ -369,5 +370,38 @@ func TestReadsDoNotCreate(t *testing.T) {
 	}
 	if _, stderr, code := day1Run(t, dir, "", "init", "--memory"); code != exitUsage {
 		t.Errorf("init --memory: exit %d, %q; want 2", code, stderr)
+	}
+}
+
+// TestBundleImportErrors checks the exit codes of bad bundles: a file that is no
+// bundle is an error (1) with a hint about the file, not a usage error; a bundle of a
+// newer format version is not supported (6).
+func TestBundleImportErrors(t *testing.T) {
+	dir := t.TempDir()
+	sample, err := os.ReadFile("../../bundle/testdata/sample.bundle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	newer := strings.Replace(string(sample), `"format_version":1`, `"format_version":99`, 1)
+	for _, tc := range []struct {
+		name, stdin string
+		code        int
+		hint        string
+	}{
+		{"not a bundle", "these are not the facts you are looking for\n", exitError, "not a whole, untampered day1 bundle"},
+		{"newer format", newer, exitNotSupported, "written by a newer day1"},
+	} {
+		_, stderr, code := day1Run(t, dir, tc.stdin, "bundle", "import", "-")
+		if code != tc.code || !strings.Contains(stderr, tc.hint) {
+			t.Errorf("%s: exit %d, %q; want %d with a hint saying %q", tc.name, code, stderr, tc.code, tc.hint)
+		}
+	}
+}
+
+// TestAtHelp checks that "day1 at --help" prints the help of at and exits 0.
+func TestAtHelp(t *testing.T) {
+	stdout, stderr, code := day1Run(t, t.TempDir(), "", "at", "--help")
+	if code != 0 || !strings.Contains(stdout, "Run a reading command") || stderr != "" {
+		t.Errorf("at --help: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }

@@ -132,12 +132,18 @@ func rewriteAt(args []string) ([]string, error) {
 	if i >= len(args) || args[i] != "at" {
 		return args, nil
 	}
+	if slices.ContainsFunc(args[i+1:], func(s string) bool { return s == "-h" || s == "--help" }) && len(args) < i+4 {
+		return args, nil // day1 at --help: cobra prints the help of at
+	}
 	if len(args) < i+3 {
 		return nil, usagef("at needs a point and a command, such as: day1 at before-refactor search token")
 	}
 	point, verb := args[i+1], args[i+2]
 	if !slices.Contains(atVerbs, verb) {
 		return nil, usagef("at cannot run %q in the past; it runs %v", verb, atVerbs)
+	}
+	if slices.ContainsFunc(args[i+3:], func(s string) bool { return s == "--at" || strings.HasPrefix(s, "--at=") }) {
+		return nil, usagef("at %s and --at both name a point in the past: give one of them", point)
 	}
 	out := slices.Concat(args[:i], args[i+2:], []string{"--at", point})
 	return out, nil
