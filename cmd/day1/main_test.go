@@ -195,6 +195,9 @@ func TestGolden(t *testing.T) {
 		{"search_every_hit", "search quantum banana smoothie --min-relevance 0"},
 		{"err_branch_delete_unmerged", "branch delete agent-b"},
 		{"branch_delete_force", "branch delete agent-b -D"},
+		{"write_fact", "write fact Postgres 15 holds the user database --id f-pg15 --category storage"},
+		{"write_observation_json", "write observation error go test ./auth failed --tool Bash --json"},
+		{"err_write_observation_type", "write observation robot beep"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
