@@ -124,6 +124,9 @@ func newBundleExportCmd(a *app) *cobra.Command {
 					return err
 				}
 			}
+			if a.asJSON {
+				return a.out.json(map[string]any{"bundle": b.ID, "file": out})
+			}
 			fmt.Fprintf(a.stderr, "wrote bundle %s to %s\n", b.ID, out)
 			return nil
 		},

@@ -112,6 +112,7 @@ var (
 	ulid      = regexp.MustCompile(`\b[0-9A-HJKMNP-TV-Z]{26}\b`)
 	shareTok  = regexp.MustCompile(`kb_[A-Za-z0-9_-]+`)
 	spaceRuns = regexp.MustCompile(` +\n`)
+	duration  = regexp.MustCompile(`"(\d+h)?(\d+m)?\d+(\.\d+)?(ns|µs|ms|s)"`)
 )
 
 // normalize replaces what changes from run to run.
@@ -125,6 +126,7 @@ func normalize(s, dir string) string {
 	})
 	s = ulid.ReplaceAllString(s, "<id>")
 	s = shareTok.ReplaceAllString(s, "<token>")
+	s = duration.ReplaceAllString(s, `"<duration>"`)
 	return spaceRuns.ReplaceAllString(s, "\n")
 }
 
@@ -198,6 +200,7 @@ func TestGolden(t *testing.T) {
 		{"write_fact", "write fact Postgres 15 holds the user database --id f-pg15 --category storage"},
 		{"write_observation_json", "write observation error go test ./auth failed --tool Bash --json"},
 		{"err_write_observation_type", "write observation robot beep"},
+		{"verify_json", "verify main --json"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -406,5 +409,27 @@ func TestAtHelp(t *testing.T) {
 	stdout, stderr, code := day1Run(t, t.TempDir(), "", "at", "--help")
 	if code != 0 || !strings.Contains(stdout, "Run a reading command") || stderr != "" {
 		t.Errorf("at --help: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+// TestBundleExportJSON checks that --json bundle export -o prints what it wrote, as
+// JSON on standard output, and nothing on standard error.
+func TestBundleExportJSON(t *testing.T) {
+	dir := seeded(t)
+	stdout, stderr, code := day1Run(t, dir, "", "bundle", "create", "notes", "--branch", "agent-a", "--include-unverified", "--json")
+	var b struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &b); code != 0 || err != nil || b.ID == "" {
+		t.Fatalf("bundle create: exit %d, %v, %q %q", code, err, stdout, stderr)
+	}
+	file := filepath.Join(t.TempDir(), "notes.day1bundle.gz")
+	stdout, stderr, code = day1Run(t, dir, "", "bundle", "export", b.ID, "-o", file, "--json")
+	var out struct{ Bundle, File string }
+	if err := json.Unmarshal([]byte(stdout), &out); code != 0 || err != nil || out.Bundle != b.ID || out.File != file || stderr != "" {
+		t.Errorf("bundle export --json: exit %d, %v, stdout %q, stderr %q", code, err, stdout, stderr)
+	}
+	if st, err := os.Stat(file); err != nil || st.Size() == 0 {
+		t.Errorf("the bundle file: %v, %v", st, err)
 	}
 }

@@ -41,7 +41,7 @@ func (p *printer) json(v any) error {
 // emit writes v as JSON in --json mode, else calls human.
 func (p *printer) emit(v any, human func()) error {
 	if p.asJSON {
-		return p.json(v)
+		return p.json(jsonView(v))
 	}
 	human()
 	return nil
