@@ -90,9 +90,10 @@ func newBundleExportCmd(a *app) *cobra.Command {
 	var out string
 	var plain bool
 	cmd := &cobra.Command{
-		Use:   "export <id>",
-		Short: "Write a stored bundle's file (gzip-compressed unless --plain)",
-		Args:  cobra.ExactArgs(1),
+		Use:               "export <id>",
+		ValidArgsFunction: completeBundles(a),
+		Short:             "Write a stored bundle's file (gzip-compressed unless --plain)",
+		Args:              cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := a.readClient(cmd.Context())
 			if err != nil {
@@ -193,9 +194,10 @@ func newBundleImportCmd(a *app) *cobra.Command {
 func newBundleShareCmd(a *app) *cobra.Command {
 	var vis string
 	cmd := &cobra.Command{
-		Use:   "share <id>",
-		Short: "Share a bundle with a token (team or public), or make it private again",
-		Args:  cobra.ExactArgs(1),
+		Use:               "share <id>",
+		ValidArgsFunction: completeBundles(a),
+		Short:             "Share a bundle with a token (team or public), or make it private again",
+		Args:              cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := a.client(cmd.Context())
 			if err != nil {

@@ -129,10 +129,8 @@ func hint(code string) string {
 // code.
 func report(w io.Writer, err error, asJSON bool) int {
 	code, class := classify(err)
-	msg := err.Error()
-	if !strings.HasPrefix(msg, "day1: ") {
-		msg = "day1: " + msg
-	}
+	// Errors wrapped at several layers each say day1: once is enough.
+	msg := "day1: " + strings.ReplaceAll(strings.TrimPrefix(err.Error(), "day1: "), ": day1: ", ": ")
 	h := hint(class)
 	if asJSON {
 		json.NewEncoder(w).Encode(struct {

@@ -2,6 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,5 +51,18 @@ func TestJSONView(t *testing.T) {
 		if got := snakeCase(in); got != out {
 			t.Errorf("snakeCase(%q) = %q, want %q", in, got, out)
 		}
+	}
+}
+
+// TestReportSaysDay1Once checks that an error wrapped at several layers is printed
+// with one "day1:" prefix.
+func TestReportSaysDay1Once(t *testing.T) {
+	var b strings.Builder
+	err := fmt.Errorf("day1: opening the store: %w", errors.New("day1: memstore: open /x: permission denied"))
+	if code := report(&b, err, false); code != exitError {
+		t.Errorf("exit %d, want %d", code, exitError)
+	}
+	if got, want := b.String(), "day1: opening the store: memstore: open /x: permission denied\n"; got != want {
+		t.Errorf("report wrote %q, want %q", got, want)
 	}
 }

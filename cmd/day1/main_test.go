@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -283,7 +284,8 @@ func TestBundleRoundTrip(t *testing.T) {
 	}
 }
 
-// TestCompletion: the shell completion scripts and branch-name completion work.
+// TestCompletion: the shell completion scripts work, and completion knows branches,
+// snapshots and tasks.
 func TestCompletion(t *testing.T) {
 	dir := seeded(t)
 	for _, sh := range []string{"bash", "zsh", "fish", "powershell"} {
@@ -294,6 +296,22 @@ func TestCompletion(t *testing.T) {
 	stdout, _, _ := day1Run(t, dir, "", "__complete", "diff", "agent-")
 	if !strings.Contains(stdout, "agent-a\nagent-b\nagent-c\n") {
 		t.Errorf("branch completion: %q", stdout)
+	}
+	// Snapshots, tasks and branches where commands take them.
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"__complete", "at", ""}, "before-agents"},
+		{[]string{"__complete", "snapshot", "delete", "be"}, "before-agents"},
+		{[]string{"__complete", "tasks", ""}, "fix-auth"},
+		{[]string{"__complete", "replay", "fix"}, "fix-auth"},
+		{[]string{"__complete", "log", "agent-"}, "agent-a"},
+	} {
+		stdout, stderr, code := day1Run(t, dir, "", tc.args...)
+		if code != 0 || !slices.Contains(strings.Split(stdout, "\n"), tc.want) {
+			t.Errorf("%v: exit %d, %q %q; want %s offered", tc.args, code, stdout, stderr, tc.want)
+		}
 	}
 }
 

@@ -234,8 +234,9 @@ long for other processes' writes), 6 not supported.`,
 // so this only runs when the arguments are missing.
 func newAtCmd(a *app) *cobra.Command {
 	return &cobra.Command{
-		Use:   "at <snapshot|RFC3339> <command> [args]",
-		Short: "Run a reading command (show, search, log, replay) on memory as it was",
+		Use:               "at <snapshot|RFC3339> <command> [args]",
+		ValidArgsFunction: completeSnapshots(a),
+		Short:             "Run a reading command (show, search, log, replay) on memory as it was",
 		Example: `  day1 at before-refactor search "token signing"
   day1 at 2025-03-01T09:00:10Z log main`,
 		Args: cobra.MinimumNArgs(2),
@@ -248,6 +249,67 @@ func newAtCmd(a *app) *cobra.Command {
 // addAt adds the --at flag to a reading command.
 func addAt(a *app, cmd *cobra.Command) {
 	cmd.Flags().StringVar(&a.at, "at", "", "read memory as it was at a snapshot or an RFC 3339 instant")
+}
+
+// complete completes the first argument with the names names lists; the other
+// arguments get none.
+func complete(a *app, names func(ctx context.Context, c *day1.Client, prefix string) ([]string, error)) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		c, err := a.readClient(cmd.Context())
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		ns, err := names(cmd.Context(), c, toComplete)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		var out []cobra.Completion
+		for _, n := range ns {
+			if strings.HasPrefix(n, toComplete) {
+				out = append(out, n)
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// completeSnapshots completes snapshot names.
+func completeSnapshots(a *app) cobra.CompletionFunc {
+	return complete(a, func(ctx context.Context, c *day1.Client, _ string) ([]string, error) {
+		ss, err := c.Snapshots(ctx, "")
+		var out []string
+		for _, s := range ss {
+			out = append(out, s.Name)
+		}
+		return out, err
+	})
+}
+
+// completeTasks completes task names.
+func completeTasks(a *app) cobra.CompletionFunc {
+	return complete(a, func(ctx context.Context, c *day1.Client, _ string) ([]string, error) {
+		ts, err := c.Tasks(ctx, day1.TaskFilter{})
+		var out []string
+		for _, t := range ts {
+			out = append(out, t.Name)
+		}
+		return out, err
+	})
+}
+
+// completeBundles completes the ids of stored bundles.
+func completeBundles(a *app) cobra.CompletionFunc {
+	return complete(a, func(ctx context.Context, c *day1.Client, _ string) ([]string, error) {
+		bs, err := c.Bundles(ctx, day1.BundleFilter{})
+		var out []string
+		for _, b := range bs {
+			out = append(out, b.ID)
+		}
+		return out, err
+	})
 }
 
 // completeBranches completes branch names.

@@ -48,9 +48,10 @@ func newSnapshotCmd(a *app) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&desc, "description", "", "what the snapshot marks")
 	cmd.AddCommand(list, &cobra.Command{
-		Use:   "delete <name>",
-		Short: "Delete a snapshot",
-		Args:  cobra.ExactArgs(1),
+		Use:               "delete <name>",
+		ValidArgsFunction: completeSnapshots(a),
+		Short:             "Delete a snapshot",
+		Args:              cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := a.client(cmd.Context())
 			if err != nil {

@@ -16,9 +16,10 @@ func newTasksCmd(a *app) *cobra.Command {
 	var f day1.TaskFilter
 	var status string
 	cmd := &cobra.Command{
-		Use:   "tasks [name]",
-		Short: "List tasks, or show one with its objectives and members",
-		Args:  cobra.MaximumNArgs(1),
+		Use:               "tasks [name]",
+		ValidArgsFunction: completeTasks(a),
+		Short:             "List tasks, or show one with its objectives and members",
+		Args:              cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := a.readClient(cmd.Context())
 			if err != nil {
@@ -137,10 +138,11 @@ func printHandoff(p *printer, h day1.HandoffRecord) {
 func newReplayCmd(a *app) *cobra.Command {
 	var opts day1.ReplayOptions
 	cmd := &cobra.Command{
-		Use:     "replay <task>",
-		Short:   "Rebuild a task's run from memory: its steps, each agent's part, the outcome",
-		Example: "  day1 replay fix-auth\n  day1 at 2025-03-01T09:00:30Z replay fix-auth",
-		Args:    cobra.ExactArgs(1),
+		Use:               "replay <task>",
+		ValidArgsFunction: completeTasks(a),
+		Short:             "Rebuild a task's run from memory: its steps, each agent's part, the outcome",
+		Example:           "  day1 replay fix-auth\n  day1 at 2025-03-01T09:00:30Z replay fix-auth",
+		Args:              cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := a.readClient(cmd.Context())
 			if err != nil {
