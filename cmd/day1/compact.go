@@ -25,7 +25,10 @@ history is kept.`,
 			if err != nil {
 				return err
 			}
+			pr := newProgress(a.stderr, "compacting")
+			pr.spin()
 			st, err := c.Compact(cmd.Context())
+			pr.done()
 			if err != nil {
 				return err
 			}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/schollz/progressbar/v3"
 )
 
 // printer writes for people (aligned columns, colour on a terminal) or JSON.
@@ -103,28 +105,84 @@ func or(s, def string) string {
 	return s
 }
 
-// progress shows a line of progress on stderr when it is a terminal.
+// progress shows a bar of progress on stderr when it is a terminal, with counts,
+// rate and time left (github.com/schollz/progressbar), one bar per phase.
 type progress struct {
-	w    io.Writer
-	on   bool
-	verb string
+	w     io.Writer
+	on    bool
+	verb  string
+	bar   *progressbar.ProgressBar
+	shown string        // the phase the bar shows
+	stop  chan struct{} // ends a spinner
 }
 
 func newProgress(w io.Writer, verb string) *progress {
 	return &progress{w: w, on: isTerminal(w), verb: verb}
 }
 
+// update shows done of total.
 func (p *progress) update(done, total int) {
-	if !p.on || total == 0 {
+	if !p.on || total <= 0 {
 		return
 	}
-	const width = 24
-	n := done * width / total
-	fmt.Fprintf(p.w, "\r%s [%s%s] %d/%d", p.verb, strings.Repeat("#", n), strings.Repeat(".", width-n), done, total)
+	if p.bar == nil || p.shown != p.verb {
+		if p.bar != nil {
+			p.bar.Finish()
+		}
+		p.bar = progressbar.NewOptions(total,
+			progressbar.OptionSetWriter(p.w),
+			progressbar.OptionSetDescription(p.verb),
+			progressbar.OptionShowCount(),
+			progressbar.OptionShowIts(),
+			progressbar.OptionSetItsString("records"),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionThrottle(100*time.Millisecond),
+			progressbar.OptionClearOnFinish(),
+			progressbar.OptionSetWidth(24),
+		)
+		p.shown = p.verb
+	}
+	p.bar.ChangeMax(total)
+	p.bar.Set(done)
 }
 
+// spin shows a spinner with the time spent, for work that reports no progress,
+// until done.
+func (p *progress) spin() {
+	if !p.on {
+		return
+	}
+	p.bar = progressbar.NewOptions(-1,
+		progressbar.OptionSetWriter(p.w),
+		progressbar.OptionSetDescription(p.verb),
+		progressbar.OptionSpinnerType(14),
+		progressbar.OptionSetElapsedTime(true),
+		progressbar.OptionClearOnFinish(),
+	)
+	p.stop = make(chan struct{})
+	bar, stop := p.bar, p.stop
+	go func() {
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				bar.Add(1)
+			}
+		}
+	}()
+}
+
+// done clears the bar or the spinner.
 func (p *progress) done() {
-	if p.on {
-		fmt.Fprint(p.w, "\r\x1b[K")
+	if p.stop != nil {
+		close(p.stop)
+		p.stop = nil
+	}
+	if p.bar != nil {
+		p.bar.Finish()
+		p.bar = nil
 	}
 }
