@@ -8,6 +8,7 @@ import (
 	"embed"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"mime"
@@ -355,12 +356,47 @@ func decode(r *http.Request, v any) error {
 		if errors.Is(err, io.EOF) {
 			return &badRequest{"body", "a JSON object is required"}
 		}
-		return &badRequest{"body", "not the JSON this route takes: " + err.Error()}
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			// Name the field as the client wrote it, not as the Go type holds it.
+			return &badRequest{"body." + te.Field, fmt.Sprintf("must be %s, not %s", jsonKind(te.Type), te.Value)}
+		}
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return &badRequest{"body", "is cut short: not a whole JSON object"}
+		}
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return &badRequest{"body", fmt.Sprintf("is not valid JSON at byte %d", se.Offset)}
+		}
+		if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			return &badRequest{"body", "has the field " + f + ", which this route does not take"}
+		}
+		return &badRequest{"body", "not the JSON this route takes"}
 	}
 	if dec.More() {
 		return &badRequest{"body", "one JSON object only"}
 	}
 	return nil
+}
+
+// jsonKind names the JSON a Go type takes.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return "another JSON value"
 }
 
 // query reads the URL's query parameters.

@@ -74,3 +74,21 @@ func TestWrites(t *testing.T) {
 		}
 	}
 }
+
+// TestBadBodiesNameTheField checks that a body the route cannot decode is answered
+// with the field as the client wrote it and what it must be, never a Go type's name.
+func TestBadBodiesNameTheField(t *testing.T) {
+	ts, _ := newServer(t, Options{})
+	for _, tc := range []struct{ body, want string }{
+		{`{"name":"t9","objectives":"find it"}`, "body.objectives: must be an array, not string"},
+		{`{"name":7,"objectives":["x"]}`, "body.name: must be a string, not number"},
+		{`{"name":"t9",`, "body: is cut short"},
+		{`{"name":"t9" "x"}`, "body: is not valid JSON at byte"},
+		{`{"nom":"x"}`, `has the field \"nom\", which this route does not take`},
+	} {
+		res, body := do(t, ts, "POST", "/api/v1/tasks", tc.body)
+		if res.StatusCode != 400 || !strings.Contains(string(body), tc.want) || strings.Contains(string(body), "Go ") {
+			t.Errorf("%s: %d %s; want 400 saying %q", tc.body, res.StatusCode, body, tc.want)
+		}
+	}
+}
