@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 
 	"github.com/day1ai/day1"
@@ -193,6 +194,13 @@ func (s *Server) timeline(w http.ResponseWriter, r *http.Request) (any, error) {
 		Branch: qq.str("branch"), SessionID: qq.str("session"), TaskID: qq.str("task"),
 		AgentID: qq.str("agent"), Since: qq.time("since"), Until: qq.time("until"),
 		Kinds: qq.kinds("kind"), Limit: qq.int("limit"),
+	}
+	switch order := qq.str("order"); order {
+	case "", "oldest":
+	case "newest":
+		tq.Newest = true
+	default:
+		return nil, &badRequest{"order", fmt.Sprintf("must be oldest or newest, not %q", order)}
 	}
 	if qq.err != nil {
 		return nil, qq.err

@@ -179,7 +179,7 @@ async function loadTimeline(highlight) {
   const branch = $("tl-branch").value || "main";
   state.selected = branch;
   try {
-    const evs = await api("/timeline" + q({ branch, agent: $("tl-agent").value, kind: $("tl-kind").value, session: $("tl-session").value }));
+    const evs = await api("/timeline" + q({ branch, order: "newest", agent: $("tl-agent").value, kind: $("tl-kind").value, session: $("tl-session").value }));
     const agents = new Set([...$("tl-agent").options].map((o) => o.value));
     for (const e of evs) if (e.agent && !agents.has(e.agent)) { $("tl-agent").append(el("option", {}, e.agent)); agents.add(e.agent); }
     const seen = new Set();
@@ -191,7 +191,7 @@ async function loadTimeline(highlight) {
         el("td", {}, e.agent || "-"), el("td", {}, e.summary));
     }));
     lastTimeline = seen;
-    $("tl-caption").textContent = `${evs.length} records on ${branch}, oldest first`;
+    $("tl-caption").textContent = `${evs.length} records on ${branch}, newest first`;
   } catch (err) { showError($("tl-rows"), err); }
 }
 for (const id of ["tl-agent", "tl-kind", "tl-session"]) $(id).addEventListener("change", () => loadTimeline());
@@ -281,7 +281,8 @@ $("search-form").addEventListener("submit", async (e) => {
 let travelPoints = [];
 async function loadTravel() {
   const branch = $("travel-branch").value || "main";
-  const evs = await api("/timeline" + q({ branch }));
+  // The latest events, so that the slider reaches back from now.
+  const evs = (await api("/timeline" + q({ branch, order: "newest" }))).reverse();
   // Position i shows memory just before event i+1 was written; the last one is the head.
   travelPoints = evs.map((e, i) => (i + 1 < evs.length ? { at: new Date(Date.parse(evs[i + 1].at) - 1).toISOString(), after: e } : { at: "", after: e }));
   const s = $("travel-slider");
