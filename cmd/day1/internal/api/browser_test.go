@@ -234,9 +234,24 @@ func TestInspector(t *testing.T) {
 	run("search", chromedp.Click(chromedp.CSS(`#tab-search`)), chromedp.SendKeys(chromedp.CSS(`#search-q`), "token refresh\n"))
 	waitFor("hits", `document.querySelectorAll("#search-rows tr").length > 1 && document.getElementById("search-rows").textContent.includes("#1")`+
 		` && parseFloat(document.querySelector("#search-rows tr td:nth-child(2)").textContent) > 0`)
+	waitFor("search link", `location.hash.includes("view=search") && location.hash.includes("q=token+refresh")`)
 	run("tasks", chromedp.Click(chromedp.CSS(`#tab-tasks`)), chromedp.Click(chromedp.CSS(`#task-rows button`)))
 	waitFor("task", `document.getElementById("task-out").textContent.includes("escalation from investigator to expert")`)
+	waitFor("task link", `location.hash.includes("view=tasks") && location.hash.includes("task=fix-auth")`)
 	shot("tasks")
+
+	// Every view has a URL: a diff, a record and a search open from a link, in a new
+	// page, as a person who was sent them would see them.
+	for _, l := range []struct{ name, hash, ready string }{
+		{"diff link", "#view=diff&source=agent-b&target=agent-a", `document.querySelector('.conflict[data-conflict="fact/f-retry"]') !== null && document.getElementById("p-diff").hidden === false`},
+		{"record link", "#view=timeline&branch=agent-a&record=fact%2Ff-retry", `document.querySelectorAll("#versions li").length === 2 && document.getElementById("tl-caption").textContent.includes("on agent-a")`},
+		{"search link", "#view=search&q=token+refresh", `document.getElementById("p-search").hidden === false && document.querySelectorAll("#search-rows tr").length > 1`},
+		{"travel link", "#view=travel&branch=main", `document.getElementById("p-travel").hidden === false && document.getElementById("travel-at").textContent === "main now"`},
+	} {
+		// A new address each time (the query differs), so that the page loads anew.
+		run(l.name, chromedp.Navigate(ts.URL+"/?link="+strings.Fields(l.name)[0]+l.hash), chromedp.WaitVisible(chromedp.CSS(`#tabs`)))
+		waitFor(l.name, l.ready)
+	}
 }
 
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `\'`) + "'" }

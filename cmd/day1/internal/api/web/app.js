@@ -33,6 +33,59 @@ const esc = encodeURIComponent;
 const fmt = (t) => (t ? t.replace("T", " ").replace(/(\.\d+)?Z$/, "") : "-");
 const state = { branches: [], merges: [], snapshots: [], selected: "main" };
 
+// ---- links ----
+// Every view has a URL: its parameters live in the fragment, beside the token, so a
+// person can share what they see (#view=diff&source=agent-a&target=main).
+function link(params) {
+  const h = new URLSearchParams();
+  if (token) h.set("token", token);
+  for (const [k, v] of Object.entries(params)) if (v !== "" && v !== undefined && v !== null) h.set(k, v);
+  const next = "#" + h.toString();
+  if (location.hash !== next) history.replaceState(null, "", next);
+}
+let applying = false;
+// applyLink shows the view the fragment names, as if the person had asked for it.
+async function applyLink() {
+  const h = new URLSearchParams(location.hash.slice(1));
+  const view = h.get("view");
+  if (!view) return false;
+  applying = true;
+  try {
+    switch (view) {
+      case "timeline":
+        if (h.get("branch")) { $("tl-branch").value = h.get("branch"); state.selected = h.get("branch"); }
+        selectTab($("tab-timeline"));
+        await loadTimeline();
+        if (h.get("record")) { const [kind, ...id] = h.get("record").split("/"); await showRecord(kind, id.join("/"), h.get("branch") || "main"); }
+        break;
+      case "diff":
+        selectTab($("tab-diff"));
+        if (h.get("source")) $("diff-source").value = h.get("source");
+        if (h.get("target")) { $("diff-target").value = h.get("target"); $("diff-target").dataset.touched = "1"; }
+        await showDiff();
+        break;
+      case "search":
+        selectTab($("tab-search"));
+        $("search-q").value = h.get("q") || "";
+        if (h.get("branch")) $("search-branch").value = h.get("branch");
+        if (h.get("mode")) $("search-mode").value = h.get("mode");
+        if ($("search-q").value) await runSearch();
+        break;
+      case "travel":
+        if (h.get("branch")) $("travel-branch").value = h.get("branch");
+        selectTab($("tab-travel"));
+        await loadTravel(h.get("at"));
+        break;
+      case "tasks":
+        selectTab($("tab-tasks"));
+        if (h.get("task")) await showTask(h.get("task"));
+        break;
+    }
+  } finally { applying = false; }
+  return true;
+}
+window.addEventListener("hashchange", () => { applyLink(); });
+
 function showError(where, err) {
   where.replaceChildren(el("p", { class: "error", role: "alert" }, err.message));
 }
@@ -47,8 +100,15 @@ function selectTab(tab) {
     $(t.getAttribute("aria-controls")).hidden = !on;
   }
   tab.focus();
-  if (tab.id === "tab-tasks") loadTasks();
+  if (applying) {
+    if (tab.id === "tab-tasks") loadTasks();
+    return;
+  }
+  if (tab.id === "tab-tasks") { loadTasks(); link({ view: "tasks" }); }
   if (tab.id === "tab-travel") loadTravel();
+  if (tab.id === "tab-diff") link({ view: "diff", source: $("diff-source").value, target: $("diff-target").value });
+  if (tab.id === "tab-search") link({ view: "search", q: $("search-q").value });
+  if (tab.id === "tab-timeline") link({ view: "timeline", branch: $("tl-branch").value || "main" });
 }
 tabs.forEach((t, i) => {
   t.addEventListener("click", () => selectTab(t));
@@ -192,6 +252,7 @@ async function loadTimeline(highlight) {
     }));
     lastTimeline = seen;
     $("tl-caption").textContent = `${evs.length} records on ${branch}, newest first`;
+    if (!applying && !$("tab-timeline").hidden && $("tab-timeline").getAttribute("aria-selected") === "true") link({ view: "timeline", branch });
   } catch (err) { showError($("tl-rows"), err); }
 }
 for (const id of ["tl-agent", "tl-kind", "tl-session"]) $(id).addEventListener("change", () => loadTimeline());
@@ -201,6 +262,7 @@ $("tl-form").addEventListener("submit", (e) => { e.preventDefault(); loadTimelin
 async function showRecord(kind, id, branch) {
   const box = $("record");
   box.hidden = false;
+  if (!applying) link({ view: "timeline", branch, record: `${kind}/${id}` });
   try {
     const versions = await api(`/records/${esc(kind)}/${esc(id)}/versions` + q({ branch }));
     const head = [...versions].reverse().find((v) => v.record);
@@ -225,6 +287,7 @@ function changeList(title, changes, pickable) {
 async function showDiff() {
   const source = $("diff-source").value, target = $("diff-target").value;
   const out = $("diff-out");
+  if (!applying) link({ view: "diff", source, target });
   try {
     const d = await api("/diff" + q({ source, target }));
     out.replaceChildren(el("p", { class: "muted" }, `Since ${d.base} at ${fmt(d.base_at)}`),
@@ -263,9 +326,10 @@ $("merge-preview").addEventListener("click", () => merge(true));
 $("merge-run").addEventListener("click", () => merge(false));
 
 // ---- search ----
-$("search-form").addEventListener("submit", async (e) => {
-  e.preventDefault();
+$("search-form").addEventListener("submit", (e) => { e.preventDefault(); runSearch(); });
+async function runSearch() {
   const rows = $("search-rows");
+  if (!applying) link({ view: "search", q: $("search-q").value, branch: $("search-branch").value, mode: $("search-mode").value });
   try {
     const min = $("search-min").value;
     const hits = await api("/search" + q({ q: $("search-q").value, branch: $("search-branch").value, mode: $("search-mode").value, min_relevance: min === "0" ? "" : min }));
@@ -275,11 +339,11 @@ $("search-form").addEventListener("submit", async (e) => {
       el("td", {}, `${h.record.kind}/${h.record.id}`), el("td", {}, h.record.summary))));
     if (!hits.length) rows.replaceChildren(el("tr", {}, el("td", { colspan: 7 }, min !== "0" ? "Nothing relevant." : "No hits.")));
   } catch (err) { showError(rows, err); }
-});
+}
 
 // ---- time travel ----
 let travelPoints = [];
-async function loadTravel() {
+async function loadTravel(at) {
   const branch = $("travel-branch").value || "main";
   // The latest events, so that the slider reaches back from now.
   const evs = (await api("/timeline" + q({ branch, order: "newest" }))).reverse();
@@ -288,14 +352,20 @@ async function loadTravel() {
   const s = $("travel-slider");
   s.max = Math.max(travelPoints.length - 1, 0);
   s.value = s.max;
+  if (at) {
+    // The point the link names, while it is among the latest events.
+    const i = travelPoints.findIndex((p) => p.at === at);
+    if (i >= 0) s.value = i;
+  }
   s.setAttribute("aria-valuetext", "now");
-  showTravel();
+  await showTravel();
 }
 async function showTravel() {
   const branch = $("travel-branch").value || "main";
   const p = travelPoints[+$("travel-slider").value];
   if (!p) return;
   const label = p.at ? `${branch} as it was at ${fmt(p.at)}, after ${p.after.kind}/${p.after.id}` : `${branch} now`;
+  if (!applying || p.at) link({ view: "travel", branch, at: p.at });
   $("travel-at").textContent = label;
   $("travel-slider").setAttribute("aria-valuetext", label);
   try {
@@ -304,7 +374,7 @@ async function showTravel() {
   } catch (err) { showError($("travel-rows"), err); }
 }
 $("travel-slider").addEventListener("input", showTravel);
-$("travel-branch").addEventListener("change", loadTravel);
+$("travel-branch").addEventListener("change", () => loadTravel());
 
 // ---- tasks and handoffs ----
 async function loadTasks() {
@@ -317,6 +387,7 @@ async function loadTasks() {
 }
 async function showTask(name) {
   const out = $("task-out");
+  if (!applying) link({ view: "tasks", task: name });
   try {
     const [t, hs, rp] = await Promise.all([api("/tasks/" + esc(name)), api("/handoffs" + q({ task: name })), api(`/tasks/${esc(name)}/replay`)]);
     out.replaceChildren(el("div", { class: "task" },
@@ -357,7 +428,8 @@ function connect() {
     const c = info.capabilities;
     $("store").textContent = `${c.Store}${c.Durable ? ", durable" : ""}; embedder ${c.Embedder || "none"}`;
     await loadTree();
-    await Promise.all([loadTimeline(), loadSessions($("tl-branch").value || "main")]);
+    if (!(await applyLink())) await loadTimeline();
+    await loadSessions($("tl-branch").value || "main");
   } catch (err) { showError($("graph"), err); }
   connect();
 })();
