@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -239,6 +240,22 @@ func TestInspector(t *testing.T) {
 	waitFor("task", `document.getElementById("task-out").textContent.includes("escalation from investigator to expert")`)
 	waitFor("task link", `location.hash.includes("view=tasks") && location.hash.includes("task=fix-auth")`)
 	shot("tasks")
+
+	// A large diff is counted by kind and shown a page at a time.
+	if _, err := c.Branch(context.Background(), "bulk", day1.BranchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	bulk := make([]day1.Fact, 450)
+	for i := range bulk {
+		bulk[i] = day1.Fact{Branch: "bulk", Text: fmt.Sprintf("bulk fact number %d of the large diff", i)}
+	}
+	if _, err := c.WriteFacts(context.Background(), bulk); err != nil {
+		t.Fatal(err)
+	}
+	run("large diff", chromedp.Navigate(ts.URL+"/?link=bulk#view=diff&source=bulk&target=main"), chromedp.WaitVisible(chromedp.CSS(`#tabs`)))
+	waitFor("first page", `document.querySelectorAll("#diff-out li.op-added").length === 200 && document.querySelector("#diff-out .counts").textContent.includes("450 fact added")`)
+	run("more", chromedp.Click(chromedp.CSS(`#diff-out button.more`)))
+	waitFor("second page", `document.querySelectorAll("#diff-out li.op-added").length === 400`)
 
 	// Every view has a URL: a diff, a record and a search open from a link, in a new
 	// page, as a person who was sent them would see them.

@@ -276,13 +276,38 @@ async function showRecord(kind, id, branch) {
 }
 
 // ---- diff and merge ----
-// changeList lists a side's changes; the source's can be ticked for a cherry-pick.
+// pageSize is how many items a long list shows at first, and each "show more" adds.
+const pageSize = 200;
+
+// paged appends to list the items rendered by item, a page at a time, with a button
+// that shows the next page.
+function paged(list, items, item) {
+  let shown = 0;
+  const more = el("button", { type: "button", class: "more" });
+  const next = () => {
+    list.append(...items.slice(shown, shown + pageSize).map(item));
+    shown = Math.min(items.length, shown + pageSize);
+    more.textContent = `Show ${Math.min(pageSize, items.length - shown)} more of ${items.length - shown}`;
+    more.hidden = shown >= items.length;
+  };
+  more.addEventListener("click", next);
+  next();
+  return more;
+}
+
+// changeList lists a side's changes, counted by kind and change, a page at a time;
+// the source's can be ticked for a cherry-pick.
 function changeList(title, changes, pickable) {
+  const counts = {};
+  for (const c of changes) { const k = `${c.ref.split("/")[0]} ${c.op}`; counts[k] = (counts[k] || 0) + 1; }
+  const list = el("ul", {});
+  const more = paged(list, changes, (c) => el("li", { class: "op-" + c.op },
+    pickable ? el("input", { type: "checkbox", class: "pick", "data-pick": c.ref, id: "pick-" + c.ref, "aria-label": `Pick ${c.ref} for a cherry-pick` }) : null,
+    `${{ added: "+", updated: "~", deleted: "−" }[c.op]} ${c.ref} `,
+    el("span", {}, (c.after || c.before).summary)));
   return el("div", {}, el("h3", {}, `${title} (${changes.length})`),
-    el("ul", {}, changes.map((c) => el("li", { class: "op-" + c.op },
-      pickable ? el("input", { type: "checkbox", class: "pick", "data-pick": c.ref, id: "pick-" + c.ref, "aria-label": `Pick ${c.ref} for a cherry-pick` }) : null,
-      `${{ added: "+", updated: "~", deleted: "−" }[c.op]} ${c.ref} `,
-      el("span", {}, (c.after || c.before).summary)))));
+    changes.length ? el("p", { class: "muted counts" }, Object.entries(counts).sort().map(([k, n]) => `${n} ${k}`).join(", ")) : null,
+    list, more);
 }
 async function showDiff() {
   const source = $("diff-source").value, target = $("diff-target").value;
@@ -290,12 +315,13 @@ async function showDiff() {
   if (!applying) link({ view: "diff", source, target });
   try {
     const d = await api("/diff" + q({ source, target }));
+    const conflictList = el("div", {}), conflictBox = el("div", {}, conflictList);
     out.replaceChildren(el("p", { class: "muted" }, `Since ${d.base} at ${fmt(d.base_at)}`),
       changeList("Changes on " + source, d.source_changes, true), changeList("Changes on " + target, d.target_changes),
-      el("h3", {}, `Conflicts (${d.conflicts.length})`),
-      ...d.conflicts.map((c) => el("div", { class: "conflict", "data-conflict": c.ref }, el("h4", {}, `${c.ref}: ${c.reason.replace("_", " ")}`),
-        el("dl", {}, el("dt", {}, source), el("dd", {}, c.source.after ? c.source.after.summary : "(deleted)"),
-          el("dt", {}, target), el("dd", {}, c.target.after ? c.target.after.summary : "(deleted)")))));
+      el("h3", {}, `Conflicts (${d.conflicts.length})`), conflictBox);
+    conflictBox.append(paged(conflictList, d.conflicts, (c) => el("div", { class: "conflict", "data-conflict": c.ref }, el("h4", {}, `${c.ref}: ${c.reason.replaceAll("_", " ")}`),
+      el("dl", {}, el("dt", {}, source), el("dd", {}, c.source.after ? c.source.after.summary : "(deleted)"),
+        el("dt", {}, target), el("dd", {}, c.target.after ? c.target.after.summary : "(deleted)")))));
   } catch (err) { showError(out, err); }
 }
 $("diff-form").addEventListener("submit", (e) => { e.preventDefault(); showDiff(); });
