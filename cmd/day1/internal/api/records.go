@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strconv"
 
 	"github.com/day1ai/day1"
 	"github.com/day1ai/day1/internal/memview"
+	"github.com/day1ai/day1/store"
 )
 
 // Info is what GET /api/v1/info returns.
@@ -48,16 +50,40 @@ func listOptions(q *query) day1.ListOptions {
 	}
 }
 
-// list runs a Reader's list method and returns the views of its records.
-func list[T day1.Record](s *Server, r *http.Request, fn func(day1.Reader, context.Context, day1.ListOptions) ([]T, error)) (any, error) {
+// defaultPage is the most records a list returns when the request sets no limit.
+const defaultPage = 1000
+
+// list runs a Reader's list method and returns the views of its records, a page at a
+// time: defaultPage records unless the request sets a limit, and a Link header naming
+// the next page when more follow.
+func list[T day1.Record](s *Server, w http.ResponseWriter, r *http.Request, fn func(day1.Reader, context.Context, day1.ListOptions) ([]T, error)) (any, error) {
 	qq := q(r)
 	o := listOptions(qq)
 	if qq.err != nil {
 		return nil, qq.err
 	}
+	if o.Limit == 0 {
+		o.Limit = defaultPage
+	}
+	if o.Limit < 0 || o.Limit > store.MaxLimit {
+		return nil, &badRequest{"limit", fmt.Sprintf("must be between 1 and %d", store.MaxLimit)}
+	}
+	page := o.Limit
+	if page < store.MaxLimit {
+		o.Limit++ // one more, to know whether another page follows
+	}
 	recs, err := fn(s.reader(qq), r.Context(), o)
 	if err != nil {
 		return nil, err
+	}
+	if len(recs) > page {
+		recs = recs[:page]
+		next := *r.URL
+		v := next.Query()
+		v.Set("offset", strconv.Itoa(o.Offset+page))
+		v.Set("limit", strconv.Itoa(page))
+		next.RawQuery = v.Encode()
+		w.Header().Add("Link", "<"+next.RequestURI()+`>; rel="next"`)
 	}
 	out := make([]*memview.Record, len(recs))
 	for i, rec := range recs {
@@ -77,7 +103,7 @@ func get[T day1.Record](s *Server, r *http.Request, fn func(day1.Reader, context
 }
 
 func (s *Server) listFacts(w http.ResponseWriter, r *http.Request) (any, error) {
-	return list(s, r, day1.Reader.ListFacts)
+	return list(s, w, r, day1.Reader.ListFacts)
 }
 
 func (s *Server) getFact(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -120,7 +146,7 @@ func (s *Server) correctFact(w http.ResponseWriter, r *http.Request) (any, error
 }
 
 func (s *Server) listObservations(w http.ResponseWriter, r *http.Request) (any, error) {
-	return list(s, r, day1.Reader.ListObservations)
+	return list(s, w, r, day1.Reader.ListObservations)
 }
 
 func (s *Server) getObservation(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -140,7 +166,7 @@ func (s *Server) writeObservation(w http.ResponseWriter, r *http.Request) (any, 
 }
 
 func (s *Server) listRelations(w http.ResponseWriter, r *http.Request) (any, error) {
-	return list(s, r, day1.Reader.ListRelations)
+	return list(s, w, r, day1.Reader.ListRelations)
 }
 
 func (s *Server) getRelation(w http.ResponseWriter, r *http.Request) (any, error) {
