@@ -47,7 +47,12 @@ application/gzip), so that a web page cannot write into the memory.`,
 			if err != nil {
 				return err
 			}
+			// Requests run in a context that ends when the server stops, so that the
+			// inspector's event streams end with it instead of holding Shutdown.
+			base, stopStreams := context.WithCancel(context.Background())
+			defer stopStreams()
 			srv := &http.Server{
+				BaseContext:       func(net.Listener) context.Context { return base },
 				Handler:           api.New(c, o),
 				ReadHeaderTimeout: 10 * time.Second,
 				ReadTimeout:       5 * time.Minute,
@@ -67,6 +72,7 @@ application/gzip), so that a web page cannot write into the memory.`,
 				return err
 			case <-cmd.Context().Done():
 			}
+			stopStreams()
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
 			if err := srv.Shutdown(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {

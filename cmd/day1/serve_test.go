@@ -1,8 +1,15 @@
 package main
 
 import (
+	"bufio"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestServeRefuses checks what day1 serve refuses before it opens the memory: a
@@ -29,5 +36,54 @@ func TestServeRefuses(t *testing.T) {
 	}
 	if err := checkAddr("localhost:7077", ""); err != nil {
 		t.Errorf("loopback without a token: %v", err)
+	}
+}
+
+// TestServeStopsAtOnce checks that Ctrl-C stops day1 serve promptly while the
+// inspector's event stream is open: the stream ends with the server instead of
+// holding its shutdown until the timeout.
+func TestServeStopsAtOnce(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("sends SIGINT")
+	}
+	dir := t.TempDir()
+	if _, stderr, code := day1Run(t, dir, "", "init"); code != 0 {
+		t.Fatal(stderr)
+	}
+	cmd := exec.Command(buildBinary(t), "--path", dir, "serve", "--addr", "127.0.0.1:0")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	line, err := bufio.NewReader(stderr).ReadString('\n')
+	url := regexp.MustCompile(`http://[^ /]+/`).FindString(line)
+	if err != nil || url == "" {
+		t.Fatalf("serve said %q, %v", line, err)
+	}
+	res, err := http.Get(url + "events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if _, err := bufio.NewReader(res.Body).ReadString('\n'); err != nil {
+		t.Fatalf("the event stream: %v", err)
+	}
+	start := time.Now()
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if took := time.Since(start); err != nil || took > 2*time.Second {
+			t.Errorf("serve stopped in %v with %v; want a clean stop within 2 s", took, err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop within 10 s of Ctrl-C")
 	}
 }

@@ -269,6 +269,23 @@ func TestInspector(t *testing.T) {
 		run(l.name, chromedp.Navigate(ts.URL+"/?link="+strings.Fields(l.name)[0]+l.hash), chromedp.WaitVisible(chromedp.CSS(`#tabs`)))
 		waitFor(l.name, l.ready)
 	}
+
+	// A fact is corrected from its record: without a reason the API refuses and the
+	// page says why; with one the new text is saved, then the fact is invalidated.
+	run("open f-db", chromedp.Navigate(ts.URL+"/?link=correct#view=timeline&branch=main&record=fact%2Ff-db"), chromedp.WaitVisible(chromedp.CSS(`#correct-form`)))
+	run("no reason", chromedp.SetValue(chromedp.CSS(`#correct-text`), "Postgres 17 holds the user database"), chromedp.Click(chromedp.CSS(`#correct-update`)))
+	waitFor("refused", `document.querySelector("#correct-out .error") !== null && document.getElementById("correct-out").textContent.includes("Why")`)
+	run("save", chromedp.SendKeys(chromedp.CSS(`#correct-why`), "upgraded on Monday"), chromedp.Click(chromedp.CSS(`#correct-update`)))
+	waitFor("saved", `document.getElementById("correct-out").textContent.includes("Corrected: Postgres 17 holds the user database")`)
+	shot("correct")
+	run("invalidate", chromedp.Click(chromedp.CSS(`#correct-invalidate`)))
+	waitFor("invalidated", `document.getElementById("correct-out").textContent.includes("(invalidated)")`)
+	f, err := c.GetFact(context.Background(), "main", "f-db")
+	if err != nil || f.Status != day1.FactInvalidated || f.Metadata["corrected_by"] != "inspector" || f.Metadata["correction_reason"] != "upgraded on Monday" {
+		t.Errorf("f-db after the inspector's corrections: %+v, %v", f, err)
+	}
+	// A diff of a branch with itself says so.
+	run("same branch", chromedp.Navigate(ts.URL+"/?link=same#view=diff&source=main&target=main"), chromedp.WaitVisible(chromedp.CSS(`#diff-same`)))
 }
 
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `\'`) + "'" }

@@ -214,6 +214,7 @@ function drawGraph() {
 
 function openBranch(name) {
   state.selected = name;
+  $("record").hidden = true;
   $("tl-branch").value = name;
   $("tl-session").value = "";
   loadSessions(name);
@@ -256,7 +257,7 @@ async function loadTimeline(highlight) {
   } catch (err) { showError($("tl-rows"), err); }
 }
 for (const id of ["tl-agent", "tl-kind", "tl-session"]) $(id).addEventListener("change", () => loadTimeline());
-$("tl-branch").addEventListener("change", () => { $("tl-session").value = ""; loadSessions($("tl-branch").value); loadTimeline(); });
+$("tl-branch").addEventListener("change", () => { $("record").hidden = true; $("tl-session").value = ""; loadSessions($("tl-branch").value); loadTimeline(); });
 $("tl-form").addEventListener("submit", (e) => { e.preventDefault(); loadTimeline(); });
 
 async function showRecord(kind, id, branch) {
@@ -271,8 +272,31 @@ async function showRecord(kind, id, branch) {
       el("div", { class: "versions" }, el("h4", {}, `Versions (${versions.length}), oldest first`),
         el("ol", { id: "versions" }, versions.map((v) => el("li", { "data-source": v.source },
           el("strong", {}, fmt(v.at)), ` ${v.source}: `, v.deleted ? "(deleted)" : `${v.record.summary}${v.record.branch && v.record.branch !== branch ? " (on " + v.record.branch + ")" : ""}`)))),
-      el("p", { class: "muted" }, "Versions are read by time travel over the record's timeline events, the merges into the branch and its last update."));
+      el("p", { class: "muted" }, "Versions are read by time travel over the record's timeline events, the merges into the branch and its last update."),
+      kind === "fact" && head && ["active", "verified", "promoted"].includes(head.record.record.status) ? correctionForm(id, branch, head.record.record.text) : null);
   } catch (err) { showError(box, err); }
+}
+
+// correctionForm corrects a live fact: a new text, or an invalidation, with the
+// reason kept beside it (POST /facts/{id}/corrections).
+function correctionForm(id, branch, text) {
+  const out = el("p", { role: "status", id: "correct-out" });
+  const textIn = el("textarea", { id: "correct-text", rows: 2, "aria-label": "Corrected text" }, text);
+  const why = el("input", { id: "correct-why", "aria-label": "Why", placeholder: "why (kept with the correction)" });
+  const send = async (action) => {
+    const body = { branch, action, by: "inspector", why: why.value };
+    if (action === "update") body.text = textIn.value;
+    try {
+      const f = await api(`/facts/${esc(id)}/corrections`, { method: "POST", body: JSON.stringify(body) });
+      out.textContent = `${action === "update" ? "Corrected" : "Invalidated"}: ${f.text} (${f.status})`;
+      loadTimeline(true);
+    } catch (err) { showError(out, err); }
+  };
+  return el("form", { class: "correct", id: "correct-form", onsubmit: (e) => { e.preventDefault(); send("update"); } },
+    el("h4", {}, "Correct this fact"), textIn, why,
+    el("button", { type: "submit", id: "correct-update" }, "Save the new text"),
+    el("button", { type: "button", id: "correct-invalidate", onclick: () => send("invalidate") }, "Invalidate"),
+    out);
 }
 
 // ---- diff and merge ----
@@ -313,6 +337,10 @@ async function showDiff() {
   const source = $("diff-source").value, target = $("diff-target").value;
   const out = $("diff-out");
   if (!applying) link({ view: "diff", source, target });
+  if (source === target) {
+    out.replaceChildren(el("p", { class: "muted", id: "diff-same" }, `${source} and ${target} are the same branch: choose two branches to compare.`));
+    return;
+  }
   try {
     const d = await api("/diff" + q({ source, target }));
     const conflictList = el("div", {}), conflictBox = el("div", {}, conflictList);
