@@ -59,11 +59,17 @@ func chromium() string {
 // browser opens a headless browser on the inspector of a seeded memory.
 func browser(t *testing.T) (ctx context.Context, ts *httptest.Server, c *day1.Client, shot func(name string)) {
 	t.Helper()
+	return browserWith(t, Options{Poll: 100 * time.Millisecond})
+}
+
+// browserWith is browser with a server of the given options.
+func browserWith(t *testing.T, o Options) (ctx context.Context, ts *httptest.Server, c *day1.Client, shot func(name string)) {
+	t.Helper()
 	bin := chromium()
 	if bin == "" {
 		t.Skip("no Chromium found (apt-get install chromium, or set DAY1_CHROMIUM); the inspector's browser tests need one")
 	}
-	ts, c = newServer(t, Options{Poll: 100 * time.Millisecond})
+	ts, c = newServer(t, o)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.WindowSize(1280, 860))
 	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
@@ -133,9 +139,28 @@ func TestInspector(t *testing.T) {
 		}
 		return n
 	}
+	// waitFor evaluates js until it is true, each time in the page's current context,
+	// so that a page loaded meanwhile does not leave the wait on a context gone.
 	waitFor := func(what, js string) {
 		t.Helper()
-		run(what, chromedp.Poll[chromedp.Void](js, chromedp.WithPollingTimeout(15*time.Second)))
+		deadline := time.Now().Add(15 * time.Second)
+		for {
+			ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!(`+js+`)`))
+			if err == nil && ok {
+				return
+			}
+			if time.Now().After(deadline) {
+				shot("failed")
+				t.Fatalf("%s: %s is still not true (%v)", what, js, err)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	// visit loads address anew: the page before is left first, so that none of its
+	// history updates races the load.
+	visit := func(what, address string) {
+		t.Helper()
+		run(what, chromedp.Navigate("about:blank"), chromedp.Navigate(address), chromedp.WaitVisible(chromedp.CSS(`#tabs`)))
 	}
 
 	// The tree: every branch, the earlier merge and the snapshot.
@@ -252,7 +277,7 @@ func TestInspector(t *testing.T) {
 	if _, err := c.WriteFacts(context.Background(), bulk); err != nil {
 		t.Fatal(err)
 	}
-	run("large diff", chromedp.Navigate(ts.URL+"/?link=bulk#view=diff&source=bulk&target=main"), chromedp.WaitVisible(chromedp.CSS(`#tabs`)))
+	visit("large diff", ts.URL+"/?link=bulk#view=diff&source=bulk&target=main")
 	waitFor("first page", `document.querySelectorAll("#diff-out li.op-added").length === 200 && document.querySelector("#diff-out .counts").textContent.includes("450 fact added")`)
 	run("more", chromedp.Click(chromedp.CSS(`#diff-out button.more`)))
 	waitFor("second page", `document.querySelectorAll("#diff-out li.op-added").length === 400`)
@@ -263,16 +288,17 @@ func TestInspector(t *testing.T) {
 		{"diff link", "#view=diff&source=agent-b&target=agent-a", `document.querySelector('.conflict[data-conflict="fact/f-retry"]') !== null && document.getElementById("p-diff").hidden === false`},
 		{"record link", "#view=timeline&branch=agent-a&record=fact%2Ff-retry", `document.querySelectorAll("#versions li").length === 2 && document.getElementById("tl-caption").textContent.includes("on agent-a")`},
 		{"search link", "#view=search&q=token+refresh", `document.getElementById("p-search").hidden === false && document.querySelectorAll("#search-rows tr").length > 1`},
-		{"travel link", "#view=travel&branch=main", `document.getElementById("p-travel").hidden === false && document.getElementById("travel-at").textContent === "main now"`},
+		{"travel link", "#view=travel&branch=main", `document.getElementById("p-travel").hidden === false && document.getElementById("travel-at").textContent === "main now" && document.querySelectorAll("#travel-rows tr").length > 1`},
 	} {
 		// A new address each time (the query differs), so that the page loads anew.
-		run(l.name, chromedp.Navigate(ts.URL+"/?link="+strings.Fields(l.name)[0]+l.hash), chromedp.WaitVisible(chromedp.CSS(`#tabs`)))
+		visit(l.name, ts.URL+"/?link="+strings.Fields(l.name)[0]+l.hash)
 		waitFor(l.name, l.ready)
 	}
 
 	// A fact is corrected from its record: without a reason the API refuses and the
 	// page says why; with one the new text is saved, then the fact is invalidated.
-	run("open f-db", chromedp.Navigate(ts.URL+"/?link=correct#view=timeline&branch=main&record=fact%2Ff-db"), chromedp.WaitVisible(chromedp.CSS(`#correct-form`)))
+	visit("open f-db", ts.URL+"/?link=correct#view=timeline&branch=main&record=fact%2Ff-db")
+	waitFor("correction form", `document.getElementById("correct-form") !== null`)
 	run("no reason", chromedp.SetValue(chromedp.CSS(`#correct-text`), "Postgres 17 holds the user database"), chromedp.Click(chromedp.CSS(`#correct-update`)))
 	waitFor("refused", `document.querySelector("#correct-out .error") !== null && document.getElementById("correct-out").textContent.includes("Why")`)
 	run("save", chromedp.SendKeys(chromedp.CSS(`#correct-why`), "upgraded on Monday"), chromedp.Click(chromedp.CSS(`#correct-update`)))
@@ -285,7 +311,28 @@ func TestInspector(t *testing.T) {
 		t.Errorf("f-db after the inspector's corrections: %+v, %v", f, err)
 	}
 	// A diff of a branch with itself says so.
-	run("same branch", chromedp.Navigate(ts.URL+"/?link=same#view=diff&source=main&target=main"), chromedp.WaitVisible(chromedp.CSS(`#diff-same`)))
+	visit("same branch", ts.URL+"/?link=same#view=diff&source=main&target=main")
+	waitFor("same branch", `document.getElementById("diff-same") !== null`)
 }
 
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `\'`) + "'" }
+
+// TestInspectorAsksForToken checks that a page opened without the token of a server
+// that needs one asks for it, and shows the memory once it is given.
+func TestInspectorAsksForToken(t *testing.T) {
+	token := strings.Repeat("t", MinTokenLen)
+	ctx, ts, _, shot := browserWith(t, Options{Poll: 100 * time.Millisecond, Token: token})
+	run := func(what string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		defer cancel()
+		if err := chromedp.Do(sctx, actions...); err != nil {
+			shot("failed-token")
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	run("open without the token", chromedp.Navigate(ts.URL), chromedp.WaitVisible(chromedp.CSS(`#token-form`)))
+	shot("token")
+	run("give it", chromedp.SendKeys(chromedp.CSS(`#token-input`), token+"\n"),
+		chromedp.WaitVisible(chromedp.CSS(`text[data-branch="agent-a"]`)))
+}

@@ -31,6 +31,9 @@ async function api(path, opts = {}) {
 const q = (params) => "?" + new URLSearchParams(Object.entries(params).filter(([, v]) => v !== "" && v !== undefined)).toString();
 const esc = encodeURIComponent;
 const fmt = (t) => (t ? t.replace("T", " ").replace(/(\.\d+)?Z$/, "") : "-");
+// clip cuts a long text for a list, marking the cut: a 900 KB fact is shown whole
+// only in its record.
+const clip = (s, n = 300) => (s && s.length > n ? s.slice(0, n) + "…" : s);
 const state = { branches: [], merges: [], snapshots: [], selected: "main" };
 
 // ---- links ----
@@ -249,8 +252,9 @@ async function loadTimeline(highlight) {
       seen.add(key);
       return el("tr", { class: highlight && !lastTimeline.has(key) ? "fresh" : null },
         el("td", {}, fmt(e.at)), el("td", {}, el("button", { class: "link", type: "button", onclick: () => showRecord(e.kind, e.id, branch) }, e.kind + "/" + e.id)),
-        el("td", {}, e.agent || "-"), el("td", {}, e.summary));
+        el("td", {}, e.agent || "-"), el("td", {}, clip(e.summary)));
     }));
+    if (!evs.length) $("tl-rows").replaceChildren(el("tr", {}, el("td", { colspan: 4, class: "muted" }, "No records on this branch match.")));
     lastTimeline = seen;
     $("tl-caption").textContent = `${evs.length} records on ${branch}, newest first`;
     if (!applying && !$("tab-timeline").hidden && $("tab-timeline").getAttribute("aria-selected") === "true") link({ view: "timeline", branch });
@@ -328,7 +332,7 @@ function changeList(title, changes, pickable) {
   const more = paged(list, changes, (c) => el("li", { class: "op-" + c.op },
     pickable ? el("input", { type: "checkbox", class: "pick", "data-pick": c.ref, id: "pick-" + c.ref, "aria-label": `Pick ${c.ref} for a cherry-pick` }) : null,
     `${{ added: "+", updated: "~", deleted: "−" }[c.op]} ${c.ref} `,
-    el("span", {}, (c.after || c.before).summary)));
+    el("span", {}, clip((c.after || c.before).summary))));
   return el("div", {}, el("h3", {}, `${title} (${changes.length})`),
     changes.length ? el("p", { class: "muted counts" }, Object.entries(counts).sort().map(([k, n]) => `${n} ${k}`).join(", ")) : null,
     list, more);
@@ -348,8 +352,8 @@ async function showDiff() {
       changeList("Changes on " + source, d.source_changes, true), changeList("Changes on " + target, d.target_changes),
       el("h3", {}, `Conflicts (${d.conflicts.length})`), conflictBox);
     conflictBox.append(paged(conflictList, d.conflicts, (c) => el("div", { class: "conflict", "data-conflict": c.ref }, el("h4", {}, `${c.ref}: ${c.reason.replaceAll("_", " ")}`),
-      el("dl", {}, el("dt", {}, source), el("dd", {}, c.source.after ? c.source.after.summary : "(deleted)"),
-        el("dt", {}, target), el("dd", {}, c.target.after ? c.target.after.summary : "(deleted)")))));
+      el("dl", {}, el("dt", {}, source), el("dd", {}, c.source.after ? clip(c.source.after.summary) : "(deleted)"),
+        el("dt", {}, target), el("dd", {}, c.target.after ? clip(c.target.after.summary) : "(deleted)")))));
   } catch (err) { showError(out, err); }
 }
 $("diff-form").addEventListener("submit", (e) => { e.preventDefault(); showDiff(); });
@@ -458,6 +462,8 @@ async function showTask(name) {
 let redraw;
 function connect() {
   const es = new EventSource("/events" + (token ? "?access_token=" + esc(token) : ""));
+  // A page left behind closes its stream: a browser keeps six connections to a server.
+  window.addEventListener("pagehide", () => es.close());
   es.addEventListener("ready", () => { $("live").textContent = "live"; $("live").className = "live on"; });
   es.onerror = () => { $("live").textContent = "reconnecting…"; $("live").className = "live off"; };
   const feed = (text) => {
@@ -484,6 +490,25 @@ function connect() {
     await loadTree();
     if (!(await applyLink())) await loadTimeline();
     await loadSessions($("tl-branch").value || "main");
-  } catch (err) { showError($("graph"), err); }
+  } catch (err) {
+    if (err.problem && err.problem.status === 401) { askToken(); return; }
+    showError($("graph"), err);
+  }
   connect();
 })();
+
+// askToken asks for the API's token when the page was opened without it (day1 serve
+// prints the address with the token to open).
+function askToken() {
+  $("live").textContent = "a token is needed";
+  $("live").className = "live off";
+  const input = el("input", { id: "token-input", type: "password", "aria-label": "API token", autocomplete: "off" });
+  $("graph").replaceChildren(el("form", { id: "token-form", onsubmit: (e) => {
+    e.preventDefault();
+    const h = new URLSearchParams(location.hash.slice(1));
+    h.set("token", input.value.trim());
+    location.hash = h.toString();
+    location.reload();
+  } }, el("p", {}, "This server asks for a token: paste the one day1 serve was started with (or open the address it printed)."), input,
+  el("button", { type: "submit" }, "Open")));
+}
