@@ -142,51 +142,13 @@ func (c *Client) contradictions(ctx context.Context, facts []Fact) ([][]Contradi
 // superseding returns, under ContradictionsSupersede, the facts with each one's
 // first contradicted fact as its parent, and the superseded versions of those facts
 // to write in the same batch. Under ContradictionsJudge it does so for the first
-// fact the model said to supersede, and gives the facts it said to keep both of
-// their scopes.
+// fact the model said to supersede, and gives the two facts of a pair it said to keep
+// both of their scopes, the old one as a new version.
 func (c *Client) superseding(ctx context.Context, facts []Fact, found [][]Contradicted) ([]Fact, error) {
-	if found == nil {
+	policy := c.cfg.Contradictions
+	if found == nil || policy != ContradictionsSupersede && policy != ContradictionsJudge {
 		return facts, nil
 	}
-	switch c.cfg.Contradictions {
-	case ContradictionsJudge:
-		return c.judged(ctx, facts, found)
-	case ContradictionsSupersede:
-	default:
-		return facts, nil
-	}
-	out := make([]Fact, len(facts), len(facts)+len(found))
-	copy(out, facts)
-	taken := map[string]bool{}
-	for _, f := range facts {
-		taken[f.ID] = true
-	}
-	now := c.cfg.Test.Now().UTC()
-	for i := range facts {
-		if len(found[i]) == 0 || out[i].ParentID != "" {
-			continue
-		}
-		id := found[i][0].FactID
-		if taken[id] {
-			continue // superseded by another fact of the batch, or written by it
-		}
-		old, err := c.GetFact(ctx, facts[0].Branch, id)
-		if err != nil {
-			return nil, err
-		}
-		taken[id] = true
-		old.Status, old.UpdatedAt = FactSuperseded, now
-		out[i].ParentID = id
-		found[i][0].Superseded = true
-		out = append(out, old)
-	}
-	return out, nil
-}
-
-// judged applies the model's verdicts: the first fact it said to supersede becomes
-// the written fact's parent, superseded in the same batch, and a pair it said to keep
-// both of gets the scopes, the old fact as a new version.
-func (c *Client) judged(ctx context.Context, facts []Fact, found [][]Contradicted) ([]Fact, error) {
 	out := make([]Fact, len(facts), len(facts)+len(found))
 	copy(out, facts)
 	taken := map[string]bool{}
@@ -198,9 +160,10 @@ func (c *Client) judged(ctx context.Context, facts []Fact, found [][]Contradicte
 		superseded := out[i].ParentID != ""
 		for j := range found[i] {
 			cd := &found[i][j]
+			supersede := policy == ContradictionsSupersede && j == 0 || cd.Verdict == curation.VerdictSupersede
 			keep := cd.Verdict == curation.VerdictKeepBoth
-			if cd.Verdict != curation.VerdictSupersede && !keep || cd.Verdict == curation.VerdictSupersede && superseded || taken[cd.FactID] {
-				continue
+			if !supersede && !keep || supersede && superseded || taken[cd.FactID] {
+				continue // superseded by another fact of the batch, or written by it
 			}
 			old, err := c.GetFact(ctx, facts[0].Branch, cd.FactID)
 			if err != nil {
