@@ -265,6 +265,9 @@ func TestInspector(t *testing.T) {
 	waitFor("task", `document.getElementById("task-out").textContent.includes("escalation from investigator to expert")`)
 	waitFor("task link", `location.hash.includes("view=tasks") && location.hash.includes("task=fix-auth")`)
 	shot("tasks")
+	// The pending handoff is accepted from the page, by the agent it names.
+	run("accept", chromedp.Click(chromedp.CSS(`#task-out .handoff-accept`)))
+	waitFor("accepted", `document.getElementById("task-out").textContent.includes("escalation from investigator to expert: accepted")`)
 
 	// A large diff is counted by kind and shown a page at a time.
 	if _, err := c.Branch(context.Background(), "bulk", day1.BranchOptions{}); err != nil {

@@ -452,10 +452,28 @@ async function showTask(name) {
       el("h3", {}, `Task ${t.name} (${t.status}) on ${t.branch}`),
       el("h4", {}, "Objectives"), el("ol", {}, (t.objectives || []).map((o) => el("li", {}, `${o.description} — ${o.status}${o.assignees ? " (" + o.assignees.join(", ") + ")" : ""}`))),
       el("h4", {}, "Agents"), el("ul", {}, (t.members || []).map((m) => el("li", {}, `${m.agent} as ${m.role || "member"}, ${m.status}, on ${m.branch}`))),
-      el("h4", {}, "Handoffs"), el("ul", {}, hs.map((h) => el("li", {}, `${h.type} from ${h.from_agent || "-"} to ${h.to_agent || "anyone"}: ${h.status}. `,
-        el("span", { class: "muted" }, `Packet: ${(h.packet.facts || []).length} facts, ${(h.packet.pending_objectives || []).length} pending objectives. ${h.instructions || ""}`)))),
+      el("h4", {}, "Handoffs"), el("ul", {}, hs.map((h) => el("li", { "data-handoff": h.id }, `${h.type} from ${h.from_agent || "-"} to ${h.to_agent || "anyone"}: ${h.status}. `,
+        el("span", { class: "muted" }, `Packet: ${(h.packet.facts || []).length} facts, ${(h.packet.pending_objectives || []).length} pending objectives. ${h.instructions || ""}`),
+        h.status === "pending" ? handoffForm(h, name) : null))),
       el("h4", {}, "Replay"), el("table", { class: "rows" }, el("tbody", {}, rp.timeline.map((s) => el("tr", {}, el("td", {}, fmt(s.at)), el("td", {}, s.kind), el("td", {}, s.agent || "-"), el("td", {}, s.summary)))))));
   } catch (err) { showError(out, err); }
+}
+
+// handoffForm accepts or rejects a pending handoff for the receiving agent.
+function handoffForm(h, task) {
+  const agent = el("input", { class: "handoff-agent", "aria-label": "Receiving agent", value: h.to_agent || "", placeholder: "agent" });
+  const reason = el("input", { class: "handoff-reason", "aria-label": "Reason to reject", placeholder: "reason (to reject)" });
+  const out = el("span", { role: "status", class: "handoff-out" });
+  const act = async (verb) => {
+    const body = verb === "accept" ? { agent: agent.value } : { agent: agent.value, reason: reason.value };
+    try {
+      await api(`/handoffs/${esc(h.id)}/${verb}`, { method: "POST", body: JSON.stringify(body) });
+      await showTask(task);
+    } catch (err) { showError(out, err); }
+  };
+  return el("div", { class: "handoff-act" }, agent, reason,
+    el("button", { type: "button", class: "handoff-accept", onclick: () => act("accept") }, "Accept"),
+    el("button", { type: "button", class: "handoff-reject", onclick: () => act("reject") }, "Reject"), out);
 }
 
 // ---- live updates ----
