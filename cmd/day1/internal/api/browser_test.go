@@ -153,14 +153,14 @@ func TestInspector(t *testing.T) {
 				shot("failed")
 				t.Fatalf("%s: %s is still not true (%v)", what, js, err)
 			}
-			time.Sleep(100 * time.Millisecond)
+			time.Sleep(20 * time.Millisecond)
 		}
 	}
-	// visit loads address anew: the page before is left first, so that none of its
-	// history updates races the load.
+	// visit loads address anew (each address differs in its query, so that the page
+	// loads rather than only changing its fragment).
 	visit := func(what, address string) {
 		t.Helper()
-		run(what, chromedp.Navigate("about:blank"), chromedp.Navigate(address), chromedp.WaitVisible(chromedp.CSS(`#tabs`)))
+		run(what, chromedp.Navigate(address), chromedp.WaitVisible(chromedp.CSS(`#tabs`)))
 	}
 
 	// The tree: every branch, the earlier merge and the snapshot.
@@ -313,6 +313,12 @@ func TestInspector(t *testing.T) {
 	if err != nil || f.Status != day1.FactInvalidated || f.Metadata["corrected_by"] != "inspector" || f.Metadata["correction_reason"] != "upgraded on Monday" {
 		t.Errorf("f-db after the inspector's corrections: %+v, %v", f, err)
 	}
+	// A fact written from the page lands on the timeline's branch.
+	visit("write", ts.URL+"/?link=write#view=timeline&branch=agent-c")
+	waitFor("agent-c timeline", `document.getElementById("tl-caption").textContent.includes("on agent-c")`)
+	run("write a fact", chromedp.SendKeys(chromedp.CSS(`#write-text`), "The inspector writes facts too\n"))
+	waitFor("written", `document.getElementById("write-out").textContent.includes("created on agent-c") && document.getElementById("tl-rows").textContent.includes("The inspector writes facts too")`)
+
 	// A diff of a branch with itself says so.
 	visit("same branch", ts.URL+"/?link=same#view=diff&source=main&target=main")
 	waitFor("same branch", `document.getElementById("diff-same") !== null`)

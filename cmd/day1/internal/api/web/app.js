@@ -260,6 +260,18 @@ async function loadTimeline(highlight) {
     if (!applying && !$("tab-timeline").hidden && $("tab-timeline").getAttribute("aria-selected") === "true") link({ view: "timeline", branch });
   } catch (err) { showError($("tl-rows"), err); }
 }
+// A fact written from the page lands on the branch the timeline shows.
+$("write-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const out = $("write-out");
+  const branch = $("tl-branch").value || "main";
+  try {
+    const w = await api("/facts", { method: "POST", body: JSON.stringify({ branch, text: $("write-text").value, category: $("write-category").value }) });
+    out.textContent = `fact ${w.record.id} ${w.outcome} on ${branch}`;
+    $("write-text").value = "";
+    loadTimeline(true);
+  } catch (err) { showError(out, err); }
+});
 for (const id of ["tl-agent", "tl-kind", "tl-session"]) $(id).addEventListener("change", () => loadTimeline());
 $("tl-branch").addEventListener("change", () => { $("record").hidden = true; $("tl-session").value = ""; loadSessions($("tl-branch").value); loadTimeline(); });
 $("tl-form").addEventListener("submit", (e) => { e.preventDefault(); loadTimeline(); });
