@@ -112,6 +112,7 @@ func browserWith(t *testing.T, o Options) (ctx context.Context, ts *httptest.Ser
 // memory, a diff with a conflict, a merge previewed and run, a trip back in time,
 // and a write by another client appearing live.
 func TestInspector(t *testing.T) {
+	t.Parallel()
 	ctx, ts, c, shot := browser(t)
 	// A session on agent-a, with one fact of its own, for the session filter (agent-a
 	// then has three changes).
@@ -329,6 +330,7 @@ func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `\'`) + "'
 // TestInspectorAsksForToken checks that a page opened without the token of a server
 // that needs one asks for it, and shows the memory once it is given.
 func TestInspectorAsksForToken(t *testing.T) {
+	t.Parallel()
 	token := strings.Repeat("t", MinTokenLen)
 	ctx, ts, _, shot := browserWith(t, Options{Poll: 100 * time.Millisecond, Token: token})
 	run := func(what string, actions ...chromedp.Action[chromedp.Void]) {
