@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+
 	"github.com/spf13/cobra"
 )
 
@@ -17,23 +19,22 @@ memory they fail with exit code 3. Commands that write create it as init does.`,
 			if a.inMemory {
 				return usagef("init makes a durable memory; --memory keeps one in this process only")
 			}
-			existed := false
-			if a.dsn == "" {
-				if dir, err := a.memoryPath(); err != nil {
-					return err
-				} else if dir != "" {
-					existed = isMemory(dir)
-				}
+			// A read-only open finds a memory that is there and creates none.
+			_, err := a.readClient(cmd.Context())
+			var nm *noMemoryError
+			created := errors.As(err, &nm)
+			if created {
+				_, err = a.client(cmd.Context())
 			}
-			if _, err := a.client(cmd.Context()); err != nil {
+			if err != nil {
 				return err
 			}
-			where, _ := a.memoryPath()
+			where := a.opened
 			if where == "" {
 				where = "the MatrixOne database"
 			}
-			return a.out.emit(map[string]any{"path": where, "created": !existed}, func() {
-				if existed {
+			return a.out.emit(map[string]any{"path": where, "created": created}, func() {
+				if !created {
 					a.out.line("%s already holds a day1 memory", where)
 					return
 				}

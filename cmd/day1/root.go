@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -34,7 +33,8 @@ type app struct {
 	stdout, stderr io.Writer
 	out            *printer
 
-	c *day1.Client
+	c      *day1.Client
+	opened string // the folder of the durable store c opened, "" for another
 }
 
 // client opens the memory the flags and the environment choose, creating it when it
@@ -55,42 +55,22 @@ func (a *app) open(ctx context.Context, readOnly bool) (*day1.Client, error) {
 		return a.c, nil
 	}
 	o := localmem.Options{Path: a.path, DSN: a.dsn, InMemory: a.inMemory, Retention: a.retention, ReadOnly: readOnly}
-	if readOnly {
-		path, err := a.memoryPath()
-		if err != nil {
-			return nil, err
-		}
-		if path != "" && !isMemory(path) {
-			return nil, &noMemoryError{path: path}
-		}
-	}
 	c, path, err := localmem.Open(ctx, o)
-	if errors.Is(err, day1.ErrLocked) {
+	switch {
+	case errors.Is(err, day1.ErrLocked):
 		return nil, lockedError(path, err)
-	}
-	if err != nil {
+	case readOnly && path != "" && errors.Is(err, day1.ErrNotFound):
+		return nil, &noMemoryError{path: path} // a read-only open never creates one
+	case err != nil:
 		return nil, err
 	}
-	a.c = c
+	a.c, a.opened = c, path
 	return c, nil
 }
 
 // lockedError explains what to do when a commit waited too long for the memory.
 func lockedError(path string, err error) error {
 	return fmt.Errorf("%w\nanother process (a day1 serve, an MCP server or a hook) has been committing to %s for longer than the lock timeout; try again", err, path)
-}
-
-// memoryPath returns the folder of the durable embedded store the flags and the
-// environment choose, "" for MatrixOne or a memory in this process.
-func (a *app) memoryPath() (string, error) {
-	_, path, err := localmem.Config(localmem.Options{Path: a.path, DSN: a.dsn, InMemory: a.inMemory})
-	return path, err
-}
-
-// isMemory reports whether dir holds a durable embedded store's files.
-func isMemory(dir string) bool {
-	files, err := filepath.Glob(filepath.Join(dir, "day1.*"))
-	return err == nil && len(files) > 0
 }
 
 // reader returns the client, or a view of the past when the command runs under

@@ -123,7 +123,9 @@ package memstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"maps"
 	"math"
@@ -172,7 +174,9 @@ type Options struct {
 	// that writes it and any number of other readers: it takes no lock, replays the log
 	// without cutting a torn tail, refuses every write with store.ErrReadOnly, and sees
 	// the store as of the open or the last Refresh. The log must exist: a writer creates
-	// it on its first open (until its first entry is in, the reader has no branch).
+	// it on its first open (until its first entry is in, the reader has no branch). A
+	// Path that holds no memory, or does not exist, is an error matching
+	// store.ErrNotFound: a reader never creates one.
 	ReadOnly bool
 	// Retention is how much history a compaction keeps: versions replaced more than
 	// Retention before it are left out of the checkpoint, unless a branch, a snapshot or
@@ -339,6 +343,13 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	}
 
 	if opts.ReadOnly {
+		files, err := listFiles(opts.Path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("%w: %s holds no memory to read; a store opened to write creates one: %w", store.ErrNotFound, opts.Path, err)
+		case err == nil && len(files.logs) == 0 && len(files.ckpts) == 0:
+			return nil, fmt.Errorf("%w: %s holds no memory to read; a store opened to write creates one", store.ErrNotFound, opts.Path)
+		}
 		c, err := s.loadFollowing(opts.Path, true)
 		if err != nil {
 			return nil, err

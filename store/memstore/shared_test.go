@@ -859,3 +859,22 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestReadOnlyNeedsAMemory checks that a read-only open of a folder that holds no
+// memory, or of none at all, fails with store.ErrNotFound and creates nothing.
+func TestReadOnlyNeedsAMemory(t *testing.T) {
+	t.Parallel()
+	empty := t.TempDir()
+	missing := filepath.Join(t.TempDir(), "missing")
+	for _, dir := range []string{empty, missing} {
+		if _, err := New(Options{Path: dir, ReadOnly: true}); !errors.Is(err, store.ErrNotFound) || !strings.Contains(err.Error(), dir) {
+			t.Errorf("read-only open of %s: %v; want store.ErrNotFound naming it", dir, err)
+		}
+	}
+	if ents, _ := os.ReadDir(empty); len(ents) != 0 {
+		t.Errorf("the read-only open wrote %d files into %s", len(ents), empty)
+	}
+	if _, err := os.Stat(missing); !os.IsNotExist(err) {
+		t.Errorf("the read-only open made %s", missing)
+	}
+}
