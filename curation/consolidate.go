@@ -146,7 +146,7 @@ func (e *Engine) Consolidate(ctx context.Context, req ConsolidateRequest) (Conso
 			}
 		}
 	}
-	if res.Facts, err = e.writeFacts(ctx, branch, keep, fresh); err != nil {
+	if res.Facts, _, err = e.writeFacts(ctx, branch, keep, fresh); err != nil {
 		return ConsolidateResult{}, err
 	}
 	return res, nil
@@ -244,21 +244,37 @@ func (e *Engine) relatedToObservations(ctx context.Context, branch string, obs [
 		if len(out) >= total {
 			break
 		}
-		hits, err := e.Store.Search(ctx, store.View{Branch: branch}, store.SearchQuery{
-			Kinds: []store.Kind{store.KindFact}, Text: shorten(o.Summary, 1000), Mode: store.Keyword,
-			Filter: store.Filter{Statuses: live}, Limit: perObs,
-		})
+		fs, err := e.liveFactsLike(ctx, branch, shorten(o.Summary, 1000), perObs)
 		if err != nil {
-			if isInvalid(err) {
-				continue
-			}
 			return nil, err
 		}
-		for _, h := range hits {
-			if f, ok := h.Record.(store.Fact); ok && !seen[f.ID] && len(out) < total {
+		for _, f := range fs {
+			if !seen[f.ID] && len(out) < total {
 				seen[f.ID] = true
 				out = append(out, f)
 			}
+		}
+	}
+	return out, nil
+}
+
+// liveFactsLike returns the live facts of the branch that keyword search finds for
+// text, at most limit: none for a text without searchable words.
+func (e *Engine) liveFactsLike(ctx context.Context, branch, text string, limit int) ([]store.Fact, error) {
+	hits, err := e.Store.Search(ctx, store.View{Branch: branch}, store.SearchQuery{
+		Kinds: []store.Kind{store.KindFact}, Text: text, Mode: store.Keyword,
+		Filter: store.Filter{Statuses: live}, Limit: limit,
+	})
+	if err != nil {
+		if isInvalid(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	out := make([]store.Fact, 0, len(hits))
+	for _, h := range hits {
+		if f, ok := h.Record.(store.Fact); ok {
+			out = append(out, f)
 		}
 	}
 	return out, nil

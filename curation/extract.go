@@ -135,46 +135,17 @@ func (e *Engine) ExtractFacts(ctx context.Context, x Extraction) (ExtractionResu
 			return ExtractionResult{}, err
 		}
 	}
-	if len(adds) == 0 && len(changed) == 0 {
-		return res, nil
-	}
-	for _, f := range changed {
-		if err := store.ValidateRecord(f, 0); err != nil {
-			return ExtractionResult{}, fmt.Errorf("day1: the extraction's change of fact %q: %w", f.ID, err)
-		}
-	}
-	for i, f := range adds {
-		if err := store.ValidateRecord(f, 0); err != nil {
-			return ExtractionResult{}, fmt.Errorf("day1: extracted fact %d: %w", i, err)
-		}
-	}
-	e.embedFacts(ctx, adds)
-	e.embedFacts(ctx, changed)
-	if err := ctx.Err(); err != nil {
-		return ExtractionResult{}, err
-	}
-	recs := make([]store.Record, 0, len(changed)+len(adds))
-	for _, f := range changed {
-		recs = append(recs, f)
-	}
-	for _, f := range adds {
-		recs = append(recs, f)
-	}
-	written, err := e.put(ctx, branch, recs, true)
+	added, written, err := e.writeFacts(ctx, branch, changed, adds)
 	if err != nil {
 		return ExtractionResult{}, err
 	}
-	for _, r := range written[:len(changed)] {
-		f, _ := r.Record.(store.Fact)
+	res.Added = added
+	for _, f := range written {
 		if f.Status == store.FactInvalidated {
 			res.Invalidated = append(res.Invalidated, f)
 		} else {
 			res.Updated = append(res.Updated, f)
 		}
-	}
-	for _, r := range written[len(changed):] {
-		f, _ := r.Record.(store.Fact)
-		res.Added = append(res.Added, WrittenFact{Fact: f, Outcome: r.Outcome, Replaced: r.Replaced})
 	}
 	return res, nil
 }
@@ -281,35 +252,16 @@ func (s extractionSource) fact(id string, from []int) store.Fact {
 }
 
 // heuristicFacts are the findings and decisions of the assistant's turns, as
-// candidates: sentences of prose (code blocks left out) of 4 to 60 words.
+// candidates (candidateSentences).
 func (s extractionSource) heuristicFacts(e *Engine) []store.Fact {
 	var out []store.Fact
-	seen := map[string]bool{}
-	for i, m := range s.msgs {
-		if m.Role != store.RoleAssistant {
-			continue
+	for _, c := range candidateSentences(s.msgs, true) {
+		f := s.fact(e.newID(), []int{c.msg})
+		f.Text, f.Confidence, f.Status = shorten(c.text, maxHeuristicFact), CandidateConfidence, store.FactActive
+		if c.decision {
+			f.Category = "decision"
 		}
-		for _, sent := range proseSentences(m.Content) {
-			low := strings.ToLower(sent)
-			words := len(strings.Fields(sent))
-			if words < 4 || words > 60 || seen[low] {
-				continue
-			}
-			category := ""
-			switch {
-			case containsAny(low, decisionMarkers):
-				category = "decision"
-			case !containsAny(low, findingMarkers):
-				continue
-			}
-			seen[low] = true
-			f := s.fact(e.newID(), []int{i})
-			f.Text, f.Category, f.Confidence, f.Status = shorten(sent, maxHeuristicFact), category, CandidateConfidence, store.FactActive
-			out = append(out, f)
-			if len(out) == MaxExtractedFacts {
-				return out
-			}
-		}
+		out = append(out, f)
 	}
 	return out
 }
@@ -551,21 +503,5 @@ func (e *Engine) relatedToMessages(ctx context.Context, branch string, msgs []st
 	if strings.TrimSpace(q.String()) == "" {
 		return nil, nil
 	}
-	hits, err := e.Store.Search(ctx, store.View{Branch: branch}, store.SearchQuery{
-		Kinds: []store.Kind{store.KindFact}, Text: q.String(), Mode: store.Keyword,
-		Filter: store.Filter{Statuses: live}, Limit: limit,
-	})
-	if err != nil {
-		if isInvalid(err) {
-			return nil, nil
-		}
-		return nil, err
-	}
-	out := make([]store.Fact, 0, len(hits))
-	for _, h := range hits {
-		if f, ok := h.Record.(store.Fact); ok {
-			out = append(out, f)
-		}
-	}
-	return out, nil
+	return e.liveFactsLike(ctx, branch, q.String(), limit)
 }

@@ -6,7 +6,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/day1ai/day1/llm"
 	"github.com/day1ai/day1/store"
@@ -111,9 +110,9 @@ func (e *Engine) CherryPickFacts(ctx context.Context, p FactPick) (FactPickResul
 	var facts []store.Fact
 	res := FactPickResult{By: byHeuristic}
 	if e.Model == nil {
-		for _, c := range findingSentences(msgs) {
+		for _, c := range candidateSentences(msgs, false) {
 			f := base
-			f.Metadata = map[string]string{MetaPickedFromBranch: src, MetaPickedFromConversation: conv.ID, MetaPickedFromMessage: c.msg}
+			f.Metadata = map[string]string{MetaPickedFromBranch: src, MetaPickedFromConversation: conv.ID, MetaPickedFromMessage: msgs[c.msg].ID}
 			f.ID, f.Text, f.Confidence, f.Status = e.newID(), c.text, CandidateConfidence, store.FactActive
 			facts = append(facts, f)
 		}
@@ -145,7 +144,7 @@ func (e *Engine) CherryPickFacts(ctx context.Context, p FactPick) (FactPickResul
 			facts[i] = f
 		}
 	}
-	written, err := e.writeFacts(ctx, p.Target, nil, facts)
+	written, _, err := e.writeFacts(ctx, p.Target, nil, facts)
 	if err != nil {
 		return FactPickResult{}, err
 	}
@@ -221,36 +220,42 @@ func (e *Engine) extract(ctx context.Context, system, prompt string, facts, sour
 	return out, nil
 }
 
-// writeFacts embeds facts and writes them, after the superseded versions of old
-// facts, to branch in one batch, with the engine's dedupe threshold.
-func (e *Engine) writeFacts(ctx context.Context, branch string, superseded []store.Fact, facts []store.Fact) ([]WrittenFact, error) {
-	if len(facts) == 0 {
-		return nil, nil
-	}
-	e.embedFacts(ctx, facts)
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	recs := make([]store.Record, 0, len(superseded)+len(facts))
-	for _, f := range superseded {
-		recs = append(recs, f)
+// writeFacts embeds facts and the new versions of old facts (changed: superseded,
+// updated or invalidated) that lack an embedding, in one Embed call, and writes them
+// to branch in one batch, changed first, with the engine's dedupe threshold. It
+// returns what the write did to facts, and changed as written.
+func (e *Engine) writeFacts(ctx context.Context, branch string, changed, facts []store.Fact) ([]WrittenFact, []store.Fact, error) {
+	if len(facts)+len(changed) == 0 {
+		return nil, nil, nil
 	}
 	for i, f := range facts {
 		if err := store.ValidateRecord(f, 0); err != nil {
-			return nil, fmt.Errorf("day1: extracted fact %d: %w", i, err)
+			return nil, nil, fmt.Errorf("day1: extracted fact %d: %w", i, err)
 		}
-		recs = append(recs, f)
+	}
+	all := append(slices.Clone(changed), facts...)
+	e.embedFacts(ctx, all)
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	recs := make([]store.Record, len(all))
+	for i, f := range all {
+		recs[i] = f
 	}
 	res, err := e.put(ctx, branch, recs, true)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	written := make([]store.Fact, len(changed))
+	for i, r := range res[:len(changed)] {
+		written[i], _ = r.Record.(store.Fact)
 	}
 	out := make([]WrittenFact, 0, len(facts))
-	for _, r := range res[len(superseded):] {
+	for _, r := range res[len(changed):] {
 		f, _ := r.Record.(store.Fact)
 		out = append(out, WrittenFact{Fact: f, Outcome: r.Outcome, Replaced: r.Replaced})
 	}
-	return out, nil
+	return out, written, nil
 }
 
 // findingMarkers mark a sentence that reports a finding.
@@ -259,48 +264,40 @@ var findingMarkers = []string{
 	"the bug", "fixed", "turns out", "is due to", "requires", "must ", "works by",
 }
 
-type candidate struct{ text, msg string }
+// candidate is a sentence the heuristics take for a fact: msg is the position of its
+// message, decision whether it states a decision rather than a finding.
+type candidate struct {
+	text     string
+	msg      int
+	decision bool
+}
 
-// findingSentences returns the sentences of assistant messages that report a
-// finding, each once.
-func findingSentences(msgs []store.Message) []candidate {
+// candidateSentences returns, each once, the sentences of prose (code blocks left out)
+// of 4 to 60 words in assistant messages that report a finding, or with decisions
+// that state a decision: at most MaxExtractedFacts.
+func candidateSentences(msgs []store.Message, decisions bool) []candidate {
 	var out []candidate
 	seen := map[string]bool{}
-	for _, m := range msgs {
+	for i, m := range msgs {
 		if m.Role != store.RoleAssistant {
 			continue
 		}
-		for _, s := range sentences(m.Content) {
-			low := strings.ToLower(s)
-			if len(strings.Fields(s)) < 4 || seen[low] || !containsAny(low, findingMarkers) {
+		for _, sent := range proseSentences(m.Content) {
+			low := strings.ToLower(sent)
+			words := len(strings.Fields(sent))
+			if words < 4 || words > 60 || seen[low] {
+				continue
+			}
+			decision := decisions && containsAny(low, decisionMarkers)
+			if !decision && !containsAny(low, findingMarkers) {
 				continue
 			}
 			seen[low] = true
-			out = append(out, candidate{text: s, msg: m.ID})
+			out = append(out, candidate{text: sent, msg: i, decision: decision})
 			if len(out) == MaxExtractedFacts {
 				return out
 			}
 		}
-	}
-	return out
-}
-
-// sentences splits text at '.', '!', '?' or a line break followed by white space.
-func sentences(text string) []string {
-	var out []string
-	start := 0
-	rs := []rune(text)
-	for i, r := range rs {
-		end := r == '\n' || (r == '.' || r == '!' || r == '?') && (i+1 == len(rs) || unicode.IsSpace(rs[i+1]))
-		if end {
-			if s := strings.TrimSpace(string(rs[start : i+1])); s != "" {
-				out = append(out, s)
-			}
-			start = i + 1
-		}
-	}
-	if s := strings.TrimSpace(string(rs[start:])); s != "" {
-		out = append(out, s)
 	}
 	return out
 }
