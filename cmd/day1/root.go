@@ -231,24 +231,24 @@ func addAt(a *app, cmd *cobra.Command) {
 	cmd.Flags().StringVar(&a.at, "at", "", "read memory as it was at a snapshot or an RFC 3339 instant")
 }
 
-// complete completes the first argument with the names names lists; the other
-// arguments get none.
-func complete(a *app, names func(ctx context.Context, c *day1.Client, prefix string) ([]string, error)) cobra.CompletionFunc {
+// completer completes arguments with the names of what list returns, name giving
+// each one's: the first argument only, or with all every one.
+func completer[T any](a *app, all bool, list func(ctx context.Context, c *day1.Client, prefix string) ([]T, error), name func(T) string) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		if len(args) > 0 {
+		if len(args) > 0 && !all {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		c, err := a.readClient(cmd.Context())
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		ns, err := names(cmd.Context(), c, toComplete)
+		items, err := list(cmd.Context(), c, toComplete)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		var out []cobra.Completion
-		for _, n := range ns {
-			if strings.HasPrefix(n, toComplete) {
+		for _, it := range items {
+			if n := name(it); strings.HasPrefix(n, toComplete) {
 				out = append(out, n)
 			}
 		}
@@ -256,59 +256,32 @@ func complete(a *app, names func(ctx context.Context, c *day1.Client, prefix str
 	}
 }
 
+// completeBranches completes branch names, in every argument.
+func completeBranches(a *app) cobra.CompletionFunc {
+	return completer(a, true, func(ctx context.Context, c *day1.Client, prefix string) ([]day1.Branch, error) {
+		return c.Branches(ctx, day1.BranchFilter{Prefix: prefix})
+	}, func(b day1.Branch) string { return b.Name })
+}
+
 // completeSnapshots completes snapshot names.
 func completeSnapshots(a *app) cobra.CompletionFunc {
-	return complete(a, func(ctx context.Context, c *day1.Client, _ string) ([]string, error) {
-		ss, err := c.Snapshots(ctx, "")
-		var out []string
-		for _, s := range ss {
-			out = append(out, s.Name)
-		}
-		return out, err
-	})
+	return completer(a, false, func(ctx context.Context, c *day1.Client, _ string) ([]day1.Snapshot, error) {
+		return c.Snapshots(ctx, "")
+	}, func(s day1.Snapshot) string { return s.Name })
 }
 
 // completeTasks completes task names.
 func completeTasks(a *app) cobra.CompletionFunc {
-	return complete(a, func(ctx context.Context, c *day1.Client, _ string) ([]string, error) {
-		ts, err := c.Tasks(ctx, day1.TaskFilter{})
-		var out []string
-		for _, t := range ts {
-			out = append(out, t.Name)
-		}
-		return out, err
-	})
+	return completer(a, false, func(ctx context.Context, c *day1.Client, _ string) ([]day1.Task, error) {
+		return c.Tasks(ctx, day1.TaskFilter{})
+	}, func(t day1.Task) string { return t.Name })
 }
 
 // completeBundles completes the ids of stored bundles.
 func completeBundles(a *app) cobra.CompletionFunc {
-	return complete(a, func(ctx context.Context, c *day1.Client, _ string) ([]string, error) {
-		bs, err := c.Bundles(ctx, day1.BundleFilter{})
-		var out []string
-		for _, b := range bs {
-			out = append(out, b.ID)
-		}
-		return out, err
-	})
-}
-
-// completeBranches completes branch names.
-func completeBranches(a *app) cobra.CompletionFunc {
-	return func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		c, err := a.readClient(cmd.Context())
-		if err != nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		bs, err := c.Branches(cmd.Context(), day1.BranchFilter{Prefix: toComplete})
-		if err != nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		var out []cobra.Completion
-		for _, b := range bs {
-			out = append(out, b.Name)
-		}
-		return out, cobra.ShellCompDirectiveNoFileComp
-	}
+	return completer(a, false, func(ctx context.Context, c *day1.Client, _ string) ([]day1.Bundle, error) {
+		return c.Bundles(ctx, day1.BundleFilter{})
+	}, func(b day1.Bundle) string { return b.ID })
 }
 
 // version is the module version the command was built from ("go install
