@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -327,4 +329,43 @@ func BenchmarkPutOne(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestRetriesAreLogged checks that a read retried after a lost connection is logged
+// with the operation and the attempt, and answers.
+func TestRetriesAreLogged(t *testing.T) {
+	t.Parallel()
+	var logged strings.Builder
+	var mu sync.Mutex
+	s, p := proxied(t, matrixone.Options{Logger: slog.New(slog.NewTextHandler(lockedWriter{&mu, &logged}, nil))})
+	var once sync.Once
+	fired := false
+	p.OnQuery(func(c *faultproxy.Conn, q string) faultproxy.Action {
+		act := faultproxy.Forward
+		if strings.Contains(q, "FROM day1_snapshots WHERE name") {
+			once.Do(func() { act, fired = faultproxy.Drop, true })
+		}
+		return act
+	})
+	if _, err := s.GetSnapshot(context.Background(), "none"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("GetSnapshot after a lost connection: %v; want store.ErrNotFound", err)
+	}
+	mu.Lock()
+	l := logged.String()
+	mu.Unlock()
+	if !fired || !strings.Contains(l, "retrying after a transient failure") || !strings.Contains(l, "op=GetSnapshot") || !strings.Contains(l, "attempt=1") {
+		t.Errorf("fired %v; the log:\n%s", fired, l)
+	}
+}
+
+// lockedWriter serialises writes to w.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
