@@ -76,7 +76,18 @@ func list[T day1.Record](s *Server, w http.ResponseWriter, r *http.Request, fn f
 	if err != nil {
 		return nil, err
 	}
-	if len(recs) > page {
+	more := len(recs) > page
+	if !more && len(recs) == store.MaxLimit {
+		// A page of the largest size cannot ask for one more: ask whether one follows.
+		probe := o
+		probe.Offset, probe.Limit = o.Offset+page, 1
+		rest, err := fn(s.reader(qq), r.Context(), probe)
+		if err != nil {
+			return nil, err
+		}
+		more = len(rest) > 0
+	}
+	if more {
 		recs = recs[:page]
 		next := *r.URL
 		v := next.Query()

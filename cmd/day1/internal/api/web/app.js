@@ -435,7 +435,7 @@ async function showTravel() {
   const p = travelPoints[+$("travel-slider").value];
   if (!p) return;
   const label = p.at ? `${branch} as it was at ${fmt(p.at)}, after ${p.after.kind}/${p.after.id}` : `${branch} now`;
-  if (!applying || p.at) link({ view: "travel", branch, at: p.at });
+  if (!applying) link({ view: "travel", branch, at: p.at });
   $("travel-at").textContent = label;
   $("travel-slider").setAttribute("aria-valuetext", label);
   try {
