@@ -2,6 +2,7 @@ package evaldata
 
 import (
 	"bufio"
+	"bytes"
 	"embed"
 	"fmt"
 	"strings"
@@ -46,7 +47,7 @@ func Pairs(set string) ([]Pair, error) {
 		return nil, fmt.Errorf("evaldata: no pair set %q", set)
 	}
 	var out []Pair
-	sc := bufio.NewScanner(strings.NewReader(string(data)))
+	sc := bufio.NewScanner(bytes.NewReader(data))
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
 		if line == "" || strings.HasPrefix(line, "#") {

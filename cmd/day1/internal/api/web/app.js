@@ -257,7 +257,7 @@ async function loadTimeline(highlight) {
     if (!evs.length) $("tl-rows").replaceChildren(el("tr", {}, el("td", { colspan: 4, class: "muted" }, "No records on this branch match.")));
     lastTimeline = seen;
     $("tl-caption").textContent = `${evs.length} records on ${branch}, newest first`;
-    if (!applying && !$("tab-timeline").hidden && $("tab-timeline").getAttribute("aria-selected") === "true") link({ view: "timeline", branch });
+    if (!applying && $("tab-timeline").getAttribute("aria-selected") === "true") link({ view: "timeline", branch });
   } catch (err) { showError($("tl-rows"), err); }
 }
 // A fact written from the page lands on the branch the timeline shows.
