@@ -50,6 +50,10 @@ var (
 	// ErrTooOld: the point in time is before the history the store keeps: before the
 	// branch read existed (its ForkedAt), or beyond a store's retention.
 	ErrTooOld = errors.New("day1: point in time is outside the retained history")
+	// ErrCorrupt: a durable store's file is damaged, or was written by a newer
+	// version of day1 in a form this one cannot tell from damage. The error names
+	// the file and what to do; nothing was changed.
+	ErrCorrupt = errors.New("day1: a store file is damaged")
 )
 
 // NewSentinel returns a sentinel error with a message of its own that also matches

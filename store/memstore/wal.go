@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"math"
 	"os"
 	"runtime"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/day1ai/day1/internal/reccodec"
 	"github.com/day1ai/day1/internal/vecmath"
 	"github.com/day1ai/day1/store"
 )
@@ -108,61 +108,11 @@ type entry struct {
 
 func putOp(r store.Record) op {
 	o := op{Type: opPut, Kind: r.RecordKind(), ID: r.RecordID()}
-	if emb := store.EmbeddingOf(r); len(emb) > 0 {
-		o.Emb = make([]byte, 4*len(emb))
-		for i, x := range emb {
-			binary.LittleEndian.PutUint32(o.Emb[4*i:], math.Float32bits(x))
-		}
-		r = store.WithEmbedding(r, nil)
-	}
-	o.Rec, _ = json.Marshal(r) // records hold only strings, numbers, maps and times
+	o.Rec, o.Emb = reccodec.Split(r)
 	return o
 }
 
-func (o op) record() (store.Record, error) {
-	var emb []float32
-	if len(o.Emb) > 0 {
-		if len(o.Emb)%4 != 0 {
-			return nil, errors.New("embedding bytes not a multiple of 4")
-		}
-		emb = make([]float32, len(o.Emb)/4)
-		for i := range emb {
-			emb[i] = math.Float32frombits(binary.LittleEndian.Uint32(o.Emb[4*i:]))
-		}
-	}
-	var err error
-	switch o.Kind {
-	case store.KindFact:
-		var f store.Fact
-		err = json.Unmarshal(o.Rec, &f)
-		f.Embedding = emb
-		return f, err
-	case store.KindObservation:
-		var x store.Observation
-		err = json.Unmarshal(o.Rec, &x)
-		x.Embedding = emb
-		return x, err
-	case store.KindRelation:
-		var x store.Relation
-		err = json.Unmarshal(o.Rec, &x)
-		return x, err
-	case store.KindConversation:
-		var x store.Conversation
-		err = json.Unmarshal(o.Rec, &x)
-		return x, err
-	case store.KindAlias:
-		var x store.Alias
-		err = json.Unmarshal(o.Rec, &x)
-		return x, err
-	case store.KindMessage:
-		var x store.Message
-		err = json.Unmarshal(o.Rec, &x)
-		x.Embedding = emb
-		// A log written before picks were recorded holds PickedTo alone.
-		return store.SyncPicks(x), err
-	}
-	return nil, fmt.Errorf("unknown record kind %q", o.Kind)
-}
+func (o op) record() (store.Record, error) { return reccodec.Join(o.Kind, o.Rec, o.Emb) }
 
 // wal is the log a store that writes follows and appends to. size is how much of f
 // the store has read in: all of it when the commit lock is held, after catchUp.
@@ -244,7 +194,7 @@ func (r *logReader) read(apply func(*entry) error) (reload bool, err error) {
 // while it is no torn append: in a log, a damaged entry with whole entries after it,
 // or a whole entry that does not decode; a checkpoint damaged or cut short. Nothing
 // is cut or written then.
-var ErrCorrupt = errors.New("day1: memstore: a store file is damaged")
+var ErrCorrupt = store.ErrCorrupt // the same error: store.ErrCorrupt
 
 // checkTail tells a torn tail from damage, for a log f whose whole entries end at
 // good, before the end of the file. A torn tail is what an append cut short leaves:

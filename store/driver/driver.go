@@ -1,0 +1,114 @@
+// Package driver is the contract between the portable store (package store/portable)
+// and a storage backend, in the way database/sql stands over database/sql/driver: the
+// backend keeps versioned rows, branch rows and small items, and commits atomically;
+// the portable store does every rule above that once (validation, defaults, dedupe,
+// supersede, aliases, branch chains, time travel, snapshots, documents).
+//
+// The model: every commit has a sequence number (Commit.Seq, from 1, each one more
+// than the last) and an instant (Commit.At, later than the last). A row is one version
+// of one record on one branch, live from the commit that wrote it (Seq) until the
+// commit that wrote the next row of the same record on the same branch (Until; Never
+// while it is the latest). A branch row names the branch's parent and the commit it
+// was forked at; how chains of branches are read is the portable store's business.
+// Items are small values kept by collection and id outside branches (sessions,
+// snapshots, merge records, documents).
+//
+// A driver is safe for concurrent use. Read and Update honour ctx; a driver may share
+// its files with other processes, in which case Update serializes with them too and
+// every Update sees every commit made before it.
+package driver
+
+import (
+	"context"
+	"math"
+	"time"
+
+	"github.com/day1ai/day1/store"
+)
+
+// Never is the Until of a row that no later row replaces.
+const Never int64 = math.MaxInt64
+
+// Commit is a point in a backend's history.
+type Commit struct {
+	Seq int64     // 0 before the first commit
+	At  time.Time // zero before the first commit
+}
+
+// Row is one version of one record on one branch.
+type Row struct {
+	Kind    store.Kind
+	ID      string
+	Branch  int64 // the BranchRow.ID of its branch
+	Seq     int64 // the commit that wrote it
+	Until   int64 // the commit that replaced it on its branch; Never while it is the latest
+	Deleted bool  // a deletion marker: Data and Vector are empty
+	// Data is the record as the portable store encoded it; the driver keeps it as
+	// bytes and never looks inside.
+	Data []byte
+	// Vector is the record's embedding as little-endian float32s, nil without one.
+	Vector []byte
+}
+
+// BranchRow is a branch as a driver keeps it.
+type BranchRow struct {
+	ID      int64  // unique, from 1; never reused
+	Name    string // unique
+	Parent  int64  // the parent's ID; 0 for a root
+	ForkSeq int64  // the parent's commit the branch was forked at
+	Data    []byte // the rest, encoded by the portable store
+}
+
+// Reader reads one consistent state: every commit up to Head, nothing after it.
+type Reader interface {
+	// Head is the latest commit the reader sees.
+	Head() Commit
+	// CommitAt returns the latest commit at or before t (a zero Commit for none).
+	CommitAt(ctx context.Context, t time.Time) (Commit, error)
+	// CommitOf returns the commit with sequence number seq (a zero Commit for none).
+	CommitOf(ctx context.Context, seq int64) (Commit, error)
+	// Branches returns every branch, by ID.
+	Branches(ctx context.Context) ([]BranchRow, error)
+	// Row returns the row of a record on a branch that is live at commit at:
+	// Seq <= at < Until. ok is false when there is none.
+	Row(ctx context.Context, kind store.Kind, id string, branch, at int64) (r Row, ok bool, err error)
+	// Rows calls fn with every row of a kind on a branch live at commit at, deletion
+	// markers included, ordered by ID. An error from fn stops it and is returned.
+	Rows(ctx context.Context, kind store.Kind, branch, at int64, fn func(Row) error) error
+	// Item returns an item, ok false when there is none.
+	Item(ctx context.Context, coll, id string) (data []byte, ok bool, err error)
+	// Items calls fn with every item of a collection, ordered by ID.
+	Items(ctx context.Context, coll string, fn func(id string, data []byte) error) error
+}
+
+// Writer reads and writes in one commit. It sees what it has written.
+type Writer interface {
+	Reader
+	// Pending is the commit the writes will make: Head().Seq+1, at an instant later
+	// than Head().At.
+	Pending() Commit
+	// Put writes rows at the pending commit, each ending the live row of its record on
+	// its branch (setting its Until). Seq and Until of the given rows are ignored.
+	Put(ctx context.Context, rows ...Row) error
+	// PutBranch adds or replaces a branch row; a new branch has ID 0 and is given the
+	// next one, which PutBranch returns.
+	PutBranch(ctx context.Context, b BranchRow) (int64, error)
+	// DeleteBranch removes a branch row and every row of the branch.
+	DeleteBranch(ctx context.Context, id int64) error
+	// PutItem adds or replaces an item.
+	PutItem(ctx context.Context, coll, id string, data []byte) error
+	// DeleteItem removes an item; a missing one is no error.
+	DeleteItem(ctx context.Context, coll, id string) error
+}
+
+// Driver is a storage backend.
+type Driver interface {
+	// Read calls fn with a reader of the latest state.
+	Read(ctx context.Context, fn func(Reader) error) error
+	// Update calls fn with a writer, one at a time across every user of the backend,
+	// and commits what fn wrote when it returns nil: all of it or, on an error or a
+	// crash, none of it. An Update that writes nothing makes no commit.
+	Update(ctx context.Context, fn func(Writer) error) error
+	// Close releases the backend.
+	Close() error
+}

@@ -1,0 +1,343 @@
+package portable
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/day1ai/day1/internal/ids"
+	"github.com/day1ai/day1/store"
+	"github.com/day1ai/day1/store/driver"
+)
+
+// mergeItem is a merge record as an item, with the merge point it made (nil for a
+// cherry-pick or a plan without a source revision).
+type mergeItem struct {
+	Record store.MergeRecord `json:"record"`
+	Point  *store.MergePoint `json:"point,omitempty"`
+}
+
+// mergeKey orders merge items by the commit that made them.
+func mergeKey(seq int64, id string) string { return fmt.Sprintf("%020d/%s", seq, id) }
+
+// merges returns the merge items, oldest first.
+func (st *state) merges(ctx context.Context) ([]mergeItem, error) {
+	var out []mergeItem
+	err := st.r.Items(ctx, collMerge, func(id string, data []byte) error {
+		var m mergeItem
+		if err := json.Unmarshal(data, &m); err != nil {
+			return fmt.Errorf("%w: merge %q: %v", store.ErrCorrupt, id, err)
+		}
+		out = append(out, m)
+		return nil
+	})
+	return out, err
+}
+
+// history returns the forks and merge points of the branches: where diffs start.
+func (st *state) history(ctx context.Context) (*store.History, error) {
+	h := &store.History{}
+	bs := make([]*branch, 0, len(st.byID))
+	for _, b := range st.byID {
+		bs = append(bs, b)
+	}
+	slices.SortFunc(bs, func(a, b *branch) int { return int(a.id - b.id) })
+	for _, b := range bs {
+		if b.parent != nil {
+			h.AddBranch(b.info.Name, b.parent.info.Name, uint64(b.forkSeq))
+		}
+	}
+	ms, err := st.merges(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range ms {
+		if m.Point != nil && st.byName[m.Point.Source] != nil && st.byName[m.Point.Target] != nil {
+			h.AddMerge(*m.Point)
+		}
+	}
+	return h, nil
+}
+
+// records returns every live record the view sees, by reference.
+func (v view) records(ctx context.Context) (map[store.Ref]store.Record, error) {
+	out := map[store.Ref]store.Record{}
+	for _, kind := range store.AllKinds {
+		err := v.each(ctx, kind, func(r store.Record) error {
+			out[store.RefOf(r)] = r
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// same reports whether two records, either nil for none, hold equivalent content with
+// equal embeddings.
+func same(a, b store.Record) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return store.Equivalent(a, b) && slices.Equal(store.EmbeddingOf(a), store.EmbeddingOf(b))
+}
+
+// Diff lists what changed on each side since the merge base. It reads every record
+// both branches and the base see.
+func (s *Store) Diff(ctx context.Context, source, target string) (*store.Diff, error) {
+	var d *store.Diff
+	err := s.read(ctx, func(st *state) error {
+		var err error
+		d, err = st.diff(ctx, source, target)
+		return err
+	})
+	return d, err
+}
+
+func (st *state) diff(ctx context.Context, source, target string) (*store.Diff, error) {
+	if err := store.ValidateBranchName("source", source); err != nil {
+		return nil, err
+	}
+	if err := store.ValidateBranchName("target", target); err != nil {
+		return nil, err
+	}
+	sb, err := st.branch(source)
+	if err != nil {
+		return nil, err
+	}
+	tb, err := st.branch(target)
+	if err != nil {
+		return nil, err
+	}
+	hist, err := st.history(ctx)
+	if err != nil {
+		return nil, err
+	}
+	head := st.r.Head().Seq
+	base := hist.MergeBase(store.BranchRev{Branch: source, Rev: uint64(head)}, store.BranchRev{Branch: target, Rev: uint64(head)})
+	d := &store.Diff{Source: source, Target: target, TargetHead: tb.info.Head, SourceRev: uint64(head)}
+	if len(base.Points) > 0 {
+		p := base.Points[0]
+		d.Base = p.Branch
+		if b := st.byName[p.Branch]; p.Rev == 0 && b != nil {
+			d.BaseAt = b.info.CreatedAt
+		} else if c, err := st.r.CommitOf(ctx, int64(p.Rev)); err != nil {
+			return nil, err
+		} else {
+			d.BaseAt = c.At
+		}
+	}
+	srcRecs, err := st.head(sb).records(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tgtRecs, err := st.head(tb).records(ctx)
+	if err != nil {
+		return nil, err
+	}
+	keys := map[store.Ref]bool{}
+	for k := range srcRecs {
+		keys[k] = true
+	}
+	for k := range tgtRecs {
+		keys[k] = true
+	}
+	bases := map[store.BranchRev]map[store.Ref]store.Record{}
+	for b := base; b != nil; b = b.Below {
+		for _, p := range b.Points {
+			pb, ok := st.byName[p.Branch]
+			if !ok {
+				continue
+			}
+			recs, err := st.chainOf(pb, int64(p.Rev)).records(ctx)
+			if err != nil {
+				return nil, err
+			}
+			bases[p] = recs
+			for k := range recs {
+				keys[k] = true
+			}
+		}
+	}
+	sorted := make([]store.Ref, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	slices.SortFunc(sorted, func(a, b store.Ref) int {
+		if c := slices.Index(store.Kinds, a.Kind) - slices.Index(store.Kinds, b.Kind); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	for _, ref := range sorted {
+		var before store.Record
+		if len(base.Points) > 0 {
+			before = store.ResolveBase(base, func(p store.BranchRev) store.Record { return bases[p][ref] }, same)
+		}
+		after, theirs := srcRecs[ref], tgtRecs[ref]
+		if same(after, theirs) {
+			continue
+		}
+		onSource, onTarget := !same(after, before), !same(theirs, before)
+		if onSource && onTarget && after != nil && theirs != nil && store.Agree(after, theirs) {
+			continue
+		}
+		var sc, tc store.Change
+		if onSource {
+			sc, onSource = store.ChangeOf(ref, before, after)
+		}
+		if onTarget {
+			tc, onTarget = store.ChangeOf(ref, before, theirs)
+		}
+		d.AddChanges(sc, onSource, tc, onTarget)
+	}
+	d.Conflicts = append(d.Conflicts, store.SupersedeConflicts(d)...)
+	return d, nil
+}
+
+// ApplyMerge applies a merge plan atomically and records it.
+func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.MergeRecord, error) {
+	if err := store.ValidateMergePlan(plan); err != nil {
+		return store.MergeRecord{}, err
+	}
+	var rec store.MergeRecord
+	err := s.update(ctx, func(st *state, w driver.Writer) error {
+		sb, err := st.branch(plan.Source)
+		if err != nil {
+			return err
+		}
+		tb, err := st.writable(plan.Target)
+		if err != nil {
+			return err
+		}
+		if tb.info.Head != plan.ExpectHead {
+			return fmt.Errorf("%w: %q moved from head %d to %d", store.ErrStale, plan.Target, plan.ExpectHead, tb.info.Head)
+		}
+		dims, err := s.dims(ctx, st)
+		if err != nil {
+			return err
+		}
+		now := w.Pending().At
+		head := st.head(tb)
+		src := st.head(sb)
+		planned := src
+		if plan.SourceRev > 0 && int64(plan.SourceRev) <= w.Head().Seq {
+			planned = st.chainOf(sb, int64(plan.SourceRev))
+		}
+		p := &putter{s: s, st: st, w: w, b: tb, head: head}
+		for i, in := range plan.Puts {
+			r := store.WithBranch(store.WithDefaults(store.Clone(in), now), plan.Target)
+			ref := store.RefOf(r)
+			cur, err := head.get(ctx, ref.Kind, ref.ID)
+			if err != nil {
+				return err
+			}
+			if hasEmbeddings(ref.Kind) && len(store.EmbeddingOf(r)) == 0 {
+				// A lean plan: the embedding of the source's or the target's version
+				// with the same search text.
+				if r, err = embeddingFrom(ctx, r, planned, src, head); err != nil {
+					return err
+				}
+			}
+			if err := store.ValidateRecord(r, dims); err != nil {
+				return store.AtIndex(err, "MergePlan.Puts", i)
+			}
+			if cur != nil && store.SameContentExceptEmbedding(cur, r) && slices.Equal(store.EmbeddingOf(cur), store.EmbeddingOf(r)) {
+				continue
+			}
+			p.write(r)
+		}
+		for _, ref := range plan.Deletes {
+			row, ok, err := head.resolve(ctx, ref.Kind, ref.ID)
+			if err != nil {
+				return err
+			}
+			if ok && !row.Deleted {
+				p.delete(ref.Kind, ref.ID)
+			}
+		}
+		if len(p.rows) > 0 {
+			if err := w.Put(ctx, p.rows...); err != nil {
+				return err
+			}
+			if err := touch(ctx, w, tb); err != nil {
+				return err
+			}
+		}
+		if plan.MarkMerged {
+			sb.info.Status, sb.info.MergedInto, sb.info.MergedAt = store.BranchMerged, plan.Target, now
+			if _, err := putBranch(ctx, w, sb); err != nil {
+				return err
+			}
+		}
+		rec = plan.Record
+		rec.Source, rec.Target = plan.Source, plan.Target
+		if rec.ID == "" {
+			rec.ID = ids.New()
+		}
+		if rec.CreatedAt.IsZero() {
+			rec.CreatedAt = now
+		}
+		item := mergeItem{Record: rec}
+		if plan.SourceRev > 0 && rec.Strategy != store.CherryPick {
+			item.Point = &store.MergePoint{Target: plan.Target, At: uint64(w.Pending().Seq), Source: plan.Source, SourceAt: plan.SourceRev}
+		}
+		data, err := json.Marshal(item)
+		if err != nil {
+			return err
+		}
+		return w.PutItem(ctx, collMerge, mergeKey(w.Pending().Seq, rec.ID), data)
+	})
+	return rec, err
+}
+
+// hasEmbeddings reports whether records of a kind carry embeddings.
+func hasEmbeddings(k store.Kind) bool {
+	return k == store.KindFact || k == store.KindObservation || k == store.KindMessage
+}
+
+// embeddingFrom returns r with the embedding of the first view's version of it that
+// has the same search text and an embedding, or r itself.
+func embeddingFrom(ctx context.Context, r store.Record, views ...view) (store.Record, error) {
+	text := store.SearchText(r)
+	for _, v := range views {
+		x, err := v.get(ctx, r.RecordKind(), r.RecordID())
+		if err != nil {
+			return nil, err
+		}
+		if x != nil && len(store.EmbeddingOf(x)) > 0 && store.SearchText(x) == text {
+			return store.WithEmbedding(r, store.EmbeddingOf(x)), nil
+		}
+	}
+	return r, nil
+}
+
+// ListMerges returns merge records, newest first.
+func (s *Store) ListMerges(ctx context.Context, f store.MergeFilter) ([]store.MergeRecord, error) {
+	if f.Limit < 0 || f.Limit > store.MaxLimit {
+		return nil, store.Invalid("MergeFilter.Limit", fmt.Sprintf("must be between 0 (no limit) and %d", store.MaxLimit), f.Limit)
+	}
+	var out []store.MergeRecord
+	err := s.read(ctx, func(st *state) error {
+		ms, err := st.merges(ctx)
+		if err != nil {
+			return err
+		}
+		for i := len(ms) - 1; i >= 0; i-- {
+			m := ms[i].Record
+			if f.Source != "" && m.Source != f.Source || f.Target != "" && m.Target != f.Target ||
+				f.Branch != "" && m.Source != f.Branch && m.Target != f.Branch {
+				continue
+			}
+			out = append(out, m)
+			if f.Limit > 0 && len(out) == f.Limit {
+				break
+			}
+		}
+		return nil
+	})
+	return out, err
+}

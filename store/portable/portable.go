@@ -1,0 +1,263 @@
+// Package portable is a store.Store over any driver (package store/driver). It does
+// every rule of the store contract once: validation, defaults, deduplication by id and
+// by text, supersede of near-duplicate facts, aliases of deduplicated facts, branch
+// chains read at a commit, time travel, snapshots, sessions and documents. A backend
+// then keeps versioned rows, branch rows and items, and commits atomically; nothing
+// more.
+//
+// A branch sees its own rows and, for what it has not written, its parent's rows as
+// they were at the fork, and so on up the chain: a fork writes one branch row, in
+// constant time. A read at a point in the past reads every link of the chain at the
+// latest commit before that point.
+//
+// Searches and the near-duplicate check read every live record of the kinds they
+// rank on the branch: their cost grows with the memory. Drivers that keep search
+// indexes will offer candidates instead.
+package portable
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/day1ai/day1/store"
+	"github.com/day1ai/day1/store/driver"
+)
+
+// Options configure a portable store.
+type Options struct {
+	// Name is what the store's Name method reports ("portable" when empty).
+	Name string
+	// Dimensions is the length of embeddings; 0 takes the length of the first one
+	// written.
+	Dimensions int
+	// Now is the clock records are stamped with when they carry no time of their own
+	// (the commit's instant when nil).
+	Now func() time.Time
+	// ReadOnly refuses every write with store.ErrReadOnly.
+	ReadOnly bool
+}
+
+// Store is a store.Store over a driver. It is safe for concurrent use, in one process
+// or, where the driver allows, in many.
+type Store struct {
+	d      driver.Driver
+	opts   Options
+	closed atomic.Bool
+}
+
+var (
+	_ store.Store            = (*Store)(nil)
+	_ store.Namer            = (*Store)(nil)
+	_ store.ReadOnlyReporter = (*Store)(nil)
+)
+
+// collections of the driver's items.
+const (
+	collSnapshot = "snapshot"
+	collSession  = "session"
+	collMerge    = "merge"
+	collMeta     = "meta"
+	docPrefix    = "doc/"
+)
+
+// New returns a store over d, which it closes on Close. A new backend gets the main
+// branch.
+func New(ctx context.Context, d driver.Driver, opts Options) (*Store, error) {
+	if opts.Dimensions < 0 {
+		return nil, store.Invalid("Options.Dimensions", "must not be negative", opts.Dimensions)
+	}
+	s := &Store{d: d, opts: opts}
+	var has bool
+	err := d.Read(ctx, func(r driver.Reader) error {
+		bs, err := r.Branches(ctx)
+		for _, b := range bs {
+			has = has || b.Name == store.DefaultBranch
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !has && !opts.ReadOnly {
+		err = d.Update(ctx, func(w driver.Writer) error {
+			st, err := loadState(ctx, w)
+			if err != nil || st.byName[store.DefaultBranch] != nil {
+				return err // another process made it
+			}
+			at := w.Pending().At
+			info := store.Branch{Name: store.DefaultBranch, Status: store.BranchActive, ForkedAt: at, CreatedAt: at}
+			_, err = putBranch(ctx, w, &branch{info: info})
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Name reports the store's name.
+func (s *Store) Name() string {
+	if s.opts.Name == "" {
+		return "portable"
+	}
+	return s.opts.Name
+}
+
+// ReadOnly reports whether the store refuses writes.
+func (s *Store) ReadOnly() bool { return s.opts.ReadOnly }
+
+// Driver returns the driver the store reads and writes.
+func (s *Store) Driver() driver.Driver { return s.d }
+
+// Close closes the store and its driver. Later calls fail with store.ErrClosed.
+func (s *Store) Close() error {
+	if s.closed.Swap(true) {
+		return store.ErrClosed
+	}
+	return s.d.Close()
+}
+
+func (s *Store) usable(ctx context.Context) error {
+	if s.closed.Load() {
+		return store.ErrClosed
+	}
+	return ctx.Err()
+}
+
+// read runs fn on the latest state.
+func (s *Store) read(ctx context.Context, fn func(st *state) error) error {
+	if err := s.usable(ctx); err != nil {
+		return err
+	}
+	return s.d.Read(ctx, func(r driver.Reader) error {
+		st, err := loadState(ctx, r)
+		if err != nil {
+			return err
+		}
+		return fn(st)
+	})
+}
+
+// update runs fn in one commit.
+func (s *Store) update(ctx context.Context, fn func(st *state, w driver.Writer) error) error {
+	if err := s.usable(ctx); err != nil {
+		return err
+	}
+	if s.opts.ReadOnly {
+		return fmt.Errorf("%w: the store was opened read-only", store.ErrReadOnly)
+	}
+	return s.d.Update(ctx, func(w driver.Writer) error {
+		st, err := loadState(ctx, w)
+		if err != nil {
+			return err
+		}
+		return fn(st, w)
+	})
+}
+
+// stamp is the instant records of a commit are stamped with.
+func (s *Store) stamp(w driver.Writer) time.Time {
+	if s.opts.Now != nil {
+		return s.opts.Now().UTC()
+	}
+	return w.Pending().At
+}
+
+// branch is a branch as the portable store sees it.
+type branch struct {
+	id      int64
+	parent  *branch
+	forkSeq int64
+	info    store.Branch
+}
+
+// state is what one read or write of the store starts from: the branches.
+type state struct {
+	r      driver.Reader
+	byName map[string]*branch
+	byID   map[int64]*branch
+}
+
+func loadState(ctx context.Context, r driver.Reader) (*state, error) {
+	rows, err := r.Branches(ctx)
+	if err != nil {
+		return nil, err
+	}
+	st := &state{r: r, byName: make(map[string]*branch, len(rows)), byID: make(map[int64]*branch, len(rows))}
+	for _, row := range rows {
+		b := &branch{id: row.ID, forkSeq: row.ForkSeq}
+		if err := json.Unmarshal(row.Data, &b.info); err != nil {
+			return nil, fmt.Errorf("%w: branch %q: %v", store.ErrCorrupt, row.Name, err)
+		}
+		b.info.Name = row.Name
+		st.byName[row.Name] = b
+		st.byID[row.ID] = b
+	}
+	for _, row := range rows {
+		if row.Parent != 0 {
+			st.byID[row.ID].parent = st.byID[row.Parent]
+		}
+	}
+	return st, nil
+}
+
+// putBranch writes a branch row and returns its id.
+func putBranch(ctx context.Context, w driver.Writer, b *branch) (int64, error) {
+	data, err := json.Marshal(b.info)
+	if err != nil {
+		return 0, err
+	}
+	row := driver.BranchRow{ID: b.id, Name: b.info.Name, ForkSeq: b.forkSeq, Data: data}
+	if b.parent != nil {
+		row.Parent = b.parent.id
+	}
+	id, err := w.PutBranch(ctx, row)
+	b.id = id
+	return id, err
+}
+
+func (st *state) branch(name string) (*branch, error) {
+	if b, ok := st.byName[name]; ok {
+		return b, nil
+	}
+	if err := store.ValidateBranchName("Branch", name); err != nil {
+		return nil, err
+	}
+	return nil, fmt.Errorf("%w: %q", store.ErrBranchNotFound, name)
+}
+
+func (st *state) writable(name string) (*branch, error) {
+	b, err := st.branch(name)
+	if err != nil {
+		return nil, err
+	}
+	if b.info.Status == store.BranchArchived {
+		return nil, fmt.Errorf("%w: %q", store.ErrBranchArchived, name)
+	}
+	return b, nil
+}
+
+// snapshotItem is a snapshot as an item: its info and the commit it names.
+type snapshotItem struct {
+	Info store.Snapshot `json:"info"`
+	Seq  int64          `json:"seq"`
+}
+
+func (st *state) snapshot(ctx context.Context, name string) (snapshotItem, error) {
+	data, ok, err := st.r.Item(ctx, collSnapshot, name)
+	if err != nil {
+		return snapshotItem{}, err
+	}
+	if !ok {
+		return snapshotItem{}, fmt.Errorf("%w: %q", store.ErrSnapshotNotFound, name)
+	}
+	var sn snapshotItem
+	if err := json.Unmarshal(data, &sn); err != nil {
+		return snapshotItem{}, fmt.Errorf("%w: snapshot %q: %v", store.ErrCorrupt, name, err)
+	}
+	return sn, nil
+}

@@ -1,0 +1,372 @@
+package portable
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/day1ai/day1/internal/reccodec"
+	"github.com/day1ai/day1/internal/vecmath"
+	"github.com/day1ai/day1/store"
+	"github.com/day1ai/day1/store/driver"
+)
+
+// Put writes a batch of records atomically.
+func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record, opts store.PutOptions) ([]store.PutResult, error) {
+	if len(recs) > store.MaxBatch {
+		return nil, store.Invalid("records", fmt.Sprintf("a batch holds at most %d records", store.MaxBatch), len(recs))
+	}
+	if opts.DedupeThreshold < 0 || opts.DedupeThreshold > 1 {
+		return nil, store.Invalid("PutOptions.DedupeThreshold", "must be between 0 (off) and 1", opts.DedupeThreshold)
+	}
+	type rk struct {
+		kind store.Kind
+		id   string
+	}
+	seen := make(map[rk]bool, len(recs))
+	for i, r := range recs {
+		if r == nil {
+			return nil, store.AtIndex(store.ValidateRecord(nil, 0), "records", i)
+		}
+		k := rk{r.RecordKind(), r.RecordID()}
+		if seen[k] {
+			return nil, store.Invalid("records", fmt.Sprintf("record %d repeats %s; a batch may hold each record once", i, store.RefOf(r)), nil)
+		}
+		seen[k] = true
+	}
+	var results []store.PutResult
+	err := s.update(ctx, func(st *state, w driver.Writer) error {
+		b, err := st.writable(branchName)
+		if err != nil {
+			return err
+		}
+		dims, err := s.dims(ctx, st)
+		if err != nil {
+			return err
+		}
+		fixed := dims
+		if dims == 0 {
+			for _, r := range recs {
+				if emb := store.EmbeddingOf(r); len(emb) > 0 {
+					dims = len(emb)
+					break
+				}
+			}
+		}
+		for i, r := range recs {
+			if err := store.ValidateRecord(r, dims); err != nil {
+				return store.AtIndex(err, "records", i)
+			}
+		}
+		p := &putter{s: s, st: st, w: w, b: b, head: st.head(b), threshold: opts.DedupeThreshold}
+		stamp := opts.Now
+		if stamp.IsZero() {
+			stamp = s.stamp(w)
+		}
+		results = make([]store.PutResult, len(recs))
+		for i, r := range recs {
+			at := store.BatchTime(stamp, i, len(recs))
+			if results[i], err = p.put(ctx, r, at, opts.GeneratedIDs); err != nil {
+				return err
+			}
+		}
+		if len(p.rows) == 0 {
+			return nil
+		}
+		if err := w.Put(ctx, p.rows...); err != nil {
+			return err
+		}
+		if fixed == 0 && p.sized {
+			if err := w.PutItem(ctx, collMeta, "dims", []byte(strconv.Itoa(dims))); err != nil {
+				return err
+			}
+		}
+		return touch(ctx, w, b)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return results, nil
+}
+
+// dims returns the length of the embeddings the store holds, 0 before the first.
+func (s *Store) dims(ctx context.Context, st *state) (int, error) {
+	if s.opts.Dimensions > 0 {
+		return s.opts.Dimensions, nil
+	}
+	data, ok, err := st.r.Item(ctx, collMeta, "dims")
+	if err != nil || !ok {
+		return 0, err
+	}
+	n, err := strconv.Atoi(string(data))
+	if err != nil {
+		return 0, fmt.Errorf("%w: the embedding length %q: %v", store.ErrCorrupt, data, err)
+	}
+	return n, nil
+}
+
+// touch moves a branch's Head to the pending commit: its records changed.
+func touch(ctx context.Context, w driver.Writer, b *branch) error {
+	b.info.Head = uint64(w.Pending().Seq)
+	_, err := putBranch(ctx, w, b)
+	return err
+}
+
+// putter is one Put under way: the rows it writes, and what it has read of the live
+// facts for the near-duplicate check.
+type putter struct {
+	s         *Store
+	st        *state
+	w         driver.Writer
+	b         *branch
+	head      view
+	threshold float64
+	rows      []driver.Row
+	sized     bool
+	// written holds the records of the batch written so far, by kind and id: the
+	// batch sees its own records before the driver has them.
+	written map[store.Ref]store.Record
+	facts   *liveFacts // nil until a new fact needs the check
+}
+
+// liveFacts are the live facts of the branch, for the near-duplicate check.
+type liveFacts struct {
+	byText map[string]string // NormText → id
+	vecs   map[string][]float32
+	facts  map[string]store.Fact
+}
+
+func (p *putter) current(ctx context.Context, kind store.Kind, id string) (store.Record, error) {
+	if r, ok := p.written[store.Ref{Kind: kind, ID: id}]; ok {
+		return r, nil
+	}
+	return p.head.get(ctx, kind, id)
+}
+
+func (p *putter) write(r store.Record) {
+	text, emb := reccodec.Split(r)
+	p.rows = append(p.rows, driver.Row{Kind: r.RecordKind(), ID: r.RecordID(), Branch: p.b.id, Data: text, Vector: emb})
+	p.sized = p.sized || len(emb) > 0
+	if p.written == nil {
+		p.written = map[store.Ref]store.Record{}
+	}
+	p.written[store.RefOf(r)] = r
+	if f, ok := r.(store.Fact); ok && p.facts != nil {
+		p.facts.set(f)
+	}
+}
+
+func (p *putter) delete(kind store.Kind, id string) {
+	p.rows = append(p.rows, driver.Row{Kind: kind, ID: id, Branch: p.b.id, Deleted: true})
+	if p.written == nil {
+		p.written = map[store.Ref]store.Record{}
+	}
+	p.written[store.Ref{Kind: kind, ID: id}] = nil
+}
+
+func (p *putter) put(ctx context.Context, r store.Record, at time.Time, generated map[string]bool) (store.PutResult, error) {
+	kind, id := r.RecordKind(), r.RecordID()
+	fresh := kind == store.KindFact && generated[id]
+	var cur store.Record
+	if !fresh {
+		var err error
+		if cur, err = p.current(ctx, kind, id); err != nil {
+			return store.PutResult{}, err
+		}
+	}
+	in := r
+	r = store.WithBranch(store.Clone(r), p.b.info.Name)
+	if cur != nil {
+		if store.SameContent(store.StampLike(r, cur), cur) {
+			return store.PutResult{Record: cur, Outcome: store.Deduplicated}, nil
+		}
+		r = store.KeepCreated(store.WithDefaults(r, at), cur, r.RecordTime().IsZero())
+		p.write(r)
+		return store.PutResult{Record: result(r, in), Outcome: store.Updated}, nil
+	}
+	r = store.WithDefaults(r, at)
+	res, err := p.decideNew(ctx, r, in)
+	if err != nil || kind != store.KindFact {
+		return res, err
+	}
+	var alias *store.Alias
+	if !fresh {
+		a, err := p.current(ctx, store.KindAlias, id)
+		if err != nil {
+			return res, err
+		}
+		if a != nil {
+			x := a.(store.Alias)
+			alias = &x
+		}
+	}
+	aw, del := store.AliasAfterPut(&res, id, alias, generated, at, p.b.info.Name)
+	switch {
+	case aw != nil:
+		p.write(*aw)
+	case del:
+		p.delete(store.KindAlias, id)
+	}
+	return res, nil
+}
+
+// decideNew writes a record no live record holds the id of: a fact whose text a live
+// fact has is deduplicated, one a live fact's embedding is near enough to supersedes
+// it, others are created.
+func (p *putter) decideNew(ctx context.Context, r, in store.Record) (store.PutResult, error) {
+	f, ok := r.(store.Fact)
+	if !ok || !f.Status.Live() {
+		p.write(r)
+		return store.PutResult{Record: result(r, in), Outcome: store.Created}, nil
+	}
+	lf, err := p.liveFacts(ctx)
+	if err != nil {
+		return store.PutResult{}, err
+	}
+	was, sim, sameText := lf.nearest(f, p.threshold)
+	if was == nil {
+		p.write(f)
+		return store.PutResult{Record: result(f, in), Outcome: store.Created}, nil
+	}
+	if sameText {
+		return store.PutResult{Record: *was, Outcome: store.Deduplicated, Replaced: was.ID, Similarity: sim}, nil
+	}
+	old, nf := store.Supersede(*was, f)
+	p.write(old)
+	p.write(nf)
+	return store.PutResult{Record: result(nf, in), Outcome: store.Superseded, Replaced: old.ID, Similarity: sim}, nil
+}
+
+func (p *putter) liveFacts(ctx context.Context) (*liveFacts, error) {
+	if p.facts != nil {
+		return p.facts, nil
+	}
+	lf := &liveFacts{byText: map[string]string{}, vecs: map[string][]float32{}, facts: map[string]store.Fact{}}
+	err := p.head.each(ctx, store.KindFact, func(r store.Record) error {
+		if _, ok := p.written[store.RefOf(r)]; !ok {
+			lf.set(r.(store.Fact))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for ref, r := range p.written {
+		if f, ok := r.(store.Fact); ok && ref.Kind == store.KindFact {
+			lf.set(f)
+		}
+	}
+	p.facts = lf
+	return lf, nil
+}
+
+func (lf *liveFacts) set(f store.Fact) {
+	if old, ok := lf.facts[f.ID]; ok {
+		if t := store.NormText(old.Text); lf.byText[t] == f.ID {
+			delete(lf.byText, t)
+		}
+		delete(lf.vecs, f.ID)
+		delete(lf.facts, f.ID)
+	}
+	if !f.Status.Live() {
+		return
+	}
+	lf.facts[f.ID] = f
+	t := store.NormText(f.Text)
+	if prev, ok := lf.byText[t]; !ok || f.ID < prev {
+		lf.byText[t] = f.ID
+	}
+	if len(f.Embedding) > 0 {
+		lf.vecs[f.ID] = f.Embedding
+	}
+}
+
+// nearest returns the live fact with f's text, else the one whose embedding is most
+// similar to f's with a cosine of at least threshold (0: off), nil for none.
+func (lf *liveFacts) nearest(f store.Fact, threshold float64) (was *store.Fact, sim float64, sameText bool) {
+	if id, ok := lf.byText[store.NormText(f.Text)]; ok {
+		x := lf.facts[id]
+		return &x, 1, true
+	}
+	if threshold <= 0 || len(f.Embedding) == 0 {
+		return nil, 0, false
+	}
+	best := ""
+	for id, v := range lf.vecs {
+		if len(v) != len(f.Embedding) {
+			continue
+		}
+		c := float64(vecmath.Cosine(f.Embedding, v))
+		if c >= threshold && (c > sim || c == sim && id < best) {
+			best, sim = id, c
+		}
+	}
+	if best == "" {
+		return nil, 0, false
+	}
+	x := lf.facts[best]
+	return &x, sim, false
+}
+
+// result returns the record written as a caller sees it: with the caller's embedding
+// and metadata.
+func result(r, in store.Record) store.Record {
+	switch v := r.(type) {
+	case store.Fact:
+		if w, ok := in.(store.Fact); ok {
+			v.Embedding, v.Metadata = w.Embedding, w.Metadata
+			return v
+		}
+	case store.Observation:
+		if w, ok := in.(store.Observation); ok {
+			v.Embedding, v.Metadata = w.Embedding, w.Metadata
+			return v
+		}
+	}
+	return r
+}
+
+// Delete writes deletion markers for records on a branch.
+func (s *Store) Delete(ctx context.Context, branchName string, refs []store.Ref) error {
+	if err := store.ValidateDeletes(refs); err != nil {
+		return err
+	}
+	return s.update(ctx, func(st *state, w driver.Writer) error {
+		b, err := st.writable(branchName)
+		if err != nil {
+			return err
+		}
+		head := st.head(b)
+		live := func(kind store.Kind, id string) (bool, error) {
+			row, ok, err := head.resolve(ctx, kind, id)
+			return ok && !row.Deleted, err
+		}
+		seen := map[store.Ref]bool{}
+		rows := make([]driver.Row, 0, len(refs))
+		for _, r := range refs {
+			k := r
+			has, err := live(k.Kind, k.ID)
+			if err != nil {
+				return err
+			}
+			if !has && k.Kind == store.KindFact {
+				// The caller's id of a deduplicated fact: the alias goes, the fact stays.
+				if a, err := live(store.KindAlias, k.ID); err != nil {
+					return err
+				} else if a {
+					k.Kind, has = store.KindAlias, true
+				}
+			}
+			if !has || seen[k] {
+				return fmt.Errorf("%w: %s on branch %q", store.ErrNotFound, r, branchName)
+			}
+			seen[k] = true
+			rows = append(rows, driver.Row{Kind: k.Kind, ID: k.ID, Branch: b.id, Deleted: true})
+		}
+		if err := w.Put(ctx, rows...); err != nil {
+			return err
+		}
+		return touch(ctx, w, b)
+	})
+}

@@ -1,0 +1,558 @@
+// Package sqlite is a driver (package store/driver) that keeps a memory in one SQLite
+// database file, through modernc.org/sqlite: SQLite compiled to pure Go, so the module
+// still builds without cgo for every platform it supports.
+//
+// Any number of processes open one file at once. SQLite's write-ahead log lets readers
+// go on while one writer commits; writers take turns on the database's write lock,
+// waiting up to Options.LockTimeout (and no longer than the caller's context) instead of
+// being refused. Each Update begins with the write lock held, so it decides on every
+// commit made before it, in this process or another. Opening costs the same at any size:
+// nothing is read until it is asked for.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/day1ai/day1/store"
+	"github.com/day1ai/day1/store/driver"
+)
+
+// FileName is the name of the database file in a memory's folder.
+const FileName = "memory.db"
+
+// appID marks a day1 memory in the database header (PRAGMA application_id): "day1".
+const appID = 0x64617931
+
+// formatVersion is the version of the tables this package writes (PRAGMA user_version).
+const formatVersion = 1
+
+// DefaultLockTimeout is how long an Update waits for the write lock by default.
+const DefaultLockTimeout = 30 * time.Second
+
+// Options configure a driver.
+type Options struct {
+	// LockTimeout bounds the wait for the write lock another process holds (0:
+	// DefaultLockTimeout). The caller's context can end the wait sooner.
+	LockTimeout time.Duration
+	// ReadOnly opens the memory for reading only: Update fails with
+	// store.ErrReadOnly, and a missing memory is store.ErrNotFound.
+	ReadOnly bool
+	// NoSync leaves the syncing of commits to the operating system: a crash of the
+	// machine (not of the process) may lose the last commits, never tear one.
+	NoSync bool
+}
+
+// Driver is a memory in a SQLite database. It is safe for concurrent use.
+type Driver struct {
+	path string
+	opts Options
+	rdb  *sql.DB // reads: deferred transactions
+	wdb  *sql.DB // writes: one connection, immediate transactions
+	wmu  chan struct{}
+
+	closeOnce sync.Once
+}
+
+var _ driver.Driver = (*Driver)(nil)
+
+// Open opens the memory in folder dir, creating the folder and the database unless
+// opts.ReadOnly.
+func Open(ctx context.Context, dir string, opts Options) (*Driver, error) {
+	if opts.LockTimeout < 0 {
+		return nil, store.Invalid("Options.LockTimeout", "must not be negative", opts.LockTimeout)
+	}
+	if opts.LockTimeout == 0 {
+		opts.LockTimeout = DefaultLockTimeout
+	}
+	if dir == "" {
+		return nil, store.Invalid("Options.Path", "names the folder of a memory; it is empty", dir)
+	}
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return nil, store.Invalid("Options.Path", "is a file; a memory is a folder: name a new or empty folder, or the folder of a memory", dir)
+	}
+	path := filepath.Join(dir, FileName)
+	if opts.ReadOnly {
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%w: no memory at %s", store.ErrNotFound, dir)
+		}
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("day1: sqlite: %w", err)
+	}
+	d := &Driver{path: path, opts: opts, wmu: make(chan struct{}, 1)}
+	var err error
+	if d.rdb, err = sql.Open("sqlite", d.dsn(false)); err != nil {
+		return nil, fmt.Errorf("day1: sqlite: %w", err)
+	}
+	if !opts.ReadOnly {
+		if d.wdb, err = sql.Open("sqlite", d.dsn(true)); err != nil {
+			d.rdb.Close()
+			return nil, fmt.Errorf("day1: sqlite: %w", err)
+		}
+		d.wdb.SetMaxOpenConns(1)
+		d.wdb.SetConnMaxIdleTime(0)
+	}
+	if err := d.setup(ctx); err != nil {
+		d.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// dsn is the connection string of the reading or the writing pool.
+func (d *Driver) dsn(write bool) string {
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", d.opts.LockTimeout.Milliseconds()))
+	q.Add("_pragma", "foreign_keys(0)")
+	if d.opts.NoSync {
+		q.Add("_pragma", "synchronous(off)")
+	} else {
+		q.Add("_pragma", "synchronous(normal)")
+	}
+	if d.opts.ReadOnly {
+		q.Set("mode", "ro")
+	}
+	if write {
+		q.Set("_txlock", "immediate")
+	}
+	return "file:" + (&url.URL{Path: d.path}).EscapedPath() + "?" + q.Encode()
+}
+
+const schema = `
+CREATE TABLE IF NOT EXISTS commits (seq INTEGER PRIMARY KEY, at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS branches (
+	id INTEGER PRIMARY KEY AUTOINCREMENT,
+	name TEXT NOT NULL UNIQUE,
+	parent INTEGER NOT NULL,
+	fork_seq INTEGER NOT NULL,
+	data BLOB
+);
+CREATE TABLE IF NOT EXISTS rows (
+	br INTEGER NOT NULL,
+	kind TEXT NOT NULL,
+	id TEXT NOT NULL,
+	seq INTEGER NOT NULL,
+	until INTEGER NOT NULL,
+	del INTEGER NOT NULL,
+	data BLOB,
+	vec BLOB,
+	PRIMARY KEY (br, kind, id, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS items (
+	coll TEXT NOT NULL,
+	id TEXT NOT NULL,
+	data BLOB,
+	PRIMARY KEY (coll, id)
+) WITHOUT ROWID;
+`
+
+// setup checks that the file is a day1 memory of a format this package reads, and
+// makes the tables of a new one.
+func (d *Driver) setup(ctx context.Context) error {
+	var app, ver int64
+	if err := d.rdb.QueryRowContext(ctx, "PRAGMA application_id").Scan(&app); err != nil {
+		return d.openError(err)
+	}
+	if err := d.rdb.QueryRowContext(ctx, "PRAGMA user_version").Scan(&ver); err != nil {
+		return d.openError(err)
+	}
+	switch {
+	case app == appID && ver > formatVersion:
+		return fmt.Errorf("%w: %s was written by a newer day1 (format %d; this one reads %d): upgrade day1",
+			store.ErrNotSupported, d.path, ver, formatVersion)
+	case app == appID:
+		return nil
+	case app != 0:
+		return store.Invalid("Options.Path", "holds a SQLite database that is not a day1 memory", d.path)
+	}
+	// application_id 0: a new file, or someone else's database.
+	var tables int
+	if err := d.rdb.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&tables); err != nil {
+		return d.openError(err)
+	}
+	if tables > 0 {
+		return store.Invalid("Options.Path", "holds a SQLite database that is not a day1 memory", d.path)
+	}
+	if d.opts.ReadOnly {
+		return fmt.Errorf("%w: no memory at %s", store.ErrNotFound, filepath.Dir(d.path))
+	}
+	if _, err := d.wdb.ExecContext(ctx, "PRAGMA journal_mode=WAL"); err != nil {
+		return d.openError(err)
+	}
+	tx, err := d.wdb.BeginTx(ctx, nil)
+	if err != nil {
+		return d.openError(err)
+	}
+	defer tx.Rollback()
+	// Another process may have made the tables since the check above.
+	if err := tx.QueryRowContext(ctx, "PRAGMA application_id").Scan(&app); err != nil {
+		return d.openError(err)
+	}
+	if app == appID {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, schema); err != nil {
+		return d.openError(err)
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id=%d; PRAGMA user_version=%d", appID, formatVersion)); err != nil {
+		return d.openError(err)
+	}
+	return d.openError(tx.Commit())
+}
+
+// openError wraps an error met opening the file with what to do about it.
+func (d *Driver) openError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT:
+			return fmt.Errorf("%w: %s is damaged or not a database (%v); restore it from a copy or a bundle", store.ErrCorrupt, d.path, err)
+		case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM:
+			return fmt.Errorf("%w: cannot write %s (%v); check the folder's permissions or open it read-only", store.ErrReadOnly, d.path, err)
+		}
+	}
+	return d.fail(err)
+}
+
+// fail wraps an error of the database: a busy one is store.ErrLocked, a cancelled
+// context its own error.
+func (d *Driver) fail(err error) error {
+	if err == nil {
+		return nil
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+			return fmt.Errorf("%w: %s: another process held the write lock for %s (Options.LockTimeout)", store.ErrLocked, d.path, d.opts.LockTimeout)
+		case sqlite3.SQLITE_FULL:
+			return fmt.Errorf("day1: sqlite: the disk of %s is full; nothing of this write was kept: %w", d.path, err)
+		case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
+			return fmt.Errorf("%w: %s: %v", store.ErrCorrupt, d.path, err)
+		}
+	}
+	return fmt.Errorf("day1: sqlite: %w", err)
+}
+
+// Close closes the database. Later calls fail.
+func (d *Driver) Close() error {
+	var err error
+	d.closeOnce.Do(func() {
+		if d.wdb != nil {
+			err = d.wdb.Close()
+		}
+		if e := d.rdb.Close(); err == nil {
+			err = e
+		}
+	})
+	return err
+}
+
+// Path is the database file.
+func (d *Driver) Path() string { return d.path }
+
+// Read calls fn in a read transaction: a snapshot of the latest commit.
+func (d *Driver) Read(ctx context.Context, fn func(driver.Reader) error) error {
+	tx, err := d.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return d.fail(err)
+	}
+	defer tx.Rollback()
+	r := &reader{d: d, q: tx}
+	if err := r.loadHead(ctx); err != nil {
+		return err
+	}
+	return fn(r)
+}
+
+// Update calls fn in a write transaction, with the database's write lock held, and
+// commits what it wrote.
+func (d *Driver) Update(ctx context.Context, fn func(driver.Writer) error) error {
+	if d.opts.ReadOnly {
+		return fmt.Errorf("%w: %s was opened read-only", store.ErrReadOnly, d.path)
+	}
+	select {
+	case d.wmu <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-d.wmu }()
+	tx, err := d.wdb.BeginTx(ctx, nil)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return d.fail(err)
+	}
+	defer tx.Rollback()
+	w := &writer{reader: reader{d: d, q: tx}}
+	if err := w.loadHead(ctx); err != nil {
+		return err
+	}
+	w.pending = driver.Commit{Seq: w.head.Seq + 1, At: nextInstant(w.head.At)}
+	if err := fn(w); err != nil {
+		return err
+	}
+	if !w.dirty {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, "INSERT INTO commits(seq, at) VALUES (?, ?)", w.pending.Seq, w.pending.At.UnixNano()); err != nil {
+		return d.fail(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return d.fail(err)
+	}
+	return nil
+}
+
+// nextInstant returns the instant of a commit after one at last: now, or a
+// nanosecond after last when the clock has not moved past it.
+func nextInstant(last time.Time) time.Time {
+	now := time.Now().UTC().Round(0)
+	if !now.After(last) {
+		now = last.Add(time.Nanosecond)
+	}
+	return now
+}
+
+// queryer is what a reader needs of a transaction.
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+type reader struct {
+	d    *Driver
+	q    queryer
+	head driver.Commit
+}
+
+func (r *reader) loadHead(ctx context.Context) error {
+	var seq, at int64
+	err := r.q.QueryRowContext(ctx, "SELECT seq, at FROM commits ORDER BY seq DESC LIMIT 1").Scan(&seq, &at)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		r.head = driver.Commit{}
+	case err != nil:
+		return r.d.fail(err)
+	default:
+		r.head = driver.Commit{Seq: seq, At: time.Unix(0, at).UTC()}
+	}
+	return nil
+}
+
+func (r *reader) Head() driver.Commit { return r.head }
+
+func (r *reader) CommitAt(ctx context.Context, t time.Time) (driver.Commit, error) {
+	var seq, at int64
+	err := r.q.QueryRowContext(ctx, "SELECT seq, at FROM commits WHERE at <= ? AND seq <= ? ORDER BY seq DESC LIMIT 1",
+		t.UnixNano(), r.head.Seq).Scan(&seq, &at)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return driver.Commit{}, nil
+	case err != nil:
+		return driver.Commit{}, r.d.fail(err)
+	}
+	return driver.Commit{Seq: seq, At: time.Unix(0, at).UTC()}, nil
+}
+
+func (r *reader) CommitOf(ctx context.Context, seq int64) (driver.Commit, error) {
+	var at int64
+	err := r.q.QueryRowContext(ctx, "SELECT at FROM commits WHERE seq = ? AND seq <= ?", seq, r.head.Seq).Scan(&at)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return driver.Commit{}, nil
+	case err != nil:
+		return driver.Commit{}, r.d.fail(err)
+	}
+	return driver.Commit{Seq: seq, At: time.Unix(0, at).UTC()}, nil
+}
+
+func (r *reader) Branches(ctx context.Context) ([]driver.BranchRow, error) {
+	rows, err := r.q.QueryContext(ctx, "SELECT id, name, parent, fork_seq, data FROM branches ORDER BY id")
+	if err != nil {
+		return nil, r.d.fail(err)
+	}
+	defer rows.Close()
+	var out []driver.BranchRow
+	for rows.Next() {
+		var b driver.BranchRow
+		if err := rows.Scan(&b.ID, &b.Name, &b.Parent, &b.ForkSeq, &b.Data); err != nil {
+			return nil, r.d.fail(err)
+		}
+		out = append(out, b)
+	}
+	return out, r.d.fail(rows.Err())
+}
+
+func (r *reader) Row(ctx context.Context, kind store.Kind, id string, branch, at int64) (driver.Row, bool, error) {
+	row := driver.Row{Kind: kind, ID: id, Branch: branch}
+	var del int
+	err := r.q.QueryRowContext(ctx,
+		"SELECT seq, until, del, data, vec FROM rows WHERE br = ? AND kind = ? AND id = ? AND seq <= ? ORDER BY seq DESC LIMIT 1",
+		branch, string(kind), id, at).Scan(&row.Seq, &row.Until, &del, &row.Data, &row.Vector)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return driver.Row{}, false, nil
+	case err != nil:
+		return driver.Row{}, false, r.d.fail(err)
+	}
+	row.Deleted = del != 0
+	return row, row.Until > at, nil
+}
+
+func (r *reader) Rows(ctx context.Context, kind store.Kind, branch, at int64, fn func(driver.Row) error) error {
+	rows, err := r.q.QueryContext(ctx,
+		"SELECT id, seq, until, del, data, vec FROM rows WHERE br = ? AND kind = ? AND seq <= ? AND until > ? ORDER BY id",
+		branch, string(kind), at, at)
+	if err != nil {
+		return r.d.fail(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		row := driver.Row{Kind: kind, Branch: branch}
+		var del int
+		if err := rows.Scan(&row.ID, &row.Seq, &row.Until, &del, &row.Data, &row.Vector); err != nil {
+			return r.d.fail(err)
+		}
+		row.Deleted = del != 0
+		if err := fn(row); err != nil {
+			return err
+		}
+	}
+	return r.d.fail(rows.Err())
+}
+
+func (r *reader) Item(ctx context.Context, coll, id string) ([]byte, bool, error) {
+	var data []byte
+	err := r.q.QueryRowContext(ctx, "SELECT data FROM items WHERE coll = ? AND id = ?", coll, id).Scan(&data)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, false, nil
+	case err != nil:
+		return nil, false, r.d.fail(err)
+	}
+	return data, true, nil
+}
+
+func (r *reader) Items(ctx context.Context, coll string, fn func(id string, data []byte) error) error {
+	rows, err := r.q.QueryContext(ctx, "SELECT id, data FROM items WHERE coll = ? ORDER BY id", coll)
+	if err != nil {
+		return r.d.fail(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var data []byte
+		if err := rows.Scan(&id, &data); err != nil {
+			return r.d.fail(err)
+		}
+		if err := fn(id, data); err != nil {
+			return err
+		}
+	}
+	return r.d.fail(rows.Err())
+}
+
+type writer struct {
+	reader
+	pending driver.Commit
+	dirty   bool
+	end     *sql.Stmt
+	put     *sql.Stmt
+}
+
+func (w *writer) Pending() driver.Commit { return w.pending }
+
+// Head of a writer is the pending commit once something is written, so that its
+// reads see its own writes.
+func (w *writer) Head() driver.Commit {
+	if w.dirty {
+		return w.pending
+	}
+	return w.head
+}
+
+func (w *writer) Row(ctx context.Context, kind store.Kind, id string, branch, at int64) (driver.Row, bool, error) {
+	return w.reader.Row(ctx, kind, id, branch, at)
+}
+
+func (w *writer) Put(ctx context.Context, rows ...driver.Row) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	tx := w.q.(*sql.Tx)
+	var err error
+	if w.end == nil {
+		if w.end, err = tx.PrepareContext(ctx, "UPDATE rows SET until = ? WHERE br = ? AND kind = ? AND id = ? AND until = ?"); err != nil {
+			return w.d.fail(err)
+		}
+		if w.put, err = tx.PrepareContext(ctx, "INSERT OR REPLACE INTO rows (br, kind, id, seq, until, del, data, vec) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"); err != nil {
+			return w.d.fail(err)
+		}
+	}
+	seq := w.pending.Seq
+	for _, r := range rows {
+		if _, err := w.end.ExecContext(ctx, seq, r.Branch, string(r.Kind), r.ID, driver.Never); err != nil {
+			return w.d.fail(err)
+		}
+		del := 0
+		if r.Deleted {
+			del = 1
+		}
+		if _, err := w.put.ExecContext(ctx, r.Branch, string(r.Kind), r.ID, seq, driver.Never, del, r.Data, r.Vector); err != nil {
+			return w.d.fail(err)
+		}
+	}
+	w.dirty = true
+	return nil
+}
+
+func (w *writer) PutBranch(ctx context.Context, b driver.BranchRow) (int64, error) {
+	w.dirty = true
+	if b.ID == 0 {
+		res, err := w.q.ExecContext(ctx, "INSERT INTO branches (name, parent, fork_seq, data) VALUES (?, ?, ?, ?)", b.Name, b.Parent, b.ForkSeq, b.Data)
+		if err != nil {
+			return 0, w.d.fail(err)
+		}
+		id, err := res.LastInsertId()
+		return id, w.d.fail(err)
+	}
+	_, err := w.q.ExecContext(ctx, "UPDATE branches SET name = ?, parent = ?, fork_seq = ?, data = ? WHERE id = ?", b.Name, b.Parent, b.ForkSeq, b.Data, b.ID)
+	return b.ID, w.d.fail(err)
+}
+
+func (w *writer) DeleteBranch(ctx context.Context, id int64) error {
+	w.dirty = true
+	if _, err := w.q.ExecContext(ctx, "DELETE FROM rows WHERE br = ?", id); err != nil {
+		return w.d.fail(err)
+	}
+	_, err := w.q.ExecContext(ctx, "DELETE FROM branches WHERE id = ?", id)
+	return w.d.fail(err)
+}
+
+func (w *writer) PutItem(ctx context.Context, coll, id string, data []byte) error {
+	w.dirty = true
+	_, err := w.q.ExecContext(ctx, "INSERT OR REPLACE INTO items (coll, id, data) VALUES (?, ?, ?)", coll, id, data)
+	return w.d.fail(err)
+}
+
+func (w *writer) DeleteItem(ctx context.Context, coll, id string) error {
+	w.dirty = true
+	_, err := w.q.ExecContext(ctx, "DELETE FROM items WHERE coll = ? AND id = ?", coll, id)
+	return w.d.fail(err)
+}

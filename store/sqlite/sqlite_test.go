@@ -1,0 +1,196 @@
+package sqlite_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/day1ai/day1/store"
+	"github.com/day1ai/day1/store/sqlite"
+)
+
+// TestTwoOpenersShareOneMemory opens one folder twice, as two processes would (each
+// opener has its own connections, and SQLite locks the file across processes the
+// same way): writers on both take turns and every write lands once, and each sees
+// the other's commits without reopening.
+func TestTwoOpenersShareOneMemory(t *testing.T) {
+	dir := t.TempDir()
+	a := open(t, dir, sqlite.Options{NoSync: true})
+	defer a.Close()
+	b := open(t, dir, sqlite.Options{NoSync: true})
+	defer b.Close()
+	ctx := context.Background()
+
+	const per = 25
+	var wg sync.WaitGroup
+	errs := make(chan error, 2*per)
+	for w, s := range []store.Store{a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range per {
+				f := store.Fact{ID: fmt.Sprintf("w%d-%d", w, i), Text: fmt.Sprintf("writer %d wrote fact number %d", w, i)}
+				if _, err := s.Put(ctx, store.DefaultBranch, []store.Record{f}, store.PutOptions{}); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("Put: %v", err)
+	}
+	for name, s := range map[string]store.Store{"a": a, "b": b} {
+		facts, err := s.List(ctx, store.View{}, store.ListQuery{Kind: store.KindFact})
+		if err != nil {
+			t.Fatalf("%s: List: %v", name, err)
+		}
+		if len(facts) != 2*per {
+			t.Errorf("%s sees %d facts; want %d", name, len(facts), 2*per)
+		}
+	}
+	// A duplicate decided on one opener counts the other's writes.
+	res, err := b.Put(ctx, store.DefaultBranch, []store.Record{store.Fact{ID: "again", Text: "writer 0 wrote fact number 3"}}, store.PutOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].Outcome != store.Deduplicated || res[0].Replaced != "w0-3" {
+		t.Errorf("Put of a's text on b: %s replacing %q; want deduplicated replacing w0-3", res[0].Outcome, res[0].Replaced)
+	}
+}
+
+// TestWriteLockTimeout holds the write lock from outside and checks that a write
+// waits for it, then fails with store.ErrLocked, and that a cancelled context ends
+// the wait sooner.
+func TestWriteLockTimeout(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir, sqlite.Options{NoSync: true, LockTimeout: 200 * time.Millisecond})
+	defer s.Close()
+	holder, err := sql.Open("sqlite", "file:"+filepath.Join(dir, sqlite.FileName)+"?_txlock=immediate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	tx, err := holder.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	ctx := context.Background()
+	f := []store.Record{store.Fact{ID: "f", Text: "blocked"}}
+	start := time.Now()
+	_, err = s.Put(ctx, store.DefaultBranch, f, store.PutOptions{})
+	if !errors.Is(err, store.ErrLocked) {
+		t.Fatalf("Put while the lock is held: %v; want ErrLocked", err)
+	}
+	if waited := time.Since(start); waited < 150*time.Millisecond {
+		t.Errorf("Put gave up after %v; want it to wait about the 200ms lock timeout", waited)
+	}
+	// Reads go on while the lock is held.
+	if _, err := s.List(ctx, store.View{}, store.ListQuery{Kind: store.KindFact}); err != nil {
+		t.Errorf("List while the write lock is held: %v", err)
+	}
+	tx.Rollback()
+	if _, err := s.Put(ctx, store.DefaultBranch, f, store.PutOptions{}); err != nil {
+		t.Errorf("Put after the lock was let go: %v", err)
+	}
+}
+
+// TestOpenRefuses checks the typed errors of paths that are no day1 memory, a memory
+// of a newer format, and a read-only open of a missing memory; none changes a file.
+func TestOpenRefuses(t *testing.T) {
+	ctx := context.Background()
+	t.Run("a file, not a folder", func(t *testing.T) {
+		p := filepath.Join(t.TempDir(), "file")
+		os.WriteFile(p, []byte("x"), 0o644)
+		_, err := sqlite.Open(ctx, p, sqlite.Options{})
+		var ve *store.ValidationError
+		if !errors.As(err, &ve) || ve.Field != "Options.Path" {
+			t.Errorf("Open(file) = %v; want a *ValidationError on Options.Path", err)
+		}
+	})
+	t.Run("not a database", func(t *testing.T) {
+		dir := t.TempDir()
+		junk := []byte("this is not a database, but someone's notes about a database file")
+		os.WriteFile(filepath.Join(dir, sqlite.FileName), junk, 0o644)
+		_, err := sqlite.Open(ctx, dir, sqlite.Options{})
+		if !errors.Is(err, store.ErrCorrupt) {
+			t.Errorf("Open over a text file = %v; want ErrCorrupt", err)
+		}
+		if got, _ := os.ReadFile(filepath.Join(dir, sqlite.FileName)); string(got) != string(junk) {
+			t.Errorf("the file was changed")
+		}
+	})
+	t.Run("another program's database", func(t *testing.T) {
+		dir := t.TempDir()
+		db, err := sql.Open("sqlite", filepath.Join(dir, sqlite.FileName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec("CREATE TABLE notes (body TEXT)"); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		_, err = sqlite.Open(ctx, dir, sqlite.Options{})
+		var ve *store.ValidationError
+		if !errors.As(err, &ve) {
+			t.Errorf("Open over another database = %v; want a *ValidationError", err)
+		}
+	})
+	t.Run("newer format", func(t *testing.T) {
+		dir := t.TempDir()
+		d, err := sqlite.Open(ctx, dir, sqlite.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Close()
+		db, err := sql.Open("sqlite", filepath.Join(dir, sqlite.FileName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec("PRAGMA user_version = 99"); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		_, err = sqlite.Open(ctx, dir, sqlite.Options{})
+		if !errors.Is(err, store.ErrNotSupported) {
+			t.Errorf("Open of format 99 = %v; want ErrNotSupported", err)
+		}
+	})
+	t.Run("read-only, missing", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "none")
+		_, err := sqlite.Open(ctx, dir, sqlite.Options{ReadOnly: true})
+		if !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("read-only Open of a missing memory = %v; want ErrNotFound", err)
+		}
+		if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("the read-only open made the folder")
+		}
+	})
+}
+
+// TestReadOnly reads a memory another opener writes, and refuses writes.
+func TestReadOnly(t *testing.T) {
+	dir := t.TempDir()
+	w := open(t, dir, sqlite.Options{NoSync: true})
+	defer w.Close()
+	r := open(t, dir, sqlite.Options{ReadOnly: true})
+	defer r.Close()
+	ctx := context.Background()
+	if _, err := w.Put(ctx, store.DefaultBranch, []store.Record{store.Fact{ID: "f", Text: "seen by the reader"}}, store.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Get(ctx, store.View{}, store.FactRef("f")); err != nil {
+		t.Errorf("the reader does not see the writer's fact: %v", err)
+	}
+	if _, err := r.Put(ctx, store.DefaultBranch, []store.Record{store.Fact{ID: "g", Text: "x"}}, store.PutOptions{}); !errors.Is(err, store.ErrReadOnly) {
+		t.Errorf("Put on a read-only store = %v; want ErrReadOnly", err)
+	}
+}
