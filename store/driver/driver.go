@@ -37,6 +37,7 @@ type Commit struct {
 
 // Row is one version of one record on one branch.
 type Row struct {
+	RID     int64 // the driver's number for the row, from 1, never reused; set on reads
 	Kind    store.Kind
 	ID      string
 	Branch  int64 // the BranchRow.ID of its branch
@@ -48,6 +49,34 @@ type Row struct {
 	Data []byte
 	// Vector is the record's embedding as little-endian float32s, nil without one.
 	Vector []byte
+	// Index is what the portable store searches the row by, kept beside it.
+	Index Index
+}
+
+// Index is what the portable store finds a row by without reading it: the driver
+// keeps it with the row and returns it in Meta, and Postings lists the rows by the
+// terms of their search text.
+type Index struct {
+	TextKey int64    // a hash of a fact's folded text (0: none), for finding equal texts
+	Terms   []string // the search text's terms, each once
+	Counts  []int    // how often each of Terms occurs
+	DocLen  int      // the number of terms in the search text
+	Code    []byte   // the sign-bit code of the embedding, nil without one
+}
+
+// Meta is what a driver returns of a row for the portable store's indexes: all but
+// the record.
+type Meta struct {
+	RID     int64
+	Kind    store.Kind
+	ID      string
+	Branch  int64
+	Seq     int64
+	Until   int64
+	Deleted bool
+	TextKey int64
+	DocLen  int
+	Code    []byte
 }
 
 // BranchRow is a branch as a driver keeps it.
@@ -75,9 +104,21 @@ type Reader interface {
 	// Rows calls fn with every row of a kind on a branch live at commit at, deletion
 	// markers included, ordered by ID. An error from fn stops it and is returned.
 	Rows(ctx context.Context, kind store.Kind, branch, at int64, fn func(Row) error) error
+	// Meta calls fn with every row whose RID is above after, by RID, without its
+	// record: what the portable store's indexes are built and caught up from.
+	Meta(ctx context.Context, after int64, fn func(Meta) error) error
+	// Ended calls fn with every row a commit after seq ended: its RID and Until.
+	Ended(ctx context.Context, after int64, fn func(rid, until int64) error) error
+	// Postings calls fn with every row of a kind whose search text holds term, with
+	// how often it does.
+	Postings(ctx context.Context, kind store.Kind, term string, fn func(rid int64, tf int) error) error
+	// Fetch calls fn with the rows of the given RIDs that exist, in no particular
+	// order.
+	Fetch(ctx context.Context, rids []int64, fn func(Row) error) error
 	// Item returns an item, ok false when there is none.
 	Item(ctx context.Context, coll, id string) (data []byte, ok bool, err error)
-	// Items calls fn with every item of a collection, ordered by ID.
+	// Items calls fn with every item of a collection, ordered by ID. data is valid
+	// only during the call: fn copies what it keeps.
 	Items(ctx context.Context, coll string, fn func(id string, data []byte) error) error
 }
 

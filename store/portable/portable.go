@@ -46,6 +46,7 @@ type Store struct {
 	d      driver.Driver
 	opts   Options
 	closed atomic.Bool
+	ix     index
 }
 
 var (

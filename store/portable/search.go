@@ -4,8 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/day1ai/day1/internal/textsearch"
-	"github.com/day1ai/day1/internal/vecmath"
 	"github.com/day1ai/day1/store"
 )
 
@@ -26,19 +24,17 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 			return err
 		}
 		depth := store.SearchDepth(q)
-		docs := make([][]store.Record, len(q.Kinds))
-		for i, kind := range q.Kinds {
-			if err := vw.each(ctx, kind, func(r store.Record) error {
-				docs[i] = append(docs[i], r)
-				return nil
-			}); err != nil {
-				return err
-			}
+		if err := s.ix.catchUp(ctx, st.r, st, len(vw.chain) > 1, false); err != nil {
+			return err
 		}
 		var keyword, vector []store.Ranked
 		if q.Mode != store.Vector && strings.TrimSpace(q.Text) != "" {
-			for i := range q.Kinds {
-				keyword = append(keyword, bm25(docs[i], q, depth)...)
+			for _, kind := range q.Kinds {
+				rs, err := s.keyword(ctx, vw, kind, q, depth)
+				if err != nil {
+					return err
+				}
+				keyword = append(keyword, rs...)
 			}
 		}
 		if ranges := store.NeighbourRanges(q, keyword); len(ranges) > 0 {
@@ -64,8 +60,12 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 		// the hits.
 		after := q.Fusion == store.Fill && q.Mode == store.Hybrid
 		if q.Mode != store.Keyword && len(q.Vector) > 0 && (!after || store.NeedVector(q, len(keyword))) {
-			for i := range q.Kinds {
-				vector = append(vector, nearest(docs[i], q, depth)...)
+			for _, kind := range q.Kinds {
+				rs, err := s.vector(ctx, vw, kind, q, depth)
+				if err != nil {
+					return err
+				}
+				vector = append(vector, rs...)
 			}
 		}
 		hits = store.Fuse(q, keyword, vector)
@@ -94,79 +94,6 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 		return nil
 	})
 	return hits, err
-}
-
-// bm25 scores docs, the live records of one kind the view sees, against the query's
-// terms: document frequencies, count and average length are those of docs, so a read
-// in the past scores as a read then did. It keeps the best k the filter accepts.
-func bm25(docs []store.Record, q store.SearchQuery, k int) []store.Ranked {
-	if len(docs) == 0 || k <= 0 {
-		return nil
-	}
-	terms := textsearch.TermFreqs(textsearch.Terms(q.Text))
-	tfs := make([]map[string]int, len(docs))
-	lens := make([]int, len(docs))
-	sum := 0
-	df := map[string]int{}
-	for i, r := range docs {
-		toks := textsearch.Terms(store.SearchText(r))
-		lens[i] = len(toks)
-		sum += len(toks)
-		tf := map[string]int{}
-		for _, t := range toks {
-			if _, ok := terms[t]; ok {
-				tf[t]++
-			}
-		}
-		for t := range tf {
-			df[t]++
-		}
-		tfs[i] = tf
-	}
-	avg := float64(sum) / float64(len(docs))
-	idf := map[string]float64{}
-	idfs := make([]float64, 0, len(terms))
-	for t := range terms {
-		idf[t] = textsearch.DefaultBM25.IDF(df[t], len(docs))
-		idfs = append(idfs, idf[t])
-	}
-	full := textsearch.Full(idfs)
-	top := vecmath.NewTopK[int](k)
-	for i, tf := range tfs {
-		if len(tf) == 0 || !q.Filter.Match(docs[i]) {
-			continue
-		}
-		score := 0.0
-		for t, n := range tf {
-			score += textsearch.DefaultBM25.Score(n, lens[i], avg, idf[t])
-		}
-		top.Push(score, i)
-	}
-	sorted := top.Sorted()
-	out := make([]store.Ranked, len(sorted))
-	for i, x := range sorted {
-		out[i] = store.Ranked{Record: docs[x.Item], Score: x.Score, Full: full}
-	}
-	return out
-}
-
-// nearest ranks docs by the cosine of their embeddings with the query's vector and
-// keeps the best k the filter accepts.
-func nearest(docs []store.Record, q store.SearchQuery, k int) []store.Ranked {
-	top := vecmath.NewTopK[int](k)
-	for i, r := range docs {
-		emb := store.EmbeddingOf(r)
-		if len(emb) != len(q.Vector) || !q.Filter.Match(r) {
-			continue
-		}
-		top.Push(float64(vecmath.Cosine(q.Vector, emb)), i)
-	}
-	sorted := top.Sorted()
-	out := make([]store.Ranked, len(sorted))
-	for i, x := range sorted {
-		out[i] = store.Ranked{Record: docs[x.Item], Score: x.Score}
-	}
-	return out
 }
 
 // messages returns the messages the view sees in the given ranges.

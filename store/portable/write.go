@@ -3,10 +3,12 @@ package portable
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
 	"github.com/day1ai/day1/internal/reccodec"
+	"github.com/day1ai/day1/internal/simhash"
 	"github.com/day1ai/day1/internal/vecmath"
 	"github.com/day1ai/day1/store"
 	"github.com/day1ai/day1/store/driver"
@@ -58,6 +60,15 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 			if err := store.ValidateRecord(r, dims); err != nil {
 				return store.AtIndex(err, "records", i)
 			}
+		}
+		if err := s.ix.catchUp(ctx, w, st, b.parent != nil, true); err != nil {
+			return err
+		}
+		if opts.DedupeThreshold > 0 {
+			s.ix.buildBands(store.KindFact)
+		}
+		if err := s.ix.saveIfDue(ctx, w); err != nil {
+			return err
 		}
 		p := &putter{s: s, st: st, w: w, b: b, head: st.head(b), threshold: opts.DedupeThreshold}
 		stamp := opts.Now
@@ -127,10 +138,10 @@ type putter struct {
 	// written holds the records of the batch written so far, by kind and id: the
 	// batch sees its own records before the driver has them.
 	written map[store.Ref]store.Record
-	facts   *liveFacts // nil until a new fact needs the check
+	facts   *liveFacts // the live facts the batch has written
 }
 
-// liveFacts are the live facts of the branch, for the near-duplicate check.
+// liveFacts are live facts a batch has written, for the near-duplicate check.
 type liveFacts struct {
 	byText map[string]string // NormText → id
 	vecs   map[string][]float32
@@ -146,14 +157,14 @@ func (p *putter) current(ctx context.Context, kind store.Kind, id string) (store
 
 func (p *putter) write(r store.Record) {
 	text, emb := reccodec.Split(r)
-	p.rows = append(p.rows, driver.Row{Kind: r.RecordKind(), ID: r.RecordID(), Branch: p.b.id, Data: text, Vector: emb})
+	p.rows = append(p.rows, driver.Row{Kind: r.RecordKind(), ID: r.RecordID(), Branch: p.b.id, Data: text, Vector: emb, Index: indexOf(r)})
 	p.sized = p.sized || len(emb) > 0
 	if p.written == nil {
 		p.written = map[store.Ref]store.Record{}
 	}
 	p.written[store.RefOf(r)] = r
-	if f, ok := r.(store.Fact); ok && p.facts != nil {
-		p.facts.set(f)
+	if f, ok := r.(store.Fact); ok {
+		p.batchFacts().set(f)
 	}
 }
 
@@ -220,11 +231,10 @@ func (p *putter) decideNew(ctx context.Context, r, in store.Record) (store.PutRe
 		p.write(r)
 		return store.PutResult{Record: result(r, in), Outcome: store.Created}, nil
 	}
-	lf, err := p.liveFacts(ctx)
+	was, sim, sameText, err := p.nearest(ctx, f)
 	if err != nil {
 		return store.PutResult{}, err
 	}
-	was, sim, sameText := lf.nearest(f, p.threshold)
 	if was == nil {
 		p.write(f)
 		return store.PutResult{Record: result(f, in), Outcome: store.Created}, nil
@@ -238,75 +248,99 @@ func (p *putter) decideNew(ctx context.Context, r, in store.Record) (store.PutRe
 	return store.PutResult{Record: result(nf, in), Outcome: store.Superseded, Replaced: old.ID, Similarity: sim}, nil
 }
 
-func (p *putter) liveFacts(ctx context.Context) (*liveFacts, error) {
-	if p.facts != nil {
-		return p.facts, nil
-	}
-	lf := &liveFacts{byText: map[string]string{}, vecs: map[string][]float32{}, facts: map[string]store.Fact{}}
-	err := p.head.each(ctx, store.KindFact, func(r store.Record) error {
-		if _, ok := p.written[store.RefOf(r)]; !ok {
-			lf.set(r.(store.Fact))
+// facts returns the live facts the batch has written so far, kept up to date by
+// write.
+func (p *putter) batchFacts() *liveFacts {
+	if p.facts == nil {
+		p.facts = &liveFacts{byText: map[string]string{}, vecs: map[string][]float32{}, facts: map[string]store.Fact{}}
+		for ref, r := range p.written {
+			if f, ok := r.(store.Fact); ok && ref.Kind == store.KindFact {
+				p.facts.set(f)
+			}
 		}
-		return nil
-	})
+	}
+	return p.facts
+}
+
+// nearest returns the live fact the branch holds, or the batch has written, with f's
+// text, else the one whose embedding is most similar to f's with a cosine of at least
+// the threshold (0: off); nil for none. Stored facts are found through the index: by
+// the hash of their text, and by the band index over their codes.
+func (p *putter) nearest(ctx context.Context, f store.Fact) (was *store.Fact, sim float64, sameText bool, err error) {
+	bf := p.batchFacts()
+	if b, s, same := bf.nearest(f, p.threshold); b != nil && same {
+		return b, s, true, nil
+	} else if b != nil {
+		was, sim = b, s
+	}
+	ix := &p.s.ix
+	norm := store.NormText(f.Text)
+	ix.mu.RLock()
+	var texts []int32
+	for _, q := range ix.byText[textKey(f.Text)] {
+		if !ix.rows[q].del && ix.visible(p.head, q) {
+			texts = append(texts, q)
+		}
+	}
+	var near []int32
+	kv := ix.kinds[store.KindFact]
+	if p.threshold > 0 && len(f.Embedding) > 0 && kv != nil {
+		code := codeOf(f.Embedding)
+		if len(code) == kv.words {
+			bound := simhash.HammingBound(p.threshold, kv.words*64)
+			check := func(slot int32) {
+				q := kv.rowOf[slot]
+				if vecmath.Hamming(code, kv.codes[int(slot)*kv.words:(int(slot)+1)*kv.words]) <= bound &&
+					!ix.rows[q].del && ix.visible(p.head, q) {
+					near = append(near, q)
+				}
+			}
+			if kv.bands != nil {
+				cands, _ := kv.bands.AppendCandidates(nil, kv.codes, code, 0, simhash.TagBound(p.threshold, kv.bands.TagBits()))
+				slices.Sort(cands)
+				for i, c := range cands {
+					if i == 0 || c != cands[i-1] {
+						check(c)
+					}
+				}
+			} else {
+				for slot := range kv.rowOf {
+					check(int32(slot))
+				}
+			}
+		}
+	}
+	ix.mu.RUnlock()
+	recs, err := ix.fetch(ctx, p.head, append(texts, near...))
 	if err != nil {
-		return nil, err
+		return nil, 0, false, err
 	}
-	for ref, r := range p.written {
-		if f, ok := r.(store.Fact); ok && ref.Kind == store.KindFact {
-			lf.set(f)
-		}
-	}
-	p.facts = lf
-	return lf, nil
-}
-
-func (lf *liveFacts) set(f store.Fact) {
-	if old, ok := lf.facts[f.ID]; ok {
-		if t := store.NormText(old.Text); lf.byText[t] == f.ID {
-			delete(lf.byText, t)
-		}
-		delete(lf.vecs, f.ID)
-		delete(lf.facts, f.ID)
-	}
-	if !f.Status.Live() {
-		return
-	}
-	lf.facts[f.ID] = f
-	t := store.NormText(f.Text)
-	if prev, ok := lf.byText[t]; !ok || f.ID < prev {
-		lf.byText[t] = f.ID
-	}
-	if len(f.Embedding) > 0 {
-		lf.vecs[f.ID] = f.Embedding
-	}
-}
-
-// nearest returns the live fact with f's text, else the one whose embedding is most
-// similar to f's with a cosine of at least threshold (0: off), nil for none.
-func (lf *liveFacts) nearest(f store.Fact, threshold float64) (was *store.Fact, sim float64, sameText bool) {
-	if id, ok := lf.byText[store.NormText(f.Text)]; ok {
-		x := lf.facts[id]
-		return &x, 1, true
-	}
-	if threshold <= 0 || len(f.Embedding) == 0 {
-		return nil, 0, false
-	}
-	best := ""
-	for id, v := range lf.vecs {
-		if len(v) != len(f.Embedding) {
+	for i, r := range recs {
+		if r == nil {
 			continue
 		}
-		c := float64(vecmath.Cosine(f.Embedding, v))
-		if c >= threshold && (c > sim || c == sim && id < best) {
-			best, sim = id, c
+		if _, ok := p.written[store.RefOf(r)]; ok {
+			continue // the batch changed it: bf holds it as it is now
+		}
+		c := r.(store.Fact)
+		if !c.Status.Live() {
+			continue
+		}
+		if i < len(texts) {
+			if store.NormText(c.Text) == norm {
+				return &c, 1, true, nil
+			}
+			continue
+		}
+		if len(c.Embedding) != len(f.Embedding) {
+			continue
+		}
+		s := float64(vecmath.Cosine(f.Embedding, c.Embedding))
+		if s >= p.threshold && (s > sim || s == sim && was != nil && c.ID < was.ID) {
+			was, sim = &c, s
 		}
 	}
-	if best == "" {
-		return nil, 0, false
-	}
-	x := lf.facts[best]
-	return &x, sim, false
+	return was, sim, false, nil
 }
 
 // result returns the record written as a caller sees it: with the caller's embedding
@@ -369,4 +403,52 @@ func (s *Store) Delete(ctx context.Context, branchName string, refs []store.Ref)
 		}
 		return touch(ctx, w, b)
 	})
+}
+
+func (lf *liveFacts) set(f store.Fact) {
+	if old, ok := lf.facts[f.ID]; ok {
+		if t := store.NormText(old.Text); lf.byText[t] == f.ID {
+			delete(lf.byText, t)
+		}
+		delete(lf.vecs, f.ID)
+		delete(lf.facts, f.ID)
+	}
+	if !f.Status.Live() {
+		return
+	}
+	lf.facts[f.ID] = f
+	t := store.NormText(f.Text)
+	if prev, ok := lf.byText[t]; !ok || f.ID < prev {
+		lf.byText[t] = f.ID
+	}
+	if len(f.Embedding) > 0 {
+		lf.vecs[f.ID] = f.Embedding
+	}
+}
+
+// nearest returns the live fact with f's text, else the one whose embedding is most
+// similar to f's with a cosine of at least threshold (0: off), nil for none.
+func (lf *liveFacts) nearest(f store.Fact, threshold float64) (was *store.Fact, sim float64, sameText bool) {
+	if id, ok := lf.byText[store.NormText(f.Text)]; ok {
+		x := lf.facts[id]
+		return &x, 1, true
+	}
+	if threshold <= 0 || len(f.Embedding) == 0 {
+		return nil, 0, false
+	}
+	best := ""
+	for id, v := range lf.vecs {
+		if len(v) != len(f.Embedding) {
+			continue
+		}
+		c := float64(vecmath.Cosine(f.Embedding, v))
+		if c >= threshold && (c > sim || c == sim && id < best) {
+			best, sim = id, c
+		}
+	}
+	if best == "" {
+		return nil, 0, false
+	}
+	x := lf.facts[best]
+	return &x, sim, false
 }

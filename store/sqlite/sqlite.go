@@ -18,6 +18,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -36,6 +37,9 @@ const appID = 0x64617931
 
 // formatVersion is the version of the tables this package writes (PRAGMA user_version).
 const formatVersion = 1
+
+// pageSize is the size of the database's pages.
+var pageSize = 65536
 
 // DefaultLockTimeout is how long an Update waits for the write lock by default.
 const DefaultLockTimeout = 30 * time.Second
@@ -138,15 +142,30 @@ CREATE TABLE IF NOT EXISTS branches (
 	data BLOB
 );
 CREATE TABLE IF NOT EXISTS rows (
+	rid INTEGER PRIMARY KEY AUTOINCREMENT,
 	br INTEGER NOT NULL,
 	kind TEXT NOT NULL,
 	id TEXT NOT NULL,
 	seq INTEGER NOT NULL,
 	until INTEGER NOT NULL,
 	del INTEGER NOT NULL,
+	tkey INTEGER NOT NULL,
+	dlen INTEGER NOT NULL,
+	code BLOB
+);
+CREATE TABLE IF NOT EXISTS bodies (
+	rid INTEGER PRIMARY KEY,
 	data BLOB,
-	vec BLOB,
-	PRIMARY KEY (br, kind, id, seq)
+	vec BLOB
+);
+CREATE INDEX IF NOT EXISTS rows_key ON rows (br, kind, id, seq);
+CREATE INDEX IF NOT EXISTS rows_ended ON rows (until) WHERE until < 9223372036854775807;
+CREATE TABLE IF NOT EXISTS postings (
+	kind TEXT NOT NULL,
+	term TEXT NOT NULL,
+	rid INTEGER NOT NULL,
+	tf INTEGER NOT NULL,
+	PRIMARY KEY (kind, term, rid)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS items (
 	coll TEXT NOT NULL,
@@ -185,6 +204,9 @@ func (d *Driver) setup(ctx context.Context) error {
 	}
 	if d.opts.ReadOnly {
 		return fmt.Errorf("%w: no memory at %s", store.ErrNotFound, filepath.Dir(d.path))
+	}
+	if _, err := d.wdb.ExecContext(ctx, fmt.Sprintf("PRAGMA page_size=%d", pageSize)); err != nil {
+		return d.openError(err)
 	}
 	if _, err := d.wdb.ExecContext(ctx, "PRAGMA journal_mode=WAL"); err != nil {
 		return d.openError(err)
@@ -403,8 +425,8 @@ func (r *reader) Row(ctx context.Context, kind store.Kind, id string, branch, at
 	row := driver.Row{Kind: kind, ID: id, Branch: branch}
 	var del int
 	err := r.q.QueryRowContext(ctx,
-		"SELECT seq, until, del, data, vec FROM rows WHERE br = ? AND kind = ? AND id = ? AND seq <= ? ORDER BY seq DESC LIMIT 1",
-		branch, string(kind), id, at).Scan(&row.Seq, &row.Until, &del, &row.Data, &row.Vector)
+		"SELECT r.rid, r.seq, r.until, r.del, b.data, b.vec FROM rows r JOIN bodies b ON b.rid = r.rid WHERE r.br = ? AND r.kind = ? AND r.id = ? AND r.seq <= ? ORDER BY r.seq DESC, r.rid DESC LIMIT 1",
+		branch, string(kind), id, at).Scan(&row.RID, &row.Seq, &row.Until, &del, &row.Data, &row.Vector)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return driver.Row{}, false, nil
@@ -417,7 +439,7 @@ func (r *reader) Row(ctx context.Context, kind store.Kind, id string, branch, at
 
 func (r *reader) Rows(ctx context.Context, kind store.Kind, branch, at int64, fn func(driver.Row) error) error {
 	rows, err := r.q.QueryContext(ctx,
-		"SELECT id, seq, until, del, data, vec FROM rows WHERE br = ? AND kind = ? AND seq <= ? AND until > ? ORDER BY id",
+		"SELECT r.rid, r.id, r.seq, r.until, r.del, b.data, b.vec FROM rows r JOIN bodies b ON b.rid = r.rid WHERE r.br = ? AND r.kind = ? AND r.seq <= ? AND r.until > ? ORDER BY r.id",
 		branch, string(kind), at, at)
 	if err != nil {
 		return r.d.fail(err)
@@ -426,7 +448,7 @@ func (r *reader) Rows(ctx context.Context, kind store.Kind, branch, at int64, fn
 	for rows.Next() {
 		row := driver.Row{Kind: kind, Branch: branch}
 		var del int
-		if err := rows.Scan(&row.ID, &row.Seq, &row.Until, &del, &row.Data, &row.Vector); err != nil {
+		if err := rows.Scan(&row.RID, &row.ID, &row.Seq, &row.Until, &del, &row.Data, &row.Vector); err != nil {
 			return r.d.fail(err)
 		}
 		row.Deleted = del != 0
@@ -435,6 +457,104 @@ func (r *reader) Rows(ctx context.Context, kind store.Kind, branch, at int64, fn
 		}
 	}
 	return r.d.fail(rows.Err())
+}
+
+func (r *reader) Meta(ctx context.Context, after int64, fn func(driver.Meta) error) error {
+	rows, err := r.q.QueryContext(ctx,
+		"SELECT rid, kind, id, br, seq, until, del, tkey, dlen, code FROM rows WHERE rid > ? AND seq <= ? ORDER BY rid", after, r.head.Seq)
+	if err != nil {
+		return r.d.fail(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var m driver.Meta
+		var kind string
+		var del int
+		if err := rows.Scan(&m.RID, &kind, &m.ID, &m.Branch, &m.Seq, &m.Until, &del, &m.TextKey, &m.DocLen, &m.Code); err != nil {
+			return r.d.fail(err)
+		}
+		m.Kind, m.Deleted = store.Kind(kind), del != 0
+		if err := fn(m); err != nil {
+			return err
+		}
+	}
+	return r.d.fail(rows.Err())
+}
+
+func (r *reader) Ended(ctx context.Context, after int64, fn func(rid, until int64) error) error {
+	rows, err := r.q.QueryContext(ctx,
+		"SELECT rid, until FROM rows WHERE until > ? AND until <= ? AND until < ?", after, r.head.Seq, driver.Never)
+	if err != nil {
+		return r.d.fail(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var rid, until int64
+		if err := rows.Scan(&rid, &until); err != nil {
+			return r.d.fail(err)
+		}
+		if err := fn(rid, until); err != nil {
+			return err
+		}
+	}
+	return r.d.fail(rows.Err())
+}
+
+func (r *reader) Postings(ctx context.Context, kind store.Kind, term string, fn func(rid int64, tf int) error) error {
+	rows, err := r.q.QueryContext(ctx, "SELECT rid, tf FROM postings WHERE kind = ? AND term = ?", string(kind), term)
+	if err != nil {
+		return r.d.fail(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var rid int64
+		var tf int
+		if err := rows.Scan(&rid, &tf); err != nil {
+			return r.d.fail(err)
+		}
+		if err := fn(rid, tf); err != nil {
+			return err
+		}
+	}
+	return r.d.fail(rows.Err())
+}
+
+// fetchChunk is the most RIDs one query of Fetch names.
+const fetchChunk = 256
+
+func (r *reader) Fetch(ctx context.Context, rids []int64, fn func(driver.Row) error) error {
+	for len(rids) > 0 {
+		n := min(len(rids), fetchChunk)
+		args := make([]any, n)
+		for i, rid := range rids[:n] {
+			args[i] = rid
+		}
+		rids = rids[n:]
+		q := "SELECT r.rid, r.kind, r.id, r.br, r.seq, r.until, r.del, b.data, b.vec FROM rows r JOIN bodies b ON b.rid = r.rid WHERE r.rid IN (?" + strings.Repeat(", ?", n-1) + ")"
+		rows, err := r.q.QueryContext(ctx, q, args...)
+		if err != nil {
+			return r.d.fail(err)
+		}
+		for rows.Next() {
+			var row driver.Row
+			var kind string
+			var del int
+			if err := rows.Scan(&row.RID, &kind, &row.ID, &row.Branch, &row.Seq, &row.Until, &del, &row.Data, &row.Vector); err != nil {
+				rows.Close()
+				return r.d.fail(err)
+			}
+			row.Kind, row.Deleted = store.Kind(kind), del != 0
+			if err := fn(row); err != nil {
+				rows.Close()
+				return err
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return r.d.fail(err)
+		}
+	}
+	return nil
 }
 
 func (r *reader) Item(ctx context.Context, coll, id string) ([]byte, bool, error) {
@@ -457,7 +577,7 @@ func (r *reader) Items(ctx context.Context, coll string, fn func(id string, data
 	defer rows.Close()
 	for rows.Next() {
 		var id string
-		var data []byte
+		var data sql.RawBytes // not copied again: fn copies what it keeps
 		if err := rows.Scan(&id, &data); err != nil {
 			return r.d.fail(err)
 		}
@@ -474,6 +594,8 @@ type writer struct {
 	dirty   bool
 	end     *sql.Stmt
 	put     *sql.Stmt
+	post    *sql.Stmt
+	body    *sql.Stmt
 }
 
 func (w *writer) Pending() driver.Commit { return w.pending }
@@ -501,12 +623,21 @@ func (w *writer) Put(ctx context.Context, rows ...driver.Row) error {
 		if w.end, err = tx.PrepareContext(ctx, "UPDATE rows SET until = ? WHERE br = ? AND kind = ? AND id = ? AND until = ?"); err != nil {
 			return w.d.fail(err)
 		}
-		if w.put, err = tx.PrepareContext(ctx, "INSERT OR REPLACE INTO rows (br, kind, id, seq, until, del, data, vec) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"); err != nil {
+		if w.put, err = tx.PrepareContext(ctx,
+			"INSERT INTO rows (br, kind, id, seq, until, del, tkey, dlen, code) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"); err != nil {
+			return w.d.fail(err)
+		}
+		if w.body, err = tx.PrepareContext(ctx, "INSERT INTO bodies (rid, data, vec) VALUES (?, ?, ?)"); err != nil {
+			return w.d.fail(err)
+		}
+		if w.post, err = tx.PrepareContext(ctx, "INSERT INTO postings (kind, term, rid, tf) VALUES (?, ?, ?, ?)"); err != nil {
 			return w.d.fail(err)
 		}
 	}
 	seq := w.pending.Seq
 	for _, r := range rows {
+		// A row written earlier in this commit for the same record ends at once:
+		// its Until is its Seq, and no read sees it.
 		if _, err := w.end.ExecContext(ctx, seq, r.Branch, string(r.Kind), r.ID, driver.Never); err != nil {
 			return w.d.fail(err)
 		}
@@ -514,8 +645,22 @@ func (w *writer) Put(ctx context.Context, rows ...driver.Row) error {
 		if r.Deleted {
 			del = 1
 		}
-		if _, err := w.put.ExecContext(ctx, r.Branch, string(r.Kind), r.ID, seq, driver.Never, del, r.Data, r.Vector); err != nil {
+		ix := r.Index
+		res, err := w.put.ExecContext(ctx, r.Branch, string(r.Kind), r.ID, seq, driver.Never, del, ix.TextKey, ix.DocLen, ix.Code)
+		if err != nil {
 			return w.d.fail(err)
+		}
+		rid, err := res.LastInsertId()
+		if err != nil {
+			return w.d.fail(err)
+		}
+		if _, err := w.body.ExecContext(ctx, rid, r.Data, r.Vector); err != nil {
+			return w.d.fail(err)
+		}
+		for i, term := range ix.Terms {
+			if _, err := w.post.ExecContext(ctx, string(r.Kind), term, rid, ix.Counts[i]); err != nil {
+				return w.d.fail(err)
+			}
 		}
 	}
 	w.dirty = true
@@ -538,6 +683,12 @@ func (w *writer) PutBranch(ctx context.Context, b driver.BranchRow) (int64, erro
 
 func (w *writer) DeleteBranch(ctx context.Context, id int64) error {
 	w.dirty = true
+	if _, err := w.q.ExecContext(ctx, "DELETE FROM postings WHERE rid IN (SELECT rid FROM rows WHERE br = ?)", id); err != nil {
+		return w.d.fail(err)
+	}
+	if _, err := w.q.ExecContext(ctx, "DELETE FROM bodies WHERE rid IN (SELECT rid FROM rows WHERE br = ?)", id); err != nil {
+		return w.d.fail(err)
+	}
 	if _, err := w.q.ExecContext(ctx, "DELETE FROM rows WHERE br = ?", id); err != nil {
 		return w.d.fail(err)
 	}

@@ -1,0 +1,16 @@
+package portable
+
+// SetSaveMinRows sets how many rows the index reads past its saved copy before a
+// write saves it, and returns a function that puts it back.
+func SetSaveMinRows(n int) (restore func()) {
+	old := saveMinRows
+	saveMinRows = n
+	return func() { saveMinRows = old }
+}
+
+// IndexSaved reports how many rows the index of s was loaded with or last saved.
+func IndexSaved(s *Store) int {
+	s.ix.mu.RLock()
+	defer s.ix.mu.RUnlock()
+	return s.ix.saved
+}

@@ -1,0 +1,556 @@
+package portable
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"sync"
+
+	"github.com/day1ai/day1/internal/reccodec"
+	"github.com/day1ai/day1/internal/simhash"
+	"github.com/day1ai/day1/internal/textsearch"
+	"github.com/day1ai/day1/internal/vecmath"
+	"github.com/day1ai/day1/store"
+	"github.com/day1ai/day1/store/driver"
+)
+
+// index is what a store keeps in memory of its rows to find them without reading
+// them: per row a few numbers and the code of its embedding, about 100 bytes for a
+// fact with a 384-dimension embedding. It is built at the first read that needs it,
+// from the driver's Meta, and caught up before each later one with the rows committed
+// since (Meta after the last RID, Ended after the last commit), in this process or
+// another. Searches, the near-duplicate check and diffs read it; the records
+// themselves stay with the driver until a result needs them.
+type index struct {
+	mu      sync.RWMutex
+	built   bool
+	lastRID int64
+	lastSeq int64
+	rows    []meta  // by position, in RID order
+	rids    []int64 // by position: RIDs ascending, for finding a row's position
+	// keys and byKey find the rows of one record, byText the facts with one folded
+	// text: each is built when a read first needs it (keys for reads of a branch
+	// with ancestors, byText for writes), then kept up to date.
+	keys   map[string]int32
+	byKey  [][]int32         // key → positions of its rows
+	byText map[int64][]int32 // fact text key → positions
+	kinds  map[store.Kind]*kindVecs
+	// branches are those the index was last caught up with.
+	branches map[int64]bool
+	saved    int // rows in the saved copy it was loaded from or last saved
+}
+
+// meta is one row as the index holds it.
+type meta struct {
+	rid, br    int64
+	seq, until int64
+	id         string
+	tkey       int64
+	key        int32 // -1 until keys are built
+	kind       store.Kind
+	del        bool
+	dead       bool  // its branch was deleted
+	dlen       int32 // search text length, in terms
+	vslot      int32 // position of its code in its kind's codes, -1 for none
+}
+
+// kindVecs are the codes of the embeddings of one kind's rows, back to back, with the
+// band index over them for facts.
+type kindVecs struct {
+	words int
+	codes []uint64
+	rowOf []int32 // code slot → row position
+	bands *simhash.Bands
+}
+
+// catchUp brings the index up to the reader's head. Rows of branches that no longer
+// exist are marked dead.
+// keys and texts say what the caller needs built (index.need).
+func (ix *index) catchUp(ctx context.Context, r driver.Reader, st *state, keys, texts bool) error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	defer ix.need(keys, texts)
+	if !ix.built {
+		ix.kinds = map[store.Kind]*kindVecs{}
+		ix.built = true
+		if _, err := ix.load(ctx, r); err != nil {
+			return err
+		}
+	}
+	head := r.Head().Seq
+	if head <= ix.lastSeq && head > 0 {
+		return nil
+	}
+	err := r.Meta(ctx, ix.lastRID, func(m driver.Meta) error {
+		ix.add(m)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	err = r.Ended(ctx, ix.lastSeq, func(rid, until int64) error {
+		if p, ok := ix.position(rid); ok {
+			ix.rows[p].until = until
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if gone := ix.branchesGone(st); gone != nil {
+		for i := range ix.rows {
+			if m := &ix.rows[i]; gone[m.br] {
+				m.dead = true
+			}
+		}
+	}
+	ix.lastSeq = head
+	return nil
+}
+
+func (ix *index) add(m driver.Meta) {
+	p := int32(len(ix.rows))
+	row := meta{rid: m.RID, br: m.Branch, seq: m.Seq, until: m.Until, id: m.ID, tkey: m.TextKey,
+		key: -1, kind: m.Kind, del: m.Deleted, dlen: int32(m.DocLen), vslot: -1}
+	if len(m.Code) > 0 && len(m.Code)%8 == 0 {
+		kv := ix.kinds[m.Kind]
+		words := len(m.Code) / 8
+		if kv == nil {
+			kv = &kindVecs{words: words}
+			ix.kinds[m.Kind] = kv
+		}
+		if words == kv.words {
+			row.vslot = int32(len(kv.rowOf))
+			for i := range words {
+				kv.codes = append(kv.codes, binary.LittleEndian.Uint64(m.Code[8*i:]))
+			}
+			kv.rowOf = append(kv.rowOf, p)
+			if kv.bands != nil {
+				kv.bands.Add(kv.codes)
+				if kv.bands.FoldDue(1) {
+					kv.bands.Fold(kv.codes)
+				}
+			}
+		}
+	}
+	ix.rows = append(ix.rows, row)
+	ix.rids = append(ix.rids, m.RID)
+	ix.lastRID = m.RID
+	if ix.keys != nil {
+		ix.addKey(p)
+	}
+	if ix.byText != nil && m.TextKey != 0 {
+		ix.byText[m.TextKey] = append(ix.byText[m.TextKey], p)
+	}
+}
+
+// position returns the position of the row with a RID.
+func (ix *index) position(rid int64) (int32, bool) {
+	i, ok := slices.BinarySearch(ix.rids, rid)
+	return int32(i), ok
+}
+
+func (ix *index) addKey(p int32) {
+	m := &ix.rows[p]
+	k := string(m.kind) + "\x00" + m.id
+	key, ok := ix.keys[k]
+	if !ok {
+		key = int32(len(ix.byKey))
+		ix.keys[k] = key
+		ix.byKey = append(ix.byKey, nil)
+	}
+	m.key = key
+	ix.byKey[key] = append(ix.byKey[key], p)
+}
+
+// need builds what a read needs that the index has not built yet: the rows of each
+// record (keys) and the facts of each text (texts). Callers hold ix.mu for writing.
+func (ix *index) need(keys, texts bool) {
+	if keys && ix.keys == nil {
+		ix.keys = make(map[string]int32, len(ix.rows))
+		for p := range ix.rows {
+			ix.addKey(int32(p))
+		}
+	}
+	if texts && ix.byText == nil {
+		ix.byText = map[int64][]int32{}
+		for p, m := range ix.rows {
+			if m.tkey != 0 {
+				ix.byText[m.tkey] = append(ix.byText[m.tkey], int32(p))
+			}
+		}
+	}
+}
+
+// branchesGone returns the branches the index has rows of that the state no longer
+// holds, nil for none, and remembers the state's.
+func (ix *index) branchesGone(st *state) map[int64]bool {
+	var gone map[int64]bool
+	for id := range ix.branches {
+		if st.byID[id] == nil {
+			if gone == nil {
+				gone = map[int64]bool{}
+			}
+			gone[id] = true
+		}
+	}
+	ix.branches = make(map[int64]bool, len(st.byID))
+	for id := range st.byID {
+		ix.branches[id] = true
+	}
+	return gone
+}
+
+// bandsOf returns the band index over a kind's codes, built at the first call: only
+// the near-duplicate check of writes needs it. Callers hold ix.mu for writing.
+func (kv *kindVecs) bandsOf() *simhash.Bands {
+	if kv.bands == nil && kv.words >= simhash.MinBandWords {
+		kv.bands = simhash.NewBands(kv.words)
+		kv.bands.AddAll(kv.codes)
+	}
+	return kv.bands
+}
+
+// buildBands builds the band index over a kind's codes if it has none yet.
+func (ix *index) buildBands(kind store.Kind) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if kv := ix.kinds[kind]; kv != nil {
+		kv.bandsOf()
+	}
+}
+
+// visible reports whether the view sees the row at position p: the row is live at its
+// branch's cut, and no branch before it in the chain has a row of the same record by
+// its own cut. Callers hold ix.mu.
+func (ix *index) visible(v view, p int32) bool {
+	m := &ix.rows[p]
+	if m.dead {
+		return false
+	}
+	for i, l := range v.chain {
+		if l.br.id != m.br {
+			continue
+		}
+		if m.seq > l.cut || m.until <= l.cut {
+			return false
+		}
+		if i == 0 {
+			return true
+		}
+		for _, q := range ix.byKey[m.key] {
+			o := &ix.rows[q]
+			for _, e := range v.chain[:i] {
+				if o.br == e.br.id && o.seq <= e.cut && !o.dead {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// fetch reads the records of the rows at the given positions, as the view names
+// them, in the positions' order; a deleted row gives nil.
+func (ix *index) fetch(ctx context.Context, v view, ps []int32) ([]store.Record, error) {
+	rids := make([]int64, len(ps))
+	at := make(map[int64]int, len(ps))
+	ix.mu.RLock()
+	for i, p := range ps {
+		rids[i] = ix.rows[p].rid
+		at[rids[i]] = i
+	}
+	ix.mu.RUnlock()
+	out := make([]store.Record, len(ps))
+	err := v.st.r.Fetch(ctx, rids, func(row driver.Row) error {
+		if row.Deleted {
+			return nil
+		}
+		r, err := v.decode(row)
+		if err != nil {
+			return err
+		}
+		out[at[row.RID]] = r
+		return nil
+	})
+	return out, err
+}
+
+// textKey hashes a fact's folded text.
+func textKey(text string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte(store.NormText(text)))
+	k := int64(h.Sum64() &^ (1 << 63))
+	if k == 0 {
+		k = 1
+	}
+	return k
+}
+
+// codeRotation is the rotation of the codes of every embedding of a length, made
+// once: the same seed on every store, so codes written by one process are read by
+// every other.
+var (
+	rotMu     sync.Mutex
+	rotations = map[int]*vecmath.Rotation{}
+)
+
+const rotationSeed = 0x64617931 // "day1"
+
+func rotationFor(dims int) *vecmath.Rotation {
+	rotMu.Lock()
+	defer rotMu.Unlock()
+	r := rotations[dims]
+	if r == nil {
+		r = vecmath.NewRotation(dims, rotationSeed)
+		rotations[dims] = r
+	}
+	return r
+}
+
+// codeOf returns the code of an embedding as little-endian words.
+func codeOf(emb []float32) []uint64 {
+	return rotationFor(len(emb)).AppendCode(nil, emb, nil)
+}
+
+func codeBytes(code []uint64) []byte {
+	b := make([]byte, 8*len(code))
+	for i, w := range code {
+		binary.LittleEndian.PutUint64(b[8*i:], w)
+	}
+	return b
+}
+
+// indexOf returns what the driver keeps beside a record to find it.
+func indexOf(r store.Record) driver.Index {
+	var ix driver.Index
+	if f, ok := r.(store.Fact); ok {
+		ix.TextKey = textKey(f.Text)
+	}
+	if text := store.SearchText(r); text != "" {
+		terms := textsearch.Terms(text)
+		ix.DocLen = len(terms)
+		counts := map[string]int{}
+		for _, t := range terms {
+			if counts[t] == 0 {
+				ix.Terms = append(ix.Terms, t)
+			}
+			counts[t]++
+		}
+		ix.Counts = make([]int, len(ix.Terms))
+		for i, t := range ix.Terms {
+			ix.Counts[i] = counts[t]
+		}
+	}
+	if emb := store.EmbeddingOf(r); len(emb) > 0 {
+		ix.Code = codeBytes(codeOf(emb))
+	}
+	return ix
+}
+
+// keyword ranks the records of a kind the view sees by BM25 over the view: document
+// frequencies, count and average length are those of the rows the view sees. It
+// returns the best k the filter accepts.
+func (s *Store) keyword(ctx context.Context, v view, kind store.Kind, q store.SearchQuery, k int) ([]store.Ranked, error) {
+	ix := &s.ix
+	terms := textsearch.TermFreqs(textsearch.Terms(q.Text))
+	type posting struct {
+		rid int64
+		tf  int
+	}
+	lists := map[string][]posting{}
+	for t := range terms {
+		var ps []posting
+		err := v.st.r.Postings(ctx, kind, t, func(rid int64, tf int) error {
+			ps = append(ps, posting{rid, tf})
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		lists[t] = ps
+	}
+	ix.mu.RLock()
+	n, sum := 0, 0
+	for p := range ix.rows {
+		m := &ix.rows[p]
+		if m.kind == kind && !m.del && ix.visible(v, int32(p)) {
+			n++
+			sum += int(m.dlen)
+		}
+	}
+	if n == 0 || k <= 0 {
+		ix.mu.RUnlock()
+		return nil, nil
+	}
+	avg := float64(sum) / float64(n)
+	var sc textsearch.Scorer
+	var idfs []float64
+	keep := make([]textsearch.List, 0, len(lists))
+	for _, ps := range lists {
+		var l textsearch.List
+		for _, x := range ps {
+			p, ok := ix.position(x.rid)
+			if !ok {
+				continue
+			}
+			m := &ix.rows[p]
+			if m.del || !ix.visible(v, p) {
+				continue
+			}
+			l.Add(p, 0, x.tf, int(m.dlen))
+		}
+		keep = append(keep, l)
+	}
+	for i := range keep {
+		l := &keep[i]
+		idf := textsearch.DefaultBM25.IDF(len(l.Postings), n)
+		idfs = append(idfs, idf)
+		for _, p := range l.Postings {
+			sc.Keep(p)
+		}
+		sc.Term(l, idf)
+	}
+	long := func(ord int32) int { return int(ix.rows[ord].dlen) }
+	full := textsearch.Full(idfs)
+	var order []vecmath.Scored[int32]
+	if q.Filter.IsZero() {
+		order = sc.Top(avg, k, long)
+	} else {
+		for p, score := range sc.All(avg, long) {
+			order = append(order, vecmath.Scored[int32]{Item: p, Score: score})
+		}
+		slices.SortFunc(order, func(a, b vecmath.Scored[int32]) int {
+			if a.Score != b.Score {
+				if a.Score > b.Score {
+					return -1
+				}
+				return 1
+			}
+			return int(a.Item - b.Item)
+		})
+	}
+	ix.mu.RUnlock()
+	return s.takeBest(ctx, v, order, q.Filter, k, full)
+}
+
+// takeBest reads the records of candidates in order, keeping the first k the filter
+// accepts.
+func (s *Store) takeBest(ctx context.Context, v view, order []vecmath.Scored[int32], f store.Filter, k int, full float64) ([]store.Ranked, error) {
+	var out []store.Ranked
+	for len(order) > 0 && len(out) < k {
+		n := min(len(order), max(2*(k-len(out)), 32))
+		chunk := order[:n]
+		order = order[n:]
+		ps := make([]int32, n)
+		for i, c := range chunk {
+			ps[i] = c.Item
+		}
+		recs, err := s.ix.fetch(ctx, v, ps)
+		if err != nil {
+			return nil, err
+		}
+		for i, r := range recs {
+			if r != nil && f.Match(r) && len(out) < k {
+				out = append(out, store.Ranked{Record: r, Score: chunk[i].Score, Full: full})
+			}
+		}
+	}
+	return out, nil
+}
+
+// vector ranks the records of a kind the view sees by the cosine of their embeddings
+// with the query's: by the Hamming distance of codes first, then exactly for the
+// nearest codes, in order, until enough the filter accepts have been scored. Only the
+// records of the best k are decoded whole (or every candidate's, with a filter).
+func (s *Store) vector(ctx context.Context, v view, kind store.Kind, q store.SearchQuery, k int) ([]store.Ranked, error) {
+	ix := &s.ix
+	ix.mu.RLock()
+	kv := ix.kinds[kind]
+	if kv == nil || k <= 0 {
+		ix.mu.RUnlock()
+		return nil, nil
+	}
+	qc := codeOf(q.Vector)
+	if len(qc) != kv.words {
+		ix.mu.RUnlock()
+		return nil, nil
+	}
+	// A counting sort by distance: the nearest codes first, ties in position order.
+	bits := kv.words * 64
+	counts := make([]int32, bits+2)
+	type cand struct {
+		p int32
+		d uint16
+	}
+	cands := make([]cand, 0, len(kv.rowOf))
+	for slot, p := range kv.rowOf {
+		m := &ix.rows[p]
+		if m.del || !ix.visible(v, p) {
+			continue
+		}
+		d := vecmath.Hamming(qc, kv.codes[slot*kv.words:(slot+1)*kv.words])
+		cands = append(cands, cand{p, uint16(d)})
+		counts[d+1]++
+	}
+	ix.mu.RUnlock()
+	for d := 1; d < len(counts); d++ {
+		counts[d] += counts[d-1]
+	}
+	order := make([]int32, len(cands))
+	for _, c := range cands {
+		order[counts[c.d]] = c.p
+		counts[c.d]++
+	}
+	want := max(k*16, 400)
+	filtered := !q.Filter.IsZero()
+	top := vecmath.NewTopK[driver.Row](k)
+	got := 0
+	for len(order) > 0 && got < want {
+		n := min(len(order), want-got)
+		rids := make([]int64, n)
+		ix.mu.RLock()
+		for i, p := range order[:n] {
+			rids[i] = ix.rows[p].rid
+		}
+		ix.mu.RUnlock()
+		order = order[n:]
+		err := v.st.r.Fetch(ctx, rids, func(row driver.Row) error {
+			if row.Deleted || len(row.Vector) != 4*len(q.Vector) {
+				return nil
+			}
+			if filtered {
+				r, err := v.decode(row)
+				if err != nil {
+					return err
+				}
+				if !q.Filter.Match(r) {
+					return nil
+				}
+			}
+			emb, err := reccodec.Vector(row.Vector)
+			if err != nil {
+				return fmt.Errorf("%w: %s %q: %v", store.ErrCorrupt, row.Kind, row.ID, err)
+			}
+			top.Push(float64(vecmath.Cosine(q.Vector, emb)), row)
+			got++
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	sorted := top.Sorted()
+	out := make([]store.Ranked, len(sorted))
+	for i, x := range sorted {
+		r, err := v.decode(x.Item)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = store.Ranked{Record: r, Score: x.Score}
+	}
+	return out, nil
+}

@@ -1,0 +1,298 @@
+package portable
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/day1ai/day1/store"
+	"github.com/day1ai/day1/store/driver"
+)
+
+// The index is saved as driver items from time to time, so that a new process loads
+// it in a few reads of large values instead of one read per row. The items of
+// collection collIndex: "head" (the format, the last RID and commit, the number of
+// rows); "rows/N", a fixed-size entry per row, partRows rows per part; "ids/N", the
+// same rows' ids; "codes/K/N", the code slots of kind K, partRows slots per part, each
+// its row's position and code. A process loads the saved index, then catches up with
+// the rows committed since, as it does between reads.
+
+const (
+	collIndex    = "index"
+	indexHead    = "head"
+	indexMagic   = "d1ix"
+	indexVersion = 2
+	rowBytes     = 48
+	partRows     = 1 << 16
+	saveFraction = 8 // rows read past the saved copy, as a fraction of those saved, before a save
+	headBytes    = 4 + 2 + 8 + 8 + 4
+)
+
+// saveMinRows is the fewest rows the index reads past its saved copy before a write
+// saves it again.
+var saveMinRows = 4096
+
+// kindCode numbers the kinds in the saved index.
+func kindCode(k store.Kind) uint8 { return uint8(slices.Index(store.AllKinds, k) + 1) }
+
+func kindOfCode(c uint8) (store.Kind, bool) {
+	if c == 0 || int(c) > len(store.AllKinds) {
+		return "", false
+	}
+	return store.AllKinds[c-1], true
+}
+
+// encodeRows packs the entries of rows [lo, hi).
+func (ix *index) encodeRows(lo, hi int) []byte {
+	b := make([]byte, 0, (hi-lo)*rowBytes)
+	for _, m := range ix.rows[lo:hi] {
+		b = binary.LittleEndian.AppendUint64(b, uint64(m.rid))
+		b = binary.LittleEndian.AppendUint64(b, uint64(m.br))
+		b = binary.LittleEndian.AppendUint64(b, uint64(m.seq))
+		b = binary.LittleEndian.AppendUint64(b, uint64(m.until))
+		b = binary.LittleEndian.AppendUint64(b, uint64(m.tkey))
+		b = binary.LittleEndian.AppendUint32(b, uint32(m.dlen))
+		flags := byte(0)
+		if m.del {
+			flags |= 1
+		}
+		if m.dead {
+			flags |= 2
+		}
+		b = append(b, kindCode(m.kind), flags, 0, 0)
+	}
+	return b
+}
+
+// encodeIDs packs the ids of rows [lo, hi), each after its length.
+func (ix *index) encodeIDs(lo, hi int) []byte {
+	var b []byte
+	for _, m := range ix.rows[lo:hi] {
+		b = binary.LittleEndian.AppendUint16(b, uint16(len(m.id)))
+		b = append(b, m.id...)
+	}
+	return b
+}
+
+// encodeCodes packs code slots [lo, hi) of a kind: each its row's position, then its
+// code.
+func (kv *kindVecs) encodeCodes(lo, hi int) []byte {
+	b := make([]byte, 0, (hi-lo)*(4+8*kv.words))
+	for slot := lo; slot < hi; slot++ {
+		b = binary.LittleEndian.AppendUint32(b, uint32(kv.rowOf[slot]))
+		for _, w := range kv.codes[slot*kv.words : (slot+1)*kv.words] {
+			b = binary.LittleEndian.AppendUint64(b, w)
+		}
+	}
+	return b
+}
+
+var errIndexFormat = errors.New("saved index is damaged or of another version")
+
+// decodeRows fills rows [lo, lo+len(b)/rowBytes) from a "rows" part.
+func (ix *index) decodeRows(lo int, b []byte) error {
+	if len(b)%rowBytes != 0 || lo+len(b)/rowBytes > len(ix.rows) {
+		return errIndexFormat
+	}
+	for i := 0; i < len(b)/rowBytes; i++ {
+		e := b[i*rowBytes:]
+		m := &ix.rows[lo+i]
+		m.rid = int64(binary.LittleEndian.Uint64(e))
+		m.br = int64(binary.LittleEndian.Uint64(e[8:]))
+		m.seq = int64(binary.LittleEndian.Uint64(e[16:]))
+		m.until = int64(binary.LittleEndian.Uint64(e[24:]))
+		m.tkey = int64(binary.LittleEndian.Uint64(e[32:]))
+		m.dlen = int32(binary.LittleEndian.Uint32(e[40:]))
+		k, ok := kindOfCode(e[44])
+		if !ok {
+			return errIndexFormat
+		}
+		m.kind, m.del, m.dead, m.key, m.vslot = k, e[45]&1 != 0, e[45]&2 != 0, -1, -1
+		ix.rids[lo+i] = m.rid
+	}
+	return nil
+}
+
+// decodeIDs sets the ids of the rows from lo from an "ids" part: slices of one string
+// made of the part, one allocation for all of them.
+func (ix *index) decodeIDs(lo int, b []byte) error {
+	all := string(b)
+	off, i := 0, lo
+	for off < len(all) {
+		if off+2 > len(all) || i >= len(ix.rows) {
+			return errIndexFormat
+		}
+		l := int(binary.LittleEndian.Uint16(b[off:]))
+		if off+2+l > len(all) {
+			return errIndexFormat
+		}
+		ix.rows[i].id = all[off+2 : off+2+l]
+		off += 2 + l
+		i++
+	}
+	return nil
+}
+
+// decodeCodes adds the code slots of a "codes" part to its kind's.
+func (ix *index) decodeCodes(kind store.Kind, words int, b []byte) error {
+	kv := ix.kinds[kind]
+	if kv == nil {
+		kv = &kindVecs{words: words}
+		ix.kinds[kind] = kv
+	}
+	size := 4 + 8*words
+	if kv.words != words || len(b)%size != 0 {
+		return errIndexFormat
+	}
+	n := len(b) / size
+	kv.rowOf = slices.Grow(kv.rowOf, n)
+	kv.codes = slices.Grow(kv.codes, n*words)
+	for i := range n {
+		e := b[i*size:]
+		p := int32(binary.LittleEndian.Uint32(e))
+		if p < 0 || int(p) >= len(ix.rows) {
+			return errIndexFormat
+		}
+		kv.rowOf = append(kv.rowOf, p)
+		for w := range words {
+			kv.codes = append(kv.codes, binary.LittleEndian.Uint64(e[4+8*w:]))
+		}
+	}
+	return nil
+}
+
+// load fills an empty index from its saved copy, if there is one the reader can use:
+// false when there is none. A damaged copy is left for the next save to replace; the
+// index is then built from the rows.
+func (ix *index) load(ctx context.Context, r driver.Reader) (bool, error) {
+	head, ok, err := r.Item(ctx, collIndex, indexHead)
+	if err != nil || !ok {
+		return false, err
+	}
+	if len(head) != headBytes || string(head[:4]) != indexMagic || binary.LittleEndian.Uint16(head[4:]) != indexVersion {
+		return false, nil
+	}
+	lastRID := int64(binary.LittleEndian.Uint64(head[6:]))
+	lastSeq := int64(binary.LittleEndian.Uint64(head[14:]))
+	n := int(binary.LittleEndian.Uint32(head[22:]))
+	if lastSeq > r.Head().Seq {
+		return false, nil // saved after the reader's snapshot began: build from the rows
+	}
+	ix.rows, ix.rids = make([]meta, n, n+n/4), make([]int64, n, n+n/4)
+	// Parts are read in the order of their ids: codes, then ids, then rows.
+	err = r.Items(ctx, collIndex, func(id string, data []byte) error {
+		var kind, words, part int
+		switch {
+		case id == indexHead:
+			return nil
+		case scan(id, "rows/%d", &part):
+			return ix.decodeRows(part*partRows, data)
+		case scan(id, "ids/%d", &part):
+			return ix.decodeIDs(part*partRows, data)
+		case scan(id, "codes/%d/%d/%d", &kind, &words, &part):
+			k, ok := kindOfCode(uint8(kind))
+			if !ok {
+				return errIndexFormat
+			}
+			return ix.decodeCodes(k, words, data)
+		}
+		return errIndexFormat
+	})
+	if err != nil {
+		*ix = index{kinds: map[store.Kind]*kindVecs{}, built: true}
+		if errors.Is(err, errIndexFormat) {
+			return false, nil
+		}
+		return false, err
+	}
+	for _, kv := range ix.kinds {
+		for slot, p := range kv.rowOf {
+			ix.rows[p].vslot = int32(slot)
+		}
+	}
+	ix.lastRID, ix.lastSeq, ix.saved = lastRID, lastSeq, n
+	ix.branches = map[int64]bool{}
+	for _, m := range ix.rows {
+		ix.branches[m.br] = true
+	}
+	return true, nil
+}
+
+// scan parses an item id of the saved index.
+func scan(id, format string, args ...any) bool {
+	n, err := fmt.Sscanf(id, format, args...)
+	return err == nil && n == len(args)
+}
+
+// due reports whether the index has read enough rows past its saved copy for a write
+// to save it again.
+func (ix *index) due() bool {
+	return len(ix.rows)-ix.saved >= max(saveMinRows, ix.saved/saveFraction)
+}
+
+// save writes the index as items in the writer's commit, in place of the copy saved
+// before. The index holds the state before the commit; the commit's own rows are read
+// back after it, like any other. Callers hold ix.mu.
+func (ix *index) save(ctx context.Context, w driver.Writer) error {
+	var old []string
+	err := w.Items(ctx, collIndex, func(id string, _ []byte) error {
+		old = append(old, id)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	keep := map[string]bool{indexHead: true}
+	put := func(id string, b []byte) error {
+		keep[id] = true
+		return w.PutItem(ctx, collIndex, id, b)
+	}
+	n := len(ix.rows)
+	for lo := 0; lo < n; lo += partRows {
+		hi := min(lo+partRows, n)
+		if err := put(fmt.Sprintf("rows/%06d", lo/partRows), ix.encodeRows(lo, hi)); err != nil {
+			return err
+		}
+		if err := put(fmt.Sprintf("ids/%06d", lo/partRows), ix.encodeIDs(lo, hi)); err != nil {
+			return err
+		}
+	}
+	for kind, kv := range ix.kinds {
+		for lo := 0; lo < len(kv.rowOf); lo += partRows {
+			id := fmt.Sprintf("codes/%03d/%03d/%06d", kindCode(kind), kv.words, lo/partRows)
+			if err := put(id, kv.encodeCodes(lo, min(lo+partRows, len(kv.rowOf)))); err != nil {
+				return err
+			}
+		}
+	}
+	for _, id := range old {
+		if !keep[id] {
+			if err := w.DeleteItem(ctx, collIndex, id); err != nil {
+				return err
+			}
+		}
+	}
+	head := make([]byte, 0, headBytes)
+	head = append(head, indexMagic...)
+	head = binary.LittleEndian.AppendUint16(head, indexVersion)
+	head = binary.LittleEndian.AppendUint64(head, uint64(ix.lastRID))
+	head = binary.LittleEndian.AppendUint64(head, uint64(ix.lastSeq))
+	head = binary.LittleEndian.AppendUint32(head, uint32(n))
+	if err := w.PutItem(ctx, collIndex, indexHead, head); err != nil {
+		return err
+	}
+	ix.saved = n
+	return nil
+}
+
+// saveIfDue saves the index in the writer's commit when it is due.
+func (ix *index) saveIfDue(ctx context.Context, w driver.Writer) error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if !ix.built || !ix.due() {
+		return nil
+	}
+	return ix.save(ctx, w)
+}
