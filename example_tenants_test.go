@@ -10,6 +10,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/day1ai/day1"
+	"github.com/day1ai/day1/store/sqlite"
 )
 
 // exampleTenants returns cfg with the examples' Client seams; when the examples run on
@@ -17,6 +18,11 @@ import (
 func exampleTenants(cfg day1.TenantsConfig) day1.TenantsConfig {
 	cfg.Client = exampleConfig()
 	cfg.Client.DSN = ""
+	if examplesSQLite != "" {
+		// Each tenant a SQLite memory in its folder under cfg.Path.
+		cfg.Client.Backend = sqlite.Options{}
+		return cfg
+	}
 	if examplesDSN == "" {
 		return cfg
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/day1ai/day1"
+	"github.com/day1ai/day1/store/sqlite"
 )
 
 // examplesDSN, when set, makes every example open a MatrixOne database of its own
@@ -22,10 +24,18 @@ var (
 	examplesDSN    = os.Getenv("DAY1_EXAMPLES_DSN")
 	examplesPrefix = os.Getenv("DAY1_EXAMPLES_PREFIX")
 	exampleDBs     atomic.Int64
+	// examplesSQLite, when set, is the folder under which every example opens a
+	// SQLite memory of its own (TestExamplesOnSQLite).
+	examplesSQLite = os.Getenv("DAY1_EXAMPLES_SQLITE")
 )
 
-// exampleStore points cfg at a fresh MatrixOne database when the examples run on one.
+// exampleStore points cfg at a fresh MatrixOne database when the examples run on one,
+// or at a fresh SQLite memory when they run on that.
 func exampleStore(cfg day1.Config) day1.Config {
+	if examplesSQLite != "" {
+		cfg.Backend = sqlite.Options{Path: filepath.Join(examplesSQLite, fmt.Sprint(exampleDBs.Add(1)))}
+		return cfg
+	}
 	if examplesDSN == "" {
 		return cfg
 	}
@@ -55,6 +65,23 @@ func TestExamplesOnMatrixOne(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("the examples on MatrixOne failed: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "PASS") {
+		t.Fatalf("the examples run did not pass:\n%s", out)
+	}
+}
+
+// TestExamplesOnSQLite runs every example again with its client on a memory of the
+// SQLite driver: the same output through every engine on the portable store.
+func TestExamplesOnSQLite(t *testing.T) {
+	if examplesSQLite != "" || examplesDSN != "" {
+		t.Skip("this process is an examples run")
+	}
+	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run", "^Example", "-test.count=1")
+	cmd.Env = append(os.Environ(), "DAY1_EXAMPLES_SQLITE="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the examples on SQLite failed: %v\n%s", err, out)
 	}
 	if !strings.Contains(string(out), "PASS") {
 		t.Fatalf("the examples run did not pass:\n%s", out)

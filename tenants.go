@@ -497,29 +497,33 @@ func (t *Tenants) release(e *tenantEntry) {
 // backend the tenants live on, with their place left for the manager to fill.
 func (c TenantsConfig) checkBackend() error {
 	const field = "TenantsConfig.Client.Backend"
+	validate := func(o store.Opener) error {
+		if v, ok := o.(store.Validator); ok {
+			return optionsField(field, v.Validate())
+		}
+		return nil
+	}
 	switch o := c.Client.Backend.(type) {
 	case nil:
 		return nil
-	case memstore.Options:
+	case store.FolderOpener:
 		if c.Path == "" {
-			return store.Invalid(field, "holds embedded store options, which apply only with TenantsConfig.Path", nil)
+			return store.Invalid(field, "holds the options of a store kept in a folder, which apply only with TenantsConfig.Path", nil)
 		}
-		if o.Path != "" {
-			return store.Invalid(field, "must leave memstore.Options.Path empty: each tenant has its own folder under TenantsConfig.Path", o.Path)
+		if o.Folder() != "" {
+			return store.Invalid(field, "must leave the folder (Path) empty: each tenant has its own folder under TenantsConfig.Path", o.Folder())
 		}
-		o.Path = c.Path
-		return optionsField(field, o.Validate())
-	case matrixone.Options:
+		return validate(o.WithFolder(c.Path))
+	case store.DatabaseOpener:
 		if c.DSN == "" {
-			return store.Invalid(field, "holds MatrixOne options, which apply only with TenantsConfig.DSN", nil)
+			return store.Invalid(field, "holds the options of a store kept in a database server, which apply only with TenantsConfig.DSN", nil)
 		}
-		if o.DSN != "" {
-			return store.Invalid(field, "must leave matrixone.Options.DSN empty: each tenant has its own database on TenantsConfig.DSN's server", nil)
+		if o.Database() != "" {
+			return store.Invalid(field, "must leave the DSN empty: each tenant has its own database on TenantsConfig.DSN's server", nil)
 		}
-		o.DSN = c.DSN
-		return optionsField(field, o.Validate())
+		return validate(o.WithDatabase(c.DSN))
 	default:
-		return store.Invalid(field, "must be memstore.Options (with Path) or matrixone.Options (with DSN); with Stores, the stores carry their own settings", fmt.Sprintf("%T", o))
+		return store.Invalid(field, "must be the options of a store kept in a folder (memstore.Options, sqlite.Options) or in a database (matrixone.Options); with Stores, the stores carry their own settings", fmt.Sprintf("%T", o))
 	}
 }
 
@@ -527,12 +531,14 @@ func (c TenantsConfig) checkBackend() error {
 // with the tenant's place filled in, or the backend's defaults.
 func (t *Tenants) backendAt(path, dsn string) store.Opener {
 	switch o := t.cfg.Client.Backend.(type) {
-	case memstore.Options:
-		o.Path = path
-		return o
-	case matrixone.Options:
-		o.DSN = dsn
-		return o
+	case store.FolderOpener:
+		if path != "" {
+			return o.WithFolder(path)
+		}
+	case store.DatabaseOpener:
+		if dsn != "" {
+			return o.WithDatabase(dsn)
+		}
 	}
 	if path != "" {
 		return memstore.Options{Path: path}

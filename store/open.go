@@ -60,3 +60,30 @@ func Opened[S Store](s S, err error) (Store, error) {
 	}
 	return s, nil
 }
+
+// FolderOpener is an Opener of a store kept in a folder of files (the embedded
+// stores): a manager of many memories (day1.Tenants) gives each one a folder of its
+// own.
+type FolderOpener interface {
+	Opener
+	// Folder returns the folder the options name, "" for none.
+	Folder() string
+	// WithFolder returns the options with the folder set to path.
+	WithFolder(path string) Opener
+}
+
+// DatabaseOpener is an Opener of a store kept in a database server (MatrixOne): a
+// manager of many memories gives each one a database of its own.
+type DatabaseOpener interface {
+	Opener
+	// Database returns the DSN the options name, "" for none.
+	Database() string
+	// WithDatabase returns the options with the DSN set to dsn.
+	WithDatabase(dsn string) Opener
+}
+
+// Validator is the optional check of an Opener's settings, made before any store is
+// opened with them.
+type Validator interface {
+	Validate() error
+}

@@ -126,8 +126,12 @@ type Reader interface {
 type Writer interface {
 	Reader
 	// Pending is the commit the writes will make: Head().Seq+1, at an instant later
-	// than Head().At.
+	// than Head().At (the driver's clock unless SetInstant chose it).
 	Pending() Commit
+	// SetInstant makes t the instant of the pending commit, or the nanosecond after
+	// the last commit's when t is not later, and returns the pending commit: for a
+	// store whose clock is not the system's (a test's).
+	SetInstant(t time.Time) Commit
 	// Put writes rows at the pending commit, each ending the live row of its record on
 	// its branch (setting its Until). Seq and Until of the given rows are ignored.
 	Put(ctx context.Context, rows ...Row) error

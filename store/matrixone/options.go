@@ -269,6 +269,17 @@ func ParseDSN(dsn string) (*mysql.Config, error) {
 }
 
 // OpenStore makes Options a store.Opener (a day1.Config's Backend): it opens the
+// Database returns the DSN the options name.
+func (o Options) Database() string { return o.DSN }
+
+// WithDatabase returns the options with the DSN set to dsn.
+func (o Options) WithDatabase(dsn string) store.Opener {
+	o.DSN = dsn
+	return o
+}
+
+var _ store.DatabaseOpener = Options{}
+
 // database as Open does, with env's embedding width and clock where o has none.
 func (o Options) OpenStore(ctx context.Context, env store.OpenEnv) (store.Store, error) {
 	env.Fill(&o.Dimensions, &o.Now, &o.Logger)

@@ -766,6 +766,17 @@ func (v view) visibleDoc(ix *kindIndex, ord int32, m *docMeta) bool {
 // head returns the sequence number the view reads at.
 func (v view) head() uint64 { return v.chain[0].cut }
 
+// Folder returns the folder of a durable store, "" for one in memory.
+func (o Options) Folder() string { return o.Path }
+
+// WithFolder returns the options of a durable store in the folder path.
+func (o Options) WithFolder(path string) store.Opener {
+	o.Path = path
+	return o
+}
+
+var _ store.FolderOpener = Options{}
+
 // OpenStore is Open for a day1.Config, whose Backend Options can be (a
 // store.Opener): the dimensions and the clock come from env when o leaves them unset.
 func (o Options) OpenStore(ctx context.Context, env store.OpenEnv) (store.Store, error) {

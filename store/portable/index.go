@@ -254,14 +254,18 @@ func (ix *index) visible(v view, p int32) bool {
 }
 
 // fetch reads the records of the rows at the given positions, as the view names
-// them, in the positions' order; a deleted row gives nil.
+// them, in the positions' order (a position given twice gives its record twice); a
+// deleted row gives nil.
 func (ix *index) fetch(ctx context.Context, v view, ps []int32) ([]store.Record, error) {
-	rids := make([]int64, len(ps))
-	at := make(map[int64]int, len(ps))
+	rids := make([]int64, 0, len(ps))
+	at := make(map[int64][]int, len(ps))
 	ix.mu.RLock()
 	for i, p := range ps {
-		rids[i] = ix.rows[p].rid
-		at[rids[i]] = i
+		rid := ix.rows[p].rid
+		if len(at[rid]) == 0 {
+			rids = append(rids, rid)
+		}
+		at[rid] = append(at[rid], i)
 	}
 	ix.mu.RUnlock()
 	out := make([]store.Record, len(ps))
@@ -273,7 +277,9 @@ func (ix *index) fetch(ctx context.Context, v view, ps []int32) ([]store.Record,
 		if err != nil {
 			return err
 		}
-		out[at[row.RID]] = r
+		for _, i := range at[row.RID] {
+			out[i] = r
+		}
 		return nil
 	})
 	return out, err

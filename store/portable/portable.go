@@ -33,8 +33,8 @@ type Options struct {
 	// Dimensions is the length of embeddings; 0 takes the length of the first one
 	// written.
 	Dimensions int
-	// Now is the clock records are stamped with when they carry no time of their own
-	// (the commit's instant when nil).
+	// Now is the clock commits are dated by, and records without a time of their own
+	// stamped with (the driver's clock when nil).
 	Now func() time.Time
 	// ReadOnly refuses every write with store.ErrReadOnly.
 	ReadOnly bool
@@ -53,6 +53,7 @@ var (
 	_ store.Store            = (*Store)(nil)
 	_ store.Namer            = (*Store)(nil)
 	_ store.ReadOnlyReporter = (*Store)(nil)
+	_ store.Durabler         = (*Store)(nil)
 )
 
 // collections of the driver's items.
@@ -84,6 +85,9 @@ func New(ctx context.Context, d driver.Driver, opts Options) (*Store, error) {
 	}
 	if !has && !opts.ReadOnly {
 		err = d.Update(ctx, func(w driver.Writer) error {
+			if opts.Now != nil {
+				w.SetInstant(opts.Now())
+			}
 			st, err := loadState(ctx, w)
 			if err != nil || st.byName[store.DefaultBranch] != nil {
 				return err // another process made it
@@ -110,6 +114,13 @@ func (s *Store) Name() string {
 
 // ReadOnly reports whether the store refuses writes.
 func (s *Store) ReadOnly() bool { return s.opts.ReadOnly }
+
+// Durable reports whether what the store acknowledges survives a restart of the
+// process: whether its driver says so (a Durable() bool method).
+func (s *Store) Durable() bool {
+	d, ok := s.d.(store.Durabler)
+	return ok && d.Durable()
+}
 
 // Driver returns the driver the store reads and writes.
 func (s *Store) Driver() driver.Driver { return s.d }
@@ -152,6 +163,9 @@ func (s *Store) update(ctx context.Context, fn func(st *state, w driver.Writer) 
 		return fmt.Errorf("%w: the store was opened read-only", store.ErrReadOnly)
 	}
 	return s.d.Update(ctx, func(w driver.Writer) error {
+		if s.opts.Now != nil {
+			w.SetInstant(s.opts.Now())
+		}
 		st, err := loadState(ctx, w)
 		if err != nil {
 			return err
@@ -160,13 +174,9 @@ func (s *Store) update(ctx context.Context, fn func(st *state, w driver.Writer) 
 	})
 }
 
-// stamp is the instant records of a commit are stamped with.
-func (s *Store) stamp(w driver.Writer) time.Time {
-	if s.opts.Now != nil {
-		return s.opts.Now().UTC()
-	}
-	return w.Pending().At
-}
+// stamp is the instant records of a commit are stamped with: the commit's, which
+// follows Options.Now when it is set.
+func (s *Store) stamp(w driver.Writer) time.Time { return w.Pending().At }
 
 // branch is a branch as the portable store sees it.
 type branch struct {

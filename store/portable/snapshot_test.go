@@ -17,7 +17,7 @@ import (
 func openAt(t *testing.T, dir string) *portable.Store {
 	t.Helper()
 	ctx := context.Background()
-	d, err := sqlite.Open(ctx, dir, sqlite.Options{NoSync: true})
+	d, err := sqlite.Open(ctx, sqlite.Options{Path: dir, NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}

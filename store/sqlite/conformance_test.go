@@ -15,7 +15,7 @@ import (
 func open(t testing.TB, dir string, opts sqlite.Options) *portable.Store {
 	t.Helper()
 	ctx := context.Background()
-	d, err := sqlite.Open(ctx, dir, opts)
+	d, err := sqlite.Open(ctx, withPath(opts, dir))
 	if err != nil {
 		t.Fatalf("sqlite.Open(%q): %v", dir, err)
 	}
@@ -54,4 +54,9 @@ func TestConformance(t *testing.T) {
 			return opened(t, dir)
 		},
 	})
+}
+
+func withPath(o sqlite.Options, dir string) sqlite.Options {
+	o.Path = dir
+	return o
 }

@@ -15,6 +15,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -27,6 +28,7 @@ import (
 
 	"github.com/day1ai/day1/store"
 	"github.com/day1ai/day1/store/driver"
+	"github.com/day1ai/day1/store/portable"
 )
 
 // FileName is the name of the database file in a memory's folder.
@@ -44,8 +46,10 @@ var pageSize = 65536
 // DefaultLockTimeout is how long an Update waits for the write lock by default.
 const DefaultLockTimeout = 30 * time.Second
 
-// Options configure a driver.
+// Options configure a driver, and the portable store over it that OpenStore opens.
 type Options struct {
+	// Path is the folder of the memory: the database file is FileName in it.
+	Path string
 	// LockTimeout bounds the wait for the write lock another process holds (0:
 	// DefaultLockTimeout). The caller's context can end the wait sooner.
 	LockTimeout time.Duration
@@ -55,6 +59,51 @@ type Options struct {
 	// NoSync leaves the syncing of commits to the operating system: a crash of the
 	// machine (not of the process) may lose the last commits, never tear one.
 	NoSync bool
+	// Dimensions is the length of the embeddings of the store OpenStore opens; 0
+	// takes the Client's, or the length of the first embedding written.
+	Dimensions int
+	// Now is the clock of the store OpenStore opens; nil takes the Client's, or the
+	// commit's instant.
+	Now func() time.Time
+}
+
+// Folder returns the folder of the memory.
+func (o Options) Folder() string { return o.Path }
+
+// WithFolder returns the options of the memory in the folder path.
+func (o Options) WithFolder(path string) store.Opener {
+	o.Path = path
+	return o
+}
+
+// Validate checks the options without opening anything.
+func (o Options) Validate() error {
+	if o.LockTimeout < 0 {
+		return store.Invalid("Options.LockTimeout", "must not be negative", o.LockTimeout)
+	}
+	if o.Dimensions < 0 {
+		return store.Invalid("Options.Dimensions", "must not be negative", o.Dimensions)
+	}
+	return nil
+}
+
+var _ store.FolderOpener = Options{}
+
+// OpenStore opens the memory as a store (a portable store over the driver) for a
+// day1.Config, whose Backend Options can be (a store.Opener).
+func (o Options) OpenStore(ctx context.Context, env store.OpenEnv) (store.Store, error) {
+	var logger *slog.Logger
+	env.Fill(&o.Dimensions, &o.Now, &logger)
+	d, err := Open(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	s, err := portable.New(ctx, d, portable.Options{Name: "sqlite", Dimensions: o.Dimensions, Now: o.Now, ReadOnly: o.ReadOnly})
+	if err != nil {
+		d.Close()
+		return nil, err
+	}
+	return s, nil
 }
 
 // Driver is a memory in a SQLite database. It is safe for concurrent use.
@@ -70,11 +119,12 @@ type Driver struct {
 
 var _ driver.Driver = (*Driver)(nil)
 
-// Open opens the memory in folder dir, creating the folder and the database unless
-// opts.ReadOnly.
-func Open(ctx context.Context, dir string, opts Options) (*Driver, error) {
-	if opts.LockTimeout < 0 {
-		return nil, store.Invalid("Options.LockTimeout", "must not be negative", opts.LockTimeout)
+// Open opens the memory in the folder opts.Path, creating the folder and the database
+// unless opts.ReadOnly.
+func Open(ctx context.Context, opts Options) (*Driver, error) {
+	dir := opts.Path
+	if err := opts.Validate(); err != nil {
+		return nil, err
 	}
 	if opts.LockTimeout == 0 {
 		opts.LockTimeout = DefaultLockTimeout
@@ -285,6 +335,9 @@ func (d *Driver) Close() error {
 
 // Path is the database file.
 func (d *Driver) Path() string { return d.path }
+
+// Durable reports that what the driver commits survives a restart of the process.
+func (d *Driver) Durable() bool { return true }
 
 // Read calls fn in a read transaction: a snapshot of the latest commit.
 func (d *Driver) Read(ctx context.Context, fn func(driver.Reader) error) error {
@@ -599,6 +652,15 @@ type writer struct {
 }
 
 func (w *writer) Pending() driver.Commit { return w.pending }
+
+func (w *writer) SetInstant(t time.Time) driver.Commit {
+	t = t.UTC().Round(0)
+	if !t.After(w.head.At) {
+		t = w.head.At.Add(time.Nanosecond)
+	}
+	w.pending.At = t
+	return w.pending
+}
 
 // Head of a writer is the pending commit once something is written, so that its
 // reads see its own writes.

@@ -110,7 +110,7 @@ func TestOpenRefuses(t *testing.T) {
 	t.Run("a file, not a folder", func(t *testing.T) {
 		p := filepath.Join(t.TempDir(), "file")
 		os.WriteFile(p, []byte("x"), 0o644)
-		_, err := sqlite.Open(ctx, p, sqlite.Options{})
+		_, err := sqlite.Open(ctx, sqlite.Options{Path: p})
 		var ve *store.ValidationError
 		if !errors.As(err, &ve) || ve.Field != "Options.Path" {
 			t.Errorf("Open(file) = %v; want a *ValidationError on Options.Path", err)
@@ -120,7 +120,7 @@ func TestOpenRefuses(t *testing.T) {
 		dir := t.TempDir()
 		junk := []byte("this is not a database, but someone's notes about a database file")
 		os.WriteFile(filepath.Join(dir, sqlite.FileName), junk, 0o644)
-		_, err := sqlite.Open(ctx, dir, sqlite.Options{})
+		_, err := sqlite.Open(ctx, sqlite.Options{Path: dir})
 		if !errors.Is(err, store.ErrCorrupt) {
 			t.Errorf("Open over a text file = %v; want ErrCorrupt", err)
 		}
@@ -138,7 +138,7 @@ func TestOpenRefuses(t *testing.T) {
 			t.Fatal(err)
 		}
 		db.Close()
-		_, err = sqlite.Open(ctx, dir, sqlite.Options{})
+		_, err = sqlite.Open(ctx, sqlite.Options{Path: dir})
 		var ve *store.ValidationError
 		if !errors.As(err, &ve) {
 			t.Errorf("Open over another database = %v; want a *ValidationError", err)
@@ -146,7 +146,7 @@ func TestOpenRefuses(t *testing.T) {
 	})
 	t.Run("newer format", func(t *testing.T) {
 		dir := t.TempDir()
-		d, err := sqlite.Open(ctx, dir, sqlite.Options{})
+		d, err := sqlite.Open(ctx, sqlite.Options{Path: dir})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,14 +159,14 @@ func TestOpenRefuses(t *testing.T) {
 			t.Fatal(err)
 		}
 		db.Close()
-		_, err = sqlite.Open(ctx, dir, sqlite.Options{})
+		_, err = sqlite.Open(ctx, sqlite.Options{Path: dir})
 		if !errors.Is(err, store.ErrNotSupported) {
 			t.Errorf("Open of format 99 = %v; want ErrNotSupported", err)
 		}
 	})
 	t.Run("read-only, missing", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "none")
-		_, err := sqlite.Open(ctx, dir, sqlite.Options{ReadOnly: true})
+		_, err := sqlite.Open(ctx, sqlite.Options{Path: dir, ReadOnly: true})
 		if !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("read-only Open of a missing memory = %v; want ErrNotFound", err)
 		}

@@ -250,6 +250,17 @@ func testWrite(t *testing.T, h Harness) {
 		same(e.t, "facts", []string{"f1"}, e.listIDs(main, store.ListQuery{Kind: store.KindFact}))
 	})
 
+	subtest(t, h, area, "same fact text with a near embedding is deduplicated, not superseded", func(e *env) {
+		// The stored fact is found twice over, by its text and by its embedding: the
+		// text decides.
+		opts := store.PutOptions{DedupeThreshold: 0.9}
+		e.put(store.DefaultBranch, opts, store.Fact{ID: "f1", Text: "Sessions are cached in Redis", Embedding: vec(1)})
+		res := e.put(store.DefaultBranch, opts, store.Fact{ID: "f2", Text: "sessions are cached in redis", Embedding: vec(1)})[0]
+		if res.Outcome != store.Deduplicated || res.Replaced != "f1" {
+			e.t.Errorf("Put: Outcome, Replaced = %q, %q; want %q, %q", res.Outcome, res.Replaced, store.Deduplicated, "f1")
+		}
+	})
+
 	subtest(t, h, area, "same text as a fact that is not live is created", func(e *env) {
 		e.put1(store.DefaultBranch, store.Fact{ID: "f1", Text: "Sessions last one hour", Status: store.FactInvalidated})
 		res := e.put1(store.DefaultBranch, store.Fact{ID: "f2", Text: "Sessions last one hour"})
