@@ -516,3 +516,30 @@ type SessionFilter struct {
 	TaskID  string
 	Status  SessionStatus
 }
+
+// HistoryOnly reports whether a filter drops exactly the facts that are history (of
+// HistoryStatuses) and nothing else, as a search's default filter does: a store that
+// marks history in its index decides such a filter without reading the records.
+func HistoryOnly(f Filter) bool {
+	if len(f.ExcludeStatuses) == 0 {
+		return false
+	}
+	for _, st := range f.ExcludeStatuses {
+		if !slices.Contains(HistoryStatuses, st) {
+			return false
+		}
+	}
+	for _, st := range HistoryStatuses {
+		if !slices.Contains(f.ExcludeStatuses, st) {
+			return false
+		}
+	}
+	f.ExcludeStatuses = nil
+	return f.IsZero()
+}
+
+// IsHistory reports whether r is a fact whose status is one of HistoryStatuses.
+func IsHistory(r Record) bool {
+	f, ok := r.(Fact)
+	return ok && slices.Contains(HistoryStatuses, f.Status)
+}

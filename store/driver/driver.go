@@ -62,6 +62,9 @@ type Index struct {
 	Counts  []int    // how often each of Terms occurs
 	DocLen  int      // the number of terms in the search text
 	Code    []byte   // the sign-bit code of the embedding, nil without one
+	// History marks a record that default searches leave out (a fact superseded or
+	// invalidated: store.IsHistory).
+	History bool
 }
 
 // Meta is what a driver returns of a row for the portable store's indexes: all but
@@ -77,6 +80,7 @@ type Meta struct {
 	TextKey int64
 	DocLen  int
 	Code    []byte
+	History bool
 }
 
 // BranchRow is a branch as a driver keeps it.
@@ -109,9 +113,9 @@ type Reader interface {
 	Meta(ctx context.Context, after int64, fn func(Meta) error) error
 	// Ended calls fn with every row a commit after seq ended: its RID and Until.
 	Ended(ctx context.Context, after int64, fn func(rid, until int64) error) error
-	// Postings calls fn with every row of a kind whose search text holds term, with
-	// how often it does.
-	Postings(ctx context.Context, kind store.Kind, term string, fn func(rid int64, tf int) error) error
+	// Postings calls fn with every row of a kind whose RID is above after and whose
+	// search text holds term, with how often it does, by RID.
+	Postings(ctx context.Context, kind store.Kind, term string, after int64, fn func(rid int64, tf int) error) error
 	// Fetch calls fn with the rows of the given RIDs that exist, in no particular
 	// order.
 	Fetch(ctx context.Context, rids []int64, fn func(Row) error) error

@@ -198,26 +198,6 @@ func isHistory(v *version) bool {
 	return ok && slices.Contains(store.HistoryStatuses, f.status)
 }
 
-// historyOnly reports whether a filter drops exactly the facts that are history and
-// nothing else, as a search's default filter does: docMeta.history then decides it.
-func historyOnly(f store.Filter) bool {
-	if len(f.ExcludeStatuses) == 0 {
-		return false
-	}
-	for _, st := range f.ExcludeStatuses {
-		if !slices.Contains(store.HistoryStatuses, st) {
-			return false
-		}
-	}
-	for _, st := range store.HistoryStatuses {
-		if !slices.Contains(f.ExcludeStatuses, st) {
-			return false
-		}
-	}
-	f.ExcludeStatuses = nil
-	return f.IsZero()
-}
-
 // add indexes v. emb is v's embedding unpacked, when it has one of its own (nil when
 // it shares h.from's).
 func (ix *kindIndex) add(v *version, h hint, emb []float32) {

@@ -287,8 +287,8 @@ func TestHistoryOnly(t *testing.T) {
 		{store.Filter{ExcludeStatuses: store.HistoryStatuses, Category: "auth"}, false},
 	}
 	for _, tt := range tests {
-		if got := historyOnly(tt.f); got != tt.want {
-			t.Errorf("historyOnly(%+v) = %v; want %v", tt.f, got, tt.want)
+		if got := store.HistoryOnly(tt.f); got != tt.want {
+			t.Errorf("store.HistoryOnly(%+v) = %v; want %v", tt.f, got, tt.want)
 		}
 	}
 	for _, st := range []store.FactStatus{store.FactActive, store.FactVerified, store.FactPromoted, store.FactSuperseded, store.FactInvalidated} {

@@ -290,7 +290,7 @@ func (s *Store) keyword(vw view, ix *kindIndex, kind store.Kind, q store.SearchQ
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
 	filtered := !q.Filter.IsZero()
-	history := historyOnly(q.Filter)
+	history := store.HistoryOnly(q.Filter)
 	if filtered && !history {
 		sc.grow(len(ix.docs))
 	}
@@ -409,7 +409,7 @@ func vectorSearch(ctx context.Context, vw view, ix *kindIndex, q store.SearchQue
 	qinv := 1 / vecmath.Norm(q.Vector)
 	top := vecmath.NewTopK[*version](k)
 	filtered := !q.Filter.IsZero()
-	history := historyOnly(q.Filter)
+	history := store.HistoryOnly(q.Filter)
 	score := func(i int) bool {
 		v := ix.seen(vw, i)
 		if v == nil {

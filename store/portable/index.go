@@ -40,6 +40,11 @@ type index struct {
 	// branches are those the index was last caught up with.
 	branches map[int64]bool
 	saved    int // rows in the saved copy it was loaded from or last saved
+	recs     recordCache
+	// counts are the live records of each kind at the head of each branch.
+	counts map[countKey]liveCount
+	// terms caches the postings of the terms searched (termLists).
+	terms map[store.Kind]map[string]*termList
 }
 
 // meta is one row as the index holds it.
@@ -51,6 +56,7 @@ type meta struct {
 	key        int32 // -1 until keys are built
 	kind       store.Kind
 	del        bool
+	hist       bool  // history: driver.Index.History
 	dead       bool  // its branch was deleted
 	dlen       int32 // search text length, in terms
 	vslot      int32 // position of its code in its kind's codes, -1 for none
@@ -63,6 +69,9 @@ type kindVecs struct {
 	codes []uint64
 	rowOf []int32 // code slot → row position
 	bands *simhash.Bands
+	// vecs holds, by code slot, the embeddings searches have read: the exact
+	// scoring of the nearest codes reads them from memory once they are here.
+	vecs [][]float32
 }
 
 // catchUp brings the index up to the reader's head. Rows of branches that no longer
@@ -92,6 +101,7 @@ func (ix *index) catchUp(ctx context.Context, r driver.Reader, st *state, keys, 
 	}
 	err = r.Ended(ctx, ix.lastSeq, func(rid, until int64) error {
 		if p, ok := ix.position(rid); ok {
+			ix.count(p, -1)
 			ix.rows[p].until = until
 		}
 		return nil
@@ -101,7 +111,8 @@ func (ix *index) catchUp(ctx context.Context, r driver.Reader, st *state, keys, 
 	}
 	if gone := ix.branchesGone(st); gone != nil {
 		for i := range ix.rows {
-			if m := &ix.rows[i]; gone[m.br] {
+			if m := &ix.rows[i]; gone[m.br] && !m.dead {
+				ix.count(int32(i), -1)
 				m.dead = true
 			}
 		}
@@ -113,7 +124,7 @@ func (ix *index) catchUp(ctx context.Context, r driver.Reader, st *state, keys, 
 func (ix *index) add(m driver.Meta) {
 	p := int32(len(ix.rows))
 	row := meta{rid: m.RID, br: m.Branch, seq: m.Seq, until: m.Until, id: m.ID, tkey: m.TextKey,
-		key: -1, kind: m.Kind, del: m.Deleted, dlen: int32(m.DocLen), vslot: -1}
+		key: -1, kind: m.Kind, del: m.Deleted, hist: m.History, dlen: int32(m.DocLen), vslot: -1}
 	if len(m.Code) > 0 && len(m.Code)%8 == 0 {
 		kv := ix.kinds[m.Kind]
 		words := len(m.Code) / 8
@@ -138,6 +149,7 @@ func (ix *index) add(m driver.Meta) {
 	ix.rows = append(ix.rows, row)
 	ix.rids = append(ix.rids, m.RID)
 	ix.lastRID = m.RID
+	ix.count(p, 1)
 	if ix.keys != nil {
 		ix.addKey(p)
 	}
@@ -255,31 +267,110 @@ func (ix *index) visible(v view, p int32) bool {
 
 // fetch reads the records of the rows at the given positions, as the view names
 // them, in the positions' order (a position given twice gives its record twice); a
-// deleted row gives nil.
+// deleted row gives nil. Records read before come from the record cache.
 func (ix *index) fetch(ctx context.Context, v view, ps []int32) ([]store.Record, error) {
-	rids := make([]int64, 0, len(ps))
-	at := make(map[int64][]int, len(ps))
+	out := make([]store.Record, len(ps))
+	rids := make([]int64, len(ps))
 	ix.mu.RLock()
 	for i, p := range ps {
-		rid := ix.rows[p].rid
+		rids[i] = ix.rows[p].rid
+	}
+	ix.mu.RUnlock()
+	var missing []int64
+	at := map[int64][]int{}
+	ix.recs.mu.Lock()
+	for i, rid := range rids {
+		if r, ok := ix.recs.m[rid]; ok {
+			out[i] = r
+			continue
+		}
 		if len(at[rid]) == 0 {
-			rids = append(rids, rid)
+			missing = append(missing, rid)
 		}
 		at[rid] = append(at[rid], i)
 	}
+	ix.recs.mu.Unlock()
+	if len(missing) > 0 {
+		var read []store.Record
+		var readRIDs []int64
+		err := v.st.r.Fetch(ctx, missing, func(row driver.Row) error {
+			if row.Deleted {
+				return nil
+			}
+			r, err := reccodec.Join(row.Kind, row.Data, row.Vector)
+			if err != nil {
+				return fmt.Errorf("%w: %s %q: %v", store.ErrCorrupt, row.Kind, row.ID, err)
+			}
+			for _, i := range at[row.RID] {
+				out[i] = r
+			}
+			read, readRIDs = append(read, r), append(readRIDs, row.RID)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		ix.recs.add(readRIDs, read)
+	}
+	for i, r := range out {
+		if r != nil {
+			out[i] = store.WithBranch(store.Clone(r), v.name())
+		}
+	}
+	return out, nil
+}
+
+// recordCache keeps decoded records by RID: a row's record never changes, so a
+// record read once is good for every later read, in any view. It holds at most
+// maxCachedRecords; when full, it lets half of them go.
+type recordCache struct {
+	mu sync.Mutex
+	m  map[int64]store.Record
+}
+
+const maxCachedRecords = 1 << 16
+
+func (c *recordCache) add(rids []int64, recs []store.Record) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[int64]store.Record{}
+	}
+	if len(c.m)+len(rids) > maxCachedRecords {
+		n := 0
+		for rid := range c.m {
+			if n%2 == 0 {
+				delete(c.m, rid)
+			}
+			n++
+		}
+	}
+	for i, rid := range rids {
+		c.m[rid] = recs[i]
+	}
+}
+
+// fetchVecs reads the embeddings of the rows at the given positions, in order; nil
+// for a deleted row or one without.
+func (ix *index) fetchVecs(ctx context.Context, r driver.Reader, ps []int32) ([][]float32, error) {
+	rids := make([]int64, len(ps))
+	at := make(map[int64]int, len(ps))
+	ix.mu.RLock()
+	for i, p := range ps {
+		rids[i] = ix.rows[p].rid
+		at[rids[i]] = i
+	}
 	ix.mu.RUnlock()
-	out := make([]store.Record, len(ps))
-	err := v.st.r.Fetch(ctx, rids, func(row driver.Row) error {
+	out := make([][]float32, len(ps))
+	err := r.Fetch(ctx, rids, func(row driver.Row) error {
 		if row.Deleted {
 			return nil
 		}
-		r, err := v.decode(row)
+		emb, err := reccodec.Vector(row.Vector)
 		if err != nil {
-			return err
+			return fmt.Errorf("%w: %s %q: %v", store.ErrCorrupt, row.Kind, row.ID, err)
 		}
-		for _, i := range at[row.RID] {
-			out[i] = r
-		}
+		out[at[row.RID]] = emb
 		return nil
 	})
 	return out, err
@@ -354,7 +445,98 @@ func indexOf(r store.Record) driver.Index {
 	if emb := store.EmbeddingOf(r); len(emb) > 0 {
 		ix.Code = codeBytes(codeOf(emb))
 	}
+	ix.History = store.IsHistory(r)
 	return ix
+}
+
+// termList is the postings of one term among one kind's rows, by row position, as
+// far as the row with RID upTo: all of them, live or not, on any branch.
+type termList struct {
+	list textsearch.List
+	upTo int64
+}
+
+// termLists returns the postings of the query's terms, each list read from the driver
+// at its first use and extended with the rows indexed since at each later one. Only
+// rows the index holds are listed.
+func (ix *index) termLists(ctx context.Context, r driver.Reader, kind store.Kind, terms map[string]int) ([]*textsearch.List, error) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.terms == nil {
+		ix.terms = map[store.Kind]map[string]*termList{}
+	}
+	byTerm := ix.terms[kind]
+	if byTerm == nil {
+		byTerm = map[string]*termList{}
+		ix.terms[kind] = byTerm
+	}
+	out := make([]*textsearch.List, 0, len(terms))
+	for t := range terms {
+		tl := byTerm[t]
+		if tl == nil {
+			tl = &termList{}
+			byTerm[t] = tl
+		}
+		if tl.upTo < ix.lastRID {
+			err := r.Postings(ctx, kind, t, tl.upTo, func(rid int64, tf int) error {
+				if rid > ix.lastRID {
+					return nil
+				}
+				if p, ok := ix.position(rid); ok {
+					tl.list.Add(p, 0, tf, int(ix.rows[p].dlen))
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+			tl.upTo = ix.lastRID
+		}
+		out = append(out, &tl.list)
+	}
+	return out, nil
+}
+
+// stats returns the number of live records of a kind the view sees and the sum of
+// their lengths: from the running counts at the head of a branch without ancestors,
+// else by a pass over the rows. Callers hold ix.mu.
+func (ix *index) stats(v view, kind store.Kind) (n, sum int) {
+	if l := v.chain[0]; len(v.chain) == 1 && l.cut >= ix.lastSeq {
+		c := ix.counts[countKey{l.br.id, kind}]
+		return c.n, c.sum
+	}
+	for p := range ix.rows {
+		m := &ix.rows[p]
+		if m.kind == kind && !m.del && ix.visible(v, int32(p)) {
+			n++
+			sum += int(m.dlen)
+		}
+	}
+	return n, sum
+}
+
+// countKey names the running count of the live records of a kind on a branch.
+type countKey struct {
+	br   int64
+	kind store.Kind
+}
+
+type liveCount struct{ n, sum int }
+
+// count adds d times row p to the running counts, if it is a live record at its
+// branch's head.
+func (ix *index) count(p int32, d int) {
+	m := &ix.rows[p]
+	if m.del || m.dead || m.until != driver.Never {
+		return
+	}
+	if ix.counts == nil {
+		ix.counts = map[countKey]liveCount{}
+	}
+	c := ix.counts[countKey{m.br, m.kind}]
+	c.n += d
+	c.sum += d * int(m.dlen)
+	ix.counts[countKey{m.br, m.kind}] = c
 }
 
 // keyword ranks the records of a kind the view sees by BM25 over the view: document
@@ -363,67 +545,41 @@ func indexOf(r store.Record) driver.Index {
 func (s *Store) keyword(ctx context.Context, v view, kind store.Kind, q store.SearchQuery, k int) ([]store.Ranked, error) {
 	ix := &s.ix
 	terms := textsearch.TermFreqs(textsearch.Terms(q.Text))
-	type posting struct {
-		rid int64
-		tf  int
-	}
-	lists := map[string][]posting{}
-	for t := range terms {
-		var ps []posting
-		err := v.st.r.Postings(ctx, kind, t, func(rid int64, tf int) error {
-			ps = append(ps, posting{rid, tf})
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		lists[t] = ps
+	lists, err := ix.termLists(ctx, v.st.r, kind, terms)
+	if err != nil {
+		return nil, err
 	}
 	ix.mu.RLock()
-	n, sum := 0, 0
-	for p := range ix.rows {
-		m := &ix.rows[p]
-		if m.kind == kind && !m.del && ix.visible(v, int32(p)) {
-			n++
-			sum += int(m.dlen)
-		}
-	}
+	n, sum := ix.stats(v, kind)
 	if n == 0 || k <= 0 {
 		ix.mu.RUnlock()
 		return nil, nil
 	}
 	avg := float64(sum) / float64(n)
+	// A filter that only leaves history out is decided by the index; any other
+	// reads the records of the best candidates (takeBest).
+	history := store.HistoryOnly(q.Filter)
+	filtered := !q.Filter.IsZero() && !history
 	var sc textsearch.Scorer
 	var idfs []float64
-	keep := make([]textsearch.List, 0, len(lists))
-	for _, ps := range lists {
-		var l textsearch.List
-		for _, x := range ps {
-			p, ok := ix.position(x.rid)
-			if !ok {
-				continue
-			}
-			m := &ix.rows[p]
-			if m.del || !ix.visible(v, p) {
-				continue
-			}
-			l.Add(p, 0, x.tf, int(m.dlen))
-		}
-		keep = append(keep, l)
-	}
-	for i := range keep {
-		l := &keep[i]
-		idf := textsearch.DefaultBM25.IDF(len(l.Postings), n)
-		idfs = append(idfs, idf)
+	for _, l := range lists {
+		df := 0
 		for _, p := range l.Postings {
-			sc.Keep(p)
+			if m := &ix.rows[p.Ord]; m.kind == kind && !m.del && ix.visible(v, p.Ord) {
+				df++
+				if !history || !m.hist {
+					sc.Keep(p)
+				}
+			}
 		}
+		idf := textsearch.DefaultBM25.IDF(df, n)
+		idfs = append(idfs, idf)
 		sc.Term(l, idf)
 	}
 	long := func(ord int32) int { return int(ix.rows[ord].dlen) }
 	full := textsearch.Full(idfs)
 	var order []vecmath.Scored[int32]
-	if q.Filter.IsZero() {
+	if !filtered {
 		order = sc.Top(avg, k, long)
 	} else {
 		for p, score := range sc.All(avg, long) {
@@ -440,6 +596,9 @@ func (s *Store) keyword(ctx context.Context, v view, kind store.Kind, q store.Se
 		})
 	}
 	ix.mu.RUnlock()
+	if !filtered {
+		q.Filter = store.Filter{}
+	}
 	return s.takeBest(ctx, v, order, q.Filter, k, full)
 }
 
@@ -468,6 +627,26 @@ func (s *Store) takeBest(ctx context.Context, v view, order []vecmath.Scored[int
 	return out, nil
 }
 
+// vecOf returns the embedding kept for a code slot, nil when it has not been read.
+func (kv *kindVecs) vecOf(slot int32) []float32 {
+	if slot < 0 || int(slot) >= len(kv.vecs) {
+		return nil
+	}
+	return kv.vecs[slot]
+}
+
+// keepVec keeps the embedding of a code slot for later searches. Callers hold ix.mu
+// for writing.
+func (kv *kindVecs) keepVec(slot int32, emb []float32) {
+	if slot < 0 {
+		return
+	}
+	if int(slot) >= len(kv.vecs) {
+		kv.vecs = slices.Grow(kv.vecs, len(kv.rowOf)-len(kv.vecs))[:len(kv.rowOf)]
+	}
+	kv.vecs[slot] = emb
+}
+
 // vector ranks the records of a kind the view sees by the cosine of their embeddings
 // with the query's: by the Hamming distance of codes first, then exactly for the
 // nearest codes, in order, until enough the filter accepts have been scored. Only the
@@ -493,9 +672,10 @@ func (s *Store) vector(ctx context.Context, v view, kind store.Kind, q store.Sea
 		d uint16
 	}
 	cands := make([]cand, 0, len(kv.rowOf))
+	history := store.HistoryOnly(q.Filter)
 	for slot, p := range kv.rowOf {
 		m := &ix.rows[p]
-		if m.del || !ix.visible(v, p) {
+		if m.del || history && m.hist || !ix.visible(v, p) {
 			continue
 		}
 		d := vecmath.Hamming(qc, kv.codes[slot*kv.words:(slot+1)*kv.words])
@@ -512,51 +692,70 @@ func (s *Store) vector(ctx context.Context, v view, kind store.Kind, q store.Sea
 		counts[c.d]++
 	}
 	want := max(k*16, 400)
-	filtered := !q.Filter.IsZero()
-	top := vecmath.NewTopK[driver.Row](k)
+	filtered := !q.Filter.IsZero() && !history
+	top := vecmath.NewTopK[int32](k)
 	got := 0
+	var err error
 	for len(order) > 0 && got < want {
 		n := min(len(order), want-got)
-		rids := make([]int64, n)
+		batch := order[:n]
+		order = order[n:]
+		// Embeddings read before are scored from memory; the others are read, and
+		// kept for the next searches. With a filter, every candidate's record is read.
+		var missing []int32
 		ix.mu.RLock()
-		for i, p := range order[:n] {
-			rids[i] = ix.rows[p].rid
+		for _, p := range batch {
+			emb := kv.vecOf(ix.rows[p].vslot)
+			if emb == nil || filtered {
+				missing = append(missing, p)
+				continue
+			}
+			top.Push(float64(vecmath.Cosine(q.Vector, emb)), p)
+			got++
 		}
 		ix.mu.RUnlock()
-		order = order[n:]
-		err := v.st.r.Fetch(ctx, rids, func(row driver.Row) error {
-			if row.Deleted || len(row.Vector) != 4*len(q.Vector) {
-				return nil
-			}
-			if filtered {
-				r, err := v.decode(row)
-				if err != nil {
-					return err
-				}
-				if !q.Filter.Match(r) {
-					return nil
-				}
-			}
-			emb, err := reccodec.Vector(row.Vector)
+		if len(missing) == 0 {
+			continue
+		}
+		embs := make([][]float32, len(missing))
+		if filtered {
+			recs, err := ix.fetch(ctx, v, missing)
 			if err != nil {
-				return fmt.Errorf("%w: %s %q: %v", store.ErrCorrupt, row.Kind, row.ID, err)
+				return nil, err
 			}
-			top.Push(float64(vecmath.Cosine(q.Vector, emb)), row)
-			got++
-			return nil
-		})
-		if err != nil {
+			for i, r := range recs {
+				if r != nil && q.Filter.Match(r) {
+					embs[i] = store.EmbeddingOf(r)
+				}
+			}
+		} else if embs, err = ix.fetchVecs(ctx, v.st.r, missing); err != nil {
 			return nil, err
 		}
+		ix.mu.Lock()
+		for i, emb := range embs {
+			if len(emb) != len(q.Vector) {
+				continue
+			}
+			kv.keepVec(ix.rows[missing[i]].vslot, emb)
+			top.Push(float64(vecmath.Cosine(q.Vector, emb)), missing[i])
+			got++
+		}
+		ix.mu.Unlock()
 	}
 	sorted := top.Sorted()
-	out := make([]store.Ranked, len(sorted))
+	ps := make([]int32, len(sorted))
 	for i, x := range sorted {
-		r, err := v.decode(x.Item)
-		if err != nil {
-			return nil, err
+		ps[i] = x.Item
+	}
+	recs, err := ix.fetch(ctx, v, ps)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]store.Ranked, 0, len(sorted))
+	for i, x := range sorted {
+		if recs[i] != nil {
+			out = append(out, store.Ranked{Record: recs[i], Score: x.Score})
 		}
-		out[i] = store.Ranked{Record: r, Score: x.Score}
 	}
 	return out, nil
 }

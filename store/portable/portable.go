@@ -47,6 +47,8 @@ type Store struct {
 	opts   Options
 	closed atomic.Bool
 	ix     index
+	// dimsSeen is the length of the embeddings the store holds, once read.
+	dimsSeen atomic.Int64
 }
 
 var (

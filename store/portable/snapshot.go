@@ -61,6 +61,9 @@ func (ix *index) encodeRows(lo, hi int) []byte {
 		if m.dead {
 			flags |= 2
 		}
+		if m.hist {
+			flags |= 4
+		}
 		b = append(b, kindCode(m.kind), flags, 0, 0)
 	}
 	return b
@@ -109,7 +112,7 @@ func (ix *index) decodeRows(lo int, b []byte) error {
 		if !ok {
 			return errIndexFormat
 		}
-		m.kind, m.del, m.dead, m.key, m.vslot = k, e[45]&1 != 0, e[45]&2 != 0, -1, -1
+		m.kind, m.del, m.dead, m.hist, m.key, m.vslot = k, e[45]&1 != 0, e[45]&2 != 0, e[45]&4 != 0, -1, -1
 		ix.rids[lo+i] = m.rid
 	}
 	return nil
@@ -211,6 +214,9 @@ func (ix *index) load(ctx context.Context, r driver.Reader) (bool, error) {
 		for slot, p := range kv.rowOf {
 			ix.rows[p].vslot = int32(slot)
 		}
+	}
+	for p := range ix.rows {
+		ix.count(int32(p), 1)
 	}
 	ix.lastRID, ix.lastSeq, ix.saved = lastRID, lastSeq, n
 	ix.branches = map[int64]bool{}

@@ -106,6 +106,9 @@ func (s *Store) dims(ctx context.Context, st *state) (int, error) {
 	if s.opts.Dimensions > 0 {
 		return s.opts.Dimensions, nil
 	}
+	if n := s.dimsSeen.Load(); n > 0 {
+		return int(n), nil // once set, it never changes
+	}
 	data, ok, err := st.r.Item(ctx, collMeta, "dims")
 	if err != nil || !ok {
 		return 0, err
@@ -114,6 +117,7 @@ func (s *Store) dims(ctx context.Context, st *state) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%w: the embedding length %q: %v", store.ErrCorrupt, data, err)
 	}
+	s.dimsSeen.Store(int64(n))
 	return n, nil
 }
 

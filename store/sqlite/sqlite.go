@@ -198,7 +198,7 @@ CREATE TABLE IF NOT EXISTS rows (
 	id TEXT NOT NULL,
 	seq INTEGER NOT NULL,
 	until INTEGER NOT NULL,
-	del INTEGER NOT NULL,
+	del INTEGER NOT NULL, -- 1: a deletion marker; 2: history (driver.Index.History)
 	tkey INTEGER NOT NULL,
 	dlen INTEGER NOT NULL,
 	code BLOB
@@ -486,7 +486,7 @@ func (r *reader) Row(ctx context.Context, kind store.Kind, id string, branch, at
 	case err != nil:
 		return driver.Row{}, false, r.d.fail(err)
 	}
-	row.Deleted = del != 0
+	row.Deleted = del&1 != 0
 	return row, row.Until > at, nil
 }
 
@@ -504,7 +504,7 @@ func (r *reader) Rows(ctx context.Context, kind store.Kind, branch, at int64, fn
 		if err := rows.Scan(&row.RID, &row.ID, &row.Seq, &row.Until, &del, &row.Data, &row.Vector); err != nil {
 			return r.d.fail(err)
 		}
-		row.Deleted = del != 0
+		row.Deleted = del&1 != 0
 		if err := fn(row); err != nil {
 			return err
 		}
@@ -526,7 +526,7 @@ func (r *reader) Meta(ctx context.Context, after int64, fn func(driver.Meta) err
 		if err := rows.Scan(&m.RID, &kind, &m.ID, &m.Branch, &m.Seq, &m.Until, &del, &m.TextKey, &m.DocLen, &m.Code); err != nil {
 			return r.d.fail(err)
 		}
-		m.Kind, m.Deleted = store.Kind(kind), del != 0
+		m.Kind, m.Deleted, m.History = store.Kind(kind), del&1 != 0, del&2 != 0
 		if err := fn(m); err != nil {
 			return err
 		}
@@ -553,8 +553,8 @@ func (r *reader) Ended(ctx context.Context, after int64, fn func(rid, until int6
 	return r.d.fail(rows.Err())
 }
 
-func (r *reader) Postings(ctx context.Context, kind store.Kind, term string, fn func(rid int64, tf int) error) error {
-	rows, err := r.q.QueryContext(ctx, "SELECT rid, tf FROM postings WHERE kind = ? AND term = ?", string(kind), term)
+func (r *reader) Postings(ctx context.Context, kind store.Kind, term string, after int64, fn func(rid int64, tf int) error) error {
+	rows, err := r.q.QueryContext(ctx, "SELECT rid, tf FROM postings WHERE kind = ? AND term = ? AND rid > ? ORDER BY rid", string(kind), term, after)
 	if err != nil {
 		return r.d.fail(err)
 	}
@@ -596,7 +596,7 @@ func (r *reader) Fetch(ctx context.Context, rids []int64, fn func(driver.Row) er
 				rows.Close()
 				return r.d.fail(err)
 			}
-			row.Kind, row.Deleted = store.Kind(kind), del != 0
+			row.Kind, row.Deleted = store.Kind(kind), del&1 != 0
 			if err := fn(row); err != nil {
 				rows.Close()
 				return err
@@ -706,6 +706,9 @@ func (w *writer) Put(ctx context.Context, rows ...driver.Row) error {
 		del := 0
 		if r.Deleted {
 			del = 1
+		}
+		if r.Index.History {
+			del |= 2
 		}
 		ix := r.Index
 		res, err := w.put.ExecContext(ctx, r.Branch, string(r.Kind), r.ID, seq, driver.Never, del, ix.TextKey, ix.DocLen, ix.Code)
