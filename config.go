@@ -27,7 +27,9 @@ const DefaultDedupeThreshold = 0.92
 // At most one of Path, DSN, Backend and Store may be set.
 type Config struct {
 	// Path is the directory of a durable embedded store, shorthand for
-	// Backend: memstore.Options{Path: Path}. It is created if missing. Empty keeps
+	// Backend: memstore.Options{Path: Path}, or sqlite.Options{Path: Path} when the
+	// folder holds a memory kept in SQLite (made with sqlite.Options or
+	// "day1 init --store sqlite"). It is created if missing. Empty keeps
 	// memory in this process only.
 	Path string
 

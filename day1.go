@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,6 +16,7 @@ import (
 	"github.com/day1ai/day1/store"
 	"github.com/day1ai/day1/store/matrixone"
 	"github.com/day1ai/day1/store/memstore"
+	"github.com/day1ai/day1/store/sqlite"
 )
 
 // Client is day1's entry point: a typed facade over a store.Store, an embedder and the
@@ -78,6 +81,8 @@ func Open(ctx context.Context, cfg Config) (*Client, error) {
 		switch {
 		case cfg.DSN != "":
 			backend = matrixone.Options{DSN: cfg.DSN}
+		case backend == nil && cfg.Path != "" && sqliteMemoryAt(cfg.Path):
+			backend = sqlite.Options{Path: cfg.Path}
 		case backend == nil:
 			backend = memstore.Options{Path: cfg.Path}
 		}
@@ -266,4 +271,11 @@ func branchOrMain(name string) string {
 		return DefaultBranch
 	}
 	return name
+}
+
+// sqliteMemoryAt reports whether the folder path holds a memory kept in SQLite, which
+// Config.Path then opens as one (sqlite.Options).
+func sqliteMemoryAt(path string) bool {
+	_, err := os.Stat(filepath.Join(path, sqlite.FileName))
+	return err == nil
 }

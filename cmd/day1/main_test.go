@@ -451,3 +451,32 @@ func TestBundleExportJSON(t *testing.T) {
 		t.Errorf("the bundle file: %v, %v", st, err)
 	}
 }
+
+// TestInitSQLite makes a memory kept in SQLite with init --store sqlite and checks
+// that the commands then open it as one, and that init
+// refuses a kind it does not know.
+func TestInitSQLite(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "shared")
+	if _, stderr, code := day1Run(t, dir, "", "init", "--store", "sqlite"); code != 0 {
+		t.Fatalf("init --store sqlite: exit %d, %q", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "memory.db")); err != nil {
+		t.Fatalf("init --store sqlite made no memory.db: %v", err)
+	}
+	if _, stderr, code := day1Run(t, dir, "", "write", "fact", "The cache TTL is 12 hours"); code != 0 {
+		t.Fatalf("write fact: exit %d, %q", code, stderr)
+	}
+	if stdout, stderr, code := day1Run(t, dir, "", "search", "cache TTL"); code != 0 || !strings.Contains(stdout, "The cache TTL is 12 hours") {
+		t.Errorf("search: exit %d, %q, %q", code, stdout, stderr)
+	}
+	if stdout, stderr, code := day1Run(t, dir, "", "--json", "log"); code != 0 || !strings.Contains(stdout, "The cache TTL is 12 hours") {
+		t.Errorf("log: exit %d, %q, %q", code, stdout, stderr)
+	}
+	// A plain init of the folder finds the memory, of whatever kind.
+	if stdout, _, code := day1Run(t, dir, "", "init"); code != 0 || !strings.Contains(stdout, "already holds a day1 memory") {
+		t.Errorf("init again: exit %d, %q", code, stdout)
+	}
+	if _, stderr, code := day1Run(t, filepath.Join(t.TempDir(), "x"), "", "init", "--store", "paper"); code != exitUsage {
+		t.Errorf("init --store paper: exit %d, %q; want 2", code, stderr)
+	}
+}

@@ -25,6 +25,7 @@ type app struct {
 	path, dsn string
 	inMemory  bool
 	retention time.Duration // set by "day1 compact --retention"
+	storeKind string        // set by "day1 init --store"
 	asJSON    bool
 	noColor   bool
 	at        string // set by "day1 at <point> ..."
@@ -54,7 +55,7 @@ func (a *app) open(ctx context.Context, readOnly bool) (*day1.Client, error) {
 	if a.c != nil {
 		return a.c, nil
 	}
-	o := localmem.Options{Path: a.path, DSN: a.dsn, InMemory: a.inMemory, Retention: a.retention, ReadOnly: readOnly}
+	o := localmem.Options{Path: a.path, DSN: a.dsn, InMemory: a.inMemory, Retention: a.retention, ReadOnly: readOnly, Store: a.storeKind}
 	c, path, err := localmem.Open(ctx, o)
 	switch {
 	case errors.Is(err, day1.ErrLocked):

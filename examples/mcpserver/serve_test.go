@@ -12,6 +12,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/day1ai/day1/store"
+	"github.com/day1ai/day1/store/sqlite"
 )
 
 // TestHTTPSessions checks that over HTTP each MCP session keeps its own current
@@ -81,9 +84,36 @@ func TestHTTPToken(t *testing.T) {
 // TestServersShareOnePath runs two servers on one durable store, as two agent
 // sessions do: each finds at once what the other wrote, and decides on it (the same
 // text written through the second is not added again).
+//
+// It runs on a memory of each kind: the log store and the SQLite store.
 func TestServersShareOnePath(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	for _, kind := range []string{"log", "sqlite"} {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			if kind == "sqlite" {
+				makeSQLiteMemory(t, dir)
+			}
+			serversShareOnePath(t, dir)
+		})
+	}
+}
+
+// makeSQLiteMemory makes an empty memory kept in SQLite in dir, which every program
+// then opens as one.
+func makeSQLiteMemory(t *testing.T, dir string) {
+	t.Helper()
+	s, err := sqlite.Options{Path: dir}.OpenStore(context.Background(), store.OpenEnv{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func serversShareOnePath(t *testing.T, dir string) {
 	a := connectStdio(t, "-path", dir)
 	b := connectStdio(t, "-path", dir)
 	wa := call[writeFactOut](t, a, "memory_write_fact", map[string]any{"fact_text": "The flaky test waits on the cache warmer"})

@@ -18,6 +18,7 @@ import (
 	"github.com/day1ai/day1/llm/openai"
 	"github.com/day1ai/day1/store/matrixone"
 	"github.com/day1ai/day1/store/memstore"
+	"github.com/day1ai/day1/store/sqlite"
 )
 
 // Environment variables that choose the memory.
@@ -84,6 +85,45 @@ type Options struct {
 	// ReadOnly opens a durable embedded store read-only (memstore.Options.ReadOnly):
 	// for readers, which must neither write nor create a memory.
 	ReadOnly bool
+	// Store is the kind of embedded store a new memory is made as: StoreLog (the
+	// default) or StoreSQLite; empty means EnvStore. A folder that holds a memory
+	// is opened as the kind it holds, whatever Store says.
+	Store string
+}
+
+// The kinds of embedded durable store (Options.Store).
+const (
+	// StoreLog is the store that keeps a memory in memory and appends to a log
+	// (memstore): the fastest reads and writes; each process that opens it loads it.
+	StoreLog = "log"
+	// StoreSQLite keeps a memory in a SQLite file (store/sqlite): a process opens it
+	// in constant time and reads what it needs.
+	StoreSQLite = "sqlite"
+)
+
+// EnvStore names the kind of store a new memory is made as, when Options.Store is
+// empty: "log" or "sqlite".
+const EnvStore = "DAY1_STORE"
+
+// storeAt returns the kind of store of the memory in folder path: the kind it holds,
+// else want, else EnvStore's, else StoreLog.
+func storeAt(path, want string) (string, error) {
+	if _, err := os.Stat(filepath.Join(path, sqlite.FileName)); err == nil {
+		return StoreSQLite, nil
+	}
+	if entries, err := os.ReadDir(path); err == nil && len(entries) > 0 {
+		return StoreLog, nil // a log store's files, or someone else's: memstore says which
+	}
+	if want == "" {
+		want = os.Getenv(EnvStore)
+	}
+	switch want {
+	case "", StoreLog:
+		return StoreLog, nil
+	case StoreSQLite:
+		return StoreSQLite, nil
+	}
+	return "", fmt.Errorf("day1: store kind %q: want %q or %q (%s)", want, StoreLog, StoreSQLite, EnvStore)
 }
 
 // Config returns the day1.Config the options name, with an OpenAI-compatible model
@@ -109,7 +149,15 @@ func Config(o Options) (day1.Config, string, error) {
 			}
 			path = p
 		}
-		cfg.Backend = memstore.Options{Path: path, Retention: o.Retention, ReadOnly: o.ReadOnly}
+		kind, err := storeAt(path, o.Store)
+		if err != nil {
+			return cfg, "", err
+		}
+		if kind == StoreSQLite {
+			cfg.Backend = sqlite.Options{Path: path, ReadOnly: o.ReadOnly}
+		} else {
+			cfg.Backend = memstore.Options{Path: path, Retention: o.Retention, ReadOnly: o.ReadOnly}
+		}
 	}
 	if name := os.Getenv(EnvModel); name != "" {
 		m, err := openai.NewModel(openai.Config{ChatModel: name})

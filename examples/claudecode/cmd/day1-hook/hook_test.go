@@ -17,6 +17,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/day1ai/day1/store"
+	"github.com/day1ai/day1/store/sqlite"
+
 	"github.com/day1ai/day1"
 )
 
@@ -397,9 +400,26 @@ func TestBadInput(t *testing.T) {
 
 // TestParallelHooks fires three PostToolUse hooks at once, as Claude Code does for
 // parallel tool calls, ten times, beside a running MCP server: every event is stored.
+// It runs on a memory of each kind: the log store and the SQLite store.
 func TestParallelHooks(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	for _, kind := range []string{"log", "sqlite"} {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			if kind == "sqlite" {
+				s, err := sqlite.Options{Path: dir}.OpenStore(context.Background(), store.OpenEnv{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				s.Close()
+			}
+			parallelHooks(t, dir)
+		})
+	}
+}
+
+func parallelHooks(t *testing.T, dir string) {
 	startServer(t, dir)
 	var base map[string]any
 	if err := json.Unmarshal(payload(t, "post_tool_use.json"), &base); err != nil {

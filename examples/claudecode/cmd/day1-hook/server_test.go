@@ -73,10 +73,13 @@ func startServer(t testing.TB, dir string) (stop func()) {
 		})
 	}
 	t.Cleanup(stop)
-	// The memory is open once its log is there.
+	// The memory is open once its log is there (a SQLite memory is there before).
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "day1.log")); err == nil {
+			return stop
+		}
+		if _, err := os.Stat(filepath.Join(dir, "memory.db")); err == nil {
 			return stop
 		}
 		if time.Now().After(deadline) {
