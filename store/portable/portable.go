@@ -1,18 +1,25 @@
 // Package portable is a store.Store over any driver (package store/driver). It does
 // every rule of the store contract once: validation, defaults, deduplication by id and
 // by text, supersede of near-duplicate facts, aliases of deduplicated facts, branch
-// chains read at a commit, time travel, snapshots, sessions and documents. A backend
-// then keeps versioned rows, branch rows and items, and commits atomically; nothing
-// more.
+// chains read at a commit, time travel, snapshots, sessions, documents, diffs and
+// merges. A backend then keeps versioned rows, branch rows and items, and commits
+// atomically; nothing more. The SQLite driver (package store/sqlite) is the first.
 //
 // A branch sees its own rows and, for what it has not written, its parent's rows as
 // they were at the fork, and so on up the chain: a fork writes one branch row, in
 // constant time. A read at a point in the past reads every link of the chain at the
 // latest commit before that point.
 //
-// Searches and the near-duplicate check read every live record of the kinds they
-// rank on the branch: their cost grows with the memory. Drivers that keep search
-// indexes will offer candidates instead.
+// Searches and the near-duplicate check of writes read an index the store keeps in
+// memory: a few numbers per row and the sign-bit code of its embedding. Keyword search
+// ranks by BM25 over the rows the view sees, from postings the driver keeps; vector
+// search orders codes by Hamming distance and scores the nearest exactly; a write
+// finds facts with its text by a hash, and near-duplicates through the band index of
+// internal/simhash. The index is built from the driver's row metadata, saved with the
+// memory as driver items from time to time, and caught up before each read with what
+// any process committed since. Postings, embeddings and records read once are kept:
+// rows never change, only end. Lists and diffs read the rows of the branches they
+// name.
 package portable
 
 import (

@@ -1,13 +1,46 @@
 // Package sqlite is a driver (package store/driver) that keeps a memory in one SQLite
 // database file, through modernc.org/sqlite: SQLite compiled to pure Go, so the module
-// still builds without cgo for every platform it supports.
+// still builds without cgo for every platform it supports. Options.OpenStore opens
+// it as a store: the portable store (package store/portable) over this driver.
 //
 // Any number of processes open one file at once. SQLite's write-ahead log lets readers
 // go on while one writer commits; writers take turns on the database's write lock,
 // waiting up to Options.LockTimeout (and no longer than the caller's context) instead of
 // being refused. Each Update begins with the write lock held, so it decides on every
-// commit made before it, in this process or another. Opening costs the same at any size:
-// nothing is read until it is asked for.
+// commit made before it, in this process or another. A process killed at any point
+// loses no acknowledged commit and leaves nothing torn; the next writer takes the lock
+// at once. Opening costs the same at any size: nothing is read until it is asked for,
+// and the portable store's index is read back in a few large reads.
+//
+// # Why SQLite
+//
+// The embedded store had two shapes to choose from for many processes on one memory:
+// files of our own (the log store, package store/memstore, with mapped segments to
+// come), or SQLite as the file format. Measured on a 2-core machine with 100,000
+// facts of 384-dimension embeddings, the same data and queries on both (a new process
+// each time for the open):
+//
+//	                                     log store (memstore)   SQLite + portable
+//	writes, batches of 500               27,400 facts/s         6,300-8,200 facts/s
+//	new process: open                    2.25-2.38 s            5 ms
+//	new process: open + first hybrid     2.26-2.39 s            0.31-0.38 s
+//	steady hybrid search, p50 / p95      2.2-2.6 / 2.3-6.3 ms   7.2-7.7 / 62-74 ms
+//	steady keyword search, p50 / p95     0.55-0.83 / 1.0-1.3 ms 3.3-4.2 / 6.8-7.1 ms
+//	resident memory after the searches   450-490 MB             70-130 MB
+//
+// SQLite gives what a file format of our own would have to earn again: a lock many
+// processes share with a timeout, readers that never wait, atomic commits that a
+// killed process cannot tear, and pages read on demand. The log store stays the
+// faster one for a long-lived process and stays the default; a memory that many
+// processes open and close (hooks, commands, one MCP server per agent session) is
+// better kept here. On this machine a first touch of fresh memory costs about 4 ms
+// per MB (page faults), which sets the floor of reading the index back: about half
+// of the 0.3 s above.
+//
+// The file is FileName in the memory's folder. Its tables: commits (sequence number
+// and instant), branches, rows (the metadata of every version), bodies (each
+// version's record and embedding), postings (the terms of each version's search
+// text) and items (sessions, snapshots, merge records, documents, the saved index).
 package sqlite
 
 import (
