@@ -572,3 +572,29 @@ func ValidateMergePlan(plan MergePlan) error {
 	}
 	return nil
 }
+
+// ValidatePutBatch checks what a Put's batch and options may hold before any record
+// is read: at most MaxBatch records, and a DedupeThreshold from 0 (off) to 1.
+func ValidatePutBatch(recs []Record, opts PutOptions) error {
+	if len(recs) > MaxBatch {
+		return Invalid("records", fmt.Sprintf("a batch holds at most %d records", MaxBatch), len(recs))
+	}
+	if opts.DedupeThreshold < 0 || opts.DedupeThreshold > 1 {
+		return Invalid("PutOptions.DedupeThreshold", "must be between 0 (off) and 1", opts.DedupeThreshold)
+	}
+	return nil
+}
+
+// ValidateMergeFilter checks a MergeFilter's limit.
+func ValidateMergeFilter(f MergeFilter) error {
+	if f.Limit < 0 || f.Limit > MaxLimit {
+		return Invalid("MergeFilter.Limit", fmt.Sprintf("must be between 0 (no limit) and %d", MaxLimit), f.Limit)
+	}
+	return nil
+}
+
+// Match reports whether the filter keeps a merge record (its limit aside).
+func (f MergeFilter) Match(m MergeRecord) bool {
+	return (f.Source == "" || m.Source == f.Source) && (f.Target == "" || m.Target == f.Target) &&
+		(f.Branch == "" || m.Source == f.Branch || m.Target == f.Branch)
+}

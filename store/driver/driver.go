@@ -65,6 +65,10 @@ type Index struct {
 	// History marks a record that default searches leave out (a fact superseded or
 	// invalidated: store.IsHistory).
 	History bool
+	// Group and Order place the record among others: a fact's session and creation
+	// time (Unix nanoseconds), a message's conversation and sequence number.
+	Group string
+	Order int64
 }
 
 // Meta is what a driver returns of a row for the portable store's indexes: all but
@@ -81,6 +85,8 @@ type Meta struct {
 	DocLen  int
 	Code    []byte
 	History bool
+	Group   string
+	Order   int64
 }
 
 // BranchRow is a branch as a driver keeps it.

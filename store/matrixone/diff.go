@@ -992,8 +992,8 @@ func embedLeanPuts(ctx context.Context, q queryer, sb, tb branchRow, sourceRev i
 
 // ListMerges returns merge records, newest first.
 func (s *Store) ListMerges(ctx context.Context, f store.MergeFilter) ([]store.MergeRecord, error) {
-	if f.Limit < 0 || f.Limit > store.MaxLimit {
-		return nil, store.Invalid("MergeFilter.Limit", fmt.Sprintf("must be between 0 (no limit) and %d", store.MaxLimit), f.Limit)
+	if err := store.ValidateMergeFilter(f); err != nil {
+		return nil, err
 	}
 	if err := s.usable(ctx); err != nil {
 		return nil, err

@@ -22,11 +22,8 @@ type key struct {
 // lock while it reads and decides and the store's commit lock while it writes, retried
 // after a transient failure (see "Errors and retries").
 func (s *Store) Put(ctx context.Context, branch string, recs []store.Record, opts store.PutOptions) ([]store.PutResult, error) {
-	if len(recs) > store.MaxBatch {
-		return nil, store.Invalid("records", fmt.Sprintf("a batch holds at most %d records", store.MaxBatch), len(recs))
-	}
-	if opts.DedupeThreshold < 0 || opts.DedupeThreshold > 1 {
-		return nil, store.Invalid("PutOptions.DedupeThreshold", "must be between 0 (off) and 1", opts.DedupeThreshold)
+	if err := store.ValidatePutBatch(recs, opts); err != nil {
+		return nil, err
 	}
 	if err := s.usable(ctx); err != nil {
 		return nil, err

@@ -548,8 +548,8 @@ func embeddingFrom(r store.Record, vs ...*version) store.Record {
 
 // ListMerges returns merge records, newest first.
 func (s *Store) ListMerges(ctx context.Context, f store.MergeFilter) ([]store.MergeRecord, error) {
-	if f.Limit < 0 || f.Limit > store.MaxLimit {
-		return nil, store.Invalid("MergeFilter.Limit", fmt.Sprintf("must be between 0 (no limit) and %d", store.MaxLimit), f.Limit)
+	if err := store.ValidateMergeFilter(f); err != nil {
+		return nil, err
 	}
 	s.rlock()
 	defer s.mu.RUnlock()
@@ -559,8 +559,7 @@ func (s *Store) ListMerges(ctx context.Context, f store.MergeFilter) ([]store.Me
 	var out []store.MergeRecord
 	for i := len(s.merges) - 1; i >= 0; i-- {
 		m := s.merges[i]
-		if f.Source != "" && m.Source != f.Source || f.Target != "" && m.Target != f.Target ||
-			f.Branch != "" && m.Source != f.Branch && m.Target != f.Branch {
+		if !f.Match(m) {
 			continue
 		}
 		out = append(out, m)

@@ -22,11 +22,8 @@ import (
 // embedding and the metadata map of the record passed in, rather than holding copies
 // of them.
 func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record, opts store.PutOptions) ([]store.PutResult, error) {
-	if len(recs) > store.MaxBatch {
-		return nil, store.Invalid("records", fmt.Sprintf("a batch holds at most %d records", store.MaxBatch), len(recs))
-	}
-	if opts.DedupeThreshold < 0 || opts.DedupeThreshold > 1 {
-		return nil, store.Invalid("PutOptions.DedupeThreshold", "must be between 0 (off) and 1", opts.DedupeThreshold)
+	if err := store.ValidatePutBatch(recs, opts); err != nil {
+		return nil, err
 	}
 	unlock, err := s.lockWrite(ctx)
 	if err != nil {

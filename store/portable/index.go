@@ -43,6 +43,8 @@ type index struct {
 	recs     recordCache
 	// counts are the live records of each kind at the head of each branch.
 	counts map[countKey]liveCount
+	// groups lists the rows of each session and conversation (addGroup).
+	groups map[groupKey][]int32
 	// terms caches the postings of the terms searched (termLists).
 	terms map[store.Kind]map[string]*termList
 }
@@ -52,6 +54,8 @@ type meta struct {
 	rid, br    int64
 	seq, until int64
 	id         string
+	grp        string // driver.Index.Group
+	ord        int64  // driver.Index.Order
 	tkey       int64
 	key        int32 // -1 until keys are built
 	kind       store.Kind
@@ -123,7 +127,7 @@ func (ix *index) catchUp(ctx context.Context, r driver.Reader, st *state, keys, 
 
 func (ix *index) add(m driver.Meta) {
 	p := int32(len(ix.rows))
-	row := meta{rid: m.RID, br: m.Branch, seq: m.Seq, until: m.Until, id: m.ID, tkey: m.TextKey,
+	row := meta{rid: m.RID, br: m.Branch, seq: m.Seq, until: m.Until, id: m.ID, grp: m.Group, ord: m.Order, tkey: m.TextKey,
 		key: -1, kind: m.Kind, del: m.Deleted, hist: m.History, dlen: int32(m.DocLen), vslot: -1}
 	if len(m.Code) > 0 && len(m.Code)%8 == 0 {
 		kv := ix.kinds[m.Kind]
@@ -156,6 +160,39 @@ func (ix *index) add(m driver.Meta) {
 	if ix.byText != nil && m.TextKey != 0 {
 		ix.byText[m.TextKey] = append(ix.byText[m.TextKey], p)
 	}
+	ix.addGroup(p)
+}
+
+// addGroup lists the row at position p under its group (a fact's session, a
+// message's conversation).
+func (ix *index) addGroup(p int32) {
+	m := &ix.rows[p]
+	if m.grp == "" {
+		return
+	}
+	if ix.groups == nil {
+		ix.groups = map[groupKey][]int32{}
+	}
+	k := groupKey{m.kind, m.grp}
+	ix.groups[k] = append(ix.groups[k], p)
+}
+
+// groupKey names the rows of one kind in one group.
+type groupKey struct {
+	kind  store.Kind
+	group string
+}
+
+// inGroup returns the positions of the rows of a kind in a group that the view sees,
+// live. Callers hold ix.mu.
+func (ix *index) inGroup(v view, kind store.Kind, group string) []int32 {
+	var out []int32
+	for _, p := range ix.groups[groupKey{kind, group}] {
+		if !ix.rows[p].del && ix.visible(v, p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // position returns the position of the row with a RID.
@@ -263,6 +300,39 @@ func (ix *index) visible(v view, p int32) bool {
 		return true
 	}
 	return false
+}
+
+// changed adds to keys the records on which views a and b may differ: those that a
+// branch of either chain wrote between the commits the two views read it at (a
+// branch one chain lacks is read at 0 there). Callers hold ix.mu.
+func (ix *index) changed(keys map[store.Ref]bool, a, b view) {
+	type span struct{ lo, hi int64 }
+	spans := map[int64]span{}
+	cut := func(v view, br int64) int64 {
+		for _, l := range v.chain {
+			if l.br.id == br {
+				return l.cut
+			}
+		}
+		return 0
+	}
+	for _, v := range []view{a, b} {
+		for _, l := range v.chain {
+			ca, cb := cut(a, l.br.id), cut(b, l.br.id)
+			if ca != cb {
+				spans[l.br.id] = span{min(ca, cb), max(ca, cb)}
+			}
+		}
+	}
+	if len(spans) == 0 {
+		return
+	}
+	for p := range ix.rows {
+		m := &ix.rows[p]
+		if sp, ok := spans[m.br]; ok && !m.dead && m.seq > sp.lo && m.seq <= sp.hi {
+			keys[store.Ref{Kind: m.kind, ID: m.id}] = true
+		}
+	}
 }
 
 // fetch reads the records of the rows at the given positions, as the view names
@@ -446,6 +516,12 @@ func indexOf(r store.Record) driver.Index {
 		ix.Code = codeBytes(codeOf(emb))
 	}
 	ix.History = store.IsHistory(r)
+	switch x := r.(type) {
+	case store.Fact:
+		ix.Group, ix.Order = x.SessionID, x.CreatedAt.UnixNano()
+	case store.Message:
+		ix.Group, ix.Order = x.ConversationID, int64(x.Seq)
+	}
 	return ix
 }
 

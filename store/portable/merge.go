@@ -61,21 +61,6 @@ func (st *state) history(ctx context.Context) (*store.History, error) {
 	return h, nil
 }
 
-// records returns every live record the view sees, by reference.
-func (v view) records(ctx context.Context) (map[store.Ref]store.Record, error) {
-	out := map[store.Ref]store.Record{}
-	for _, kind := range store.AllKinds {
-		err := v.each(ctx, kind, func(r store.Record) error {
-			out[store.RefOf(r)] = r
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
 // same reports whether two records, either nil for none, hold equivalent content with
 // equal embeddings.
 func same(a, b store.Record) bool {
@@ -85,19 +70,19 @@ func same(a, b store.Record) bool {
 	return store.Equivalent(a, b) && slices.Equal(store.EmbeddingOf(a), store.EmbeddingOf(b))
 }
 
-// Diff lists what changed on each side since the merge base. It reads every record
-// both branches and the base see.
+// Diff lists what changed on each side since the merge base. It reads the records
+// the branches of either side wrote since the base: its cost follows the changes.
 func (s *Store) Diff(ctx context.Context, source, target string) (*store.Diff, error) {
 	var d *store.Diff
 	err := s.read(ctx, func(st *state) error {
 		var err error
-		d, err = st.diff(ctx, source, target)
+		d, err = st.diff(ctx, &s.ix, source, target)
 		return err
 	})
 	return d, err
 }
 
-func (st *state) diff(ctx context.Context, source, target string) (*store.Diff, error) {
+func (st *state) diff(ctx context.Context, ix *index, source, target string) (*store.Diff, error) {
 	if err := store.ValidateBranchName("source", source); err != nil {
 		return nil, err
 	}
@@ -130,38 +115,32 @@ func (st *state) diff(ctx context.Context, source, target string) (*store.Diff, 
 			d.BaseAt = c.At
 		}
 	}
-	srcRecs, err := st.head(sb).records(ctx)
-	if err != nil {
-		return nil, err
-	}
-	tgtRecs, err := st.head(tb).records(ctx)
-	if err != nil {
-		return nil, err
-	}
-	keys := map[store.Ref]bool{}
-	for k := range srcRecs {
-		keys[k] = true
-	}
-	for k := range tgtRecs {
-		keys[k] = true
-	}
-	bases := map[store.BranchRev]map[store.Ref]store.Record{}
+	sv, tv := st.head(sb), st.head(tb)
+	// The views of every point of the base, criss-cross bases below it included, and
+	// the records on which either side may differ from one of them: those that a branch
+	// of one of the two chains wrote between the commits the two views read it at.
+	bviews := map[store.BranchRev]view{}
 	for b := base; b != nil; b = b.Below {
 		for _, p := range b.Points {
-			pb, ok := st.byName[p.Branch]
-			if !ok {
-				continue
-			}
-			recs, err := st.chainOf(pb, int64(p.Rev)).records(ctx)
-			if err != nil {
-				return nil, err
-			}
-			bases[p] = recs
-			for k := range recs {
-				keys[k] = true
+			if pb, ok := st.byName[p.Branch]; ok {
+				bviews[p] = st.chainOf(pb, int64(p.Rev))
 			}
 		}
 	}
+	if err := ix.catchUp(ctx, st.r, st, false, false); err != nil {
+		return nil, err
+	}
+	ix.mu.RLock()
+	keys := map[store.Ref]bool{}
+	if len(bviews) == 0 {
+		ix.changed(keys, sv, view{})
+		ix.changed(keys, tv, view{})
+	}
+	for _, bv := range bviews {
+		ix.changed(keys, sv, bv)
+		ix.changed(keys, tv, bv)
+	}
+	ix.mu.RUnlock()
 	sorted := make([]store.Ref, 0, len(keys))
 	for k := range keys {
 		sorted = append(sorted, k)
@@ -175,9 +154,24 @@ func (st *state) diff(ctx context.Context, source, target string) (*store.Diff, 
 	for _, ref := range sorted {
 		var before store.Record
 		if len(base.Points) > 0 {
-			before = store.ResolveBase(base, func(p store.BranchRev) store.Record { return bases[p][ref] }, same)
+			at := map[store.BranchRev]store.Record{}
+			for p, bv := range bviews {
+				r, err := bv.get(ctx, ref.Kind, ref.ID)
+				if err != nil {
+					return nil, err
+				}
+				at[p] = r
+			}
+			before = store.ResolveBase(base, func(p store.BranchRev) store.Record { return at[p] }, same)
 		}
-		after, theirs := srcRecs[ref], tgtRecs[ref]
+		after, err := sv.get(ctx, ref.Kind, ref.ID)
+		if err != nil {
+			return nil, err
+		}
+		theirs, err := tv.get(ctx, ref.Kind, ref.ID)
+		if err != nil {
+			return nil, err
+		}
 		if same(after, theirs) {
 			continue
 		}
@@ -317,8 +311,8 @@ func embeddingFrom(ctx context.Context, r store.Record, views ...view) (store.Re
 
 // ListMerges returns merge records, newest first.
 func (s *Store) ListMerges(ctx context.Context, f store.MergeFilter) ([]store.MergeRecord, error) {
-	if f.Limit < 0 || f.Limit > store.MaxLimit {
-		return nil, store.Invalid("MergeFilter.Limit", fmt.Sprintf("must be between 0 (no limit) and %d", store.MaxLimit), f.Limit)
+	if err := store.ValidateMergeFilter(f); err != nil {
+		return nil, err
 	}
 	var out []store.MergeRecord
 	err := s.read(ctx, func(st *state) error {

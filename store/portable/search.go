@@ -3,6 +3,7 @@ package portable
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/day1ai/day1/store"
 )
@@ -38,19 +39,29 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 			}
 		}
 		if ranges := store.NeighbourRanges(q, keyword); len(ranges) > 0 {
-			msgs, err := vw.messages(ctx, ranges)
+			msgs, err := vw.messages(ctx, &s.ix, ranges)
 			if err != nil {
 				return err
 			}
 			keyword = store.AddNeighbours(q, keyword, msgs)
 		}
 		if sessions := store.ContextSessions(q, keyword); len(sessions) > 0 {
-			entries, err := vw.sessionEntries(ctx, sessions)
-			if err != nil {
-				return err
-			}
+			entries, at := vw.sessionEntries(&s.ix, sessions)
 			keyword, err = store.AddSessionNeighbours(q, keyword, entries, func(ids []string) ([]store.Fact, error) {
-				return vw.facts(ctx, ids)
+				ps := make([]int32, 0, len(ids))
+				for _, id := range ids {
+					if p, ok := at[id]; ok {
+						ps = append(ps, p)
+					}
+				}
+				recs, err := s.ix.fetch(ctx, vw, ps)
+				out := make([]store.Fact, 0, len(recs))
+				for _, r := range recs {
+					if f, ok := r.(store.Fact); ok {
+						out = append(out, f)
+					}
+				}
+				return out, err
 			})
 			if err != nil {
 				return err
@@ -84,7 +95,7 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 			}
 			if q.Window > 0 {
 				lo, hi := store.WindowRange(m, q.Window)
-				near, err := vw.messages(ctx, []store.SeqRange{{ConversationID: m.ConversationID, Lo: lo, Hi: hi}})
+				near, err := vw.messages(ctx, &s.ix, []store.SeqRange{{ConversationID: m.ConversationID, Lo: lo, Hi: hi}})
 				if err != nil {
 					return err
 				}
@@ -96,58 +107,51 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 	return hits, err
 }
 
-// messages returns the messages the view sees in the given ranges.
-func (v view) messages(ctx context.Context, ranges []store.SeqRange) ([]store.Message, error) {
-	byConv := map[string][]store.SeqRange{}
-	for _, r := range ranges {
-		byConv[r.ConversationID] = append(byConv[r.ConversationID], r)
-	}
-	var out []store.Message
-	err := v.each(ctx, store.KindMessage, func(r store.Record) error {
-		m := r.(store.Message)
-		for _, rg := range byConv[m.ConversationID] {
-			if m.Seq >= rg.Lo && m.Seq <= rg.Hi {
-				out = append(out, m)
-				break
+// messages returns the messages the view sees in the given ranges: those the index
+// lists under each range's conversation with a sequence number in the range.
+func (v view) messages(ctx context.Context, ix *index, ranges []store.SeqRange) ([]store.Message, error) {
+	var ps []int32
+	seen := map[int32]bool{}
+	ix.mu.RLock()
+	for _, rg := range ranges {
+		for _, p := range ix.inGroup(v, store.KindMessage, rg.ConversationID) {
+			if o := ix.rows[p].ord; o >= int64(rg.Lo) && o <= int64(rg.Hi) && !seen[p] {
+				seen[p] = true
+				ps = append(ps, p)
 			}
 		}
-		return nil
-	})
-	return out, err
-}
-
-// sessionEntries returns where each fact the view sees in the given sessions falls,
-// or nil when there are more than store.MaxContextFacts of them.
-func (v view) sessionEntries(ctx context.Context, sessions []string) ([]store.SessionEntry, error) {
-	want := map[string]bool{}
-	for _, s := range sessions {
-		want[s] = true
 	}
-	var out []store.SessionEntry
-	err := v.each(ctx, store.KindFact, func(r store.Record) error {
-		f := r.(store.Fact)
-		if want[f.SessionID] {
-			out = append(out, store.SessionEntry{ID: f.ID, SessionID: f.SessionID, CreatedAt: f.CreatedAt})
-		}
-		return nil
-	})
-	if len(out) > store.MaxContextFacts {
+	ix.mu.RUnlock()
+	recs, err := ix.fetch(ctx, v, ps)
+	if err != nil {
 		return nil, err
 	}
-	return out, err
-}
-
-// facts returns the facts of the given ids that the view sees.
-func (v view) facts(ctx context.Context, ids []string) ([]store.Fact, error) {
-	out := make([]store.Fact, 0, len(ids))
-	for _, id := range ids {
-		r, err := v.get(ctx, store.KindFact, id)
-		if err != nil {
-			return nil, err
-		}
-		if f, ok := r.(store.Fact); ok {
-			out = append(out, f)
+	out := make([]store.Message, 0, len(recs))
+	for _, r := range recs {
+		if m, ok := r.(store.Message); ok {
+			out = append(out, m)
 		}
 	}
 	return out, nil
+}
+
+// sessionEntries returns where each fact the view sees in the given sessions falls,
+// from the index alone, or nil when there are more than store.MaxContextFacts of
+// them; and the position of each of those facts' rows.
+func (v view) sessionEntries(ix *index, sessions []string) ([]store.SessionEntry, map[string]int32) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	var out []store.SessionEntry
+	at := map[string]int32{}
+	for _, s := range sessions {
+		for _, p := range ix.inGroup(v, store.KindFact, s) {
+			m := &ix.rows[p]
+			out = append(out, store.SessionEntry{ID: m.id, SessionID: s, CreatedAt: time.Unix(0, m.ord).UTC()})
+			at[m.id] = p
+			if len(out) > store.MaxContextFacts {
+				return nil, nil
+			}
+		}
+	}
+	return out, at
 }

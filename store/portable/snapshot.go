@@ -23,8 +23,8 @@ const (
 	collIndex    = "index"
 	indexHead    = "head"
 	indexMagic   = "d1ix"
-	indexVersion = 2
-	rowBytes     = 48
+	indexVersion = 3
+	rowBytes     = 56
 	partRows     = 1 << 16
 	saveFraction = 8 // rows read past the saved copy, as a fraction of those saved, before a save
 	headBytes    = 4 + 2 + 8 + 8 + 4
@@ -53,6 +53,7 @@ func (ix *index) encodeRows(lo, hi int) []byte {
 		b = binary.LittleEndian.AppendUint64(b, uint64(m.seq))
 		b = binary.LittleEndian.AppendUint64(b, uint64(m.until))
 		b = binary.LittleEndian.AppendUint64(b, uint64(m.tkey))
+		b = binary.LittleEndian.AppendUint64(b, uint64(m.ord))
 		b = binary.LittleEndian.AppendUint32(b, uint32(m.dlen))
 		flags := byte(0)
 		if m.del {
@@ -69,12 +70,14 @@ func (ix *index) encodeRows(lo, hi int) []byte {
 	return b
 }
 
-// encodeIDs packs the ids of rows [lo, hi), each after its length.
+// encodeIDs packs the ids and groups of rows [lo, hi), each after its length.
 func (ix *index) encodeIDs(lo, hi int) []byte {
 	var b []byte
 	for _, m := range ix.rows[lo:hi] {
 		b = binary.LittleEndian.AppendUint16(b, uint16(len(m.id)))
 		b = append(b, m.id...)
+		b = binary.LittleEndian.AppendUint16(b, uint16(len(m.grp)))
+		b = append(b, m.grp...)
 	}
 	return b
 }
@@ -107,32 +110,45 @@ func (ix *index) decodeRows(lo int, b []byte) error {
 		m.seq = int64(binary.LittleEndian.Uint64(e[16:]))
 		m.until = int64(binary.LittleEndian.Uint64(e[24:]))
 		m.tkey = int64(binary.LittleEndian.Uint64(e[32:]))
-		m.dlen = int32(binary.LittleEndian.Uint32(e[40:]))
-		k, ok := kindOfCode(e[44])
+		m.ord = int64(binary.LittleEndian.Uint64(e[40:]))
+		m.dlen = int32(binary.LittleEndian.Uint32(e[48:]))
+		k, ok := kindOfCode(e[52])
 		if !ok {
 			return errIndexFormat
 		}
-		m.kind, m.del, m.dead, m.hist, m.key, m.vslot = k, e[45]&1 != 0, e[45]&2 != 0, e[45]&4 != 0, -1, -1
+		m.kind, m.del, m.dead, m.hist, m.key, m.vslot = k, e[53]&1 != 0, e[53]&2 != 0, e[53]&4 != 0, -1, -1
 		ix.rids[lo+i] = m.rid
 	}
 	return nil
 }
 
-// decodeIDs sets the ids of the rows from lo from an "ids" part: slices of one string
-// made of the part, one allocation for all of them.
+// decodeIDs sets the ids and groups of the rows from lo from an "ids" part: slices of
+// one string made of the part, one allocation for all of them.
 func (ix *index) decodeIDs(lo int, b []byte) error {
 	all := string(b)
 	off, i := 0, lo
-	for off < len(all) {
-		if off+2 > len(all) || i >= len(ix.rows) {
-			return errIndexFormat
+	next := func() (string, bool) {
+		if off+2 > len(all) {
+			return "", false
 		}
 		l := int(binary.LittleEndian.Uint16(b[off:]))
 		if off+2+l > len(all) {
+			return "", false
+		}
+		str := all[off+2 : off+2+l]
+		off += 2 + l
+		return str, true
+	}
+	for off < len(all) {
+		if i >= len(ix.rows) {
 			return errIndexFormat
 		}
-		ix.rows[i].id = all[off+2 : off+2+l]
-		off += 2 + l
+		id, ok1 := next()
+		grp, ok2 := next()
+		if !ok1 || !ok2 {
+			return errIndexFormat
+		}
+		ix.rows[i].id, ix.rows[i].grp = id, grp
 		i++
 	}
 	return nil
@@ -217,6 +233,7 @@ func (ix *index) load(ctx context.Context, r driver.Reader) (bool, error) {
 	}
 	for p := range ix.rows {
 		ix.count(int32(p), 1)
+		ix.addGroup(int32(p))
 	}
 	ix.lastRID, ix.lastSeq, ix.saved = lastRID, lastSeq, n
 	ix.branches = map[int64]bool{}

@@ -16,11 +16,8 @@ import (
 
 // Put writes a batch of records atomically.
 func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record, opts store.PutOptions) ([]store.PutResult, error) {
-	if len(recs) > store.MaxBatch {
-		return nil, store.Invalid("records", fmt.Sprintf("a batch holds at most %d records", store.MaxBatch), len(recs))
-	}
-	if opts.DedupeThreshold < 0 || opts.DedupeThreshold > 1 {
-		return nil, store.Invalid("PutOptions.DedupeThreshold", "must be between 0 (off) and 1", opts.DedupeThreshold)
+	if err := store.ValidatePutBatch(recs, opts); err != nil {
+		return nil, err
 	}
 	type rk struct {
 		kind store.Kind
@@ -295,7 +292,7 @@ func (p *putter) nearest(ctx context.Context, f store.Fact) (was *store.Fact, si
 			check := func(slot int32) {
 				q := kv.rowOf[slot]
 				if vecmath.Hamming(code, kv.codes[int(slot)*kv.words:(int(slot)+1)*kv.words]) <= bound &&
-					!ix.rows[q].del && ix.visible(p.head, q) {
+					!ix.rows[q].del && !ix.rows[q].hist && ix.visible(p.head, q) {
 					near = append(near, q)
 				}
 			}
@@ -314,34 +311,74 @@ func (p *putter) nearest(ctx context.Context, f store.Fact) (was *store.Fact, si
 			}
 		}
 	}
+	// The near candidates' embeddings, from memory or read once and kept.
+	var missing []int32
+	embs := make([][]float32, len(near))
+	for i, q := range near {
+		if embs[i] = kv.vecOf(ix.rows[q].vslot); embs[i] == nil {
+			missing = append(missing, q)
+		}
+	}
 	ix.mu.RUnlock()
-	recs, err := ix.fetch(ctx, p.head, append(texts, near...))
+	if len(missing) > 0 {
+		read, err := ix.fetchVecs(ctx, p.head.st.r, missing)
+		if err != nil {
+			return nil, 0, false, err
+		}
+		ix.mu.Lock()
+		got := map[int32][]float32{}
+		for i, q := range missing {
+			if read[i] != nil {
+				kv.keepVec(ix.rows[q].vslot, read[i])
+				got[q] = read[i]
+			}
+		}
+		ix.mu.Unlock()
+		for i, q := range near {
+			if embs[i] == nil {
+				embs[i] = got[q]
+			}
+		}
+	}
+	recs, err := ix.fetch(ctx, p.head, texts)
 	if err != nil {
 		return nil, 0, false, err
 	}
-	for i, r := range recs {
+	for _, r := range recs {
 		if r == nil {
 			continue
 		}
 		if _, ok := p.written[store.RefOf(r)]; ok {
 			continue // the batch changed it: bf holds it as it is now
 		}
-		c := r.(store.Fact)
-		if !c.Status.Live() {
+		if c := r.(store.Fact); c.Status.Live() && store.NormText(c.Text) == norm {
+			return &c, 1, true, nil
+		}
+	}
+	best := int32(-1)
+	bestID := ""
+	for i, q := range near {
+		if len(embs[i]) != len(f.Embedding) {
 			continue
 		}
-		if i < len(texts) {
-			if store.NormText(c.Text) == norm {
-				return &c, 1, true, nil
-			}
-			continue
+		ix.mu.RLock()
+		id := ix.rows[q].id
+		ix.mu.RUnlock()
+		if _, ok := p.written[store.FactRef(id)]; ok {
+			continue // the batch changed it: bf holds it as it is now
 		}
-		if len(c.Embedding) != len(f.Embedding) {
-			continue
+		s := float64(vecmath.Cosine(f.Embedding, embs[i]))
+		if s >= p.threshold && (s > sim || s == sim && (was != nil && id < was.ID || best >= 0 && id < bestID)) {
+			best, bestID, sim, was = q, id, s, nil
 		}
-		s := float64(vecmath.Cosine(f.Embedding, c.Embedding))
-		if s >= p.threshold && (s > sim || s == sim && was != nil && c.ID < was.ID) {
-			was, sim = &c, s
+	}
+	if best >= 0 {
+		recs, err := ix.fetch(ctx, p.head, []int32{best})
+		if err != nil {
+			return nil, 0, false, err
+		}
+		if c, ok := recs[0].(store.Fact); ok {
+			was = &c
 		}
 	}
 	return was, sim, false, nil

@@ -19,7 +19,7 @@ func open(t testing.TB, dir string, opts sqlite.Options) *portable.Store {
 	if err != nil {
 		t.Fatalf("sqlite.Open(%q): %v", dir, err)
 	}
-	s, err := portable.New(ctx, d, portable.Options{Name: "sqlite", ReadOnly: opts.ReadOnly})
+	s, err := portable.New(ctx, d, portable.Options{Name: "sqlite", ReadOnly: opts.ReadOnly, Dimensions: opts.Dimensions})
 	if err != nil {
 		d.Close()
 		t.Fatalf("portable.New: %v", err)
