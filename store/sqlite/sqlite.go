@@ -465,8 +465,10 @@ func (r *reader) loadHead(ctx context.Context) error {
 	return nil
 }
 
+// Head implements driver.Reader.
 func (r *reader) Head() driver.Commit { return r.head }
 
+// CommitAt implements driver.Reader.
 func (r *reader) CommitAt(ctx context.Context, t time.Time) (driver.Commit, error) {
 	var seq, at int64
 	err := r.q.QueryRowContext(ctx, "SELECT seq, at FROM commits WHERE at <= ? AND seq <= ? ORDER BY seq DESC LIMIT 1",
@@ -480,6 +482,7 @@ func (r *reader) CommitAt(ctx context.Context, t time.Time) (driver.Commit, erro
 	return driver.Commit{Seq: seq, At: time.Unix(0, at).UTC()}, nil
 }
 
+// CommitOf implements driver.Reader.
 func (r *reader) CommitOf(ctx context.Context, seq int64) (driver.Commit, error) {
 	var at int64
 	err := r.q.QueryRowContext(ctx, "SELECT at FROM commits WHERE seq = ? AND seq <= ?", seq, r.head.Seq).Scan(&at)
@@ -492,6 +495,7 @@ func (r *reader) CommitOf(ctx context.Context, seq int64) (driver.Commit, error)
 	return driver.Commit{Seq: seq, At: time.Unix(0, at).UTC()}, nil
 }
 
+// Branches implements driver.Reader.
 func (r *reader) Branches(ctx context.Context) ([]driver.BranchRow, error) {
 	rows, err := r.q.QueryContext(ctx, "SELECT id, name, parent, fork_seq, data FROM branches ORDER BY id")
 	if err != nil {
@@ -509,6 +513,7 @@ func (r *reader) Branches(ctx context.Context) ([]driver.BranchRow, error) {
 	return out, r.d.fail(rows.Err())
 }
 
+// Row implements driver.Reader.
 func (r *reader) Row(ctx context.Context, kind store.Kind, id string, branch, at int64) (driver.Row, bool, error) {
 	row := driver.Row{Kind: kind, ID: id, Branch: branch}
 	var del int
@@ -525,6 +530,7 @@ func (r *reader) Row(ctx context.Context, kind store.Kind, id string, branch, at
 	return row, row.Until > at, nil
 }
 
+// Rows implements driver.Reader.
 func (r *reader) Rows(ctx context.Context, kind store.Kind, branch, at int64, fn func(driver.Row) error) error {
 	rows, err := r.q.QueryContext(ctx,
 		"SELECT r.rid, r.id, r.seq, r.until, r.del, b.data, b.vec FROM rows r JOIN bodies b ON b.rid = r.rid WHERE r.br = ? AND r.kind = ? AND r.seq <= ? AND r.until > ? ORDER BY r.id",
@@ -547,6 +553,7 @@ func (r *reader) Rows(ctx context.Context, kind store.Kind, branch, at int64, fn
 	return r.d.fail(rows.Err())
 }
 
+// Meta implements driver.Reader.
 func (r *reader) Meta(ctx context.Context, after int64, fn func(driver.Meta) error) error {
 	rows, err := r.q.QueryContext(ctx,
 		"SELECT rid, kind, id, br, seq, until, del, tkey, dlen, grp, ord, code FROM rows WHERE rid > ? AND seq <= ? ORDER BY rid", after, r.head.Seq)
@@ -569,6 +576,7 @@ func (r *reader) Meta(ctx context.Context, after int64, fn func(driver.Meta) err
 	return r.d.fail(rows.Err())
 }
 
+// Ended implements driver.Reader.
 func (r *reader) Ended(ctx context.Context, after int64, fn func(rid, until int64) error) error {
 	rows, err := r.q.QueryContext(ctx,
 		"SELECT rid, until FROM rows WHERE until > ? AND until <= ? AND until < ?", after, r.head.Seq, driver.Never)
@@ -588,6 +596,7 @@ func (r *reader) Ended(ctx context.Context, after int64, fn func(rid, until int6
 	return r.d.fail(rows.Err())
 }
 
+// Postings implements driver.Reader.
 func (r *reader) Postings(ctx context.Context, kind store.Kind, term string, after int64, fn func(rid int64, tf int) error) error {
 	rows, err := r.q.QueryContext(ctx, "SELECT rid, tf FROM postings WHERE kind = ? AND term = ? AND rid > ? ORDER BY rid", string(kind), term, after)
 	if err != nil {
@@ -610,6 +619,7 @@ func (r *reader) Postings(ctx context.Context, kind store.Kind, term string, aft
 // fetchChunk is the most RIDs one query of Fetch names.
 const fetchChunk = 256
 
+// Fetch implements driver.Reader.
 func (r *reader) Fetch(ctx context.Context, rids []int64, fn func(driver.Row) error) error {
 	for len(rids) > 0 {
 		n := min(len(rids), fetchChunk)
@@ -645,6 +655,7 @@ func (r *reader) Fetch(ctx context.Context, rids []int64, fn func(driver.Row) er
 	return nil
 }
 
+// Item implements driver.Reader.
 func (r *reader) Item(ctx context.Context, coll, id string) ([]byte, bool, error) {
 	var data []byte
 	err := r.q.QueryRowContext(ctx, "SELECT data FROM items WHERE coll = ? AND id = ?", coll, id).Scan(&data)
@@ -657,6 +668,7 @@ func (r *reader) Item(ctx context.Context, coll, id string) ([]byte, bool, error
 	return data, true, nil
 }
 
+// Items implements driver.Reader.
 func (r *reader) Items(ctx context.Context, coll string, fn func(id string, data []byte) error) error {
 	rows, err := r.q.QueryContext(ctx, "SELECT id, data FROM items WHERE coll = ? ORDER BY id", coll)
 	if err != nil {
@@ -686,8 +698,10 @@ type writer struct {
 	body    *sql.Stmt
 }
 
+// Pending implements driver.Writer.
 func (w *writer) Pending() driver.Commit { return w.pending }
 
+// SetInstant implements driver.Writer.
 func (w *writer) SetInstant(t time.Time) driver.Commit {
 	t = t.UTC().Round(0)
 	if !t.After(w.head.At) {
@@ -706,10 +720,7 @@ func (w *writer) Head() driver.Commit {
 	return w.head
 }
 
-func (w *writer) Row(ctx context.Context, kind store.Kind, id string, branch, at int64) (driver.Row, bool, error) {
-	return w.reader.Row(ctx, kind, id, branch, at)
-}
-
+// Put implements driver.Writer.
 func (w *writer) Put(ctx context.Context, rows ...driver.Row) error {
 	if len(rows) == 0 {
 		return nil
@@ -767,6 +778,7 @@ func (w *writer) Put(ctx context.Context, rows ...driver.Row) error {
 	return nil
 }
 
+// PutBranch implements driver.Writer.
 func (w *writer) PutBranch(ctx context.Context, b driver.BranchRow) (int64, error) {
 	w.dirty = true
 	if b.ID == 0 {
@@ -781,6 +793,7 @@ func (w *writer) PutBranch(ctx context.Context, b driver.BranchRow) (int64, erro
 	return b.ID, w.d.fail(err)
 }
 
+// DeleteBranch implements driver.Writer.
 func (w *writer) DeleteBranch(ctx context.Context, id int64) error {
 	w.dirty = true
 	if _, err := w.q.ExecContext(ctx, "DELETE FROM postings WHERE rid IN (SELECT rid FROM rows WHERE br = ?)", id); err != nil {
@@ -796,12 +809,14 @@ func (w *writer) DeleteBranch(ctx context.Context, id int64) error {
 	return w.d.fail(err)
 }
 
+// PutItem implements driver.Writer.
 func (w *writer) PutItem(ctx context.Context, coll, id string, data []byte) error {
 	w.dirty = true
 	_, err := w.q.ExecContext(ctx, "INSERT OR REPLACE INTO items (coll, id, data) VALUES (?, ?, ?)", coll, id, data)
 	return w.d.fail(err)
 }
 
+// DeleteItem implements driver.Writer.
 func (w *writer) DeleteItem(ctx context.Context, coll, id string) error {
 	w.dirty = true
 	_, err := w.q.ExecContext(ctx, "DELETE FROM items WHERE coll = ? AND id = ?", coll, id)
