@@ -11,6 +11,7 @@
 //
 //	go run ./examples/bench                      # 1k, 10k and 100k facts, in memory
 //	go run ./examples/bench -store durable       # the embedded store with a log, fsync per batch
+//	go run ./examples/bench -store sqlite        # the embedded store in a SQLite file
 //	go run ./examples/bench -quick               # a smoke run: 1k and 10k facts, few queries
 //	go run ./examples/bench -sizes 5000 -queries 500 -batch 100
 //	go run ./examples/bench -dedupe -1           # near-duplicate detection off
@@ -79,7 +80,9 @@ import (
 	"github.com/day1ai/day1/internal/cputime"
 	"github.com/day1ai/day1/internal/evaldata"
 	"github.com/day1ai/day1/llm"
+	"github.com/day1ai/day1/store"
 	"github.com/day1ai/day1/store/matrixone"
+	"github.com/day1ai/day1/store/sqlite"
 )
 
 func main() {
@@ -152,7 +155,7 @@ func targetsFor(store string, native bool) targets {
 	t := targets{write: writeTargetMemory, searchP50: searchP50Target, searchP95: searchP95Target,
 		branch: branchTarget, scale: true, diff: diffTarget, merge: mergeTarget}
 	switch store {
-	case "durable":
+	case "durable", "sqlite":
 		t.write = writeTargetDurable
 	case "matrixone":
 		t = targets{write: 3_000, searchP50: 60 * time.Millisecond, searchP95: 120 * time.Millisecond,
@@ -169,7 +172,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.SetOutput(stderr)
 	sizes := fs.String("sizes", "1000,10000,100000", "comma-separated store sizes, in facts")
 	queries := fs.Int("queries", 200, "search queries per size")
-	st := fs.String("store", "memory", "store to measure: memory, durable, or matrixone (a server at -dsn; each size in a new database, dropped afterwards)")
+	st := fs.String("store", "memory", "store to measure: memory, durable, sqlite, or matrixone (a server at -dsn; each size in a new database, dropped afterwards)")
 	dsn := fs.String("dsn", envOr("DAY1_DSN", "root:111@tcp(127.0.0.1:6001)/"), "MatrixOne server for -store matrixone (default $DAY1_DSN, else the local one scripts/matrixone.sh starts)")
 	quick := fs.Bool("quick", false, "smoke run: sizes 1000,10000 unless -sizes is given, 50 queries unless -queries is given, fewer repetitions")
 	batch := fs.Int("batch", 500, "facts per WriteFacts call")
@@ -226,9 +229,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return options{}, errors.New("-batch must be between 1 and 10000")
 	}
 	switch o.store {
-	case "memory", "durable", "matrixone":
+	case "memory", "durable", "sqlite", "matrixone":
 	default:
-		return options{}, fmt.Errorf("-store: %q is not memory, durable or matrixone", o.store)
+		return options{}, fmt.Errorf("-store: %q is not memory, durable, sqlite or matrixone", o.store)
 	}
 	if o.compaction && o.store != "durable" {
 		return options{}, errors.New("-compaction needs -store durable")
@@ -571,7 +574,7 @@ func (b *bench) measure(ctx context.Context, n int) error {
 			return err
 		}
 	}
-	if b.o.store == "durable" {
+	if b.o.store == "durable" || b.o.store == "sqlite" {
 		if err := b.procWrites(ctx, c, cfg.Path, n); err != nil {
 			return err
 		}
@@ -580,6 +583,9 @@ func (b *bench) measure(ctx context.Context, n int) error {
 		}
 		if err := b.reopen(ctx, c, cfg, n, qs[0].Text); err != nil {
 			return err
+		}
+		if b.o.store == "sqlite" {
+			return nil
 		}
 		return b.compaction(ctx, n, texts)
 	}
@@ -782,7 +788,11 @@ func (b *bench) reopen(ctx context.Context, c *day1.Client, cfg day1.Config, n i
 	if !slices.EqualFunc(before, after, func(x, y day1.Hit) bool { return x.Record.RecordID() == y.Record.RecordID() }) {
 		return fmt.Errorf("after reopening, a search found %d different hits", len(after))
 	}
-	b.add("reopen: Open replaying the log", n, fmt.Sprintf("%s (%.0f MB on disk)", round(elapsed), float64(size)/(1<<20)), "—", nil)
+	label := "reopen: Open replaying the log"
+	if b.o.store == "sqlite" {
+		label = "reopen: Open"
+	}
+	b.add(label, n, fmt.Sprintf("%s (%.0f MB on disk)", round(elapsed), float64(size)/(1<<20)), "—", nil)
 	return nil
 }
 
@@ -896,12 +906,24 @@ func (b *bench) writeChanges(ctx context.Context, c *day1.Client, name, from str
 // durable in a new directory that cleanup removes.
 func (b *bench) localConfig() (cfg day1.Config, cleanup func(), err error) {
 	cfg = day1.Config{DedupeThreshold: b.o.dedupe}
-	if b.o.store != "durable" {
+	if b.o.store != "durable" && b.o.store != "sqlite" {
 		return cfg, func() {}, nil
 	}
 	dir, err := os.MkdirTemp("", "day1-bench-")
 	if err != nil {
 		return cfg, nil, err
+	}
+	if b.o.store == "sqlite" {
+		// A SQLite memory in the folder: Config.Path, and every process given the
+		// folder, then open it as one.
+		s, err := sqlite.Options{Path: dir}.OpenStore(context.Background(), store.OpenEnv{})
+		if err == nil {
+			err = s.Close()
+		}
+		if err != nil {
+			os.RemoveAll(dir)
+			return cfg, nil, err
+		}
 	}
 	cfg.Path = dir
 	return cfg, func() { os.RemoveAll(dir) }, nil

@@ -94,6 +94,26 @@ func TestQuickRunDurable(t *testing.T) {
 	}
 }
 
+// TestQuickRunSQLite runs the quick mode on a memory kept in SQLite: each size has
+// the rows of many processes, a new process's open and first search, and a reopen
+// whose search finds what it found before; compaction is the log store's alone.
+func TestQuickRunSQLite(t *testing.T) {
+	var out, errs bytes.Buffer
+	code := run(context.Background(), []string{"-quick", "-store", "sqlite", "-sizes", "200", "-queries", "10"}, &out, &errs)
+	if code != 0 {
+		t.Fatalf("exit status %d, stderr:\n%s", code, errs.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	for _, op := range []string{"reopen: Open", "commits from 8 processes beside a holder", "new process: open + first hybrid search"} {
+		if !hasRow(lines, op, "200") {
+			t.Errorf("no row for %q in:\n%s", op, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "compaction:") {
+		t.Errorf("compaction rows on the SQLite store:\n%s", out.String())
+	}
+}
+
 // TestCompactionOnly runs the compaction rows alone.
 func TestCompactionOnly(t *testing.T) {
 	var out, errs bytes.Buffer
