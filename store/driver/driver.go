@@ -69,6 +69,9 @@ type Index struct {
 	// time (Unix nanoseconds), a message's conversation and sequence number.
 	Group string
 	Order int64
+	// Time is the record's time (store.Record.RecordTime, Unix nanoseconds), which
+	// lists are ordered by.
+	Time int64
 }
 
 // Meta is what a driver returns of a row for the portable store's indexes: all but
@@ -87,6 +90,7 @@ type Meta struct {
 	History bool
 	Group   string
 	Order   int64
+	Time    int64
 }
 
 // BranchRow is a branch as a driver keeps it.

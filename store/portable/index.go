@@ -56,6 +56,7 @@ type meta struct {
 	id         string
 	grp        string // driver.Index.Group
 	ord        int64  // driver.Index.Order
+	time       int64  // driver.Index.Time
 	tkey       int64
 	key        int32 // -1 until keys are built
 	kind       store.Kind
@@ -127,7 +128,7 @@ func (ix *index) catchUp(ctx context.Context, r driver.Reader, st *state, keys, 
 
 func (ix *index) add(m driver.Meta) {
 	p := int32(len(ix.rows))
-	row := meta{rid: m.RID, br: m.Branch, seq: m.Seq, until: m.Until, id: m.ID, grp: m.Group, ord: m.Order, tkey: m.TextKey,
+	row := meta{rid: m.RID, br: m.Branch, seq: m.Seq, until: m.Until, id: m.ID, grp: m.Group, ord: m.Order, time: m.Time, tkey: m.TextKey,
 		key: -1, kind: m.Kind, del: m.Deleted, hist: m.History, dlen: int32(m.DocLen), vslot: -1}
 	if len(m.Code) > 0 && len(m.Code)%8 == 0 {
 		kv := ix.kinds[m.Kind]
@@ -516,6 +517,7 @@ func indexOf(r store.Record) driver.Index {
 		ix.Code = codeBytes(codeOf(emb))
 	}
 	ix.History = store.IsHistory(r)
+	ix.Time = r.RecordTime().UnixNano()
 	switch x := r.(type) {
 	case store.Fact:
 		ix.Group, ix.Order = x.SessionID, x.CreatedAt.UnixNano()

@@ -3,6 +3,8 @@ package portable
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/day1ai/day1/store"
 )
@@ -36,9 +38,16 @@ func (s *Store) List(ctx context.Context, v store.View, q store.ListQuery) ([]st
 		return nil, err
 	}
 	var out []store.Record
+	indexed := false
 	err := s.read(ctx, func(st *state) error {
 		vw, err := st.resolveView(ctx, v)
 		if err != nil {
+			return err
+		}
+		if q.Filter.IsZero() || store.HistoryOnly(q.Filter) {
+			// The index orders the rows and pages them; only the page is read.
+			indexed = true
+			out, err = s.listIndexed(ctx, st, vw, q)
 			return err
 		}
 		return vw.each(ctx, q.Kind, func(r store.Record) error {
@@ -48,8 +57,8 @@ func (s *Store) List(ctx context.Context, v store.View, q store.ListQuery) ([]st
 			return nil
 		})
 	})
-	if err != nil {
-		return nil, err
+	if err != nil || indexed {
+		return out, err
 	}
 	store.SortRecords(out, q.Order, q.Desc)
 	if q.Offset >= len(out) {
@@ -60,4 +69,84 @@ func (s *Store) List(ctx context.Context, v store.View, q store.ListQuery) ([]st
 		out = out[:q.Limit]
 	}
 	return out, nil
+}
+
+// listIndexed lists the records of a query whose filter the index decides (none, or
+// history left out): it orders the rows the view sees as store.SortRecords orders
+// records, from the times, groups, orders and ids it holds, and reads the page asked
+// for alone.
+func (s *Store) listIndexed(ctx context.Context, st *state, v view, q store.ListQuery) ([]store.Record, error) {
+	ix := &s.ix
+	if err := ix.catchUp(ctx, st.r, st, len(v.chain) > 1, false); err != nil {
+		return nil, err
+	}
+	history := store.HistoryOnly(q.Filter)
+	ix.mu.RLock()
+	var ps []int32
+	for p := range ix.rows {
+		m := &ix.rows[p]
+		if m.kind == q.Kind && !m.del && !(history && m.hist) && ix.visible(v, int32(p)) {
+			ps = append(ps, int32(p))
+		}
+	}
+	msgs := q.Kind == store.KindMessage
+	cmp := func(a, b int32) int {
+		x, y := &ix.rows[a], &ix.rows[b]
+		switch {
+		case q.Order == store.OrderID:
+			return strings.Compare(x.id, y.id)
+		case q.Order == store.OrderSeq && msgs:
+			if c := strings.Compare(x.grp, y.grp); c != 0 {
+				return c
+			}
+			if c := cmpInt(x.ord, y.ord); c != 0 {
+				return c
+			}
+			return strings.Compare(x.id, y.id)
+		}
+		if c := cmpInt(x.time, y.time); c != 0 {
+			return c
+		}
+		if msgs {
+			if c := cmpInt(x.ord, y.ord); c != 0 {
+				return c
+			}
+		}
+		return strings.Compare(x.id, y.id)
+	}
+	slices.SortStableFunc(ps, func(a, b int32) int {
+		if q.Desc {
+			return cmp(b, a)
+		}
+		return cmp(a, b)
+	})
+	ix.mu.RUnlock()
+	if q.Offset >= len(ps) {
+		return nil, nil
+	}
+	ps = ps[q.Offset:]
+	if q.Limit > 0 && len(ps) > q.Limit {
+		ps = ps[:q.Limit]
+	}
+	recs, err := ix.fetch(ctx, v, ps)
+	if err != nil {
+		return nil, err
+	}
+	out := recs[:0]
+	for _, r := range recs {
+		if r != nil {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }

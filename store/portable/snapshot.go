@@ -23,8 +23,8 @@ const (
 	collIndex    = "index"
 	indexHead    = "head"
 	indexMagic   = "d1ix"
-	indexVersion = 3
-	rowBytes     = 56
+	indexVersion = 4
+	rowBytes     = 64
 	partRows     = 1 << 16
 	saveFraction = 8 // rows read past the saved copy, as a fraction of those saved, before a save
 	headBytes    = 4 + 2 + 8 + 8 + 4
@@ -54,6 +54,7 @@ func (ix *index) encodeRows(lo, hi int) []byte {
 		b = binary.LittleEndian.AppendUint64(b, uint64(m.until))
 		b = binary.LittleEndian.AppendUint64(b, uint64(m.tkey))
 		b = binary.LittleEndian.AppendUint64(b, uint64(m.ord))
+		b = binary.LittleEndian.AppendUint64(b, uint64(m.time))
 		b = binary.LittleEndian.AppendUint32(b, uint32(m.dlen))
 		flags := byte(0)
 		if m.del {
@@ -111,12 +112,13 @@ func (ix *index) decodeRows(lo int, b []byte) error {
 		m.until = int64(binary.LittleEndian.Uint64(e[24:]))
 		m.tkey = int64(binary.LittleEndian.Uint64(e[32:]))
 		m.ord = int64(binary.LittleEndian.Uint64(e[40:]))
-		m.dlen = int32(binary.LittleEndian.Uint32(e[48:]))
-		k, ok := kindOfCode(e[52])
+		m.time = int64(binary.LittleEndian.Uint64(e[48:]))
+		m.dlen = int32(binary.LittleEndian.Uint32(e[56:]))
+		k, ok := kindOfCode(e[60])
 		if !ok {
 			return errIndexFormat
 		}
-		m.kind, m.del, m.dead, m.hist, m.key, m.vslot = k, e[53]&1 != 0, e[53]&2 != 0, e[53]&4 != 0, -1, -1
+		m.kind, m.del, m.dead, m.hist, m.key, m.vslot = k, e[61]&1 != 0, e[61]&2 != 0, e[61]&4 != 0, -1, -1
 		ix.rids[lo+i] = m.rid
 	}
 	return nil

@@ -236,6 +236,7 @@ CREATE TABLE IF NOT EXISTS rows (
 	dlen INTEGER NOT NULL,
 	grp TEXT NOT NULL,
 	ord INTEGER NOT NULL,
+	time INTEGER NOT NULL,
 	code BLOB
 );
 CREATE TABLE IF NOT EXISTS bodies (
@@ -556,7 +557,7 @@ func (r *reader) Rows(ctx context.Context, kind store.Kind, branch, at int64, fn
 // Meta implements driver.Reader.
 func (r *reader) Meta(ctx context.Context, after int64, fn func(driver.Meta) error) error {
 	rows, err := r.q.QueryContext(ctx,
-		"SELECT rid, kind, id, br, seq, until, del, tkey, dlen, grp, ord, code FROM rows WHERE rid > ? AND seq <= ? ORDER BY rid", after, r.head.Seq)
+		"SELECT rid, kind, id, br, seq, until, del, tkey, dlen, grp, ord, time, code FROM rows WHERE rid > ? AND seq <= ? ORDER BY rid", after, r.head.Seq)
 	if err != nil {
 		return r.d.fail(err)
 	}
@@ -565,7 +566,7 @@ func (r *reader) Meta(ctx context.Context, after int64, fn func(driver.Meta) err
 		var m driver.Meta
 		var kind string
 		var del int
-		if err := rows.Scan(&m.RID, &kind, &m.ID, &m.Branch, &m.Seq, &m.Until, &del, &m.TextKey, &m.DocLen, &m.Group, &m.Order, &m.Code); err != nil {
+		if err := rows.Scan(&m.RID, &kind, &m.ID, &m.Branch, &m.Seq, &m.Until, &del, &m.TextKey, &m.DocLen, &m.Group, &m.Order, &m.Time, &m.Code); err != nil {
 			return r.d.fail(err)
 		}
 		m.Kind, m.Deleted, m.History = store.Kind(kind), del&1 != 0, del&2 != 0
@@ -732,7 +733,7 @@ func (w *writer) Put(ctx context.Context, rows ...driver.Row) error {
 			return w.d.fail(err)
 		}
 		if w.put, err = tx.PrepareContext(ctx,
-			"INSERT INTO rows (br, kind, id, seq, until, del, tkey, dlen, grp, ord, code) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"); err != nil {
+			"INSERT INTO rows (br, kind, id, seq, until, del, tkey, dlen, grp, ord, time, code) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"); err != nil {
 			return w.d.fail(err)
 		}
 		if w.body, err = tx.PrepareContext(ctx, "INSERT INTO bodies (rid, data, vec) VALUES (?, ?, ?)"); err != nil {
@@ -757,7 +758,7 @@ func (w *writer) Put(ctx context.Context, rows ...driver.Row) error {
 			del |= 2
 		}
 		ix := r.Index
-		res, err := w.put.ExecContext(ctx, r.Branch, string(r.Kind), r.ID, seq, driver.Never, del, ix.TextKey, ix.DocLen, ix.Group, ix.Order, ix.Code)
+		res, err := w.put.ExecContext(ctx, r.Branch, string(r.Kind), r.ID, seq, driver.Never, del, ix.TextKey, ix.DocLen, ix.Group, ix.Order, ix.Time, ix.Code)
 		if err != nil {
 			return w.d.fail(err)
 		}
