@@ -9,18 +9,25 @@ import (
 	"strings"
 	"time"
 
+	"github.com/day1ai/day1/internal/filelock"
+
 	"github.com/day1ai/day1/store"
 )
 
 // A durable store is shared: any number of stores, in any number of processes, open
 // one directory and write it. Each holds the whole store in memory and follows the
 // log that all of them append to. A commit takes the directory's commit lock
-// (commitLock), reads in what the others appended since it last looked (catchUp),
+// (filelock.Lock), reads in what the others appended since it last looked (catchUp),
 // decides and applies its batch against that, appends it, and lets the lock go, so
 // that every commit decides on every commit before it: dedupe, supersede, aliases,
 // merge conflicts and document preconditions hold across processes as within one.
 // Reads do not lock the file: before each read the store looks whether the log has
 // grown (at most once every followEvery) and reads in the entries that have.
+
+// DefaultLockTimeout is Options.LockTimeout when it is zero: how long a commit waits
+// for the commits of other processes (and of other stores in this process) on the
+// same directory before it fails with store.ErrLocked.
+const DefaultLockTimeout = 30 * time.Second
 
 // followEvery is the least time between two looks at the log before reads.
 const followEvery = time.Millisecond
@@ -43,12 +50,12 @@ func (s *Store) openShared(ctx context.Context, dir string) error {
 	if err := checkMemoryDir(dir); err != nil {
 		return err
 	}
-	lock, err := openCommitLock(dir)
+	lock, err := filelock.Open(dir, lockName)
 	if err != nil {
 		return err
 	}
 	fail := func(err error) error {
-		lock.close()
+		lock.Close()
 		return err
 	}
 	files, err := listFiles(dir)
@@ -119,11 +126,11 @@ func checkMemoryDir(dir string) error {
 }
 
 // createLog makes the first log of a new store directory, under the commit lock.
-func (s *Store) createLog(ctx context.Context, lock *commitLock, dir string) error {
-	if err := lock.acquire(ctx, s.lockTimeout(), dir); err != nil {
+func (s *Store) createLog(ctx context.Context, lock *filelock.Lock, dir string) error {
+	if err := lock.Acquire(ctx, s.lockTimeout(), dir); err != nil {
 		return err
 	}
-	defer lock.release()
+	defer lock.Release()
 	files, err := listFiles(dir)
 	if err != nil {
 		return err
@@ -213,7 +220,7 @@ func (s *Store) lockWrite(ctx context.Context) (unlock func(), err error) {
 		return nil, err
 	}
 	asked := time.Now()
-	if err := s.log.lock.acquire(ctx, s.lockTimeout(), s.opts.Path); err != nil {
+	if err := s.log.lock.Acquire(ctx, s.lockTimeout(), s.opts.Path); err != nil {
 		return nil, err
 	}
 	if waited := time.Since(asked); waited >= SlowLockWait {
@@ -222,7 +229,7 @@ func (s *Store) lockWrite(ctx context.Context) (unlock func(), err error) {
 	s.mu.Lock()
 	unlock = func() {
 		s.mu.Unlock()
-		s.log.lock.release()
+		s.log.lock.Release()
 	}
 	if err := s.canWrite(ctx); err != nil {
 		unlock()

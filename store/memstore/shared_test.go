@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/day1ai/day1/internal/filelock"
+
 	"github.com/day1ai/day1/store"
 )
 
@@ -308,7 +310,7 @@ func TestLockChild(t *testing.T) {
 	}
 	f, err := os.OpenFile(filepath.Join(dir, lockName), os.O_CREATE|os.O_RDWR, 0o644)
 	if err == nil {
-		err = lockFile(f)
+		err = filelock.LockFile(f)
 	}
 	if err != nil {
 		fmt.Println("open:", err)

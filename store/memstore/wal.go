@@ -15,6 +15,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/day1ai/day1/internal/filelock"
+
 	"github.com/day1ai/day1/internal/reccodec"
 	"github.com/day1ai/day1/internal/vecmath"
 	"github.com/day1ai/day1/store"
@@ -124,7 +126,7 @@ type wal struct {
 	// seen is the size f had when the store last read it: a torn tail past size
 	// (an append under way, or a dead writer's) is not read again until f changes.
 	seen int64
-	lock *commitLock
+	lock *filelock.Lock
 	sync SyncPolicy
 	buf  []byte
 }
@@ -478,7 +480,7 @@ func (w *wal) close() error {
 	if cerr := w.f.Close(); err == nil {
 		err = cerr
 	}
-	w.lock.close()
+	w.lock.Close()
 	return err
 }
 

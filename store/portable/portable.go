@@ -26,6 +26,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -210,9 +212,12 @@ func loadState(ctx context.Context, r driver.Reader) (*state, error) {
 	st := &state{r: r, byName: make(map[string]*branch, len(rows)), byID: make(map[int64]*branch, len(rows))}
 	for _, row := range rows {
 		b := &branch{id: row.ID, forkSeq: row.ForkSeq}
-		if err := json.Unmarshal(row.Data, &b.info); err != nil {
+		info, err := branchInfos.decode(row.Data)
+		if err != nil {
 			return nil, fmt.Errorf("%w: branch %q: %v", store.ErrCorrupt, row.Name, err)
 		}
+		b.info = info
+		b.info.Metadata = maps.Clone(info.Metadata)
 		b.info.Name = row.Name
 		st.byName[row.Name] = b
 		st.byID[row.ID] = b
@@ -223,6 +228,37 @@ func loadState(ctx context.Context, r driver.Reader) (*state, error) {
 		}
 	}
 	return st, nil
+}
+
+// infoCache keeps the branches' infos decoded, by their encoded bytes: a read of a
+// store with many branches decodes only those that changed since the last.
+type infoCache struct {
+	mu sync.Mutex
+	m  map[string]store.Branch
+}
+
+var branchInfos infoCache
+
+// maxCachedInfos bounds infoCache; when full it starts again.
+const maxCachedInfos = 1 << 14
+
+func (c *infoCache) decode(data []byte) (store.Branch, error) {
+	c.mu.Lock()
+	info, ok := c.m[string(data)]
+	c.mu.Unlock()
+	if ok {
+		return info, nil
+	}
+	if err := json.Unmarshal(data, &info); err != nil {
+		return store.Branch{}, err
+	}
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= maxCachedInfos {
+		c.m = map[string]store.Branch{}
+	}
+	c.m[string(data)] = info
+	c.mu.Unlock()
+	return info, nil
 }
 
 // putBranch writes a branch row and returns its id.

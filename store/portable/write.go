@@ -34,8 +34,22 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 		}
 		seen[k] = true
 	}
+	// The index is caught up before the write lock is taken, so that a new process
+	// loads it, and a large batch builds its band index, while others commit.
+	err := s.read(ctx, func(st *state) error {
+		if err := s.ix.catchUp(ctx, st.r, st, false, true); err != nil {
+			return err
+		}
+		if opts.DedupeThreshold > 0 && len(recs) >= bandsMinBatch {
+			s.ix.buildBands(store.KindFact)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
 	var results []store.PutResult
-	err := s.update(ctx, func(st *state, w driver.Writer) error {
+	err = s.update(ctx, func(st *state, w driver.Writer) error {
 		b, err := st.writable(branchName)
 		if err != nil {
 			return err
@@ -61,7 +75,7 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 		if err := s.ix.catchUp(ctx, w, st, b.parent != nil, true); err != nil {
 			return err
 		}
-		if opts.DedupeThreshold > 0 {
+		if opts.DedupeThreshold > 0 && len(recs) >= bandsMinBatch {
 			s.ix.buildBands(store.KindFact)
 		}
 		if err := s.ix.saveIfDue(ctx, w); err != nil {
@@ -97,6 +111,11 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 	}
 	return results, nil
 }
+
+// bandsMinBatch is the smallest batch for which a write builds the band index of
+// near-duplicate candidates, if there is none: a smaller one compares codes with every
+// stored fact's, which costs less than building the index.
+const bandsMinBatch = 32
 
 // dims returns the length of the embeddings the store holds, 0 before the first.
 func (s *Store) dims(ctx context.Context, st *state) (int, error) {

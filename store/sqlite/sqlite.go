@@ -59,6 +59,7 @@ import (
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"github.com/day1ai/day1/internal/filelock"
 	"github.com/day1ai/day1/store"
 	"github.com/day1ai/day1/store/driver"
 	"github.com/day1ai/day1/store/portable"
@@ -66,6 +67,10 @@ import (
 
 // FileName is the name of the database file in a memory's folder.
 const FileName = "memory.db"
+
+// LockName is the name of the file in a memory's folder whose lock the writers of
+// every process take in turn.
+const LockName = "memory.lock"
 
 // appID marks a day1 memory in the database header (PRAGMA application_id): "day1".
 const appID = 0x64617931
@@ -145,7 +150,9 @@ type Driver struct {
 	opts Options
 	rdb  *sql.DB // reads: deferred transactions
 	wdb  *sql.DB // writes: one connection, immediate transactions
-	wmu  chan struct{}
+	// lock queues the writers of every process: a file lock they wait on without
+	// polling the database (SQLite's own wait sleeps up to 100 ms at a time).
+	lock *filelock.Lock
 
 	closeOnce sync.Once
 }
@@ -176,14 +183,19 @@ func Open(ctx context.Context, opts Options) (*Driver, error) {
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("day1: sqlite: %w", err)
 	}
-	d := &Driver{path: path, opts: opts, wmu: make(chan struct{}, 1)}
+	d := &Driver{path: path, opts: opts}
 	var err error
 	if d.rdb, err = sql.Open("sqlite", d.dsn(false)); err != nil {
 		return nil, fmt.Errorf("day1: sqlite: %w", err)
 	}
 	if !opts.ReadOnly {
+		if d.lock, err = filelock.Open(dir, LockName); err != nil {
+			d.rdb.Close()
+			return nil, err
+		}
 		if d.wdb, err = sql.Open("sqlite", d.dsn(true)); err != nil {
 			d.rdb.Close()
+			d.lock.Close()
 			return nil, fmt.Errorf("day1: sqlite: %w", err)
 		}
 		d.wdb.SetMaxOpenConns(1)
@@ -362,6 +374,9 @@ func (d *Driver) Close() error {
 		if d.wdb != nil {
 			err = d.wdb.Close()
 		}
+		if d.lock != nil {
+			d.lock.Close()
+		}
 		if e := d.rdb.Close(); err == nil {
 			err = e
 		}
@@ -395,12 +410,10 @@ func (d *Driver) Update(ctx context.Context, fn func(driver.Writer) error) error
 	if d.opts.ReadOnly {
 		return fmt.Errorf("%w: %s was opened read-only", store.ErrReadOnly, d.path)
 	}
-	select {
-	case d.wmu <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
+	if err := d.lock.Acquire(ctx, d.opts.LockTimeout, filepath.Dir(d.path)); err != nil {
+		return err
 	}
-	defer func() { <-d.wmu }()
+	defer d.lock.Release()
 	tx, err := d.wdb.BeginTx(ctx, nil)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -1,4 +1,10 @@
-package memstore
+// Package filelock serialises the commits of every process that writes one folder:
+// an exclusive lock on a file in the folder (flock, fcntl or LockFileEx, as the
+// system has), taken with a timeout and the caller's context, and a semaphore per
+// process and folder, so that the stores of one process queue without polling the
+// file. A process that dies holding the lock loses it to the system at once. The
+// embedded stores (store/memstore, store/sqlite) take it around each commit.
+package filelock
 
 import (
 	"context"
@@ -13,22 +19,17 @@ import (
 	"github.com/day1ai/day1/store"
 )
 
-// DefaultLockTimeout is Options.LockTimeout when it is zero: how long a commit waits
-// for the commits of other processes (and of other stores in this process) on the
-// same directory before it fails with store.ErrLocked.
-const DefaultLockTimeout = 30 * time.Second
-
-// commitLock serialises the commits of every store open on one directory: those of
+// Lock serialises the commits of every store open on one directory: those of
 // this process, through a semaphore shared by the stores that opened the directory
 // here, and those of other processes, through an exclusive lock on the directory's
-// LOCK file (flock, fcntl or LockFileEx, as the system has). The LOCK file is open
+// lock file (flock, fcntl or LockFileEx, as the system has). The LOCK file is open
 // once per process and directory, shared by those stores: fcntl locks belong to the
 // process and end when any of its descriptors of the file closes. The lock is held
 // only while one commit reads in what others committed, decides and appends; a
 // process that dies holding it loses it to the system at once. On systems without
 // file locks (plan9, js, wasip1) only the semaphore applies: there, one process at
 // a time may write a directory.
-type commitLock struct {
+type Lock struct {
 	dir  *lockDir
 	key  string
 	mu   sync.Mutex
@@ -61,34 +62,34 @@ func dirKey(dir string) (string, error) {
 	return key, nil
 }
 
-// openCommitLock opens the commit lock of dir, creating its LOCK file if needed. It
+// Open opens the commit lock of dir, creating its lock file (name) if needed. It
 // takes no lock.
-func openCommitLock(dir string) (*commitLock, error) {
+func Open(dir, name string) (*Lock, error) {
 	key, err := dirKey(dir)
 	if err != nil {
-		return nil, fmt.Errorf("day1: memstore: %w", err)
+		return nil, fmt.Errorf("day1: %w", err)
 	}
 	lockDirs.Lock()
 	defer lockDirs.Unlock()
 	d := lockDirs.m[key]
 	if d == nil {
-		f, err := os.OpenFile(filepath.Join(dir, lockName), os.O_CREATE|os.O_RDWR, 0o644)
-		if errors.Is(err, fs.ErrPermission) || readOnlyFS(err) {
-			return nil, fmt.Errorf("day1: memstore: %s cannot be written (%w): open it with ReadOnly to read it", dir, err)
+		f, err := os.OpenFile(filepath.Join(dir, name), os.O_CREATE|os.O_RDWR, 0o644)
+		if errors.Is(err, fs.ErrPermission) || ReadOnlyFS(err) {
+			return nil, fmt.Errorf("day1: %s cannot be written (%w): open it with ReadOnly to read it", dir, err)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("day1: memstore: opening the lock file: %w", err)
+			return nil, fmt.Errorf("day1: opening the lock file: %w", err)
 		}
 		d = &lockDir{sem: make(chan struct{}, 1), f: f}
 		lockDirs.m[key] = d
 	}
 	d.refs++
-	return &commitLock{dir: d, key: key}, nil
+	return &Lock{dir: d, key: key}, nil
 }
 
-// acquire takes the lock, waiting up to timeout and while ctx is not done. A wait that
+// Acquire takes the lock, waiting up to timeout and while ctx is not done. A wait that
 // ends unfulfilled wraps store.ErrLocked and, when ctx ended it, ctx's error.
-func (l *commitLock) acquire(ctx context.Context, timeout time.Duration, dir string) error {
+func (l *Lock) Acquire(ctx context.Context, timeout time.Duration, dir string) error {
 	l.mu.Lock()
 	shut := l.shut
 	l.mu.Unlock()
@@ -121,13 +122,13 @@ func (l *commitLock) acquire(ctx context.Context, timeout time.Duration, dir str
 			<-l.dir.sem
 			return store.ErrClosed
 		}
-		err := lockFile(l.dir.f)
+		err := LockFile(l.dir.f)
 		if err == nil {
 			return nil
 		}
-		if !errors.Is(err, errLockHeld) {
+		if !errors.Is(err, ErrHeld) {
 			<-l.dir.sem
-			return fmt.Errorf("day1: memstore: locking %s: %w", dir, err)
+			return fmt.Errorf("day1: locking %s: %w", dir, err)
 		}
 		pause := time.NewTimer(wait)
 		select {
@@ -145,15 +146,15 @@ func (l *commitLock) acquire(ctx context.Context, timeout time.Duration, dir str
 	}
 }
 
-// release lets the lock go: the file lock first, then this process's semaphore.
-func (l *commitLock) release() {
-	unlockFile(l.dir.f)
+// Release lets the lock go: the file lock first, then this process's semaphore.
+func (l *Lock) Release() {
+	UnlockFile(l.dir.f)
 	<-l.dir.sem
 }
 
-// close lets the directory go; the last store of this process to close it closes the
+// Close lets the directory go; the last store of this process to close it closes the
 // LOCK file. Later acquires fail with store.ErrClosed. The lock must not be held.
-func (l *commitLock) close() {
+func (l *Lock) Close() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.shut {
@@ -170,5 +171,5 @@ func (l *commitLock) close() {
 	}
 }
 
-// errLockHeld is what lockFile returns when another process holds the lock.
-var errLockHeld = errors.New("lock held elsewhere")
+// ErrHeld is what LockFile returns when another process holds the lock.
+var ErrHeld = errors.New("lock held elsewhere")
