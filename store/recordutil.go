@@ -439,3 +439,23 @@ func Supersede(old, f Fact) (Fact, Fact) {
 	f.Confidence = max(f.Confidence, old.Confidence)
 	return old, f
 }
+
+// AsWritten returns r, a record a store wrote from the caller's record in, as a Put
+// result: holding in's embedding and metadata in place of the store's copies of them.
+// The caller owns those already, so the result costs no copy, and the store's stay
+// out of the caller's reach.
+func AsWritten(r, in Record) Record {
+	switch v := r.(type) {
+	case Fact:
+		if w, ok := in.(Fact); ok {
+			v.Embedding, v.Metadata = w.Embedding, w.Metadata
+			return v
+		}
+	case Observation:
+		if w, ok := in.(Observation); ok {
+			v.Embedding, v.Metadata = w.Embedding, w.Metadata
+			return v
+		}
+	}
+	return Clone(r)
+}

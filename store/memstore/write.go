@@ -208,12 +208,12 @@ func (s *Store) decide(head view, r, in store.Record, cur *version, threshold fl
 			return store.PutResult{Record: cur.record(), Outcome: store.Deduplicated}, nil, nil, nil
 		}
 		r = store.KeepCreated(store.WithDefaults(r, now), stored, r.RecordTime().IsZero())
-		return store.PutResult{Record: result(r, in), Outcome: store.Updated}, []store.Record{r}, nil, nil
+		return store.PutResult{Record: store.AsWritten(r, in), Outcome: store.Updated}, []store.Record{r}, nil, nil
 	}
 	r = store.WithDefaults(r, now)
 	f, ok := r.(store.Fact)
 	if !ok || !f.Status.Live() {
-		return store.PutResult{Record: result(r, in), Outcome: store.Created}, []store.Record{r}, nil, nil
+		return store.PutResult{Record: store.AsWritten(r, in), Outcome: store.Created}, []store.Record{r}, nil, nil
 	}
 	var tkey uint64
 	if terms != nil && terms.text == f.Text {
@@ -223,35 +223,15 @@ func (s *Store) decide(head view, r, in store.Record, cur *version, threshold fl
 	}
 	dup, sim, sameText, code := s.nearDuplicate(head, f, tkey, threshold, pre)
 	if dup == nil {
-		return store.PutResult{Record: result(r, in), Outcome: store.Created}, []store.Record{r}, code, nil
+		return store.PutResult{Record: store.AsWritten(r, in), Outcome: store.Created}, []store.Record{r}, code, nil
 	}
 	was := dup.record().(store.Fact)
 	if sameText {
 		return store.PutResult{Record: was, Outcome: store.Deduplicated, Replaced: was.ID, Similarity: sim}, nil, nil, nil
 	}
 	was, f = store.Supersede(was, f)
-	return store.PutResult{Record: result(f, in), Outcome: store.Superseded, Replaced: was.ID, Similarity: sim},
+	return store.PutResult{Record: store.AsWritten(f, in), Outcome: store.Superseded, Replaced: was.ID, Similarity: sim},
 		[]store.Record{was, f}, code, dup
-}
-
-// result returns r, a record Put stores, as PutResult.Record: a copy that holds, in
-// place of the store's copies of them, the embedding and metadata of in, the caller's
-// record r was made from, whose values they are. The caller owns those already, so
-// the result costs no copy of them, and the store's stay out of the caller's reach.
-func result(r, in store.Record) store.Record {
-	switch v := r.(type) {
-	case store.Fact:
-		if w, ok := in.(store.Fact); ok {
-			v.Embedding, v.Metadata = w.Embedding, w.Metadata
-			return v
-		}
-	case store.Observation:
-		if w, ok := in.(store.Observation); ok {
-			v.Embedding, v.Metadata = w.Embedding, w.Metadata
-			return v
-		}
-	}
-	return store.Clone(r)
 }
 
 // nearDuplicate finds the live fact on the branch most like f: one with the same text

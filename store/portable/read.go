@@ -1,6 +1,7 @@
 package portable
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -90,7 +91,7 @@ func (s *Store) listIndexed(ctx context.Context, st *state, v view, q store.List
 		}
 	}
 	msgs := q.Kind == store.KindMessage
-	cmp := func(a, b int32) int {
+	order := func(a, b int32) int {
 		x, y := &ix.rows[a], &ix.rows[b]
 		switch {
 		case q.Order == store.OrderID:
@@ -99,16 +100,16 @@ func (s *Store) listIndexed(ctx context.Context, st *state, v view, q store.List
 			if c := strings.Compare(x.grp, y.grp); c != 0 {
 				return c
 			}
-			if c := cmpInt(x.ord, y.ord); c != 0 {
+			if c := cmp.Compare(x.ord, y.ord); c != 0 {
 				return c
 			}
 			return strings.Compare(x.id, y.id)
 		}
-		if c := cmpInt(x.time, y.time); c != 0 {
+		if c := cmp.Compare(x.time, y.time); c != 0 {
 			return c
 		}
 		if msgs {
-			if c := cmpInt(x.ord, y.ord); c != 0 {
+			if c := cmp.Compare(x.ord, y.ord); c != 0 {
 				return c
 			}
 		}
@@ -116,9 +117,9 @@ func (s *Store) listIndexed(ctx context.Context, st *state, v view, q store.List
 	}
 	slices.SortStableFunc(ps, func(a, b int32) int {
 		if q.Desc {
-			return cmp(b, a)
+			return order(b, a)
 		}
-		return cmp(a, b)
+		return order(a, b)
 	})
 	ix.mu.RUnlock()
 	if q.Offset >= len(ps) {
@@ -139,14 +140,4 @@ func (s *Store) listIndexed(ctx context.Context, st *state, v view, q store.List
 		}
 	}
 	return out, nil
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

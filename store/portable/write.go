@@ -214,7 +214,7 @@ func (p *putter) put(ctx context.Context, r store.Record, at time.Time, generate
 		}
 		r = store.KeepCreated(store.WithDefaults(r, at), cur, r.RecordTime().IsZero())
 		p.write(r)
-		return store.PutResult{Record: result(r, in), Outcome: store.Updated}, nil
+		return store.PutResult{Record: store.AsWritten(r, in), Outcome: store.Updated}, nil
 	}
 	r = store.WithDefaults(r, at)
 	res, err := p.decideNew(ctx, r, in)
@@ -249,7 +249,7 @@ func (p *putter) decideNew(ctx context.Context, r, in store.Record) (store.PutRe
 	f, ok := r.(store.Fact)
 	if !ok || !f.Status.Live() {
 		p.write(r)
-		return store.PutResult{Record: result(r, in), Outcome: store.Created}, nil
+		return store.PutResult{Record: store.AsWritten(r, in), Outcome: store.Created}, nil
 	}
 	was, sim, sameText, err := p.nearest(ctx, f)
 	if err != nil {
@@ -257,7 +257,7 @@ func (p *putter) decideNew(ctx context.Context, r, in store.Record) (store.PutRe
 	}
 	if was == nil {
 		p.write(f)
-		return store.PutResult{Record: result(f, in), Outcome: store.Created}, nil
+		return store.PutResult{Record: store.AsWritten(f, in), Outcome: store.Created}, nil
 	}
 	if sameText {
 		return store.PutResult{Record: *was, Outcome: store.Deduplicated, Replaced: was.ID, Similarity: sim}, nil
@@ -265,7 +265,7 @@ func (p *putter) decideNew(ctx context.Context, r, in store.Record) (store.PutRe
 	old, nf := store.Supersede(*was, f)
 	p.write(old)
 	p.write(nf)
-	return store.PutResult{Record: result(nf, in), Outcome: store.Superseded, Replaced: old.ID, Similarity: sim}, nil
+	return store.PutResult{Record: store.AsWritten(nf, in), Outcome: store.Superseded, Replaced: old.ID, Similarity: sim}, nil
 }
 
 // facts returns the live facts the batch has written so far, kept up to date by
@@ -401,24 +401,6 @@ func (p *putter) nearest(ctx context.Context, f store.Fact) (was *store.Fact, si
 		}
 	}
 	return was, sim, false, nil
-}
-
-// result returns the record written as a caller sees it: with the caller's embedding
-// and metadata.
-func result(r, in store.Record) store.Record {
-	switch v := r.(type) {
-	case store.Fact:
-		if w, ok := in.(store.Fact); ok {
-			v.Embedding, v.Metadata = w.Embedding, w.Metadata
-			return v
-		}
-	case store.Observation:
-		if w, ok := in.(store.Observation); ok {
-			v.Embedding, v.Metadata = w.Embedding, w.Metadata
-			return v
-		}
-	}
-	return r
 }
 
 // Delete writes deletion markers for records on a branch.
