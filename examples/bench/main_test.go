@@ -227,7 +227,7 @@ func TestFlags(t *testing.T) {
 		code int
 	}{
 		{[]string{"-store", "matrixone", "-dsn", "root@tcp(127.0.0.1:6001"}, 1},
-		{[]string{"-store", "sqlite"}, 2},
+		{[]string{"-store", "paper"}, 2},
 		{[]string{"-sizes", "10"}, 2},
 		{[]string{"-sizes", "abc"}, 2},
 		{[]string{"-queries", "0"}, 2},
