@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -81,7 +79,7 @@ func Open(ctx context.Context, cfg Config) (*Client, error) {
 		switch {
 		case cfg.DSN != "":
 			backend = matrixone.Options{DSN: cfg.DSN}
-		case backend == nil && cfg.Path != "" && sqliteMemoryAt(cfg.Path):
+		case backend == nil && cfg.Path != "" && sqlite.HoldsMemory(cfg.Path):
 			backend = sqlite.Options{Path: cfg.Path}
 		case backend == nil:
 			backend = memstore.Options{Path: cfg.Path}
@@ -271,11 +269,4 @@ func branchOrMain(name string) string {
 		return DefaultBranch
 	}
 	return name
-}
-
-// sqliteMemoryAt reports whether the folder path holds a memory kept in SQLite, which
-// Config.Path then opens as one (sqlite.Options).
-func sqliteMemoryAt(path string) bool {
-	_, err := os.Stat(filepath.Join(path, sqlite.FileName))
-	return err == nil
 }

@@ -79,3 +79,17 @@ func KeepCreated(r, cur Record, unset bool) Record {
 func NormText(s string) string {
 	return strings.Join(strings.Fields(strings.ToLower(s)), " ")
 }
+
+// Page returns the items of a list that offset and limit keep (limit 0: all that
+// follow offset), nil when offset is past the end: the page a List returns once its
+// records are ordered.
+func Page[T any](items []T, offset, limit int) []T {
+	if offset >= len(items) {
+		return nil
+	}
+	items = items[offset:]
+	if limit > 0 && len(items) > limit {
+		items = items[:limit]
+	}
+	return items
+}

@@ -108,7 +108,7 @@ const EnvStore = "DAY1_STORE"
 // storeAt returns the kind of store of the memory in folder path: the kind it holds,
 // else want, else EnvStore's, else StoreLog.
 func storeAt(path, want string) (string, error) {
-	if _, err := os.Stat(filepath.Join(path, sqlite.FileName)); err == nil {
+	if sqlite.HoldsMemory(path) {
 		return StoreSQLite, nil
 	}
 	if entries, err := os.ReadDir(path); err == nil && len(entries) > 0 {

@@ -57,13 +57,7 @@ func (s *Store) List(ctx context.Context, v store.View, q store.ListQuery) ([]st
 		}
 	}
 	store.SortRecords(out, q.Order, q.Desc)
-	if q.Offset >= len(out) {
-		return nil, nil
-	}
-	out = out[q.Offset:]
-	if q.Limit > 0 && len(out) > q.Limit {
-		out = out[:q.Limit]
-	}
+	out = store.Page(out, q.Offset, q.Limit)
 	for i, r := range out {
 		out[i] = vw.out(r)
 	}

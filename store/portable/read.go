@@ -62,14 +62,7 @@ func (s *Store) List(ctx context.Context, v store.View, q store.ListQuery) ([]st
 		return out, err
 	}
 	store.SortRecords(out, q.Order, q.Desc)
-	if q.Offset >= len(out) {
-		return nil, nil
-	}
-	out = out[q.Offset:]
-	if q.Limit > 0 && len(out) > q.Limit {
-		out = out[:q.Limit]
-	}
-	return out, nil
+	return store.Page(out, q.Offset, q.Limit), nil
 }
 
 // listIndexed lists the records of a query whose filter the index decides (none, or
@@ -122,12 +115,8 @@ func (s *Store) listIndexed(ctx context.Context, st *state, v view, q store.List
 		return order(a, b)
 	})
 	ix.mu.RUnlock()
-	if q.Offset >= len(ps) {
+	if ps = store.Page(ps, q.Offset, q.Limit); len(ps) == 0 {
 		return nil, nil
-	}
-	ps = ps[q.Offset:]
-	if q.Limit > 0 && len(ps) > q.Limit {
-		ps = ps[:q.Limit]
 	}
 	recs, err := ix.fetch(ctx, v, ps)
 	if err != nil {

@@ -333,7 +333,9 @@ func (p *putter) nearest(ctx context.Context, f store.Fact) (was *store.Fact, si
 	// The near candidates' embeddings, from memory or read once and kept.
 	var missing []int32
 	embs := make([][]float32, len(near))
+	ids := make([]string, len(near))
 	for i, q := range near {
+		ids[i] = ix.rows[q].id
 		if embs[i] = kv.vecOf(ix.rows[q].vslot); embs[i] == nil {
 			missing = append(missing, q)
 		}
@@ -380,9 +382,7 @@ func (p *putter) nearest(ctx context.Context, f store.Fact) (was *store.Fact, si
 		if len(embs[i]) != len(f.Embedding) {
 			continue
 		}
-		ix.mu.RLock()
-		id := ix.rows[q].id
-		ix.mu.RUnlock()
+		id := ids[i]
 		if _, ok := p.written[store.FactRef(id)]; ok {
 			continue // the batch changed it: bf holds it as it is now
 		}

@@ -68,6 +68,13 @@ import (
 // FileName is the name of the database file in a memory's folder.
 const FileName = "memory.db"
 
+// HoldsMemory reports whether the folder dir holds a memory kept in SQLite (its
+// FileName), which the programs that are given the folder then open as one.
+func HoldsMemory(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, FileName))
+	return err == nil
+}
+
 // LockName is the name of the file in a memory's folder whose lock the writers of
 // every process take in turn.
 const LockName = "memory.lock"
