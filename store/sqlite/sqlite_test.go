@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/day1ai/day1/internal/filelock"
 	"github.com/day1ai/day1/store"
 	"github.com/day1ai/day1/store/sqlite"
 )
@@ -192,5 +194,38 @@ func TestReadOnly(t *testing.T) {
 	}
 	if _, err := r.Put(ctx, store.DefaultBranch, []store.Record{store.Fact{ID: "g", Text: "x"}}, store.PutOptions{}); !errors.Is(err, store.ErrReadOnly) {
 		t.Errorf("Put on a read-only store = %v; want ErrReadOnly", err)
+	}
+}
+
+// TestWritersQueueOnTheLockFile holds the lock file of a memory as another process's
+// writer would, and checks that a write waits for it, fails with store.ErrLocked after
+// LockTimeout, and lands once the lock is let go.
+func TestWritersQueueOnTheLockFile(t *testing.T) {
+	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
+		t.Skip("flock locks of one process conflict between open files on Linux and macOS")
+	}
+	dir := t.TempDir()
+	s := open(t, dir, sqlite.Options{NoSync: true, LockTimeout: 200 * time.Millisecond})
+	defer s.Close()
+	f, err := os.OpenFile(filepath.Join(dir, sqlite.LockName), os.O_RDWR, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := filelock.LockFile(f); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	recs := []store.Record{store.Fact{ID: "f", Text: "waits for the lock file"}}
+	start := time.Now()
+	if _, err := s.Put(ctx, store.DefaultBranch, recs, store.PutOptions{}); !errors.Is(err, store.ErrLocked) {
+		t.Fatalf("Put while the lock file is held: %v; want ErrLocked", err)
+	}
+	if waited := time.Since(start); waited < 150*time.Millisecond {
+		t.Errorf("Put gave up after %v; want it to wait about the 200ms lock timeout", waited)
+	}
+	filelock.UnlockFile(f)
+	if _, err := s.Put(ctx, store.DefaultBranch, recs, store.PutOptions{}); err != nil {
+		t.Errorf("Put after the lock file was let go: %v", err)
 	}
 }
