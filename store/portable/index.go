@@ -303,6 +303,26 @@ func (ix *index) visible(v view, p int32) bool {
 	return false
 }
 
+// live returns the position of the row of a record that the view sees, as
+// view.resolve finds it: the row live at the cut of the first link of the chain that
+// has one. ok is false when no link has one or the row is a deletion marker. Callers
+// hold ix.mu, with keys built.
+func (ix *index) live(v view, ref store.Ref) (int32, bool) {
+	key, ok := ix.keys[string(ref.Kind)+"\x00"+ref.ID]
+	if !ok {
+		return 0, false
+	}
+	for _, l := range v.chain {
+		for _, q := range ix.byKey[key] {
+			m := &ix.rows[q]
+			if m.br == l.br.id && !m.dead && m.seq <= l.cut && l.cut < m.until {
+				return q, !m.del
+			}
+		}
+	}
+	return 0, false
+}
+
 // changed adds to keys the records on which views a and b may differ: those that a
 // branch of either chain wrote between the commits the two views read it at (a
 // branch one chain lacks is read at 0 there). Callers hold ix.mu.

@@ -127,7 +127,7 @@ func (st *state) diff(ctx context.Context, ix *index, source, target string) (*s
 			}
 		}
 	}
-	if err := ix.catchUp(ctx, st.r, st, false, false); err != nil {
+	if err := ix.catchUp(ctx, st.r, st, true, false); err != nil {
 		return nil, err
 	}
 	ix.mu.RLock()
@@ -151,45 +151,57 @@ func (st *state) diff(ctx context.Context, ix *index, source, target string) (*s
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
-	for _, ref := range sorted {
-		var before store.Record
-		if len(base.Points) > 0 {
-			at := map[store.BranchRev]store.Record{}
-			for p, bv := range bviews {
-				r, err := bv.get(ctx, ref.Kind, ref.ID)
-				if err != nil {
-					return nil, err
-				}
-				at[p] = r
+	for lo := 0; lo < len(sorted); lo += mergeChunk {
+		refs := sorted[lo:min(lo+mergeChunk, len(sorted))]
+		bases := make(map[store.BranchRev][]store.Record, len(bviews))
+		for p, bv := range bviews {
+			if bases[p], err = bv.getMany(ctx, ix, refs); err != nil {
+				return nil, err
 			}
-			before = store.ResolveBase(base, func(p store.BranchRev) store.Record { return at[p] }, same)
 		}
-		after, err := sv.get(ctx, ref.Kind, ref.ID)
+		afters, err := sv.getMany(ctx, ix, refs)
 		if err != nil {
 			return nil, err
 		}
-		theirs, err := tv.get(ctx, ref.Kind, ref.ID)
+		theirss, err := tv.getMany(ctx, ix, refs)
 		if err != nil {
 			return nil, err
 		}
-		if same(after, theirs) {
-			continue
+		for i, ref := range refs {
+			var before store.Record
+			if len(base.Points) > 0 {
+				before = store.ResolveBase(base, func(p store.BranchRev) store.Record {
+					if got := bases[p]; got != nil {
+						return got[i]
+					}
+					return nil
+				}, same)
+			}
+			addChange(d, ref, before, afters[i], theirss[i])
 		}
-		onSource, onTarget := !same(after, before), !same(theirs, before)
-		if onSource && onTarget && after != nil && theirs != nil && store.Agree(after, theirs) {
-			continue
-		}
-		var sc, tc store.Change
-		if onSource {
-			sc, onSource = store.ChangeOf(ref, before, after)
-		}
-		if onTarget {
-			tc, onTarget = store.ChangeOf(ref, before, theirs)
-		}
-		d.AddChanges(sc, onSource, tc, onTarget)
 	}
 	d.Conflicts = append(d.Conflicts, store.SupersedeConflicts(d)...)
 	return d, nil
+}
+
+// addChange adds to d what differs of one record between the base (before), the
+// source (after) and the target (theirs). A change both sides made alike is none.
+func addChange(d *store.Diff, ref store.Ref, before, after, theirs store.Record) {
+	if same(after, theirs) {
+		return
+	}
+	onSource, onTarget := !same(after, before), !same(theirs, before)
+	if onSource && onTarget && after != nil && theirs != nil && store.Agree(after, theirs) {
+		return
+	}
+	var sc, tc store.Change
+	if onSource {
+		sc, onSource = store.ChangeOf(ref, before, after)
+	}
+	if onTarget {
+		tc, onTarget = store.ChangeOf(ref, before, theirs)
+	}
+	d.AddChanges(sc, onSource, tc, onTarget)
 }
 
 // ApplyMerge applies a merge plan atomically and records it.
@@ -221,42 +233,65 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 		if plan.SourceRev > 0 && int64(plan.SourceRev) <= w.Head().Seq {
 			planned = st.chainOf(sb, int64(plan.SourceRev))
 		}
-		p := &putter{s: s, st: st, w: w, b: tb, head: head}
-		for i, in := range plan.Puts {
-			r := store.WithBranch(store.WithDefaults(store.Clone(in), now), plan.Target)
-			ref := store.RefOf(r)
-			cur, err := head.get(ctx, ref.Kind, ref.ID)
+		// The records the plan puts and deletes are read a chunk at a time through the
+		// index, and each chunk's rows are written before the next is read.
+		if err := s.ix.catchUp(ctx, w, st, true, false); err != nil {
+			return err
+		}
+		wrote := false
+		for lo := 0; lo < len(plan.Puts); lo += mergeChunk {
+			puts := plan.Puts[lo:min(lo+mergeChunk, len(plan.Puts))]
+			recs := make([]store.Record, len(puts))
+			refs := make([]store.Ref, len(puts))
+			var lean []int // the puts without the embedding their kind carries
+			for i, in := range puts {
+				recs[i] = store.WithBranch(store.WithDefaults(store.Clone(in), now), plan.Target)
+				refs[i] = store.RefOf(recs[i])
+				if hasEmbeddings(refs[i].Kind) && len(store.EmbeddingOf(recs[i])) == 0 {
+					lean = append(lean, i)
+				}
+			}
+			curs, err := head.getMany(ctx, &s.ix, refs)
 			if err != nil {
 				return err
 			}
-			if hasEmbeddings(ref.Kind) && len(store.EmbeddingOf(r)) == 0 {
+			if len(lean) > 0 {
 				// A lean plan: the embedding of the source's or the target's version
 				// with the same search text.
-				if r, err = embeddingFrom(ctx, r, planned, src, head); err != nil {
+				if err := embedFrom(ctx, &s.ix, recs, curs, lean, planned, src); err != nil {
 					return err
 				}
 			}
-			if err := store.ValidateRecord(r, dims); err != nil {
-				return store.AtIndex(err, "MergePlan.Puts", i)
+			var rows []driver.Row
+			for i, r := range recs {
+				if err := store.ValidateRecord(r, dims); err != nil {
+					return store.AtIndex(err, "MergePlan.Puts", lo+i)
+				}
+				if cur := curs[i]; cur != nil && store.SameContentExceptEmbedding(cur, r) && slices.Equal(store.EmbeddingOf(cur), store.EmbeddingOf(r)) {
+					continue
+				}
+				rows = append(rows, rowOf(r, tb.id))
 			}
-			if cur != nil && store.SameContentExceptEmbedding(cur, r) && slices.Equal(store.EmbeddingOf(cur), store.EmbeddingOf(r)) {
-				continue
+			if err := w.Put(ctx, rows...); err != nil {
+				return err
 			}
-			p.write(r)
+			wrote = wrote || len(rows) > 0
 		}
+		var dels []driver.Row
+		s.ix.mu.RLock()
 		for _, ref := range plan.Deletes {
-			row, ok, err := head.resolve(ctx, ref.Kind, ref.ID)
-			if err != nil {
-				return err
-			}
-			if ok && !row.Deleted {
-				p.delete(ref.Kind, ref.ID)
+			if _, ok := s.ix.live(head, ref); ok {
+				dels = append(dels, driver.Row{Kind: ref.Kind, ID: ref.ID, Branch: tb.id, Deleted: true})
 			}
 		}
-		if len(p.rows) > 0 {
-			if err := w.Put(ctx, p.rows...); err != nil {
+		s.ix.mu.RUnlock()
+		if len(dels) > 0 {
+			if err := w.Put(ctx, dels...); err != nil {
 				return err
 			}
+			wrote = true
+		}
+		if wrote {
 			if err := touch(ctx, w, tb); err != nil {
 				return err
 			}
@@ -293,21 +328,40 @@ func hasEmbeddings(k store.Kind) bool {
 	return k == store.KindFact || k == store.KindObservation || k == store.KindMessage
 }
 
-// embeddingFrom returns r with the embedding of the first view's version of it that
-// has the same search text and an embedding, or r itself.
-func embeddingFrom(ctx context.Context, r store.Record, views ...view) (store.Record, error) {
-	text := store.SearchText(r)
+// embedFrom gives each record of recs at the positions lean the embedding of the
+// first version of it with the same search text and an embedding: in the views'
+// order, then curs (the target's versions).
+func embedFrom(ctx context.Context, ix *index, recs, curs []store.Record, lean []int, views ...view) error {
+	refs := make([]store.Ref, len(lean))
+	for j, i := range lean {
+		refs[j] = store.RefOf(recs[i])
+	}
+	found := make([][]store.Record, 0, len(views)+1)
 	for _, v := range views {
-		x, err := v.get(ctx, r.RecordKind(), r.RecordID())
+		got, err := v.getMany(ctx, ix, refs)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if x != nil && len(store.EmbeddingOf(x)) > 0 && store.SearchText(x) == text {
-			return store.WithEmbedding(r, store.EmbeddingOf(x)), nil
+		found = append(found, got)
+	}
+	for j, i := range lean {
+		text := store.SearchText(recs[i])
+		for k := 0; k <= len(found); k++ {
+			x := curs[i]
+			if k < len(found) {
+				x = found[k][j]
+			}
+			if x != nil && len(store.EmbeddingOf(x)) > 0 && store.SearchText(x) == text {
+				recs[i] = store.WithEmbedding(recs[i], store.EmbeddingOf(x))
+				break
+			}
 		}
 	}
-	return r, nil
+	return nil
 }
+
+// mergeChunk is how many of a merge plan's records are read and written at a time.
+const mergeChunk = 1000
 
 // ListMerges returns merge records, newest first.
 func (s *Store) ListMerges(ctx context.Context, f store.MergeFilter) ([]store.MergeRecord, error) {

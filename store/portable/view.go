@@ -131,3 +131,28 @@ func (v view) each(ctx context.Context, kind store.Kind, fn func(store.Record) e
 	}
 	return nil
 }
+
+// getMany returns the live records the view sees of refs, in the order of refs, nil
+// where it sees none: the index finds each record's row without a read, and the rows
+// are read together. The caller has caught the index up to the view's reader with
+// keys built, and has written nothing since.
+func (v view) getMany(ctx context.Context, ix *index, refs []store.Ref) ([]store.Record, error) {
+	ps := make([]int32, 0, len(refs))
+	at := make([]int, 0, len(refs))
+	ix.mu.RLock()
+	for i, ref := range refs {
+		if p, ok := ix.live(v, ref); ok {
+			ps, at = append(ps, p), append(at, i)
+		}
+	}
+	ix.mu.RUnlock()
+	recs, err := ix.fetch(ctx, v, ps)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]store.Record, len(refs))
+	for j, r := range recs {
+		out[at[j]] = r
+	}
+	return out, nil
+}

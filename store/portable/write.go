@@ -37,7 +37,7 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 	// The index is caught up before the write lock is taken, so that a new process
 	// loads it, and a large batch builds its band index, while others commit.
 	err := s.read(ctx, func(st *state) error {
-		if err := s.ix.catchUp(ctx, st.r, st, false, true); err != nil {
+		if err := s.ix.catchUp(ctx, st.r, st, len(recs) >= batchReadMin, true); err != nil {
 			return err
 		}
 		if opts.DedupeThreshold > 0 && len(recs) >= bandsMinBatch {
@@ -72,7 +72,7 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 				return store.AtIndex(err, "records", i)
 			}
 		}
-		if err := s.ix.catchUp(ctx, w, st, b.parent != nil, true); err != nil {
+		if err := s.ix.catchUp(ctx, w, st, b.parent != nil || len(recs) >= batchReadMin, true); err != nil {
 			return err
 		}
 		if opts.DedupeThreshold > 0 && len(recs) >= bandsMinBatch {
@@ -82,6 +82,11 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 			return err
 		}
 		p := &putter{s: s, st: st, w: w, b: b, head: st.head(b), threshold: opts.DedupeThreshold}
+		if len(recs) >= batchReadMin {
+			if err := p.readAhead(ctx, recs, opts.GeneratedIDs); err != nil {
+				return err
+			}
+		}
 		stamp := opts.Now
 		if stamp.IsZero() {
 			stamp = s.stamp(w)
@@ -111,6 +116,10 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 	}
 	return results, nil
 }
+
+// batchReadMin is the smallest batch that reads the records it replaces together,
+// through the index, rather than one at a time.
+const batchReadMin = 32
 
 // bandsMinBatch is the smallest batch for which a write builds the band index of
 // near-duplicate candidates, if there is none: a smaller one compares codes with every
@@ -158,7 +167,36 @@ type putter struct {
 	// written holds the records of the batch written so far, by kind and id: the
 	// batch sees its own records before the driver has them.
 	written map[store.Ref]store.Record
-	facts   *liveFacts // the live facts the batch has written
+	// read holds the records the branch held before the batch, read ahead
+	// (readAhead): nil for a record it did not hold.
+	read  map[store.Ref]store.Record
+	facts *liveFacts // the live facts the batch has written
+}
+
+// readAhead reads together the records a batch may replace: each record's current
+// version and, for a fact, its alias. A fact with an id the caller generated has
+// neither.
+func (p *putter) readAhead(ctx context.Context, recs []store.Record, generated map[string]bool) error {
+	refs := make([]store.Ref, 0, 2*len(recs))
+	for _, r := range recs {
+		kind, id := r.RecordKind(), r.RecordID()
+		if kind == store.KindFact {
+			if generated[id] {
+				continue
+			}
+			refs = append(refs, store.Ref{Kind: store.KindAlias, ID: id})
+		}
+		refs = append(refs, store.Ref{Kind: kind, ID: id})
+	}
+	got, err := p.head.getMany(ctx, &p.s.ix, refs)
+	if err != nil {
+		return err
+	}
+	p.read = make(map[store.Ref]store.Record, len(refs))
+	for i, ref := range refs {
+		p.read[ref] = got[i]
+	}
+	return nil
 }
 
 // liveFacts are live facts a batch has written, for the near-duplicate check.
@@ -169,16 +207,26 @@ type liveFacts struct {
 }
 
 func (p *putter) current(ctx context.Context, kind store.Kind, id string) (store.Record, error) {
-	if r, ok := p.written[store.Ref{Kind: kind, ID: id}]; ok {
+	ref := store.Ref{Kind: kind, ID: id}
+	if r, ok := p.written[ref]; ok {
+		return r, nil
+	}
+	if r, ok := p.read[ref]; ok {
 		return r, nil
 	}
 	return p.head.get(ctx, kind, id)
 }
 
-func (p *putter) write(r store.Record) {
+// rowOf returns the row that writes r on a branch.
+func rowOf(r store.Record, br int64) driver.Row {
 	text, emb := reccodec.Split(r)
-	p.rows = append(p.rows, driver.Row{Kind: r.RecordKind(), ID: r.RecordID(), Branch: p.b.id, Data: text, Vector: emb, Index: indexOf(r)})
-	p.sized = p.sized || len(emb) > 0
+	return driver.Row{Kind: r.RecordKind(), ID: r.RecordID(), Branch: br, Data: text, Vector: emb, Index: indexOf(r)}
+}
+
+func (p *putter) write(r store.Record) {
+	row := rowOf(r, p.b.id)
+	p.rows = append(p.rows, row)
+	p.sized = p.sized || len(row.Vector) > 0
 	if p.written == nil {
 		p.written = map[store.Ref]store.Record{}
 	}

@@ -713,10 +713,7 @@ type writer struct {
 	reader
 	pending driver.Commit
 	dirty   bool
-	end     *sql.Stmt
-	put     *sql.Stmt
-	post    *sql.Stmt
-	body    *sql.Stmt
+	nextRID int64 // the RID of the next row Put writes; 0 until the first
 }
 
 // Pending implements driver.Writer.
@@ -741,35 +738,87 @@ func (w *writer) Head() driver.Commit {
 	return w.head
 }
 
-// Put implements driver.Writer.
+// Put implements driver.Writer. It writes the rows a chunk at a time, each chunk in
+// a few statements of many rows: ending the rows they replace, then inserting the
+// rows, their bodies and their postings.
 func (w *writer) Put(ctx context.Context, rows ...driver.Row) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	tx := w.q.(*sql.Tx)
-	var err error
-	if w.end == nil {
-		if w.end, err = tx.PrepareContext(ctx, "UPDATE rows SET until = ? WHERE br = ? AND kind = ? AND id = ? AND until = ?"); err != nil {
+	// A row given twice in one call keeps only its last version: the earlier one
+	// would end at once (its Until its Seq), and no read could see it.
+	type key struct {
+		br   int64
+		kind store.Kind
+		id   string
+	}
+	last := make(map[key]int, len(rows))
+	for i, r := range rows {
+		last[key{r.Branch, r.Kind, r.ID}] = i
+	}
+	if len(last) < len(rows) {
+		kept := make([]driver.Row, 0, len(last))
+		for i, r := range rows {
+			if last[key{r.Branch, r.Kind, r.ID}] == i {
+				kept = append(kept, r)
+			}
+		}
+		rows = kept
+	}
+	if w.nextRID == 0 {
+		// RIDs are given here, not by SQLite, so that a chunk is one INSERT; they go
+		// on from the largest ever given (AUTOINCREMENT's sqlite_sequence), so none is
+		// reused after a branch's rows are deleted.
+		err := w.q.QueryRowContext(ctx,
+			"SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'rows'), 0), coalesce((SELECT max(rid) FROM rows), 0))").Scan(&w.nextRID)
+		if err != nil {
 			return w.d.fail(err)
 		}
-		if w.put, err = tx.PrepareContext(ctx,
-			"INSERT INTO rows (br, kind, id, seq, until, del, tkey, dlen, grp, ord, time, code) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"); err != nil {
-			return w.d.fail(err)
+		w.nextRID++
+	}
+	for len(rows) > 0 {
+		n := min(len(rows), putChunk)
+		if err := w.putChunk(ctx, rows[:n]); err != nil {
+			return err
 		}
-		if w.body, err = tx.PrepareContext(ctx, "INSERT INTO bodies (rid, data, vec) VALUES (?, ?, ?)"); err != nil {
-			return w.d.fail(err)
+		rows = rows[n:]
+	}
+	w.dirty = true
+	return nil
+}
+
+// putChunk is how many rows one statement of Put writes.
+const putChunk = 256
+
+func (w *writer) putChunk(ctx context.Context, rows []driver.Row) error {
+	seq := w.pending.Seq
+	// End the live rows these replace, by branch and kind.
+	type group struct {
+		br   int64
+		kind store.Kind
+	}
+	ids := map[group][]any{}
+	var order []group
+	for _, r := range rows {
+		g := group{r.Branch, r.Kind}
+		if ids[g] == nil {
+			order = append(order, g)
 		}
-		if w.post, err = tx.PrepareContext(ctx, "INSERT INTO postings (kind, term, rid, tf) VALUES (?, ?, ?, ?)"); err != nil {
+		ids[g] = append(ids[g], r.ID)
+	}
+	for _, g := range order {
+		args := append([]any{seq, driver.Never, g.br, string(g.kind)}, ids[g]...)
+		q := "UPDATE rows SET until = ? WHERE until = ? AND br = ? AND kind = ? AND id IN (?" + strings.Repeat(", ?", len(ids[g])-1) + ")"
+		if _, err := w.q.ExecContext(ctx, q, args...); err != nil {
 			return w.d.fail(err)
 		}
 	}
-	seq := w.pending.Seq
+	rowArgs := make([]any, 0, 13*len(rows))
+	bodyArgs := make([]any, 0, 3*len(rows))
+	var postArgs []any
 	for _, r := range rows {
-		// A row written earlier in this commit for the same record ends at once:
-		// its Until is its Seq, and no read sees it.
-		if _, err := w.end.ExecContext(ctx, seq, r.Branch, string(r.Kind), r.ID, driver.Never); err != nil {
-			return w.d.fail(err)
-		}
+		rid := w.nextRID
+		w.nextRID++
 		del := 0
 		if r.Deleted {
 			del = 1
@@ -778,26 +827,40 @@ func (w *writer) Put(ctx context.Context, rows ...driver.Row) error {
 			del |= 2
 		}
 		ix := r.Index
-		res, err := w.put.ExecContext(ctx, r.Branch, string(r.Kind), r.ID, seq, driver.Never, del, ix.TextKey, ix.DocLen, ix.Group, ix.Order, ix.Time, ix.Code)
-		if err != nil {
-			return w.d.fail(err)
-		}
-		rid, err := res.LastInsertId()
-		if err != nil {
-			return w.d.fail(err)
-		}
-		if _, err := w.body.ExecContext(ctx, rid, r.Data, r.Vector); err != nil {
-			return w.d.fail(err)
-		}
+		rowArgs = append(rowArgs, rid, r.Branch, string(r.Kind), r.ID, seq, driver.Never, del, ix.TextKey, ix.DocLen, ix.Group, ix.Order, ix.Time, ix.Code)
+		bodyArgs = append(bodyArgs, rid, r.Data, r.Vector)
 		for i, term := range ix.Terms {
-			if _, err := w.post.ExecContext(ctx, string(r.Kind), term, rid, ix.Counts[i]); err != nil {
-				return w.d.fail(err)
-			}
+			postArgs = append(postArgs, string(r.Kind), term, rid, ix.Counts[i])
 		}
 	}
-	w.dirty = true
+	if err := w.insert(ctx, "rows (rid, br, kind, id, seq, until, del, tkey, dlen, grp, ord, time, code)", 13, rowArgs); err != nil {
+		return err
+	}
+	if err := w.insert(ctx, "bodies (rid, data, vec)", 3, bodyArgs); err != nil {
+		return err
+	}
+	return w.insert(ctx, "postings (kind, term, rid, tf)", 4, postArgs)
+}
+
+// insert inserts rows of cols values each, given back to back in args, a statement
+// of at most maxParams values at a time.
+func (w *writer) insert(ctx context.Context, into string, cols int, args []any) error {
+	tuple := "(?" + strings.Repeat(", ?", cols-1) + ")"
+	per := maxParams / cols
+	for len(args) > 0 {
+		n := min(len(args)/cols, per)
+		q := "INSERT INTO " + into + " VALUES " + tuple + strings.Repeat(", "+tuple, n-1)
+		if _, err := w.q.ExecContext(ctx, q, args[:n*cols]...); err != nil {
+			return w.d.fail(err)
+		}
+		args = args[n*cols:]
+	}
 	return nil
 }
+
+// maxParams is the most values one statement binds: well under SQLite's limit of
+// 32,766.
+const maxParams = 8192
 
 // PutBranch implements driver.Writer.
 func (w *writer) PutBranch(ctx context.Context, b driver.BranchRow) (int64, error) {
