@@ -51,6 +51,26 @@ func (s *Store) List(ctx context.Context, v store.View, q store.ListQuery) ([]st
 			out, err = s.listIndexed(ctx, st, vw, q)
 			return err
 		}
+		if group := groupOf(q); group != "" {
+			// The index lists the rows of one session's facts or one conversation's
+			// messages; only those are read.
+			if err := s.ix.catchUp(ctx, st.r, st, len(vw.chain) > 1, false); err != nil {
+				return err
+			}
+			s.ix.mu.RLock()
+			ps := s.ix.inGroup(vw, q.Kind, group)
+			s.ix.mu.RUnlock()
+			recs, err := s.ix.fetch(ctx, vw, ps)
+			if err != nil {
+				return err
+			}
+			for _, r := range recs {
+				if r != nil && q.Filter.Match(r) {
+					out = append(out, r)
+				}
+			}
+			return nil
+		}
 		return vw.each(ctx, q.Kind, func(r store.Record) error {
 			if q.Filter.Match(r) {
 				out = append(out, r)
@@ -63,6 +83,18 @@ func (s *Store) List(ctx context.Context, v store.View, q store.ListQuery) ([]st
 	}
 	store.SortRecords(out, q.Order, q.Desc)
 	return store.Page(out, q.Offset, q.Limit), nil
+}
+
+// groupOf returns the group (driver.Index.Group) a query's filter keeps to, "" for
+// none: a session's facts, a conversation's messages.
+func groupOf(q store.ListQuery) string {
+	switch q.Kind {
+	case store.KindFact:
+		return q.Filter.SessionID
+	case store.KindMessage:
+		return q.Filter.ConversationID
+	}
+	return ""
 }
 
 // listIndexed lists the records of a query whose filter the index decides (none, or

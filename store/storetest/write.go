@@ -475,6 +475,17 @@ func testWrite(t *testing.T, h Harness) {
 				}
 			})
 		}
+		// On a branch, a session's facts are those the branch sees: one it moved to
+		// another session, or deleted, has left; one it moved in has come.
+		e.fork("listing", store.DefaultBranch)
+		e.put("listing", store.PutOptions{},
+			store.Fact{ID: "fa", Text: "fact a", Category: "auth", Status: store.FactActive, SessionID: "s2", CreatedAt: micro(1)},
+			store.Fact{ID: "fe", Text: "fact e", Category: "ui", Status: store.FactPromoted, SessionID: "s1", CreatedAt: micro(5)})
+		e.del("listing", store.Ref{Kind: store.KindFact, ID: "fc"})
+		branch := store.View{Branch: "listing"}
+		same(e.t, "session s1 on the branch", []string{"fe"}, e.listIDs(branch, facts(store.Filter{SessionID: "s1"})))
+		same(e.t, "session s2 on the branch", []string{"fa", "fb", "fd"}, e.listIDs(branch, facts(store.Filter{SessionID: "s2"})))
+		same(e.t, "session s1 on main, after", []string{"fa", "fc"}, e.listIDs(main, facts(store.Filter{SessionID: "s1"})))
 	})
 }
 
