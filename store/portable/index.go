@@ -43,6 +43,11 @@ type index struct {
 	recs     recordCache
 	// counts are the live records of each kind at the head of each branch.
 	counts map[countKey]liveCount
+	// live says, by position, whether a row is live at its branch's head: its
+	// branch's ID shifted left by one, with the low bit set for history, or 0. Reads
+	// of a branch without ancestors at the index's head decide from it alone, from
+	// eight bytes a row rather than the row's meta (headOf).
+	live []int64
 	// groups lists the rows of each session and conversation (addGroup).
 	groups map[groupKey][]int32
 	// terms caches the postings of the terms searched (termLists).
@@ -152,6 +157,7 @@ func (ix *index) add(m driver.Meta) {
 		}
 	}
 	ix.rows = append(ix.rows, row)
+	ix.live = append(ix.live, 0)
 	ix.rids = append(ix.rids, m.RID)
 	ix.lastRID = m.RID
 	ix.count(p, 1)
@@ -303,11 +309,11 @@ func (ix *index) visible(v view, p int32) bool {
 	return false
 }
 
-// live returns the position of the row of a record that the view sees, as
+// find returns the position of the row of a record that the view sees, as
 // view.resolve finds it: the row live at the cut of the first link of the chain that
 // has one. ok is false when no link has one or the row is a deletion marker. Callers
 // hold ix.mu, with keys built.
-func (ix *index) live(v view, ref store.Ref) (int32, bool) {
+func (ix *index) find(v view, ref store.Ref) (int32, bool) {
 	key, ok := ix.keys[string(ref.Kind)+"\x00"+ref.ID]
 	if !ok {
 		return 0, false
@@ -321,6 +327,16 @@ func (ix *index) live(v view, ref store.Ref) (int32, bool) {
 		}
 	}
 	return 0, false
+}
+
+// headOf returns the branch a view reads when it reads one branch without ancestors
+// at the index's head, and whether it does: then the row at position p is visible to
+// it when live[p]>>1 is that branch. Callers hold ix.mu.
+func (ix *index) headOf(v view) (int64, bool) {
+	if len(v.chain) != 1 || v.chain[0].cut != ix.lastSeq {
+		return 0, false
+	}
+	return v.chain[0].br.id, true
 }
 
 // changed adds to keys the records on which views a and b may differ: those that a
@@ -547,6 +563,10 @@ func indexOf(r store.Record) driver.Index {
 	return ix
 }
 
+// scorers keeps the scorers of keyword searches for reuse: one holds every posting a
+// search keeps.
+var scorers = sync.Pool{New: func() any { return new(textsearch.Scorer) }}
+
 // termList is the postings of one term among one kind's rows, by row position, as
 // far as the row with RID upTo: all of them, live or not, on any branch.
 type termList struct {
@@ -628,6 +648,14 @@ func (ix *index) count(p int32, d int) {
 	if m.del || m.dead || m.until != driver.Never {
 		return
 	}
+	if d > 0 {
+		ix.live[p] = m.br << 1
+		if m.hist {
+			ix.live[p] |= 1
+		}
+	} else {
+		ix.live[p] = 0
+	}
 	if ix.counts == nil {
 		ix.counts = map[countKey]liveCount{}
 	}
@@ -658,16 +686,29 @@ func (s *Store) keyword(ctx context.Context, v view, kind store.Kind, q store.Se
 	// reads the records of the best candidates (takeBest).
 	history := store.HistoryOnly(q.Filter)
 	filtered := !q.Filter.IsZero() && !history
-	var sc textsearch.Scorer
+	sc := scorers.Get().(*textsearch.Scorer)
+	defer scorers.Put(sc)
+	sc.Reset()
+	br, atHead := ix.headOf(v)
 	var idfs []float64
 	for _, l := range lists {
 		df := 0
 		for _, p := range l.Postings {
-			if m := &ix.rows[p.Ord]; m.kind == kind && !m.del && ix.visible(v, p.Ord) {
-				df++
-				if !history || !m.hist {
-					sc.Keep(p)
+			var hist bool
+			if atHead {
+				x := ix.live[p.Ord]
+				if x>>1 != br {
+					continue
 				}
+				hist = x&1 != 0
+			} else if m := &ix.rows[p.Ord]; m.kind == kind && !m.del && ix.visible(v, p.Ord) {
+				hist = m.hist
+			} else {
+				continue
+			}
+			df++
+			if !history || !hist {
+				sc.Keep(p)
 			}
 		}
 		idf := textsearch.DefaultBM25.IDF(df, n)
@@ -771,9 +812,13 @@ func (s *Store) vector(ctx context.Context, v view, kind store.Kind, q store.Sea
 	}
 	cands := make([]cand, 0, len(kv.rowOf))
 	history := store.HistoryOnly(q.Filter)
+	br, atHead := ix.headOf(v)
 	for slot, p := range kv.rowOf {
-		m := &ix.rows[p]
-		if m.del || history && m.hist || !ix.visible(v, p) {
+		if atHead {
+			if x := ix.live[p]; x>>1 != br || history && x&1 != 0 {
+				continue
+			}
+		} else if m := &ix.rows[p]; m.del || history && m.hist || !ix.visible(v, p) {
 			continue
 		}
 		d := vecmath.Hamming(qc, kv.codes[slot*kv.words:(slot+1)*kv.words])

@@ -280,7 +280,7 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 		var dels []driver.Row
 		s.ix.mu.RLock()
 		for _, ref := range plan.Deletes {
-			if _, ok := s.ix.live(head, ref); ok {
+			if _, ok := s.ix.find(head, ref); ok {
 				dels = append(dels, driver.Row{Kind: ref.Kind, ID: ref.ID, Branch: tb.id, Deleted: true})
 			}
 		}

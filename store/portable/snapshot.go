@@ -201,7 +201,7 @@ func (ix *index) load(ctx context.Context, r driver.Reader) (bool, error) {
 	if lastSeq > r.Head().Seq {
 		return false, nil // saved after the reader's snapshot began: build from the rows
 	}
-	ix.rows, ix.rids = make([]meta, n, n+n/4), make([]int64, n, n+n/4)
+	ix.rows, ix.rids, ix.live = make([]meta, n, n+n/4), make([]int64, n, n+n/4), make([]int64, n, n+n/4)
 	// Parts are read in the order of their ids: codes, then ids, then rows.
 	err = r.Items(ctx, collIndex, func(id string, data []byte) error {
 		var kind, words, part int

@@ -141,7 +141,7 @@ func (v view) getMany(ctx context.Context, ix *index, refs []store.Ref) ([]store
 	at := make([]int, 0, len(refs))
 	ix.mu.RLock()
 	for i, ref := range refs {
-		if p, ok := ix.live(v, ref); ok {
+		if p, ok := ix.find(v, ref); ok {
 			ps, at = append(ps, p), append(at, i)
 		}
 	}
