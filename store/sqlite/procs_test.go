@@ -22,6 +22,11 @@ import (
 //	hook W N   N times: open the memory, write fact W-i, close it (a hook's life)
 //	stream W   open once, then write facts W-0, W-1, ... until killed, printing
 //	           "ack ID" once each write has returned
+//	holder W T open once; until the Unix time T (in nanoseconds) write facts W-0,
+//	           W-1, ..., acknowledging each, and read between writes (a server)
+//	hooks W T  until T: open, write fact W-i, acknowledge it, close (hooks firing)
+//	reader W T until T: open read-only, count the facts and search, close (a
+//	           command line): the count never goes down
 const (
 	childEnv     = "DAY1_SQLITE_CHILD"
 	childModeEnv = "DAY1_SQLITE_CHILD_MODE"
@@ -55,6 +60,9 @@ func TestChild(t *testing.T) {
 			}
 		}
 		fmt.Println("done")
+	case "holder", "hooks", "reader":
+		ns, _ := strconv.ParseInt(args[2], 10, 64)
+		soak(t, dir, args[0], args[1], time.Unix(0, ns), put, fail)
 	case "stream":
 		s := open(t, dir, sqlite.Options{})
 		out := bufio.NewWriter(os.Stdout)
@@ -226,4 +234,139 @@ func TestKilledWriters(t *testing.T) {
 		}
 	}
 	t.Logf("%d writes acknowledged before the kills, none lost", len(acked))
+}
+
+// soak is the life of one process of TestSoak until the deadline: every write is
+// acknowledged on stdout once it has returned, every failure ends it with "error:".
+func soak(t *testing.T, dir, role, name string, deadline time.Time, put func(store.Store, string) error, fail func(error)) {
+	ctx := context.Background()
+	out := bufio.NewWriter(os.Stdout)
+	ack := func(id string) {
+		fmt.Fprintln(out, "ack", id)
+		out.Flush()
+	}
+	var s store.Store
+	if role == "holder" {
+		s = open(t, dir, sqlite.Options{})
+		defer s.Close()
+	}
+	seen := 0
+	for i := 0; time.Now().Before(deadline); i++ {
+		id := fmt.Sprintf("%s-%d", name, i)
+		switch role {
+		case "holder":
+			if err := put(s, id); err != nil {
+				fail(err)
+			}
+			ack(id)
+			if _, err := s.Search(ctx, store.View{}, store.SearchQuery{Text: "fact written by " + name, Limit: 5}); err != nil {
+				fail(err)
+			}
+		case "hooks":
+			h, err := sqlite.Options{Path: dir}.OpenStore(ctx, store.OpenEnv{})
+			if err != nil {
+				fail(err)
+			}
+			if err := put(h, id); err != nil {
+				fail(err)
+			}
+			ack(id)
+			if err := h.Close(); err != nil {
+				fail(err)
+			}
+		case "reader":
+			r, err := sqlite.Options{Path: dir, ReadOnly: true}.OpenStore(ctx, store.OpenEnv{})
+			if err != nil {
+				fail(err)
+			}
+			facts, err := r.List(ctx, store.View{}, store.ListQuery{Kind: store.KindFact})
+			if err != nil {
+				fail(err)
+			}
+			if len(facts) < seen {
+				fail(fmt.Errorf("read %d facts after %d", len(facts), seen))
+			}
+			seen = len(facts)
+			if _, err := r.Search(ctx, store.View{}, store.SearchQuery{Text: "fact written", Limit: 5}); err != nil {
+				fail(err)
+			}
+			if err := r.Close(); err != nil {
+				fail(err)
+			}
+		}
+	}
+	fmt.Fprintln(out, "done")
+	out.Flush()
+}
+
+// TestSoak runs 8 processes on one memory for DAY1_SOAK (a Go duration; 3s when
+// unset): two servers that hold it open, write and search, four hook processes that
+// open it, write one fact and close it, again and again, and two command-line
+// readers that open it read-only and read. No process may fail, and at the end the
+// memory holds every acknowledged write exactly once and nothing else.
+func TestSoak(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts 8 processes")
+	}
+	d := 3 * time.Second
+	if env := os.Getenv("DAY1_SOAK"); env != "" {
+		var err error
+		if d, err = time.ParseDuration(env); err != nil {
+			t.Fatalf("DAY1_SOAK: %v", err)
+		}
+	}
+	dir := t.TempDir()
+	s := open(t, dir, sqlite.Options{}) // made before the processes start
+	deadline := time.Now().Add(d).UnixNano()
+	var mu sync.Mutex
+	acked := map[string]int{}
+	var wg sync.WaitGroup
+	for i, role := range []string{"holder", "holder", "hooks", "hooks", "hooks", "hooks", "reader", "reader"} {
+		name := fmt.Sprintf("%s%d", role, i)
+		cmd, out := startChild(t, dir, fmt.Sprintf("%s %s %d", role, name, deadline))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			done, n := false, 0
+			var last string
+			for out.Scan() {
+				line := out.Text()
+				if id, ok := strings.CutPrefix(line, "ack "); ok {
+					mu.Lock()
+					acked[id]++
+					mu.Unlock()
+					n++
+					continue
+				}
+				done = done || line == "done"
+				last = line
+			}
+			if err := cmd.Wait(); err != nil || !done {
+				t.Errorf("%s: %v; last line %q", name, err, last)
+			}
+			if role != "reader" && n == 0 {
+				t.Errorf("%s acknowledged no write", name)
+			}
+		}()
+	}
+	wg.Wait()
+	facts, err := s.List(context.Background(), store.View{}, store.ListQuery{Kind: store.KindFact})
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[string]int{}
+	for _, f := range facts {
+		have[f.RecordID()]++
+	}
+	for id, n := range acked {
+		if n != 1 || have[id] != 1 {
+			t.Errorf("fact %s: acknowledged %d times, stored %d times; want once each", id, n, have[id])
+		}
+	}
+	for id := range have {
+		if acked[id] == 0 {
+			t.Errorf("fact %s is stored but was never acknowledged", id)
+		}
+	}
+	t.Logf("%v: %d writes acknowledged by 6 writing processes, each stored once", d, len(acked))
 }
