@@ -34,22 +34,28 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 		}
 		seen[k] = true
 	}
+	// Only facts (their near-duplicates) and large batches (their reads ahead) need
+	// the index: a process that writes a few other records, as a hook does, does not
+	// load it.
+	indexed := len(recs) >= batchReadMin || slices.ContainsFunc(recs, func(r store.Record) bool { return r.RecordKind() == store.KindFact })
 	// The index is caught up before the write lock is taken, so that a new process
 	// loads it, and a large batch builds its band index, while others commit.
-	err := s.read(ctx, func(st *state) error {
-		if err := s.ix.catchUp(ctx, st.r, st, len(recs) >= batchReadMin, true); err != nil {
-			return err
+	if indexed {
+		err := s.read(ctx, func(st *state) error {
+			if err := s.ix.catchUp(ctx, st.r, st, len(recs) >= batchReadMin, true); err != nil {
+				return err
+			}
+			if opts.DedupeThreshold > 0 && len(recs) >= bandsMinBatch {
+				s.ix.buildBands(store.KindFact)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
-		if opts.DedupeThreshold > 0 && len(recs) >= bandsMinBatch {
-			s.ix.buildBands(store.KindFact)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
 	}
 	var results []store.PutResult
-	err = s.update(ctx, func(st *state, w driver.Writer) error {
+	err := s.update(ctx, func(st *state, w driver.Writer) error {
 		b, err := st.writable(branchName)
 		if err != nil {
 			return err
@@ -72,7 +78,9 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 				return store.AtIndex(err, "records", i)
 			}
 		}
-		if err := s.ix.catchUp(ctx, w, st, b.parent != nil || len(recs) >= batchReadMin, true); err != nil {
+		if !indexed {
+			// Nothing below reads the index.
+		} else if err := s.ix.catchUp(ctx, w, st, b.parent != nil || len(recs) >= batchReadMin, true); err != nil {
 			return err
 		}
 		if opts.DedupeThreshold > 0 && len(recs) >= bandsMinBatch {
