@@ -1,6 +1,6 @@
 module github.com/day1ai/day1
 
-go 1.26.0
+go 1.25.0
 
 require (
 	github.com/Masterminds/squirrel v1.5.4
@@ -13,9 +13,9 @@ require (
 	github.com/sashabaranov/go-openai v1.43.0
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/spf13/cobra v1.10.2
-	golang.org/x/sync v0.24.0
-	golang.org/x/sys v0.49.0
-	modernc.org/sqlite v1.62.0
+	golang.org/x/sync v0.22.0
+	golang.org/x/sys v0.47.0
+	modernc.org/sqlite v1.59.0
 )
 
 require (
@@ -64,7 +64,7 @@ require (
 	golang.org/x/term v0.44.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 	gopkg.in/yaml.v2 v2.4.0 // indirect
-	modernc.org/libc v1.80.1 // indirect
+	modernc.org/libc v1.75.7 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
 )
