@@ -866,9 +866,10 @@ func (w *writer) insert(ctx context.Context, into string, cols int, args []any) 
 	return nil
 }
 
-// maxParams is the most values one statement binds: well under SQLite's limit of
-// 32,766.
-const maxParams = 8192
+// maxParams is the most values one statement binds. modernc.org/sqlite binds each
+// value after a search of all of them, so a statement's binding costs the square of
+// its values: a few hundred write fastest, and far fewer than SQLite's limit.
+const maxParams = 512
 
 // PutBranch implements driver.Writer.
 func (w *writer) PutBranch(ctx context.Context, b driver.BranchRow) (int64, error) {
