@@ -215,19 +215,11 @@ func Open(ctx context.Context, opts Options) (*Driver, error) {
 	return d, nil
 }
 
-// mmapSize is how much of the file reads map: more than a memory holds on a 64-bit
-// system; SQLite caps it at its own build limit.
-const mmapSize = 1 << 40
-
 // dsn is the connection string of the reading or the writing pool.
 func (d *Driver) dsn(write bool) string {
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", d.opts.LockTimeout.Milliseconds()))
 	q.Add("_pragma", "foreign_keys(0)")
-	// Reads map the file rather than copy its pages into each connection's cache: a
-	// page read is then no system call and no copy, and every connection shares the
-	// pages the system keeps.
-	q.Add("_pragma", fmt.Sprintf("mmap_size(%d)", mmapSize))
 	if d.opts.NoSync {
 		q.Add("_pragma", "synchronous(off)")
 	} else {
