@@ -211,6 +211,7 @@ func (p *putter) readAhead(ctx context.Context, recs []store.Record, generated m
 type liveFacts struct {
 	byText map[string]string // NormText → id
 	vecs   map[string][]float32
+	codes  map[string][]uint64 // the sign-bit codes of vecs
 	facts  map[string]store.Fact
 }
 
@@ -328,7 +329,7 @@ func (p *putter) decideNew(ctx context.Context, r, in store.Record) (store.PutRe
 // write.
 func (p *putter) batchFacts() *liveFacts {
 	if p.facts == nil {
-		p.facts = &liveFacts{byText: map[string]string{}, vecs: map[string][]float32{}, facts: map[string]store.Fact{}}
+		p.facts = &liveFacts{byText: map[string]string{}, vecs: map[string][]float32{}, codes: map[string][]uint64{}, facts: map[string]store.Fact{}}
 		for ref, r := range p.written {
 			if f, ok := r.(store.Fact); ok && ref.Kind == store.KindFact {
 				p.facts.set(f)
@@ -509,6 +510,7 @@ func (lf *liveFacts) set(f store.Fact) {
 			delete(lf.byText, t)
 		}
 		delete(lf.vecs, f.ID)
+		delete(lf.codes, f.ID)
 		delete(lf.facts, f.ID)
 	}
 	if !f.Status.Live() {
@@ -521,6 +523,7 @@ func (lf *liveFacts) set(f store.Fact) {
 	}
 	if len(f.Embedding) > 0 {
 		lf.vecs[f.ID] = f.Embedding
+		lf.codes[f.ID] = codeOf(f.Embedding)
 	}
 }
 
@@ -534,9 +537,12 @@ func (lf *liveFacts) nearest(f store.Fact, threshold float64) (was *store.Fact, 
 	if threshold <= 0 || len(f.Embedding) == 0 {
 		return nil, 0, false
 	}
+	// The codes turn most pairs away before an exact cosine, as for stored facts.
+	code := codeOf(f.Embedding)
+	bound := simhash.HammingBound(threshold, 64*len(code))
 	best := ""
 	for id, v := range lf.vecs {
-		if len(v) != len(f.Embedding) {
+		if len(v) != len(f.Embedding) || vecmath.Hamming(code, lf.codes[id]) > bound {
 			continue
 		}
 		c := float64(vecmath.Cosine(f.Embedding, v))
