@@ -262,3 +262,48 @@ func (h *History) MergePoints() []MergePoint {
 	}
 	return out
 }
+
+// Pins returns, by branch, the revisions up to horizon that reads may still ask for
+// once history before horizon is let go: horizon itself, each snapshot, the fork
+// point of each child branch, and each revision a merge took a branch at (the
+// points merge bases are made of). Each list is sorted, without repeats. A read of a
+// branch at one of its pins reads its ancestors at their children's fork points,
+// which are theirs.
+func (h *History) Pins(horizon uint64, snapshots []BranchRev) map[string][]uint64 {
+	pins := map[string][]uint64{}
+	add := func(p BranchRev) {
+		if p.Rev <= horizon {
+			pins[p.Branch] = append(pins[p.Branch], p.Rev)
+		}
+	}
+	for _, parent := range h.forks {
+		add(parent)
+	}
+	for _, s := range snapshots {
+		add(s)
+	}
+	for _, ms := range h.merges {
+		for _, m := range ms {
+			add(BranchRev{Branch: m.Source, Rev: m.SourceAt})
+		}
+	}
+	for b, ps := range pins {
+		ps = append(ps, horizon)
+		slices.Sort(ps)
+		pins[b] = slices.Compact(ps)
+	}
+	return pins
+}
+
+// Retained reports whether a version written at revision seq and replaced at
+// revision next (math.MaxUint64 while it is current) must be kept once history before
+// horizon is let go: it is read after horizon, or at one of its branch's pins
+// (History.Pins; nil for a branch with none, which then keeps only what horizon
+// reads).
+func Retained(pins []uint64, horizon, seq, next uint64) bool {
+	if next > horizon {
+		return true
+	}
+	i, _ := slices.BinarySearch(pins, seq)
+	return i < len(pins) && pins[i] < next
+}

@@ -3,6 +3,8 @@ package store_test
 import (
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -169,5 +171,47 @@ func BenchmarkMergeBase(b *testing.B) {
 				h.MergeBase(rev("task/x/a", at+5), rev(store.DefaultBranch, at+5))
 			}
 		})
+	}
+}
+
+// TestPinsAndRetained checks which versions a retention horizon lets go: main forked
+// feature at 4, was snapshotted at 6 and merged into release as of 8; the horizon is
+// 10. Versions of main read at one of those points, or after the horizon, stay.
+func TestPinsAndRetained(t *testing.T) {
+	var h store.History
+	h.AddBranch("feature", "main", 4)
+	h.AddBranch("late", "main", 12) // forked after the horizon: no pin
+	h.AddMerge(store.MergePoint{Target: "release", At: 9, Source: "main", SourceAt: 8})
+	pins := h.Pins(10, []store.BranchRev{{Branch: "main", Rev: 6}, {Branch: "main", Rev: 6}})
+	if got, want := pins["main"], []uint64{4, 6, 8, 10}; !slices.Equal(got, want) {
+		t.Fatalf("pins of main = %v; want %v", got, want)
+	}
+	if pins["feature"] != nil || pins["release"] != nil {
+		t.Errorf("pins of branches nothing points at: %v", pins)
+	}
+	const never = math.MaxUint64
+	for _, c := range []struct {
+		seq, next uint64
+		want      bool
+	}{
+		{1, 3, false},     // replaced before the first pin
+		{1, 4, false},     // replaced at the fork: the fork reads the new version
+		{1, 5, true},      // read at the fork point, 4
+		{5, 6, false},     // between pins
+		{6, 7, true},      // read by the snapshot
+		{7, 8, false},     // replaced at the merge point
+		{8, 9, true},      // read as the merge took main
+		{9, 10, false},    // replaced at the horizon
+		{9, 11, true},     // read at the horizon
+		{11, 12, true},    // after the horizon
+		{2, never, true},  // current
+		{12, never, true}, // current, written after the horizon
+	} {
+		if got := store.Retained(pins["main"], 10, c.seq, c.next); got != c.want {
+			t.Errorf("Retained(main, seq %d, next %d) = %v; want %v", c.seq, c.next, got, c.want)
+		}
+	}
+	if store.Retained(nil, 10, 3, 9) || !store.Retained(nil, 10, 3, 11) {
+		t.Error("a branch without pins keeps exactly what the horizon reads")
 	}
 }

@@ -398,28 +398,22 @@ func (s *Store) plan(c *capture, gen uint64) *plan {
 	if hi >= 0 {
 		hseq = c.commits[hi].seq
 	}
-	// The points before the horizon that reads may still ask for, by branch: a
-	// branch's snapshots, the fork points of its children, the revisions it was
-	// merged as. A read of a branch at one of them reads its ancestors at their
-	// children's fork points, which are theirs. Merge bases are made of such points:
-	// store.History.Ancestors reaches a branch at its head, at a revision it was
-	// merged as, or at a fork point of a child (a branch's revisions come after its
-	// own fork, so the least of a fork point and a later revision is the fork point).
-	pins := map[string][]uint64{}
+	// The points up to the horizon that reads may still ask for, by branch
+	// (store.History.Pins).
+	var h store.History
 	for _, b := range c.branches {
-		if b.info.Parent != "" {
-			pins[b.info.Parent] = append(pins[b.info.Parent], b.forkSeq)
-		}
-	}
-	for _, sn := range c.snaps {
-		pins[sn.info.Branch] = append(pins[sn.info.Branch], sn.seq)
+		h.AddBranch(b.info.Name, b.info.Parent, b.forkSeq)
 	}
 	for _, mp := range c.points {
-		pins[mp.Source] = append(pins[mp.Source], mp.SourceAt)
+		h.AddMerge(mp)
 	}
+	snaps := make([]store.BranchRev, 0, len(c.snaps))
+	for _, sn := range c.snaps {
+		snaps = append(snaps, store.BranchRev{Branch: sn.info.Branch, Rev: sn.seq})
+	}
+	pins := h.Pins(hseq, snaps)
 	var all []uint64
-	for name, ps := range pins {
-		pins[name] = sortedUnique(append(ps, hseq))
+	for _, ps := range pins {
 		all = append(all, ps...)
 	}
 	all = sortedUnique(all)
@@ -446,9 +440,6 @@ func (s *Store) plan(c *capture, gen uint64) *plan {
 	for _, b := range c.branches {
 		total += len(b.log)
 		bpins := pins[b.info.Name]
-		if bpins == nil {
-			bpins = []uint64{hseq}
-		}
 		// The next version of each key on the branch, as of the capture: a version's
 		// own next field may be changing under a writer.
 		next := map[key]uint64{}
@@ -459,14 +450,7 @@ func (s *Store) plan(c *capture, gen uint64) *plan {
 				n = never
 			}
 			next[v.key] = v.seq
-			if v.seq > hseq {
-				p.versions = append(p.versions, v)
-				continue
-			}
-			// The first pin at or after the version: it sees the version if the next
-			// version comes after it.
-			j := sort.Search(len(bpins), func(j int) bool { return bpins[j] >= v.seq })
-			if j < len(bpins) && bpins[j] < n {
+			if store.Retained(bpins, hseq, v.seq, n) {
 				p.versions = append(p.versions, v)
 			}
 		}
