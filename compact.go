@@ -12,15 +12,17 @@ import (
 // versions kept and dropped, how long writers were held (Pause) and how long it took.
 type CompactStats = store.CompactStats
 
-// Compact compacts the durable embedded store (Config.Path): it writes a checkpoint of
-// memory and starts a new log after it, so that the next Open loads the checkpoint
-// instead of replaying every write ever made, and removes the files it replaces.
-// Versions older than memstore.Options.Retention are dropped unless a branch, a
-// snapshot or a merge base still reads them; with the default Retention (0) all
-// history is kept.
-// Writers are held only while a consistent view is taken, a few milliseconds at most;
-// reads and writes go on while the checkpoint is written. The store also compacts by
-// itself as its log grows (memstore.Options.CompactRatio).
+// Compact compacts the durable embedded store. On the log store
+// (memstore.Options, the default of Config.Path) it writes a checkpoint of memory and
+// starts a new log after it, so that the next Open loads the checkpoint instead of
+// replaying every write ever made, and removes the files it replaces; writers are
+// held only while a consistent view is taken, a few milliseconds at most, and the
+// store also compacts by itself as its log grows (memstore.Options.CompactRatio). On
+// a memory kept in SQLite (sqlite.Options) it deletes the history it no longer keeps,
+// a chunk of rows per commit, while other processes read and write.
+// Either way, versions older than the store's Retention option are dropped unless a
+// branch, a snapshot or a merge base still reads them; with the default Retention
+// (0) all history is kept.
 //
 // It fails with ErrNotSupported on an in-memory store or MatrixOne (whose server keeps
 // its own files), ErrReadOnly on a read-only Client and ErrClosed after Close.

@@ -149,6 +149,10 @@ type Writer interface {
 	// Put writes rows at the pending commit, each ending the live row of its record on
 	// its branch (setting its Until). Seq and Until of the given rows are ignored.
 	Put(ctx context.Context, rows ...Row) error
+	// Drop deletes rows no read can see any more, that history let go of: each
+	// named by its RID and Kind, with the Index.Terms it was written with, so that
+	// its postings go too. A missing row is no error.
+	Drop(ctx context.Context, rows ...Row) error
 	// PutBranch adds or replaces a branch row; a new branch has ID 0 and is given the
 	// next one, which PutBranch returns.
 	PutBranch(ctx context.Context, b BranchRow) (int64, error)

@@ -47,6 +47,11 @@ type Options struct {
 	Now func() time.Time
 	// ReadOnly refuses every write with store.ErrReadOnly.
 	ReadOnly bool
+	// Retention is how much history Compact keeps: rows replaced more than
+	// Retention before it are deleted, unless a branch, a snapshot or a merge base
+	// still reads them, and reads at an instant more than Retention ago fail with
+	// store.ErrTooOld. 0 keeps all history.
+	Retention time.Duration
 }
 
 // Store is a store.Store over a driver. It is safe for concurrent use, in one process
@@ -81,6 +86,9 @@ const (
 func New(ctx context.Context, d driver.Driver, opts Options) (*Store, error) {
 	if opts.Dimensions < 0 {
 		return nil, store.Invalid("Options.Dimensions", "must not be negative", opts.Dimensions)
+	}
+	if opts.Retention < 0 {
+		return nil, store.Invalid("Options.Retention", "must be 0 (keep all history) or more", opts.Retention.String())
 	}
 	s := &Store{d: d, opts: opts}
 	var has bool
@@ -161,6 +169,7 @@ func (s *Store) read(ctx context.Context, fn func(st *state) error) error {
 		if err != nil {
 			return err
 		}
+		st.retention, st.now = s.opts.Retention, s.now()
 		return fn(st)
 	})
 }
@@ -181,8 +190,17 @@ func (s *Store) update(ctx context.Context, fn func(st *state, w driver.Writer) 
 		if err != nil {
 			return err
 		}
+		st.retention, st.now = s.opts.Retention, s.now()
 		return fn(st, w)
 	})
+}
+
+// now reads the store's clock: Options.Now, or the system's.
+func (s *Store) now() time.Time {
+	if s.opts.Now != nil {
+		return s.opts.Now()
+	}
+	return time.Now()
 }
 
 // stamp is the instant records of a commit are stamped with: the commit's, which
@@ -199,9 +217,11 @@ type branch struct {
 
 // state is what one read or write of the store starts from: the branches.
 type state struct {
-	r      driver.Reader
-	byName map[string]*branch
-	byID   map[int64]*branch
+	r         driver.Reader
+	byName    map[string]*branch
+	byID      map[int64]*branch
+	retention time.Duration // Options.Retention
+	now       time.Time     // the store's clock as the state was read
 }
 
 func loadState(ctx context.Context, r driver.Reader) (*state, error) {
@@ -311,9 +331,18 @@ func (st *state) snapshot(ctx context.Context, name string) (snapshotItem, error
 	if !ok {
 		return snapshotItem{}, fmt.Errorf("%w: %q", store.ErrSnapshotNotFound, name)
 	}
+	sn, err := decodeSnapshot(data)
+	if err != nil {
+		return snapshotItem{}, fmt.Errorf("%q: %w", name, err)
+	}
+	return sn, nil
+}
+
+// decodeSnapshot decodes a snapshot item.
+func decodeSnapshot(data []byte) (snapshotItem, error) {
 	var sn snapshotItem
 	if err := json.Unmarshal(data, &sn); err != nil {
-		return snapshotItem{}, fmt.Errorf("%w: snapshot %q: %v", store.ErrCorrupt, name, err)
+		return snapshotItem{}, fmt.Errorf("%w: snapshot: %v", store.ErrCorrupt, err)
 	}
 	return sn, nil
 }

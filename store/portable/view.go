@@ -66,6 +66,9 @@ func (st *state) resolveView(ctx context.Context, v store.View) (view, error) {
 		if err := store.CheckInstant(b.info, v.At.Time); err != nil {
 			return view{}, err
 		}
+		if err := st.retained(ctx, v.At.Time); err != nil {
+			return view{}, err
+		}
 		c, err := st.r.CommitAt(ctx, v.At.Time)
 		if err != nil {
 			return view{}, err

@@ -21,17 +21,24 @@
 // each time for the open):
 //
 //	                                     log store (memstore)   SQLite + portable
-//	writes, batches of 500               27,400 facts/s         6,300-8,200 facts/s
-//	new process: open                    2.25-2.38 s            5 ms
-//	new process: open + first hybrid     2.26-2.39 s            0.31-0.38 s
-//	steady hybrid search, p50 / p95      2.2-2.6 / 2.3-6.3 ms   7.2-7.7 / 62-74 ms
-//	steady keyword search, p50 / p95     0.55-0.83 / 1.0-1.3 ms 3.3-4.2 / 6.8-7.1 ms
-//	resident memory after the searches   450-490 MB             70-130 MB
+//	writes, batches of 500               24,500 facts/s         10,400 facts/s
+//	new process: open                    2.4-2.7 s              4.5-5.6 ms
+//	new process: open + first hybrid     2.4-2.7 s              0.27-0.33 s
+//	steady hybrid search, p50 / p95      2.1-2.9 / 2.3-4.1 ms   6.8-7.4 / 54-69 ms
+//	steady keyword search, p50 / p95     0.55-0.86 / 1.0-1.8 ms 0.67-0.79 / 1.1-1.6 ms
+//	resident memory after the searches   440-480 MB             130-140 MB
+//
+// Most of a SQLite write is SQLite's own inserts (about 60% of its CPU); most of a
+// steady hybrid search on it is reading the embeddings of the nearest codes to score
+// them exactly, which the log store holds in memory. Mapping the file (SQLite's
+// mmap_size) made neither faster here and more than doubled the resident memory.
 //
 // SQLite gives what a file format of our own would have to earn again: a lock many
 // processes share with a timeout, readers that never wait, atomic commits that a
 // killed process cannot tear, and pages read on demand. The log store stays the
-// faster one for a long-lived process and stays the default; a memory that many
+// faster one for a long-lived process and stays the default; Compact deletes the
+// history older than Options.Retention that nothing reads, as the log store's
+// compaction leaves it out; a memory that many
 // processes open and close (hooks, commands, one MCP server per agent session) is
 // better kept here. On this machine a first touch of fresh memory costs about 4 ms
 // per MB (page faults), which sets the floor of reading the index back: about half
@@ -110,6 +117,9 @@ type Options struct {
 	// Now is the clock of the store OpenStore opens; nil takes the Client's, or the
 	// commit's instant.
 	Now func() time.Time
+	// Retention is how much history the store OpenStore opens keeps when compacted
+	// (portable.Options.Retention); 0 keeps all of it.
+	Retention time.Duration
 }
 
 // Folder returns the folder of the memory.
@@ -129,6 +139,9 @@ func (o Options) Validate() error {
 	if o.Dimensions < 0 {
 		return store.Invalid("Options.Dimensions", "must not be negative", o.Dimensions)
 	}
+	if o.Retention < 0 {
+		return store.Invalid("Options.Retention", "must be 0 (keep all history) or more", o.Retention.String())
+	}
 	return nil
 }
 
@@ -143,7 +156,7 @@ func (o Options) OpenStore(ctx context.Context, env store.OpenEnv) (store.Store,
 	if err != nil {
 		return nil, err
 	}
-	s, err := portable.New(ctx, d, portable.Options{Name: "sqlite", Dimensions: o.Dimensions, Now: o.Now, ReadOnly: o.ReadOnly})
+	s, err := portable.New(ctx, d, portable.Options{Name: "sqlite", Dimensions: o.Dimensions, Now: o.Now, ReadOnly: o.ReadOnly, Retention: o.Retention})
 	if err != nil {
 		d.Close()
 		return nil, err
@@ -862,6 +875,55 @@ func (w *writer) insert(ctx context.Context, into string, cols int, args []any) 
 // value after a search of all of them, so a statement's binding costs the square of
 // its values: a few hundred write fastest, and far fewer than SQLite's limit.
 const maxParams = 512
+
+// Drop implements driver.Writer.
+func (w *writer) Drop(ctx context.Context, rows ...driver.Row) error {
+	for len(rows) > 0 {
+		n := min(len(rows), maxParams)
+		chunk := rows[:n]
+		rows = rows[n:]
+		rids := make([]any, n)
+		var posts []any
+		for i, r := range chunk {
+			rids[i] = r.RID
+			for _, t := range r.Index.Terms {
+				posts = append(posts, string(r.Kind), t, r.RID)
+			}
+		}
+		in := "(?" + strings.Repeat(", ?", n-1) + ")"
+		for _, table := range []string{"rows", "bodies"} {
+			if _, err := w.q.ExecContext(ctx, "DELETE FROM "+table+" WHERE rid IN "+in, rids...); err != nil {
+				return w.d.fail(err)
+			}
+		}
+		for len(posts) > 0 {
+			k := min(len(posts)/3, maxParams/3)
+			q := "DELETE FROM postings WHERE (kind, term, rid) IN (VALUES (?, ?, ?)" + strings.Repeat(", (?, ?, ?)", k-1) + ")"
+			if _, err := w.q.ExecContext(ctx, q, posts[:3*k]...); err != nil {
+				return w.d.fail(err)
+			}
+			posts = posts[3*k:]
+		}
+	}
+	w.dirty = true
+	return nil
+}
+
+// Size returns the bytes the memory's files take on disk: the database and its
+// write-ahead log.
+func (d *Driver) Size() (int64, error) {
+	var n int64
+	for _, name := range []string{d.path, d.path + "-wal"} {
+		fi, err := os.Stat(name)
+		switch {
+		case err == nil:
+			n += fi.Size()
+		case !errors.Is(err, os.ErrNotExist):
+			return 0, err
+		}
+	}
+	return n, nil
+}
 
 // PutBranch implements driver.Writer.
 func (w *writer) PutBranch(ctx context.Context, b driver.BranchRow) (int64, error) {
