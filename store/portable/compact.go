@@ -169,7 +169,7 @@ func (st *state) horizon(ctx context.Context) (time.Time, error) {
 // compaction, whichever store made it.
 func (st *state) retained(ctx context.Context, t time.Time) error {
 	if r := st.retention; r > 0 {
-		if h := st.now.Add(-r); t.Before(h) {
+		if h := st.now().Add(-r); t.Before(h) {
 			return fmt.Errorf("%w: %s is more than the retention of %s ago; only snapshots reach further back",
 				store.ErrTooOld, t.UTC().Format(time.RFC3339Nano), r)
 		}

@@ -169,7 +169,7 @@ func (s *Store) read(ctx context.Context, fn func(st *state) error) error {
 		if err != nil {
 			return err
 		}
-		st.retention, st.now = s.opts.Retention, s.now()
+		st.retention, st.now = s.opts.Retention, s.now
 		return fn(st)
 	})
 }
@@ -190,7 +190,7 @@ func (s *Store) update(ctx context.Context, fn func(st *state, w driver.Writer) 
 		if err != nil {
 			return err
 		}
-		st.retention, st.now = s.opts.Retention, s.now()
+		st.retention, st.now = s.opts.Retention, s.now
 		return fn(st, w)
 	})
 }
@@ -220,8 +220,8 @@ type state struct {
 	r         driver.Reader
 	byName    map[string]*branch
 	byID      map[int64]*branch
-	retention time.Duration // Options.Retention
-	now       time.Time     // the store's clock as the state was read
+	retention time.Duration    // Options.Retention
+	now       func() time.Time // the store's clock (Store.now)
 }
 
 func loadState(ctx context.Context, r driver.Reader) (*state, error) {
