@@ -374,8 +374,15 @@ func (ix *index) changed(keys map[store.Ref]bool, a, b view) {
 
 // fetch reads the records of the rows at the given positions, as the view names
 // them, in the positions' order (a position given twice gives its record twice); a
-// deleted row gives nil. Records read before come from the record cache.
+// deleted row gives nil. Records read before come from the record cache, and those
+// read now are kept there.
 func (ix *index) fetch(ctx context.Context, v view, ps []int32) ([]store.Record, error) {
+	return ix.read(ctx, v, ps, true)
+}
+
+// read is fetch, keeping the records it reads in the cache when keep is set: reads of
+// many records once (diffs, merges, batches) leave the cache to searches and lists.
+func (ix *index) read(ctx context.Context, v view, ps []int32, keep bool) ([]store.Record, error) {
 	out := make([]store.Record, len(ps))
 	rids := make([]int64, len(ps))
 	ix.mu.RLock()
@@ -385,10 +392,11 @@ func (ix *index) fetch(ctx context.Context, v view, ps []int32) ([]store.Record,
 	ix.mu.RUnlock()
 	var missing []int64
 	at := map[int64][]int{}
+	shared := make([]bool, len(ps)) // out[i] is held by the cache too
 	ix.recs.mu.Lock()
 	for i, rid := range rids {
 		if r, ok := ix.recs.m[rid]; ok {
-			out[i] = r
+			out[i], shared[i] = r, true
 			continue
 		}
 		if len(at[rid]) == 0 {
@@ -398,8 +406,8 @@ func (ix *index) fetch(ctx context.Context, v view, ps []int32) ([]store.Record,
 	}
 	ix.recs.mu.Unlock()
 	if len(missing) > 0 {
-		var read []store.Record
-		var readRIDs []int64
+		var got []store.Record
+		var gotRIDs []int64
 		err := v.st.r.Fetch(ctx, missing, func(row driver.Row) error {
 			if row.Deleted {
 				return nil
@@ -408,20 +416,25 @@ func (ix *index) fetch(ctx context.Context, v view, ps []int32) ([]store.Record,
 			if err != nil {
 				return fmt.Errorf("%w: %s %q: %v", store.ErrCorrupt, row.Kind, row.ID, err)
 			}
-			for _, i := range at[row.RID] {
-				out[i] = r
+			for j, i := range at[row.RID] {
+				out[i], shared[i] = r, keep || j > 0
 			}
-			read, readRIDs = append(read, r), append(readRIDs, row.RID)
+			got, gotRIDs = append(got, r), append(gotRIDs, row.RID)
 			return nil
 		})
 		if err != nil {
 			return nil, err
 		}
-		ix.recs.add(readRIDs, read)
+		if keep {
+			ix.recs.add(gotRIDs, got)
+		}
 	}
 	for i, r := range out {
+		if r != nil && shared[i] {
+			r = store.Clone(r)
+		}
 		if r != nil {
-			out[i] = store.WithBranch(store.Clone(r), v.name())
+			out[i] = store.WithBranch(r, v.name())
 		}
 	}
 	return out, nil
@@ -435,7 +448,7 @@ type recordCache struct {
 	m  map[int64]store.Record
 }
 
-const maxCachedRecords = 1 << 16
+const maxCachedRecords = 1 << 14
 
 func (c *recordCache) add(rids []int64, recs []store.Record) {
 	c.mu.Lock()

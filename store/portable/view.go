@@ -149,7 +149,7 @@ func (v view) getMany(ctx context.Context, ix *index, refs []store.Ref) ([]store
 		}
 	}
 	ix.mu.RUnlock()
-	recs, err := ix.fetch(ctx, v, ps)
+	recs, err := ix.read(ctx, v, ps, false)
 	if err != nil {
 		return nil, err
 	}
