@@ -20,6 +20,11 @@
 // any process committed since. Postings, embeddings and records read once are kept:
 // rows never change, only end. Lists and diffs read the rows of the branches they
 // name.
+//
+// History is kept whole unless Options.Retention bounds it: then Compact deletes the
+// rows replaced before the retention horizon that no branch, snapshot or merge base
+// still reads (the rule of store.History.Pins), and reads before the horizon fail
+// with store.ErrTooOld.
 package portable
 
 import (
