@@ -37,7 +37,9 @@ type Commit struct {
 
 // Row is one version of one record on one branch.
 type Row struct {
-	RID     int64 // the driver's number for the row, from 1, never reused; set on reads
+	// RID is the driver's number for the row, from 1, never reused, set on reads:
+	// the rows of a later commit have larger RIDs than every row before them.
+	RID     int64
 	Kind    store.Kind
 	ID      string
 	Branch  int64 // the BranchRow.ID of its branch

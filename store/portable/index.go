@@ -1,6 +1,7 @@
 package portable
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -50,6 +51,10 @@ type index struct {
 	live []int64
 	// groups lists the rows of each session and conversation (addGroup).
 	groups map[groupKey][]int32
+	// byBranch lists the positions of each branch's rows, in RID order, which is
+	// commit order: a diff finds the rows a branch wrote between two commits by a
+	// binary search.
+	byBranch map[int64][]int32
 	// terms caches the postings of the terms searched (termLists).
 	terms map[store.Kind]map[string]*termList
 }
@@ -170,10 +175,14 @@ func (ix *index) add(m driver.Meta) {
 	ix.addGroup(p)
 }
 
-// addGroup lists the row at position p under its group (a fact's session, a
-// message's conversation).
+// addGroup lists the row at position p under its branch and under its group (a
+// fact's session, a message's conversation).
 func (ix *index) addGroup(p int32) {
 	m := &ix.rows[p]
+	if ix.byBranch == nil {
+		ix.byBranch = map[int64][]int32{}
+	}
+	ix.byBranch[m.br] = append(ix.byBranch[m.br], p)
 	if m.grp == "" {
 		return
 	}
@@ -361,13 +370,17 @@ func (ix *index) changed(keys map[store.Ref]bool, a, b view) {
 			}
 		}
 	}
-	if len(spans) == 0 {
-		return
-	}
-	for p := range ix.rows {
-		m := &ix.rows[p]
-		if sp, ok := spans[m.br]; ok && !m.dead && m.seq > sp.lo && m.seq <= sp.hi {
-			keys[store.Ref{Kind: m.kind, ID: m.id}] = true
+	for br, sp := range spans {
+		ps := ix.byBranch[br]
+		i, _ := slices.BinarySearchFunc(ps, sp.lo, func(p int32, seq int64) int { return cmp.Compare(ix.rows[p].seq, seq+1) })
+		for _, p := range ps[i:] {
+			m := &ix.rows[p]
+			if m.seq > sp.hi {
+				break
+			}
+			if !m.dead {
+				keys[store.Ref{Kind: m.kind, ID: m.id}] = true
+			}
 		}
 	}
 }
