@@ -4,33 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/day1ai/day1/internal/testkit"
 	"github.com/day1ai/day1/store"
 	"github.com/day1ai/day1/store/driver"
 	"github.com/day1ai/day1/store/portable"
 	"github.com/day1ai/day1/store/sqlite"
 )
-
-// clock is a test clock that moves only when told.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
 
 // TestCompactRetention writes a fact once a day for ten days with a week's retention,
 // with a snapshot on day 2 and a branch forked on day 3, then compacts: the versions
@@ -40,8 +22,8 @@ func (c *clock) add(d time.Duration) {
 func TestCompactRetention(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	clk := &clock{t: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}
-	opts := sqlite.Options{Path: dir, NoSync: true, Now: clk.now, Retention: 7 * 24 * time.Hour}
+	clk := testkit.NewClock(0) // moves only when told
+	opts := sqlite.Options{Path: dir, NoSync: true, Now: clk.Now, Retention: 7 * 24 * time.Hour}
 	s, err := opts.OpenStore(ctx, store.OpenEnv{})
 	if err != nil {
 		t.Fatal(err)
@@ -69,9 +51,9 @@ func TestCompactRetention(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		clk.add(24 * time.Hour)
+		clk.Advance(24 * time.Hour)
 	}
-	day := func(d int) time.Time { return time.Date(2026, 1, 1+d, 13, 0, 0, 0, time.UTC) }
+	day := func(d int) time.Time { return testkit.Start.Add(time.Duration(d)*24*time.Hour + time.Hour) }
 	cs, err := s.(store.Compacter).Compact(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -117,7 +99,7 @@ func TestCompactRetention(t *testing.T) {
 	}
 	// A new process that never set a retention still refuses reads before the
 	// horizon.
-	other, err := sqlite.Options{Path: dir, NoSync: true, Now: clk.now}.OpenStore(ctx, store.OpenEnv{})
+	other, err := sqlite.Options{Path: dir, NoSync: true, Now: clk.Now}.OpenStore(ctx, store.OpenEnv{})
 	if err != nil {
 		t.Fatal(err)
 	}
