@@ -160,10 +160,11 @@ func TestAppendEvent(t *testing.T) {
 		if err := svc.AppendEvent(ctx, created.Session, big); !errors.As(err, &ve) || ve.Field != "Event" {
 			t.Errorf("an event over MaxJSON: %v", err)
 		}
-		// An event a little under the limit spans many metadata values and comes back whole.
-		wide := &session.Event{Author: "tool", LLMResponse: model.LLMResponse{Content: genai.NewContentFromText(strings.Repeat("é", adk.MaxJSON/3), genai.RoleModel)}}
+		// An event under the limit spans many metadata values, cut between the bytes
+		// of a character ("é " is three bytes), and comes back whole.
+		wide := &session.Event{Author: "tool", LLMResponse: model.LLMResponse{Content: genai.NewContentFromText(strings.Repeat("é ", adk.MaxJSON/5), genai.RoleModel)}}
 		if err := svc.AppendEvent(ctx, created.Session, wide); err != nil {
-			t.Fatalf("an event of %d bytes: %v", adk.MaxJSON/3*2, err)
+			t.Fatalf("an event of %d bytes of text: %v", adk.MaxJSON/5*3, err)
 		}
 		got, err := svc.Get(ctx, &session.GetRequest{AppName: "a", UserID: "u", SessionID: created.Session.ID()})
 		if err != nil {
