@@ -322,6 +322,9 @@ func (s *SessionService) AppendEvent(ctx context.Context, cur session.Session, e
 	} else if !errors.Is(err, day1.ErrNotFound) {
 		return err
 	}
+	// State first, the message last: a retry after a failure in between applies the
+	// delta again (its keys are set, not added to) and then appends the event, where
+	// the other order would find the event kept and skip the delta.
 	if len(own) > 0 {
 		state := map[string]any{}
 		if _, err := getJSON(conv.Metadata, MetaState, &state); err != nil {
