@@ -126,7 +126,10 @@
 // all of them, as a phrase, on 3.x); the portable path ("scan", Options.FullText off or
 // no index) scans the
 // visible rows' tokens with INSTR. Both give the same hits and scores: MatrixOne's own
-// relevance is another scoring and is not used.
+// relevance is another scoring and is not used. The 2024-11 build's tokenizer fails a
+// whole statement on a non-ASCII word it cuts inside a character (24 bytes or more:
+// a 12-letter Russian or Greek word), so the tokens column holds such a word in an
+// ASCII form, undone on reading.
 //
 // Vector search of facts first ranks every live fact of the branch by its
 // near-duplicate code (below), in memory: the Hamming distance between two codes

@@ -626,6 +626,7 @@ func (s *Store) keyword(ctx context.Context, p pos, kind store.Kind, q store.Sea
 			}
 			c.tf = map[string]int{}
 			for _, tok := range strings.Fields(tokens) {
+				tok = termOfColumn(tok)
 				if _, ok := terms[tok]; ok {
 					c.tf[tok]++
 				} else if st, ok := written[tok]; ok {
@@ -754,14 +755,18 @@ func keywordSQL(kind store.Kind, p pos, terms []string, fullText bool, conds sq.
 	if !fullText {
 		or := sq.Or{}
 		for _, term := range terms {
-			or = append(or, sq.Expr("INSTR(tokens, ?) > 0", " "+term+" "))
+			or = append(or, sq.Expr("INSTR(tokens, ?) > 0", " "+columnTerm(term)+" "))
+			if c := columnTerm(term); c != term {
+				// A row written as it is, on a server whose tokenizer takes the word.
+				or = append(or, sq.Expr("INSTR(tokens, ?) > 0", " "+term+" "))
+			}
 		}
 		return sel(or)
 	}
 	var parts []string
 	var args []any
 	for _, term := range terms {
-		q, a := sel(sq.Expr("MATCH(tokens) AGAINST(? IN NATURAL LANGUAGE MODE)", term))
+		q, a := sel(sq.Expr("MATCH(tokens) AGAINST(? IN NATURAL LANGUAGE MODE)", columnTerm(term)))
 		parts = append(parts, q)
 		args = append(args, a...)
 	}

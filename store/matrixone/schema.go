@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/day1ai/day1/internal/textsearch"
 	"github.com/day1ai/day1/store"
@@ -117,13 +118,57 @@ func normKey(s string) string {
 }
 
 // tokenColumn stores the search tokens of a text between single spaces, so that a token
-// is matched exactly by looking for " token ".
+// is matched exactly by looking for " token ". Each is in its column form
+// (columnTerm).
 func tokenColumn(text string) (string, int) {
 	toks := textsearch.Terms(text)
 	if len(toks) == 0 {
 		return " ", 0
 	}
+	for i, t := range toks {
+		toks[i] = columnTerm(t)
+	}
 	return " " + strings.Join(toks, " ") + " ", len(toks)
+}
+
+// ftCut is the byte length at which MatrixOne's full-text tokenizer cuts a long
+// word. The 2024-11 build fails the whole statement ("slice bounds out of range")
+// when the cut falls inside a character: any non-ASCII word of 24 bytes or more
+// whose 24th byte continues a character, such as a Russian or Greek word of 12
+// letters.
+const ftCut = 23
+
+// columnTerm returns the form in which the tokens column holds a search term: the
+// term itself, or, for a term the server's tokenizer cannot take (ftCut), an
+// underscore and its bytes as letters a to p, two a byte, which no term of
+// textsearch.Terms looks like (none starts with an underscore).
+func columnTerm(t string) string {
+	if len(t) <= ftCut || utf8.RuneStart(t[ftCut]) {
+		return t
+	}
+	b := make([]byte, 1, 1+2*len(t))
+	b[0] = '_'
+	for i := 0; i < len(t); i++ {
+		b = append(b, 'a'+t[i]>>4, 'a'+t[i]&15)
+	}
+	return string(b)
+}
+
+// termOfColumn returns the search term of a token of the tokens column: columnTerm
+// undone.
+func termOfColumn(tok string) string {
+	if len(tok) < 3 || tok[0] != '_' || len(tok)%2 != 1 {
+		return tok
+	}
+	b := make([]byte, 0, len(tok)/2)
+	for i := 1; i < len(tok); i += 2 {
+		hi, lo := tok[i]-'a', tok[i+1]-'a'
+		if hi > 15 || lo > 15 {
+			return tok
+		}
+		b = append(b, hi<<4|lo)
+	}
+	return string(b)
 }
 
 // vecLiteral formats an embedding the way MatrixOne parses a vecf32 value.

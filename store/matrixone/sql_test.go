@@ -365,3 +365,41 @@ func TestRetry(t *testing.T) {
 		t.Errorf("retry after cancel: %v after %d calls", err, calls)
 	}
 }
+
+// TestColumnTerm checks the column form of search terms: a term the server's
+// tokenizer cuts inside a character is held as ASCII, every other term as it is, and
+// the form is undone on reading.
+func TestColumnTerm(t *testing.T) {
+	for _, c := range []struct {
+		term string
+		kept bool // held as it is
+	}{
+		{"token", true},
+		{strings.Repeat("a", 40), true},
+		{"достопримечательность", false}, // 42 bytes, the 24th inside a letter
+		{"αποκατάσταση", false},          // 24 bytes
+		{strings.Repeat("é", 11), true},  // 22 bytes: no cut
+		{"abcdefghijklmnopqrstuvé", false},
+		{"abcdefghijklmnopqrstuvwé", true}, // the cut falls between letters
+		{"user_id", true},
+	} {
+		col := columnTerm(c.term)
+		if (col == c.term) != c.kept {
+			t.Errorf("columnTerm(%q) = %q; kept %v, want %v", c.term, col, col == c.term, c.kept)
+		}
+		for i := 0; i < len(col); i++ {
+			if !c.kept && (col[i] >= 0x80 || col[i] == ' ') {
+				t.Errorf("columnTerm(%q) = %q holds byte %#x", c.term, col, col[i])
+				break
+			}
+		}
+		if back := termOfColumn(col); back != c.term {
+			t.Errorf("termOfColumn(columnTerm(%q)) = %q", c.term, back)
+		}
+	}
+	for _, tok := range []string{"_", "_ab", "_zz", "__init", "plain"} {
+		if got := termOfColumn(tok); tok != "_ab" && got != tok {
+			t.Errorf("termOfColumn(%q) = %q; want it unchanged", tok, got)
+		}
+	}
+}

@@ -107,7 +107,7 @@ func (ix *termIndex) apply(r termRow) {
 	}
 	tf := map[string]int32{}
 	for _, t := range strings.Fields(r.tokens) {
-		tf[t]++
+		tf[termOfColumn(t)]++
 	}
 	for t, c := range tf {
 		l := ix.post[t]

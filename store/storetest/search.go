@@ -67,6 +67,25 @@ func testSearch(t *testing.T, h Harness) {
 		checkKeywordHits(e.t, hits)
 	})
 
+	subtest(t, h, area, "keyword finds long words of any script", func(e *env) {
+		// Words of 12 letters or more in Cyrillic, Greek or accented Latin, and a
+		// mixed one whose 24th byte falls inside a letter: a record holding any of
+		// them is written and found by each word, as an ASCII word is.
+		words := []string{"достопримечательность", "αποκατάσταση", "éééééééééééé", "abcdefghijklmnopqrstuvé", "Straßenbahnhaltestelle"}
+		var recs []store.Record
+		for i, w := range words {
+			recs = append(recs, store.Fact{ID: fmt.Sprint("w", i), Text: "the word " + w + " stands here"},
+				store.Observation{ID: fmt.Sprint("o", i), Type: store.ObsToolUse, Summary: "saw " + w + " in a log"},
+				store.Message{ID: fmt.Sprint("m", i), ConversationID: "c1", Seq: i + 1, Role: store.RoleUser, Content: "say " + w})
+		}
+		e.put(store.DefaultBranch, store.PutOptions{}, append([]store.Record{store.Conversation{ID: "c1", Title: "words"}}, recs...)...)
+		for i, w := range words {
+			hits := e.search(main, store.SearchQuery{WindowWeight: noContext, Text: w, Mode: store.Keyword,
+				Kinds: []store.Kind{store.KindFact, store.KindObservation, store.KindMessage}})
+			same(e.t, "hits for "+w, []string{fmt.Sprint("m", i), fmt.Sprint("o", i), fmt.Sprint("w", i)}, sorted(hitIDs(hits)))
+		}
+	})
+
 	subtest(t, h, area, "keyword ranks more matching terms higher", func(e *env) {
 		e.writeSearchFixture()
 		hits := e.search(main, store.SearchQuery{WindowWeight: noContext, IncludeHistory: true, Text: "kerberos ticket", Mode: store.Keyword, Kinds: factsOnly})
