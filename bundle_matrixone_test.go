@@ -7,12 +7,13 @@ import (
 	"testing"
 
 	"github.com/day1ai/day1"
+	"github.com/day1ai/day1/internal/testkit"
 )
 
 // A bundle made on the embedded store imports into MatrixOne, and a bundle of what
 // landed there imports back into the embedded store with the same records.
 func TestBundleAcrossStores(t *testing.T) {
-	dsn := testDatabase(t, "day1_bundle")
+	dsn := testkit.MatrixOneDatabase(t, "day1_bundle")
 	ctx := context.Background()
 
 	local, err := day1.Open(ctx, day1.Config{})

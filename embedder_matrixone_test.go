@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/day1ai/day1"
+	"github.com/day1ai/day1/internal/testkit"
 	"github.com/day1ai/day1/llm"
 )
 
@@ -13,7 +14,7 @@ import (
 // another embedder of the same dimensions it is refused, and the default keeps the
 // hashing embedder of a database written with it.
 func TestEmbedderRecordedOnMatrixOne(t *testing.T) {
-	dsn := testDatabase(t, "day1_embedder")
+	dsn := testkit.MatrixOneDatabase(t, "day1_embedder")
 	ctx := context.Background()
 
 	c, err := day1.Open(ctx, day1.Config{DSN: dsn, Embedder: llm.NewLocalEmbedder(0)})

@@ -1,7 +1,6 @@
 package day1_test
 
 import (
-	"database/sql"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,6 +13,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/day1ai/day1"
+	"github.com/day1ai/day1/internal/testkit"
 	"github.com/day1ai/day1/store/sqlite"
 )
 
@@ -59,7 +59,7 @@ func TestExamplesOnMatrixOne(t *testing.T) {
 		t.Skip("this process is the examples run")
 	}
 	prefix := fmt.Sprintf("day1_examples_%d", time.Now().UnixNano())
-	t.Cleanup(func() { dropDatabases(t, dsn, prefix) })
+	t.Cleanup(func() { testkit.DropDatabases(t, dsn, prefix) })
 	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run", "^Example", "-test.count=1")
 	cmd.Env = append(os.Environ(), "DAY1_EXAMPLES_DSN="+dsn, "DAY1_EXAMPLES_PREFIX="+prefix)
 	out, err := cmd.CombinedOutput()
@@ -85,49 +85,5 @@ func TestExamplesOnSQLite(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "PASS") {
 		t.Fatalf("the examples run did not pass:\n%s", out)
-	}
-}
-
-// testDatabase returns the DSN of a new MatrixOne database named from prefix, which
-// the test's end drops; it skips the test without DAY1_TEST_DSN.
-func testDatabase(t *testing.T, prefix string) string {
-	t.Helper()
-	dsn := os.Getenv("DAY1_TEST_DSN")
-	if dsn == "" {
-		t.Skip("DAY1_TEST_DSN is not set; start MatrixOne with scripts/matrixone.sh start and set DAY1_TEST_DSN='root:111@tcp(127.0.0.1:6001)/'")
-	}
-	cfg, err := mysql.ParseDSN(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.DBName = fmt.Sprintf("%s_%d", prefix, time.Now().UnixNano())
-	t.Cleanup(func() { dropDatabases(t, dsn, cfg.DBName) })
-	return cfg.FormatDSN()
-}
-
-func dropDatabases(t *testing.T, dsn, prefix string) {
-	db, err := sql.Open("mysql", dsn)
-	if err != nil {
-		t.Logf("dropping the examples' databases: %v", err)
-		return
-	}
-	defer db.Close()
-	rows, err := db.Query("SHOW DATABASES")
-	if err != nil {
-		t.Logf("dropping the examples' databases: %v", err)
-		return
-	}
-	var names []string
-	for rows.Next() {
-		var n string
-		if rows.Scan(&n) == nil && strings.HasPrefix(n, prefix) {
-			names = append(names, n)
-		}
-	}
-	rows.Close()
-	for _, n := range names {
-		if _, err := db.Exec("DROP DATABASE IF EXISTS `" + n + "`"); err != nil {
-			t.Logf("dropping %s: %v", n, err)
-		}
 	}
 }

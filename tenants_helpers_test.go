@@ -13,6 +13,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/day1ai/day1"
+	"github.com/day1ai/day1/internal/testkit"
 	"github.com/day1ai/day1/llm"
 	"github.com/day1ai/day1/store"
 	"github.com/day1ai/day1/store/memstore"
@@ -179,7 +180,7 @@ func tenantsPrefix(t *testing.T) string {
 	t.Helper()
 	prefix := fmt.Sprintf("day1tt_%d_%d_", os.Getpid()%100000, tenantPrefixes.Add(1))
 	dsn := tenantsServer(t)
-	t.Cleanup(func() { dropDatabases(t, dsn, prefix) })
+	t.Cleanup(func() { testkit.DropDatabases(t, dsn, prefix) })
 	return prefix
 }
 
