@@ -755,8 +755,9 @@ func keywordSQL(kind store.Kind, p pos, terms []string, fullText bool, conds sq.
 	if !fullText {
 		or := sq.Or{}
 		for _, term := range terms {
-			or = append(or, sq.Expr("INSTR(tokens, ?) > 0", " "+columnTerm(term)+" "))
-			if c := columnTerm(term); c != term {
+			c := columnTerm(term)
+			or = append(or, sq.Expr("INSTR(tokens, ?) > 0", " "+c+" "))
+			if c != term {
 				// A row written as it is, on a server whose tokenizer takes the word.
 				or = append(or, sq.Expr("INSTR(tokens, ?) > 0", " "+term+" "))
 			}

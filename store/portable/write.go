@@ -78,13 +78,13 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 				return store.AtIndex(err, "records", i)
 			}
 		}
-		if !indexed {
-			// Nothing below reads the index.
-		} else if err := s.ix.catchUp(ctx, w, st, b.parent != nil || len(recs) >= batchReadMin, true); err != nil {
-			return err
-		}
-		if opts.DedupeThreshold > 0 && len(recs) >= bandsMinBatch {
-			s.ix.buildBands(store.KindFact)
+		if indexed {
+			if err := s.ix.catchUp(ctx, w, st, b.parent != nil || len(recs) >= batchReadMin, true); err != nil {
+				return err
+			}
+			if opts.DedupeThreshold > 0 && len(recs) >= bandsMinBatch {
+				s.ix.buildBands(store.KindFact)
+			}
 		}
 		if err := s.ix.saveIfDue(ctx, w); err != nil {
 			return err
