@@ -73,16 +73,30 @@ func same(a, b store.Record) bool {
 // Diff lists what changed on each side since the merge base. It reads the records
 // the branches of either side wrote since the base: its cost follows the changes.
 func (s *Store) Diff(ctx context.Context, source, target string) (*store.Diff, error) {
+	return s.listDiff(ctx, source, target, false)
+}
+
+// DiffLean is Diff without the embeddings of facts and observations (see
+// store.LeanDiffer): a diff of many records then holds no vectors, and ApplyMerge finds
+// them again a chunk at a time.
+func (s *Store) DiffLean(ctx context.Context, source, target string) (*store.Diff, error) {
+	return s.listDiff(ctx, source, target, true)
+}
+
+var _ store.LeanDiffer = (*Store)(nil)
+
+func (s *Store) listDiff(ctx context.Context, source, target string, lean bool) (*store.Diff, error) {
 	var d *store.Diff
 	err := s.read(ctx, func(st *state) error {
 		var err error
-		d, err = st.diff(ctx, &s.ix, source, target)
+		d, err = st.diff(ctx, &s.ix, source, target, lean)
 		return err
 	})
 	return d, err
 }
 
-func (st *state) diff(ctx context.Context, ix *index, source, target string) (*store.Diff, error) {
+// diff lists the changes of source and target; lean leaves their embeddings out.
+func (st *state) diff(ctx context.Context, ix *index, source, target string, lean bool) (*store.Diff, error) {
 	if err := store.ValidateBranchName("source", source); err != nil {
 		return nil, err
 	}
@@ -153,6 +167,7 @@ func (st *state) diff(ctx context.Context, ix *index, source, target string) (*s
 	})
 	for lo := 0; lo < len(sorted); lo += mergeChunk {
 		refs := sorted[lo:min(lo+mergeChunk, len(sorted))]
+		ns, nt, nc := len(d.SourceChanges), len(d.TargetChanges), len(d.Conflicts)
 		bases := make(map[store.BranchRev][]store.Record, len(bviews))
 		for p, bv := range bviews {
 			if bases[p], err = bv.getMany(ctx, ix, refs); err != nil {
@@ -179,9 +194,20 @@ func (st *state) diff(ctx context.Context, ix *index, source, target string) (*s
 			}
 			addChange(d, ref, before, afters[i], theirss[i])
 		}
+		if lean {
+			// Compared whole above; kept without the vectors from here on.
+			leanFrom(d, ns, nt, nc)
+		}
 	}
 	d.Conflicts = append(d.Conflicts, store.SupersedeConflicts(d)...)
 	return d, nil
+}
+
+// leanFrom drops the embeddings of the changes and conflicts of d from the given
+// positions on.
+func leanFrom(d *store.Diff, source, target, conflicts int) {
+	part := store.Diff{SourceChanges: d.SourceChanges[source:], TargetChanges: d.TargetChanges[target:], Conflicts: d.Conflicts[conflicts:]}
+	part.DropEmbeddings()
 }
 
 // addChange adds to d what differs of one record between the base (before), the
