@@ -25,7 +25,9 @@ type BranchOptions struct {
 // the parent writes afterwards; creating it copies nothing. Errors: ErrBranchExists,
 // ErrBranchNotFound (no such parent), ErrSnapshotNotFound, *ValidationError for a bad
 // name, ErrClosed, ctx's error.
-func (c *Client) Branch(ctx context.Context, name string, opts BranchOptions) (Branch, error) {
+func (c *Client) Branch(ctx context.Context, name string, opts BranchOptions) (_ Branch, err error) {
+	ctx, end := c.start(ctx, Operation{Name: OpBranch, Method: "Branch", Branch: name})
+	defer func() { end(OperationEnd{Err: err}) }()
 	if err := c.use(ctx); err != nil {
 		return Branch{}, err
 	}
@@ -80,7 +82,9 @@ func (c *Client) ReactivateBranch(ctx context.Context, name string) (Branch, err
 
 // DeleteBranch removes a branch and its records. The default branch, a branch with
 // children and a branch with snapshots cannot be deleted (*ValidationError says why).
-func (c *Client) DeleteBranch(ctx context.Context, name string) error {
+func (c *Client) DeleteBranch(ctx context.Context, name string) (err error) {
+	ctx, end := c.start(ctx, Operation{Name: OpBranch, Method: "DeleteBranch", Branch: name})
+	defer func() { end(OperationEnd{Err: err}) }()
 	if err := c.use(ctx); err != nil {
 		return err
 	}

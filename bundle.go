@@ -118,7 +118,9 @@ func (c *Client) bundles() *bundle.Engine {
 // CreateBundle packages the verified knowledge of a task (what its branch added), a
 // branch or a template as a bundle and stores it. With Visibility team or public it
 // gets a share token. See bundle.Engine.Create.
-func (c *Client) CreateBundle(ctx context.Context, req CreateBundleRequest) (Bundle, error) {
+func (c *Client) CreateBundle(ctx context.Context, req CreateBundleRequest) (_ Bundle, err error) {
+	ctx, end := c.start(ctx, Operation{Name: OpBundleExport, Method: "CreateBundle", Branch: req.Branch})
+	defer func() { end(OperationEnd{Err: err}) }()
 	if err := c.use(ctx); err != nil {
 		return Bundle{}, err
 	}
@@ -187,7 +189,9 @@ func (c *Client) DeleteBundle(ctx context.Context, id string) error {
 
 // ExportBundle writes a stored bundle to w as a bundle file (the format is specified
 // in the bundle package's documentation).
-func (c *Client) ExportBundle(ctx context.Context, id string, w io.Writer, opts ExportBundleOptions) (Bundle, error) {
+func (c *Client) ExportBundle(ctx context.Context, id string, w io.Writer, opts ExportBundleOptions) (_ Bundle, err error) {
+	ctx, end := c.start(ctx, Operation{Name: OpBundleExport, Method: "ExportBundle", RecordID: id})
+	defer func() { end(OperationEnd{Err: err}) }()
 	if err := c.use(ctx); err != nil {
 		return Bundle{}, err
 	}
@@ -196,7 +200,9 @@ func (c *Client) ExportBundle(ctx context.Context, id string, w io.Writer, opts 
 
 // WriteBundle gathers a bundle as CreateBundle does and writes it to w as a bundle
 // file without storing it; with compress the file is gzip-compressed.
-func (c *Client) WriteBundle(ctx context.Context, w io.Writer, req CreateBundleRequest, compress bool) (BundleManifest, error) {
+func (c *Client) WriteBundle(ctx context.Context, w io.Writer, req CreateBundleRequest, compress bool) (_ BundleManifest, err error) {
+	ctx, end := c.start(ctx, Operation{Name: OpBundleExport, Method: "WriteBundle", Branch: req.Branch})
+	defer func() { end(OperationEnd{Err: err}) }()
 	if err := c.use(ctx); err != nil {
 		return BundleManifest{}, err
 	}
@@ -206,7 +212,11 @@ func (c *Client) WriteBundle(ctx context.Context, w io.Writer, req CreateBundleR
 // ImportBundle imports a bundle file, a stored bundle or a shared one into a branch,
 // atomically and idempotently: the whole bundle is checked (format version, records,
 // SHA-256 seal) before anything is written. See bundle.Engine.Import.
-func (c *Client) ImportBundle(ctx context.Context, req ImportBundleRequest) (ImportBundleResult, error) {
+func (c *Client) ImportBundle(ctx context.Context, req ImportBundleRequest) (res ImportBundleResult, err error) {
+	ctx, end := c.start(ctx, Operation{Name: OpBundleImport, Method: "ImportBundle", Branch: req.Branch, RecordID: req.Bundle})
+	defer func() {
+		end(OperationEnd{Err: err, Records: res.Created + res.Updated + res.Superseded, Conflicts: res.Conflicts})
+	}()
 	if err := c.use(ctx); err != nil {
 		return ImportBundleResult{}, err
 	}

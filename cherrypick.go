@@ -50,7 +50,9 @@ type (
 // Errors: *ValidationError for bad input (no Target, Target equal to Source);
 // ErrNotFound for an unknown conversation; ErrBranchNotFound; ErrBranchArchived; the
 // judge's errors with Verify; ErrClosed; ctx's error.
-func (c *Client) CherryPickConversation(ctx context.Context, p ConversationPick) (PickResult, error) {
+func (c *Client) CherryPickConversation(ctx context.Context, p ConversationPick) (res PickResult, err error) {
+	ctx, end := c.start(ctx, Operation{Name: OpCherryPick, Method: "CherryPickConversation", Branch: p.Target})
+	defer func() { end(OperationEnd{Err: err, Records: len(res.Messages)}) }()
 	if err := c.use(ctx); err != nil {
 		return PickResult{}, err
 	}
@@ -67,7 +69,9 @@ func (c *Client) CherryPickConversation(ctx context.Context, p ConversationPick)
 // Errors: *ValidationError for an inverted range (ToSeq before FromSeq), an empty
 // range (no message in it), a negative FromSeq, or no Target; otherwise as
 // CherryPickConversation.
-func (c *Client) CherryPickMessages(ctx context.Context, p MessagePick) (PickResult, error) {
+func (c *Client) CherryPickMessages(ctx context.Context, p MessagePick) (res PickResult, err error) {
+	ctx, end := c.start(ctx, Operation{Name: OpCherryPick, Method: "CherryPickMessages", Branch: p.Target})
+	defer func() { end(OperationEnd{Err: err, Records: len(res.Messages)}) }()
 	if err := c.use(ctx); err != nil {
 		return PickResult{}, err
 	}
@@ -80,7 +84,9 @@ func (c *Client) CherryPickMessages(ctx context.Context, p MessagePick) (PickRes
 // ("I'll", "let me", "the approach", "decision"), that follow a failed tool result,
 // or that come right before a tool call that succeeded. With no decision point nothing
 // is written. Errors: as CherryPickMessages, and the model's.
-func (c *Client) CherryPickDecisions(ctx context.Context, p DecisionPick) (PickResult, error) {
+func (c *Client) CherryPickDecisions(ctx context.Context, p DecisionPick) (res PickResult, err error) {
+	ctx, end := c.start(ctx, Operation{Name: OpCherryPick, Method: "CherryPickDecisions", Branch: p.Target})
+	defer func() { end(OperationEnd{Err: err, Records: len(res.Messages)}) }()
 	if err := c.use(ctx); err != nil {
 		return PickResult{}, err
 	}
@@ -94,7 +100,9 @@ func (c *Client) CherryPickDecisions(ctx context.Context, p DecisionPick) (PickR
 // one tool; p.FromSeq and p.ToSeq keep those within a range. The result's Sequences
 // lists what was picked; with none, nothing is written. Errors: as
 // CherryPickMessages.
-func (c *Client) CherryPickToolSequences(ctx context.Context, p ToolSequencePick) (PickResult, error) {
+func (c *Client) CherryPickToolSequences(ctx context.Context, p ToolSequencePick) (res PickResult, err error) {
+	ctx, end := c.start(ctx, Operation{Name: OpCherryPick, Method: "CherryPickToolSequences", Branch: p.Target})
+	defer func() { end(OperationEnd{Err: err, Records: len(res.Messages)}) }()
 	if err := c.use(ctx); err != nil {
 		return PickResult{}, err
 	}
@@ -107,7 +115,9 @@ func (c *Client) CherryPickToolSequences(ctx context.Context, p ToolSequencePick
 // unverified candidates (confidence 0.7). With p.Verify every fact is judged first and
 // lands with its verdict. The usual deduplication applies. Errors: *ValidationError,
 // ErrNotFound, ErrBranchNotFound, the model's errors, ErrClosed, ctx's error.
-func (c *Client) CherryPickFacts(ctx context.Context, p FactPick) (FactPickResult, error) {
+func (c *Client) CherryPickFacts(ctx context.Context, p FactPick) (res FactPickResult, err error) {
+	ctx, end := c.start(ctx, Operation{Name: OpCherryPick, Method: "CherryPickFacts", Branch: p.Target})
+	defer func() { end(OperationEnd{Err: err, Records: len(res.Facts)}) }()
 	if err := c.use(ctx); err != nil {
 		return FactPickResult{}, err
 	}

@@ -26,7 +26,9 @@ type CompactStats = store.CompactStats
 //
 // It fails with ErrNotSupported on an in-memory store or MatrixOne (whose server keeps
 // its own files), ErrReadOnly on a read-only Client and ErrClosed after Close.
-func (c *Client) Compact(ctx context.Context) (CompactStats, error) {
+func (c *Client) Compact(ctx context.Context) (_ CompactStats, err error) {
+	ctx, end := c.start(ctx, Operation{Name: OpCompact, Method: "Compact"})
+	defer func() { end(OperationEnd{Err: err}) }()
 	if err := c.use(ctx); err != nil {
 		return CompactStats{}, err
 	}

@@ -86,6 +86,11 @@ type Config struct {
 	// texts. A backend whose options carry a Logger keeps its own. Nil logs nothing.
 	Logger *slog.Logger
 
+	// Observer is told as each public operation of the Client starts and ends: the
+	// hook of tracing and metrics (see Observer, and the contrib/otel module for
+	// OpenTelemetry). Nil observes nothing, at no cost.
+	Observer Observer
+
 	// Contradictions says what a fact write does about the live facts of its branch
 	// that the new fact contradicts (other values, or the opposite statement, about
 	// the same subject; see curation.Contradicts): ContradictionsReport reports them

@@ -61,7 +61,9 @@ type FactCorrection struct {
 // action, no By or Why, an update that changes nothing, an empty text, a confidence
 // outside 0..1, a fact that is already superseded or invalidated); ErrNotFound for a
 // fact the branch does not hold; the store's errors. Nothing is written when the correction is refused.
-func (c *Client) CorrectFact(ctx context.Context, fc FactCorrection) (Fact, error) {
+func (c *Client) CorrectFact(ctx context.Context, fc FactCorrection) (_ Fact, err error) {
+	ctx, end := c.start(ctx, correctOp(fc))
+	defer func() { end(OperationEnd{Err: err, Records: succeeded(err, 1)}) }()
 	if err := c.use(ctx); err != nil {
 		return Fact{}, err
 	}

@@ -18,11 +18,13 @@ import (
 // MatrixOne reading the vectors of records spread over a large table is most of a
 // diff's cost. Get, ListFacts and the other reads return records whole. Errors:
 // ErrBranchNotFound, ErrClosed, ctx's error.
-func (c *Client) Diff(ctx context.Context, source, target string) (*Diff, error) {
+func (c *Client) Diff(ctx context.Context, source, target string) (d *Diff, err error) {
+	ctx, end := c.start(ctx, Operation{Name: OpDiff, Method: "Diff", Branch: source, Target: target})
+	defer func() { end(OperationEnd{Err: err, Records: diffSize(d)}) }()
 	if err := c.use(ctx); err != nil {
 		return nil, err
 	}
-	d, err := store.DiffLean(ctx, c.st, source, target)
+	d, err = store.DiffLean(ctx, c.st, source, target)
 	if err != nil {
 		return nil, err
 	}

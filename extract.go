@@ -47,7 +47,9 @@ const (
 // *llm.MalformedOutputError for a reply that is not the JSON asked for or proposes a
 // change to a fact it was not shown; ErrClosed; ctx's error. Nothing is written on
 // error.
-func (c *Client) ExtractFacts(ctx context.Context, x Extraction) (ExtractionResult, error) {
+func (c *Client) ExtractFacts(ctx context.Context, x Extraction) (res ExtractionResult, err error) {
+	ctx, end := c.start(ctx, Operation{Name: OpExtract, Method: "ExtractFacts", Branch: branchOrMain(x.Branch), RecordID: x.ConversationID})
+	defer func() { end(OperationEnd{Err: err, Records: len(res.Added) + len(res.Updated) + len(res.Invalidated)}) }()
 	if err := c.use(ctx); err != nil {
 		return ExtractionResult{}, err
 	}

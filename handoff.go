@@ -205,7 +205,9 @@ func CompileCondition(src string) (*Condition, error) { return handoff.Compile(s
 // priority objective...); ErrNotFound for an unknown task; ErrTaskClosed;
 // ErrNotMember for a source that is not an active member; ErrNoCandidate; ErrClosed;
 // ctx's error.
-func (c *Client) Handoff(ctx context.Context, r HandoffRequest) (HandoffRecord, error) {
+func (c *Client) Handoff(ctx context.Context, r HandoffRequest) (_ HandoffRecord, err error) {
+	ctx, end := c.start(ctx, Operation{Name: OpHandoff, Method: "Handoff", RecordID: r.Task})
+	defer func() { end(OperationEnd{Err: err}) }()
 	if err := c.use(ctx); err != nil {
 		return HandoffRecord{}, err
 	}
@@ -231,7 +233,9 @@ func (c *Client) GetHandoff(ctx context.Context, id string) (HandoffRecord, erro
 // *TransitionError (ErrConflict) when the handoff is not pending: accepted, claimed by
 // another, rejected; ErrHandoffExpired; ErrTaskClosed; *RollbackError (ErrRolledBack);
 // ErrClosed; ctx's error.
-func (c *Client) AcceptHandoff(ctx context.Context, r AcceptRequest) (Acceptance, error) {
+func (c *Client) AcceptHandoff(ctx context.Context, r AcceptRequest) (a Acceptance, err error) {
+	ctx, end := c.start(ctx, Operation{Name: OpHandoff, Method: "AcceptHandoff", RecordID: r.Handoff})
+	defer func() { end(OperationEnd{Err: err}) }()
 	if err := c.use(ctx); err != nil {
 		return Acceptance{}, err
 	}

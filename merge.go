@@ -2,6 +2,7 @@ package day1
 
 import (
 	"context"
+	"errors"
 
 	"github.com/day1ai/day1/merge"
 )
@@ -26,7 +27,19 @@ type MergeResult = merge.Result
 // policy meets conflicts; *MergeBlockedError (ErrMergeBlocked) when the gate refuses;
 // *ValidationError for a bad request; ErrBranchNotFound; ErrStale when the target kept
 // changing; ErrClosed; ctx's error.
-func (c *Client) Merge(ctx context.Context, req MergeRequest) (MergeResult, error) {
+func (c *Client) Merge(ctx context.Context, req MergeRequest) (res MergeResult, err error) {
+	ctx, end := c.start(ctx, Operation{Name: OpMerge, Method: "Merge", Branch: req.Source, Target: req.Target})
+	defer func() {
+		e := OperationEnd{Err: err, Records: len(res.Record.Merged)}
+		var mc *MergeConflictError
+		switch {
+		case errors.As(err, &mc):
+			e.Conflicts = len(mc.Conflicts)
+		case res.Diff != nil:
+			e.Conflicts = len(res.Diff.Conflicts)
+		}
+		end(e)
+	}()
 	if err := c.use(ctx); err != nil {
 		return MergeResult{}, err
 	}

@@ -132,7 +132,9 @@ func (r reader) ListMessages(ctx context.Context, o ListOptions) ([]Message, err
 
 // Messages returns the messages of one conversation in Seq order, or an error matching
 // ErrNotFound when the branch has no such conversation.
-func (r reader) Messages(ctx context.Context, branch, conversationID string) ([]Message, error) {
+func (r reader) Messages(ctx context.Context, branch, conversationID string) (out []Message, err error) {
+	ctx, end := r.c.start(ctx, Operation{Name: OpGetMemory, Method: "Messages", Branch: branchOrMain(branch), RecordID: conversationID})
+	defer func() { end(OperationEnd{Err: err, Records: len(out)}) }()
 	if err := r.c.use(ctx); err != nil {
 		return nil, err
 	}
@@ -170,7 +172,9 @@ func (r reader) view(ctx context.Context, branch string) (store.View, error) {
 	return store.View{Branch: branchOrMain(branch), At: at}, nil
 }
 
-func get[T store.Record](ctx context.Context, r reader, kind Kind, branch, id string) (T, error) {
+func get[T store.Record](ctx context.Context, r reader, kind Kind, branch, id string) (_ T, err error) {
+	ctx, end := r.c.start(ctx, Operation{Name: OpGetMemory, Method: "Get" + kindName(kind), Branch: branchOrMain(branch), RecordID: id})
+	defer func() { end(OperationEnd{Err: err, Records: succeeded(err, 1)}) }()
 	var zero T
 	if err := r.c.use(ctx); err != nil {
 		return zero, err
@@ -193,7 +197,9 @@ func get[T store.Record](ctx context.Context, r reader, kind Kind, branch, id st
 	return t, nil
 }
 
-func list[T store.Record](ctx context.Context, r reader, kind Kind, o ListOptions) ([]T, error) {
+func list[T store.Record](ctx context.Context, r reader, kind Kind, o ListOptions) (out []T, err error) {
+	ctx, end := r.c.start(ctx, Operation{Name: OpGetMemory, Method: "List" + kindName(kind) + "s", Branch: branchOrMain(o.Branch)})
+	defer func() { end(OperationEnd{Err: err, Records: len(out)}) }()
 	if err := r.c.use(ctx); err != nil {
 		return nil, err
 	}

@@ -106,7 +106,9 @@ func (c *Client) replayer() *replay.Engine {
 // Errors: *ValidationError for an empty task name or a bad opts.AsOf; ErrNotFound for
 // an unknown task or snapshot; ErrTooOld when opts.AsOf is before the task; ErrClosed;
 // ctx's error.
-func (c *Client) TaskReplay(ctx context.Context, task string, opts ReplayOptions) (TaskReplay, error) {
+func (c *Client) TaskReplay(ctx context.Context, task string, opts ReplayOptions) (_ TaskReplay, err error) {
+	ctx, end := c.start(ctx, Operation{Name: OpReplay, Method: "TaskReplay", RecordID: task})
+	defer func() { end(OperationEnd{Err: err}) }()
 	if err := c.use(ctx); err != nil {
 		return TaskReplay{}, err
 	}

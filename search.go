@@ -112,7 +112,9 @@ type SearchQuery struct {
 // retriever never finds a record whose cosine to the query is 0 or less. Errors: *ValidationError for a bad query (an
 // empty Text, a Limit out of range, ...), ErrBranchNotFound, ErrClosed, ctx's error,
 // and for a Vector search the embedder's error.
-func (r reader) Search(ctx context.Context, q SearchQuery) ([]Hit, error) {
+func (r reader) Search(ctx context.Context, q SearchQuery) (hits []Hit, err error) {
+	ctx, end := r.c.start(ctx, Operation{Name: OpSearchMemory, Method: "Search", Branch: branchOrMain(q.Branch), Query: q.Text})
+	defer func() { end(OperationEnd{Err: err, Records: len(hits)}) }()
 	if err := r.c.use(ctx); err != nil {
 		return nil, err
 	}
@@ -152,7 +154,7 @@ func (r reader) Search(ctx context.Context, q SearchQuery) ([]Hit, error) {
 		limit = store.DefaultSearchLimit
 	}
 	sq.Limit = max(limit, r.c.cfg.RerankPool)
-	hits, err := r.c.st.Search(ctx, v, sq)
+	hits, err = r.c.st.Search(ctx, v, sq)
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,9 @@ type SnapshotOptions struct {
 // TimeTravel(AtSnapshot(name)) and BranchOptions.At can return to it. Names follow the
 // rules of ids. Errors: ErrSnapshotExists, ErrBranchNotFound, *ValidationError for a bad
 // name, ErrClosed, ctx's error.
-func (c *Client) Snapshot(ctx context.Context, branch, name string, opts SnapshotOptions) (Snapshot, error) {
+func (c *Client) Snapshot(ctx context.Context, branch, name string, opts SnapshotOptions) (_ Snapshot, err error) {
+	ctx, end := c.start(ctx, Operation{Name: OpSnapshot, Method: "Snapshot", Branch: branchOrMain(branch), RecordID: name})
+	defer func() { end(OperationEnd{Err: err}) }()
 	if err := c.use(ctx); err != nil {
 		return Snapshot{}, err
 	}

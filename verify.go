@@ -82,7 +82,9 @@ func (c *Client) curator() *curation.Engine {
 // bad id; the model's error, or a *llm.MalformedOutputError for a reply that is not
 // the JSON asked for; ErrStale when the fact changed while judged; ErrClosed; ctx's
 // error. Nothing is written on error.
-func (c *Client) VerifyFact(ctx context.Context, branch, id string) (FactVerdict, error) {
+func (c *Client) VerifyFact(ctx context.Context, branch, id string) (_ FactVerdict, err error) {
+	ctx, end := c.start(ctx, Operation{Name: OpVerify, Method: "VerifyFact", Branch: branchOrMain(branch), RecordID: id})
+	defer func() { end(OperationEnd{Err: err, Records: succeeded(err, 1)}) }()
 	if err := c.use(ctx); err != nil {
 		return FactVerdict{}, err
 	}
@@ -111,7 +113,9 @@ func (c *Client) VerifyConversation(ctx context.Context, branch, id string) (Con
 //
 // Errors: *ValidationError for a bad branch, kind or policy (thresholds outside 0..1
 // or inverted); ErrBranchNotFound; the first record's error; ErrClosed; ctx's error.
-func (c *Client) VerifyBranch(ctx context.Context, req VerifyBranchRequest) (VerifyBranchResult, error) {
+func (c *Client) VerifyBranch(ctx context.Context, req VerifyBranchRequest) (res VerifyBranchResult, err error) {
+	ctx, end := c.start(ctx, Operation{Name: OpVerify, Method: "VerifyBranch", Branch: branchOrMain(req.Branch)})
+	defer func() { end(OperationEnd{Err: err, Records: res.Total}) }()
 	if err := c.use(ctx); err != nil {
 		return VerifyBranchResult{}, err
 	}

@@ -65,7 +65,9 @@ func (c *Client) WriteFact(ctx context.Context, f Fact) (Written[Fact], error) {
 //
 // Errors: *ValidationError for bad input (the field is named "facts[i].Text" and so on
 // in a batch of several), ErrBranchNotFound, ErrBranchArchived, ErrClosed, ctx's error.
-func (c *Client) WriteFacts(ctx context.Context, facts []Fact) ([]Written[Fact], error) {
+func (c *Client) WriteFacts(ctx context.Context, facts []Fact) (ws []Written[Fact], err error) {
+	ctx, end := c.start(ctx, writeOp("WriteFacts", facts))
+	defer func() { end(OperationEnd{Err: err, Records: len(ws)}) }()
 	if err := c.use(ctx); err != nil {
 		return nil, err
 	}
@@ -77,7 +79,7 @@ func (c *Client) WriteFacts(ctx context.Context, facts []Fact) ([]Written[Fact],
 	if err != nil {
 		return nil, err
 	}
-	ws, err := write(ctx, c, batch, "facts")
+	ws, err = write(ctx, c, batch, "facts")
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +92,7 @@ func (c *Client) WriteFacts(ctx context.Context, facts []Fact) ([]Written[Fact],
 
 // WriteObservation writes one observation. See WriteObservations.
 func (c *Client) WriteObservation(ctx context.Context, o Observation) (Written[Observation], error) {
-	ws, err := write(ctx, c, []Observation{o}, "observations")
+	ws, err := c.WriteObservations(ctx, []Observation{o})
 	if err != nil {
 		return Written[Observation]{}, err
 	}
@@ -101,7 +103,9 @@ func (c *Client) WriteObservation(ctx context.Context, o Observation) (Written[O
 // WriteFacts: one branch or none, generated ids, Summary embedded when Embedding is
 // empty, an embedding failure reported in Written.EmbedErr and never blocking the write.
 // Type is required.
-func (c *Client) WriteObservations(ctx context.Context, obs []Observation) ([]Written[Observation], error) {
+func (c *Client) WriteObservations(ctx context.Context, obs []Observation) (ws []Written[Observation], err error) {
+	ctx, end := c.start(ctx, writeOp("WriteObservations", obs))
+	defer func() { end(OperationEnd{Err: err, Records: len(ws)}) }()
 	return write(ctx, c, obs, "observations")
 }
 
@@ -109,7 +113,9 @@ func (c *Client) WriteObservations(ctx context.Context, obs []Observation) ([]Wr
 // DefaultBranch and an empty ID gets a generated one. Source, Target and Type are
 // required; a zero ValidFrom means the creation time and a zero ValidTo means the
 // relation still holds.
-func (c *Client) WriteRelation(ctx context.Context, r Relation) (Written[Relation], error) {
+func (c *Client) WriteRelation(ctx context.Context, r Relation) (w Written[Relation], err error) {
+	ctx, end := c.start(ctx, writeOp("WriteRelation", []Relation{r}))
+	defer func() { end(OperationEnd{Err: err, Records: succeeded(err, 1)}) }()
 	ws, err := write(ctx, c, []Relation{r}, "relations")
 	if err != nil {
 		return Written[Relation]{}, err
@@ -120,7 +126,9 @@ func (c *Client) WriteRelation(ctx context.Context, r Relation) (Written[Relatio
 // WriteConversation writes a conversation, the container of messages added with
 // AppendMessage. An empty Branch means DefaultBranch and an empty ID gets a generated
 // one.
-func (c *Client) WriteConversation(ctx context.Context, conv Conversation) (Written[Conversation], error) {
+func (c *Client) WriteConversation(ctx context.Context, conv Conversation) (w Written[Conversation], err error) {
+	ctx, end := c.start(ctx, writeOp("WriteConversation", []Conversation{conv}))
+	defer func() { end(OperationEnd{Err: err, Records: succeeded(err, 1)}) }()
 	ws, err := write(ctx, c, []Conversation{conv}, "conversations")
 	if err != nil {
 		return Written[Conversation]{}, err
@@ -151,7 +159,9 @@ func (c *Client) AppendMessage(ctx context.Context, m Message) (Written[Message]
 // numbers one. Contents without an embedding are embedded in one Embed call; a
 // failure leaves those messages keyword-searchable and says why in Written.EmbedErr.
 // At most store.MaxBatch messages.
-func (c *Client) AppendMessages(ctx context.Context, msgs []Message) ([]Written[Message], error) {
+func (c *Client) AppendMessages(ctx context.Context, msgs []Message) (ws []Written[Message], err error) {
+	ctx, end := c.start(ctx, writeOp("AppendMessages", msgs))
+	defer func() { end(OperationEnd{Err: err, Records: len(ws)}) }()
 	if err := c.use(ctx); err != nil {
 		return nil, err
 	}
@@ -217,7 +227,13 @@ func (c *Client) nextSeq(ctx context.Context, v store.View, conv string) (int, e
 // batch. The past still shows them: time-travel views and snapshots are unaffected.
 // Deleting a record the branch does not have is an error matching ErrNotFound, and then
 // nothing is deleted.
-func (c *Client) Delete(ctx context.Context, branch string, refs ...Ref) error {
+func (c *Client) Delete(ctx context.Context, branch string, refs ...Ref) (err error) {
+	op := Operation{Name: OpDeleteMemory, Method: "Delete", Branch: branchOrMain(branch)}
+	if len(refs) == 1 {
+		op.RecordID = refs[0].ID
+	}
+	ctx, end := c.start(ctx, op)
+	defer func() { end(OperationEnd{Err: err, Records: succeeded(err, len(refs))}) }()
 	if err := c.use(ctx); err != nil {
 		return err
 	}
