@@ -68,6 +68,9 @@ type ListOptions struct {
 	Limit int
 	// Offset skips that many records first. Default 0.
 	Offset int
+	// IncludeExpired also lists facts whose ExpiresAt has passed, which a list leaves
+	// out by default, as a search does (see SearchQuery.IncludeExpired).
+	IncludeExpired bool
 }
 
 // reader implements Reader for the Client (at the zero At: head) and for Views.
@@ -207,9 +210,36 @@ func list[T store.Record](ctx context.Context, r reader, kind Kind, o ListOption
 	if err != nil {
 		return nil, err
 	}
+	f := o.Filter
+	if kind == KindFact {
+		if f, err = r.unexpired(ctx, f, o.IncludeExpired); err != nil {
+			return nil, err
+		}
+	}
 	return listIn[T](ctx, r, v, store.ListQuery{
-		Kind: kind, Filter: o.Filter, Order: o.Order, Desc: o.Desc, Limit: o.Limit, Offset: o.Offset,
+		Kind: kind, Filter: f, Order: o.Order, Desc: o.Desc, Limit: o.Limit, Offset: o.Offset,
 	})
+}
+
+// unexpired returns f set to leave out the facts that have expired by the instant the
+// read sees: the point of a View (Filter.LiveAt), or now at the head (NotExpired, which
+// the store turns into its clock's now). A filter that names LiveAt, or a read that
+// asks for expired facts, is left as it is.
+func (r reader) unexpired(ctx context.Context, f Filter, includeExpired bool) (Filter, error) {
+	switch {
+	case includeExpired || !f.LiveAt.IsZero():
+	case r.at.Snapshot != "":
+		sn, err := r.c.st.GetSnapshot(ctx, r.at.Snapshot)
+		if err != nil {
+			return f, err
+		}
+		f.LiveAt = sn.CreatedAt
+	case !r.at.Time.IsZero():
+		f.LiveAt = r.at.Time
+	default:
+		f.NotExpired = true
+	}
+	return f, nil
 }
 
 func listIn[T store.Record](ctx context.Context, r reader, v store.View, q store.ListQuery) ([]T, error) {

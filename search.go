@@ -68,6 +68,11 @@ type SearchQuery struct {
 	// leaves out by default: they are history, not what is known now. Setting
 	// Filter.Status or Filter.Statuses searches exactly those statuses instead.
 	IncludeHistory bool
+	// IncludeExpired also returns facts whose ExpiresAt has passed, which a search
+	// leaves out by default: at the head, those expired by now (the store's clock); in
+	// a View, those expired by the point it reads. Setting Filter.LiveAt judges expiry
+	// at that instant instead.
+	IncludeExpired bool
 	// Window, 0 to store.MaxWindow, returns each message hit with up to Window
 	// messages of its conversation on each side, by Seq (Hit.Before, Hit.After).
 	// Default 0: no neighbours attached. A Window above store.DefaultContextSpan (2)
@@ -129,6 +134,9 @@ func (r reader) Search(ctx context.Context, q SearchQuery) (hits []Hit, err erro
 	}
 	if sq.Mode == "" {
 		sq.Mode = Hybrid
+	}
+	if sq.Filter, err = r.unexpired(ctx, sq.Filter, q.IncludeExpired); err != nil {
+		return nil, err
 	}
 	if sq.Fusion == "" && sq.VectorWeight == 0 && r.c.emb != nil && llm.QualityOf(r.c.emb) == llm.QualityLexical {
 		sq.Fusion = Fill

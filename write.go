@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/day1ai/day1/llm"
 	"github.com/day1ai/day1/store"
@@ -277,6 +278,9 @@ func write[T store.Record](ctx context.Context, c *Client, in []T, plural string
 		if err := store.ValidateRecord(rec, 0); err != nil {
 			return nil, inBatch(err, plural, i, len(in))
 		}
+		if err := c.checkExpiry(rec); err != nil {
+			return nil, inBatch(err, plural, i, len(in))
+		}
 		recs[i] = rec
 	}
 	embedErrs := c.embed(ctx, recs)
@@ -436,4 +440,18 @@ func withID(r store.Record, id string) store.Record {
 		return r
 	}
 	return r
+}
+
+// checkExpiry refuses a fact whose ExpiresAt is not after the time of its write: its
+// CreatedAt, or now when it has none (the store stamps it then).
+func (c *Client) checkExpiry(r store.Record) error {
+	f, ok := r.(Fact)
+	if !ok || f.ExpiresAt.IsZero() || !f.CreatedAt.IsZero() {
+		return nil // without an expiry, or checked against CreatedAt by ValidateRecord
+	}
+	if now := c.now(); !f.ExpiresAt.After(now) {
+		return store.Invalid("Fact.ExpiresAt", "must be after the time of the write ("+now.Format(time.RFC3339)+"): an expiry in the past",
+			f.ExpiresAt.Format(time.RFC3339Nano))
+	}
+	return nil
 }

@@ -6,8 +6,8 @@
 // and it sees more than the few hits a search returns.
 //
 // day1.Config.Reranker turns the stage on for a Client; it is off by default. Model
-// reranks with an llm.Model; Func turns a plain function into a Reranker, for tests
-// and for scorers of one's own.
+// reranks with an llm.Model; Recency decays scores with the age of their records;
+// Func turns a plain function into a Reranker, for tests and for scorers of one's own.
 package rerank
 
 import (

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/day1ai/day1/llm"
 	"github.com/day1ai/day1/llm/llmfake"
@@ -81,5 +83,36 @@ func TestFunc(t *testing.T) {
 	cancel()
 	if _, err := f.Rerank(ctx, "q", hits("a")); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
+	}
+}
+
+// TestRecency checks that Recency halves a score at each HalfLife of age, ranks the
+// newer of two equal candidates first, decays Next's scores when it has one, leaves a
+// candidate from the future as it is, and refuses a HalfLife that is not positive.
+func TestRecency(t *testing.T) {
+	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	hit := func(id string, age time.Duration, relevance float64) store.Hit {
+		return store.Hit{Record: store.Fact{ID: id, Text: id, CreatedAt: now.Add(-age)}, Relevance: relevance}
+	}
+	cands := []store.Hit{hit("old", 48*time.Hour, 0.8), hit("new", time.Hour, 0.8), hit("future", -time.Hour, 0.5)}
+	r := &rerank.Recency{HalfLife: 24 * time.Hour, Now: func() time.Time { return now }}
+	got, err := r.Rerank(context.Background(), "q", cands)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{0.2, 0.8 * math.Exp2(-1.0/24), 0.5}
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-12 {
+			t.Errorf("score of %s = %v; want %v", cands[i].Record.RecordID(), got[i], want[i])
+		}
+	}
+	graded := &rerank.Recency{HalfLife: 24 * time.Hour, Now: func() time.Time { return now },
+		Next: rerank.Func(func(_ string, h store.Hit) float64 { return 10 })}
+	got, err = graded.Rerank(context.Background(), "q", cands[:1])
+	if err != nil || math.Abs(got[0]-2.5) > 1e-12 || graded.Name() != "func+recency" {
+		t.Errorf("Next's grade decayed: %v, %v, name %q; want 2.5 and func+recency", got, err, graded.Name())
+	}
+	if _, err := (&rerank.Recency{}).Rerank(context.Background(), "q", cands); !errors.Is(err, store.ErrInvalidArgument) {
+		t.Errorf("a zero HalfLife: %v; want ErrInvalidArgument", err)
 	}
 }

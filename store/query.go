@@ -45,6 +45,28 @@ type Filter struct {
 	Until    time.Time
 	Metadata map[string]string // every pair equal (Properties for relations)
 	IDs      []string          // id is one of these
+	// LiveAt leaves out the facts that have expired by it (Fact.Expired); records of
+	// other kinds are kept. Zero applies no expiry. day1's reads in the past set it to
+	// the point they read, unless asked for expired facts.
+	LiveAt time.Time
+	// NotExpired leaves out the facts that have expired by now, by the store's clock,
+	// unless LiveAt names another instant: day1's reads at the head set it. A store
+	// turns it into LiveAt (ResolveExpiry) as a read starts, and reads no clock when it
+	// holds no fact with an expiry.
+	NotExpired bool
+}
+
+// ResolveExpiry returns f with NotExpired turned into LiveAt, as a store does when a
+// read starts: now() when the store may hold a fact with an expiry (holds) and LiveAt
+// is not set, nothing otherwise.
+func (f Filter) ResolveExpiry(holds bool, now func() time.Time) Filter {
+	if f.NotExpired {
+		f.NotExpired = false
+		if holds && f.LiveAt.IsZero() {
+			f.LiveAt = now()
+		}
+	}
+	return f
 }
 
 // Order is the order of List results.
@@ -520,7 +542,10 @@ type SessionFilter struct {
 // HistoryOnly reports whether a filter drops exactly the facts that are history (of
 // HistoryStatuses) and nothing else, as a search's default filter does: a store that
 // marks history in its index decides such a filter without reading the records.
+// Filter.LiveAt and NotExpired are not looked at: a store that decides such a filter
+// from its index keeps each fact's expiry there and checks LiveAt itself.
 func HistoryOnly(f Filter) bool {
+	f.LiveAt, f.NotExpired = time.Time{}, false
 	if len(f.ExcludeStatuses) == 0 {
 		return false
 	}

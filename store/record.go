@@ -169,6 +169,21 @@ type Fact struct {
 	Verify     Verification      `json:"verification,omitzero"`
 	CreatedAt  time.Time         `json:"created_at"`
 	UpdatedAt  time.Time         `json:"updated_at"`
+	// ExpiresAt is when the fact stops being true ("the freeze lasts until Friday"):
+	// from that instant searches and lists leave it out unless they ask for expired
+	// facts, while gets, history, time travel to an earlier instant, diffs and merges
+	// still show it. Zero, the default, never expires. It must be after CreatedAt.
+	ExpiresAt time.Time `json:"expires_at,omitzero"`
+	// TTL, at write, sets ExpiresAt to CreatedAt (the write's time by default) plus
+	// TTL; the stored fact keeps ExpiresAt, not TTL. Zero sets nothing; it must not be
+	// negative, nor given with ExpiresAt.
+	TTL time.Duration `json:"-"`
+}
+
+// Expired reports whether the fact has expired at t: it has an ExpiresAt, and t is
+// not before it.
+func (f Fact) Expired(t time.Time) bool {
+	return !f.ExpiresAt.IsZero() && !t.Before(f.ExpiresAt)
 }
 
 // Observation is something an agent saw or did: a tool call, a discovery, an error.

@@ -13,13 +13,13 @@ func (f Filter) Match(r Record) bool {
 	var status FactStatus
 	var obsType ObservationType
 	var meta map[string]string
-	var t time.Time
+	var t, expires time.Time
 	// The id and time are read in each case, from the concrete type: a call through
 	// the interface would make r escape, and a caller could not keep it on its stack.
 	switch r := r.(type) {
 	case Fact:
 		category, status, session, task, agent, meta = r.Category, r.Status, r.SessionID, r.TaskID, r.AgentID, r.Metadata
-		id, t = r.RecordID(), r.RecordTime()
+		id, t, expires = r.RecordID(), r.RecordTime(), r.ExpiresAt
 	case Observation:
 		session, task, agent, obsType, meta = r.SessionID, r.TaskID, r.AgentID, r.Type, r.Metadata
 		id, t = r.RecordID(), r.RecordTime()
@@ -64,6 +64,9 @@ func (f Filter) Match(r Record) bool {
 	if !f.Since.IsZero() && t.Before(f.Since) || !f.Until.IsZero() && !t.Before(f.Until) {
 		return false
 	}
+	if !f.LiveAt.IsZero() && !expires.IsZero() && !f.LiveAt.Before(expires) {
+		return false
+	}
 	for k, v := range f.Metadata {
 		if got, ok := meta[k]; !ok || got != v {
 			return false
@@ -105,11 +108,14 @@ func WithDefaults(r Record, now time.Time) Record {
 	in := r
 	switch r := r.(type) {
 	case Fact:
-		if !r.CreatedAt.IsZero() && !r.UpdatedAt.IsZero() && r.Status != "" && r.Confidence != 0 {
+		if !r.CreatedAt.IsZero() && !r.UpdatedAt.IsZero() && r.Status != "" && r.Confidence != 0 && r.TTL == 0 {
 			return in
 		}
 		if r.CreatedAt.IsZero() {
 			r.CreatedAt = now
+		}
+		if r.TTL > 0 && r.ExpiresAt.IsZero() {
+			r.ExpiresAt, r.TTL = r.CreatedAt.Add(r.TTL), 0
 		}
 		if r.UpdatedAt.IsZero() {
 			r.UpdatedAt = r.CreatedAt
@@ -233,7 +239,7 @@ func sameContent(a, b Record, ignoreUpdated, ignoreEmbedding bool) bool {
 			(x.Status == y.Status || ignoreUpdated && promotedFrom(x, y)) &&
 			x.SourceType == y.SourceType && x.SourceID == y.SourceID && x.ParentID == y.ParentID &&
 			x.SessionID == y.SessionID && x.TaskID == y.TaskID && x.AgentID == y.AgentID &&
-			maps.Equal(x.Metadata, y.Metadata) && x.Verify.equal(y.Verify) &&
+			maps.Equal(x.Metadata, y.Metadata) && x.Verify.equal(y.Verify) && x.ExpiresAt.Equal(y.ExpiresAt) &&
 			sameStamp(x.CreatedAt, y.CreatedAt) && (ignoreUpdated || sameStamp(x.UpdatedAt, y.UpdatedAt))
 	case Observation:
 		y, ok := b.(Observation)
@@ -420,7 +426,7 @@ func StampLike(in, cur Record) Record {
 
 // IsZero reports whether the filter matches everything.
 func (f Filter) IsZero() bool {
-	return f.Category == "" && f.Status == "" && len(f.Statuses) == 0 && len(f.ExcludeStatuses) == 0 && f.SessionID == "" &&
+	return f.LiveAt.IsZero() && !f.NotExpired && f.Category == "" && f.Status == "" && len(f.Statuses) == 0 && len(f.ExcludeStatuses) == 0 && f.SessionID == "" &&
 		f.TaskID == "" && f.AgentID == "" && f.ConversationID == "" && f.Role == "" && f.ObsType == "" &&
 		f.Entity == "" && f.RelationType == "" && f.Since.IsZero() && f.Until.IsZero() &&
 		len(f.Metadata) == 0 && len(f.IDs) == 0

@@ -223,6 +223,7 @@ func ValidateRecord(r Record, dims int) error {
 			validateCategory(r.Category),
 			validateUnit("Fact.Verify.Score", r.Verify.Score),
 			validateScores("Fact.Verify.Scores", r.Verify.Scores),
+			validateExpiry(r),
 		)
 	case Observation:
 		var typeErr error
@@ -597,4 +598,19 @@ func ValidateMergeFilter(f MergeFilter) error {
 func (f MergeFilter) Match(m MergeRecord) bool {
 	return (f.Source == "" || m.Source == f.Source) && (f.Target == "" || m.Target == f.Target) &&
 		(f.Branch == "" || m.Source == f.Branch || m.Target == f.Branch)
+}
+
+// validateExpiry checks a fact's TTL and ExpiresAt: a TTL not negative and not given
+// with ExpiresAt, and an ExpiresAt after CreatedAt when both are known.
+func validateExpiry(f Fact) error {
+	switch {
+	case f.TTL < 0:
+		return Invalid("Fact.TTL", "must not be negative (0 sets no expiry)", f.TTL.String())
+	case f.TTL > 0 && !f.ExpiresAt.IsZero():
+		return Invalid("Fact.TTL", "is given with ExpiresAt; give one of them", f.TTL.String())
+	case !f.ExpiresAt.IsZero() && !f.CreatedAt.IsZero() && !f.ExpiresAt.After(f.CreatedAt):
+		return Invalid("Fact.ExpiresAt", "must be after the fact's CreatedAt (the time of the write unless given): an expiry in the past",
+			f.ExpiresAt.Format(time.RFC3339Nano))
+	}
+	return nil
 }

@@ -74,6 +74,9 @@ type Index struct {
 	// Time is the record's time (store.Record.RecordTime, Unix nanoseconds), which
 	// lists are ordered by.
 	Time int64
+	// Expires is when a fact expires (store.Fact.ExpiresAt, Unix nanoseconds); 0 for
+	// none.
+	Expires int64
 }
 
 // Meta is what a driver returns of a row for the portable store's indexes: all but
@@ -93,6 +96,7 @@ type Meta struct {
 	Group   string
 	Order   int64
 	Time    int64
+	Expires int64
 }
 
 // BranchRow is a branch as a driver keeps it.

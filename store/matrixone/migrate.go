@@ -156,6 +156,15 @@ var goSteps = map[int]func(s *Store, ctx context.Context, ms []migration) error{
 	10: (*Store).addSearchColumns,
 	11: (*Store).stemTerms,
 	12: (*Store).moveVectors,
+	13: (*Store).addExpiry,
+}
+
+// addExpiry adds expires_at to every branch's facts table that lacks it (migration
+// 013).
+func (s *Store) addExpiry(ctx context.Context, _ []migration) error {
+	return s.eachSearchTable(ctx, []store.Kind{store.KindFact}, func(_ store.Kind, name, _ string) error {
+		return s.addColumn(ctx, name, "expires_at", "DATETIME(6) NULL")
+	})
 }
 
 // moveVectors copies the embeddings of every branch's facts, observations and

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	sq "github.com/Masterminds/squirrel"
 	"golang.org/x/sync/errgroup"
@@ -107,6 +108,11 @@ func filterSQL(k store.Kind, f store.Filter) (conds sq.And, possible, pushed boo
 	if len(f.IDs) > 0 {
 		conds = append(conds, sq.Eq{"id": f.IDs})
 	}
+	if !f.LiveAt.IsZero() && k == store.KindFact {
+		// Expired at LiveAt: expires_at <= LiveAt. The column holds microseconds, so
+		// LiveAt truncated to them compares exactly.
+		conds = append(conds, sq.Or{sq.Eq{"expires_at": nil}, sq.Gt{"expires_at": micro(f.LiveAt)}})
+	}
 	return conds, true, len(f.Metadata) == 0
 }
 
@@ -142,6 +148,9 @@ func (s *Store) List(ctx context.Context, v store.View, q store.ListQuery) ([]st
 	}
 	if err := s.usable(ctx); err != nil {
 		return nil, err
+	}
+	if q.Filter.NotExpired {
+		q.Filter = q.Filter.ResolveExpiry(s.holdsExpiring(ctx), s.opts.Now)
 	}
 	return retryIdempotent(ctx, s, "List", func() ([]store.Record, error) {
 		p, err := s.resolve(ctx, s.db, v)
@@ -244,6 +253,9 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 	q, err := store.NormalizeSearch(q, s.opts.Dimensions)
 	if err != nil {
 		return nil, err
+	}
+	if q.Filter.NotExpired {
+		q.Filter = q.Filter.ResolveExpiry(s.holdsExpiring(ctx), s.opts.Now)
 	}
 	return retryIdempotent(ctx, s, "Search", func() ([]store.Hit, error) {
 		p, err := s.resolve(ctx, s.db, v)
@@ -974,4 +986,32 @@ func (c *statsCache) set(name string, p pos, st tableStats) {
 		c.tabs = map[string]statsEntry{}
 	}
 	c.tabs[name] = statsEntry{head: head, tableStats: st}
+}
+
+// expiryRecheck is how often a read asks the database whether it holds a fact with an
+// expiry, while the answer is no.
+const expiryRecheck = time.Second
+
+// holdsExpiring reports whether the database may hold a fact with an expiry. Once it
+// does, it always will; until then a read asks the server at most once per
+// expiryRecheck (a fact with an expiry written by another process is judged by its
+// expiry within that time), and a write of this Store that holds one says so at once.
+// A failed check answers yes.
+func (s *Store) holdsExpiring(ctx context.Context) bool {
+	if s.expiring.Load() {
+		return true
+	}
+	now := time.Now().UnixNano()
+	last := s.expiryChecked.Load()
+	if now-last < int64(expiryRecheck) || !s.expiryChecked.CompareAndSwap(last, now) {
+		return false
+	}
+	var n int
+	if err := s.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM day1_expiring").Scan(&n); err != nil {
+		return true
+	}
+	if n > 0 {
+		s.expiring.Store(true)
+	}
+	return n > 0
 }

@@ -64,7 +64,8 @@ func TestScanBindsColumnsByName(t *testing.T) {
 	want := map[store.Kind]store.Record{
 		store.KindFact: store.Fact{ID: "id", Text: "txt", Category: "category", Confidence: 0.25,
 			Status: "status", SourceType: "source_type", SourceID: "source_id", ParentID: "parent_id", SessionID: "session_id",
-			TaskID: "task_id", AgentID: "agent_id", Metadata: meta("metadata"), Verify: ver, CreatedAt: ts("created_at"), UpdatedAt: ts("updated_at")},
+			TaskID: "task_id", AgentID: "agent_id", Metadata: meta("metadata"), Verify: ver, CreatedAt: ts("created_at"), UpdatedAt: ts("updated_at"),
+			ExpiresAt: ts("expires_at")},
 		store.KindObservation: store.Observation{ID: "id", SessionID: "session_id", TaskID: "task_id", AgentID: "agent_id", Type: "obs_type",
 			Tool: "tool", Summary: "summary", RawInput: "raw_input", RawOutput: "raw_output",
 			Metadata: meta("metadata"), CreatedAt: ts("created_at")},

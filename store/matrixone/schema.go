@@ -35,7 +35,7 @@ var specs = map[store.Kind]*kindSpec{
 	store.KindFact: {kind: store.KindFact, prefix: "facts", text: "tokens", vectors: true, cols: []string{
 		"txt", "norm_key", "tokens", "doc_len", "dup_code", "category", "confidence", "status",
 		"source_type", "source_id", "parent_id", "session_id", "task_id", "agent_id", "metadata",
-		"verification", "created_at", "updated_at"}},
+		"verification", "created_at", "updated_at", "expires_at"}},
 	store.KindObservation: {kind: store.KindObservation, prefix: "observations", text: "tokens", vectors: true, cols: []string{
 		"session_id", "task_id", "agent_id", "obs_type", "tool", "summary", "tokens", "doc_len",
 		"raw_input", "raw_output", "metadata", "created_at"}},
@@ -325,6 +325,7 @@ func normalize(r store.Record) store.Record {
 	switch v := r.(type) {
 	case store.Fact:
 		v.CreatedAt, v.UpdatedAt, v.Verify.At = micro(v.CreatedAt), micro(v.UpdatedAt), v.Verify.At.UTC()
+		v.ExpiresAt = micro(v.ExpiresAt)
 		return v
 	case store.Observation:
 		v.CreatedAt = micro(v.CreatedAt)
@@ -358,7 +359,7 @@ func values(k store.Kind, r store.Record, dup *dupCoder) []any {
 		tokens, n := tokenColumn(f.Text)
 		return []any{f.Text, normKey(f.Text), tokens, n, dup.column(f.Embedding), f.Category, f.Confidence,
 			string(f.Status), f.SourceType, f.SourceID, f.ParentID, f.SessionID, f.TaskID, f.AgentID,
-			metaText(f.Metadata), verifyText(f.Verify), nullTime(f.CreatedAt), nullTime(f.UpdatedAt)}
+			metaText(f.Metadata), verifyText(f.Verify), nullTime(f.CreatedAt), nullTime(f.UpdatedAt), nullTime(f.ExpiresAt)}
 	case store.KindObservation:
 		o, _ := r.(store.Observation)
 		tokens, n := tokenColumn(o.Summary)
@@ -485,10 +486,10 @@ func scanFact(sc scanner, extra []any) (row, error) {
 		text, category, status, srcType, srcID     string
 		parent, session, task, agent, meta, verify string
 		confidence                                 float64
-		created, updated                           sql.NullTime
+		created, updated, expires                  sql.NullTime
 	)
 	err := rs.scan(store.KindFact, sc, map[string]any{
-		"txt": &text, "doc_len": &rs.r.docLen, "category": &category, "confidence": &confidence,
+		"expires_at": &expires, "txt": &text, "doc_len": &rs.r.docLen, "category": &category, "confidence": &confidence,
 		"status": &status, "source_type": &srcType, "source_id": &srcID, "parent_id": &parent, "session_id": &session,
 		"task_id": &task, "agent_id": &agent, "metadata": &meta, "verification": &verify,
 		"created_at": &created, "updated_at": &updated,
@@ -499,7 +500,7 @@ func scanFact(sc scanner, extra []any) (row, error) {
 	rs.r.rec = store.Fact{ID: rs.r.id, Text: text, Category: category, Confidence: confidence,
 		Status: store.FactStatus(status), SourceType: srcType, SourceID: srcID, ParentID: parent, SessionID: session,
 		TaskID: task, AgentID: agent, Metadata: rs.meta(meta), Verify: rs.verify(verify),
-		CreatedAt: rs.time(created), UpdatedAt: rs.time(updated)}
+		CreatedAt: rs.time(created), UpdatedAt: rs.time(updated), ExpiresAt: rs.time(expires)}
 	return rs.done(store.KindFact)
 }
 

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -1008,6 +1009,53 @@ func TestMigrationLeavesNativeRows(t *testing.T) {
 		}
 		if len(hits) != 1 || hits[0].Record.RecordID() != "f1" || !(hits[0].KeywordScore > 0) {
 			t.Errorf("%q: hits %v, want f1 with a keyword score", text, keys(hits))
+		}
+	}
+}
+
+// TestMigrationAddsExpiry removes the expires_at column of migration 013 from a facts
+// table, as databases made before it have it, and opens the database again: the
+// migration adds it, the facts there never expire, and a fact written with an expiry
+// leaves the searches of live facts once it expires.
+func TestMigrationAddsExpiry(t *testing.T) {
+	t.Parallel()
+	dsn := testDatabase(t)
+	s := openTest(t, dsn)
+	ctx := t.Context()
+	put(t, s, "main", []store.Record{store.Fact{ID: "f1", Text: "the zanzibar office opens at nine"}})
+	for _, q := range []string{
+		"ALTER TABLE facts_b0 DROP COLUMN expires_at",
+		"DROP TABLE day1_expiring",
+		"DELETE FROM day1_migrations WHERE version = 13",
+	} {
+		if _, err := s.DB().ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	s.Close()
+	s2 := openTest(t, dsn)
+	defer s2.Close()
+	at := time.Date(2025, 3, 1, 9, 0, 0, 0, time.UTC)
+	put(t, s2, "main", []store.Record{store.Fact{ID: "f2", Text: "the zanzibar office closes for the week", CreatedAt: at, ExpiresAt: at.Add(time.Hour)}})
+	for _, c := range []struct {
+		filter store.Filter
+		want   []string
+	}{
+		{store.Filter{}, []string{"f1", "f2"}},
+		{store.Filter{LiveAt: at.Add(2 * time.Hour)}, []string{"f1"}},
+		{store.Filter{NotExpired: true}, []string{"f1"}},
+	} {
+		hits, err := s2.Search(ctx, store.View{Branch: "main"}, store.SearchQuery{Text: "zanzibar office", Mode: store.Keyword, Filter: c.filter})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, h := range hits {
+			got = append(got, h.Record.RecordID())
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("search with %+v: %v; want %v", c.filter, got, c.want)
 		}
 	}
 }

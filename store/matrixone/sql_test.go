@@ -134,7 +134,7 @@ func TestListSQL(t *testing.T) {
 		Category: "auth'; DROP TABLE x; --", Statuses: []store.FactStatus{store.FactActive, store.FactVerified},
 		Since: time.Date(2025, 1, 2, 3, 4, 5, 6000, time.UTC)}, Desc: true, Limit: 5, Offset: 2})
 	wantQ := "SELECT `id`, `rev`, `deleted`, `vid`, `txt`, `doc_len`, `category`, `confidence`, `status`, `source_type`, " +
-		"`source_id`, `parent_id`, `session_id`, `task_id`, `agent_id`, `metadata`, `verification`, `created_at`, `updated_at` " +
+		"`source_id`, `parent_id`, `session_id`, `task_id`, `agent_id`, `metadata`, `verification`, `created_at`, `updated_at`, `expires_at` " +
 		"FROM `facts_b3` WHERE rev <= ? AND next_rev > ? AND deleted = 0 AND (category = ? AND status IN (?,?) AND created_at >= ?) " +
 		"ORDER BY created_at DESC, id DESC LIMIT 5 OFFSET 2"
 	if q != wantQ || !pushed || !possible {

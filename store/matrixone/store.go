@@ -29,6 +29,12 @@ type Store struct {
 	// migration 011): keyword search then also matches the query's words as written.
 	wordsAsWritten bool
 
+	// expiring is set once the database is known to hold a fact with an expiry
+	// (day1_expiring has its row); expiryChecked is when a read last asked, in Unix
+	// nanoseconds (see holdsExpiring).
+	expiring      atomic.Bool
+	expiryChecked atomic.Int64
+
 	dup       *dupCoder  // near-duplicate codes
 	codeCache codeCache  // near-duplicate codes of the live facts, per table
 	termCache termCache  // search terms of the rows at a branch's head, per table

@@ -49,10 +49,20 @@ func (s *Store) Put(ctx context.Context, branch string, recs []store.Record, opt
 
 func (s *Store) put(ctx context.Context, branch string, recs []store.Record, opts store.PutOptions) ([]store.PutResult, error) {
 	results := make([]store.PutResult, len(recs))
+	expiring := slices.ContainsFunc(recs, func(r store.Record) bool {
+		f, ok := r.(store.Fact)
+		return ok && !f.ExpiresAt.IsZero()
+	})
 	err := s.write(ctx, "Put", writeSpec{branches: []string{branch}, late: true}, func(w *writeTx) error {
 		b, err := writableBranch(ctx, w, branch)
 		if err != nil {
 			return err
+		}
+		if expiring {
+			// Reads check expiry from now on (holdsExpiring).
+			if _, err := w.ExecContext(ctx, "INSERT IGNORE INTO day1_expiring (id) VALUES (1)"); err != nil {
+				return err
+			}
 		}
 		// The current versions of the batch's ids, but for generated fact ids, which no
 		// record has yet (PutOptions.GeneratedIDs): neither a fact nor an alias.
@@ -156,6 +166,9 @@ func (s *Store) put(ctx context.Context, branch string, recs []store.Record, opt
 	})
 	if err != nil {
 		return nil, err
+	}
+	if expiring {
+		s.expiring.Store(true)
 	}
 	return results, nil
 }
@@ -555,9 +568,11 @@ func cosineInv(f []float32, fInv float32, c []float32) (float64, bool) {
 // embedded store's arithmetic.
 func nearDuplicate(bw *batchWrite, dc *dupCandidates, i int, f store.Fact, threshold float64) (*store.Fact, float64) {
 	norm := store.NormText(f.Text)
+	// A fact that has expired by the time of the write is no longer known: it neither
+	// takes a new fact's text nor is superseded by it.
 	live := func(r store.Record) (store.Fact, bool) {
 		c, ok := r.(store.Fact)
-		return c, ok && c.Status.Live()
+		return c, ok && c.Status.Live() && !c.Expired(f.CreatedAt)
 	}
 	checked := map[string]bool{}
 	for _, r := range dc.byNorm[normKey(f.Text)] {

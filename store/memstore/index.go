@@ -17,6 +17,7 @@ import (
 // the postings and vectors of the versions their view sees.
 type kindIndex struct {
 	docs     []*version                  // every indexed version; a version's ord is its position
+	expiring int                         // how many of docs are facts with an ExpiresAt: searches check expiry only when some are
 	meta     []docMeta                   // what visibility reads of each of docs, kept dense
 	fast     []docFast                   // the same, smaller (see docFast)
 	postings map[string]*textsearch.List // by term; a pointer, so that adding a posting looks the term up once
@@ -224,6 +225,9 @@ func (ix *kindIndex) add(v *version, h hint, emb []float32) {
 	if isHistory(v) {
 		f.tag |= historyBit
 		tag |= postingHistory
+	}
+	if fr, ok := v.rec.(*factRec); ok && !fr.expires().IsZero() {
+		ix.expiring++
 	}
 	ix.fast = append(ix.fast, f)
 	// Find the lists not found yet (by prepareAll, or when the text was indexed

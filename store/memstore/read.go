@@ -49,6 +49,7 @@ func (s *Store) List(ctx context.Context, v store.View, q store.ListQuery) ([]st
 	if err != nil {
 		return nil, err
 	}
+	q.Filter = q.Filter.ResolveExpiry(s.holdsExpiring(), s.now)
 	// The filter reads the versions; only the records it keeps are built.
 	var out []store.Record
 	for _, ver := range vw.each(q.Kind) {
@@ -99,6 +100,7 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 	if err != nil {
 		return nil, err
 	}
+	q.Filter = q.Filter.ResolveExpiry(s.holdsExpiring(), s.now)
 	depth := store.SearchDepth(q)
 	// The two retrievers of a hybrid search run at once, both only read; with Fill
 	// fusion the vector retriever runs after the keyword one, and only when it can
@@ -331,7 +333,7 @@ func (s *Store) keyword(vw view, ix *kindIndex, kind store.Kind, q store.SearchQ
 			df++
 			switch {
 			case history:
-				if p.Tag&postingHistory != 0 {
+				if p.Tag&postingHistory != 0 || ix.expiring > 0 && ix.docs[p.Ord].expired(q.Filter.LiveAt) {
 					continue
 				}
 			case filtered:
@@ -410,7 +412,7 @@ func vectorSearch(ctx context.Context, vw view, ix *kindIndex, q store.SearchQue
 			return false
 		}
 		if history && v.ord >= 0 {
-			if ix.fast[v.ord].history() {
+			if ix.fast[v.ord].history() || ix.expiring > 0 && v.expired(q.Filter.LiveAt) {
 				return false
 			}
 		} else if filtered && !v.matches(q.Filter) {
@@ -516,4 +518,11 @@ func records(rs []ranked) []store.Ranked {
 		out[i] = store.Ranked{Record: r.v.plain(), Score: r.score, Full: r.full}
 	}
 	return out
+}
+
+// holdsExpiring reports whether the store may hold a fact with an expiry: whether it
+// indexed one. Callers hold s.mu.
+func (s *Store) holdsExpiring() bool {
+	ix := s.index[store.KindFact]
+	return ix != nil && ix.expiring > 0
 }

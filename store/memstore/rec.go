@@ -24,6 +24,7 @@ type factMore struct {
 	sessionID, taskID, agentID     string
 	metadata                       map[string]string
 	verify                         store.Verification
+	expires                        time.Time
 }
 
 // keepFact returns f as a version keeps it, without its embedding. The metadata map
@@ -34,11 +35,11 @@ func keepFact(f store.Fact) *factRec {
 		status: f.Status, confidence: f.Confidence, created: f.CreatedAt, updated: f.UpdatedAt,
 	}
 	if f.SourceType != "" || f.SourceID != "" || f.ParentID != "" || f.SessionID != "" || f.TaskID != "" ||
-		f.AgentID != "" || f.Metadata != nil || f.Verify != (store.Verification{}) {
+		f.AgentID != "" || f.Metadata != nil || f.Verify != (store.Verification{}) || !f.ExpiresAt.IsZero() {
 		r.more = &factMore{
 			sourceType: f.SourceType, sourceID: f.SourceID, parentID: f.ParentID,
 			sessionID: f.SessionID, taskID: f.TaskID, agentID: f.AgentID,
-			metadata: f.Metadata, verify: f.Verify,
+			metadata: f.Metadata, verify: f.Verify, expires: f.ExpiresAt,
 		}
 	}
 	return r
@@ -62,9 +63,31 @@ func (r *factRec) fact() store.Fact {
 	if m := r.more; m != nil {
 		f.SourceType, f.SourceID, f.ParentID = m.sourceType, m.sourceID, m.parentID
 		f.SessionID, f.TaskID, f.AgentID = m.sessionID, m.taskID, m.agentID
-		f.Metadata, f.Verify = m.metadata, m.verify
+		f.Metadata, f.Verify, f.ExpiresAt = m.metadata, m.verify, m.expires
 	}
 	return f
+}
+
+// expires returns the ExpiresAt of the fact r keeps.
+func (r *factRec) expires() time.Time {
+	if r.more == nil {
+		return time.Time{}
+	}
+	return r.more.expires
+}
+
+// expired reports whether the version is a fact that has expired at t (a zero t
+// checks nothing).
+func (ver *version) expired(t time.Time) bool {
+	if t.IsZero() {
+		return false
+	}
+	f, ok := ver.rec.(*factRec)
+	if !ok {
+		return false
+	}
+	e := f.expires()
+	return !e.IsZero() && !t.Before(e)
 }
 
 // keep returns what a version holds for r: a *factRec for a fact, which leaves the

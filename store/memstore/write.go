@@ -256,7 +256,7 @@ func (s *Store) nearDuplicate(head view, f store.Fact, tkey uint64, threshold fl
 			continue
 		}
 		cand := v.rec.(*factRec)
-		if !cand.status.Live() {
+		if !cand.status.Live() || v.expired(f.CreatedAt) {
 			continue
 		}
 		if !normed {
@@ -287,6 +287,7 @@ func (s *Store) nearDuplicate(head view, f store.Fact, tkey uint64, threshold fl
 		s.dup.batch = ix.heldCandidates(s.dup.batch[:0], q)
 		batch = s.dup.batch
 	}
+	q.at = f.CreatedAt
 	best, bestSim := ix.bestMatch(head, q, scan, batch, cands)
 	return best, bestSim, false, q.code
 }
@@ -307,8 +308,9 @@ type dupQuery struct {
 	code       []uint64 // nil: scan every vector
 	threshold  float64
 	maxHamming int
-	maxSketch  int // the bound of the sketch test (sketchBound)
-	maxTag     int // the bound of the band index's tag test (simhash.TagBound), for its TagBits as the query is made
+	maxSketch  int       // the bound of the sketch test (sketchBound)
+	maxTag     int       // the bound of the band index's tag test (simhash.TagBound), for its TagBits as the query is made
+	at         time.Time // facts expired at this instant match nothing (zero: none checked)
 }
 
 func (ix *kindIndex) query(emb []float32, threshold float64) dupQuery {
@@ -446,7 +448,7 @@ func (ix *kindIndex) bestMatch(head view, q dupQuery, scan bool, lists ...[]int3
 			return
 		}
 		v := ix.seen(head, i)
-		if v == nil || v == best || !v.live() {
+		if v == nil || v == best || !v.live() || v.expired(q.at) {
 			return
 		}
 		sim := q.similarity(v)

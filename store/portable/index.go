@@ -6,8 +6,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
+	"math"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/day1ai/day1/internal/reccodec"
 	"github.com/day1ai/day1/internal/simhash"
@@ -55,6 +57,10 @@ type index struct {
 	// commit order: a diff finds the rows a branch wrote between two commits by a
 	// binary search.
 	byBranch map[int64][]int32
+	// expires holds, by position, the expiry of the rows of facts that have one
+	// (driver.Index.Expires): searches and lists that leave out expired facts check it
+	// when it is not empty.
+	expires map[int32]int64
 	// terms caches the postings of the terms searched (termLists).
 	terms map[store.Kind]map[string]*termList
 }
@@ -140,6 +146,12 @@ func (ix *index) add(m driver.Meta) {
 	p := int32(len(ix.rows))
 	row := meta{rid: m.RID, br: m.Branch, seq: m.Seq, until: m.Until, id: m.ID, grp: m.Group, ord: m.Order, time: m.Time, tkey: m.TextKey,
 		key: -1, kind: m.Kind, del: m.Deleted, hist: m.History, dlen: int32(m.DocLen), vslot: -1}
+	if m.Expires != 0 {
+		if ix.expires == nil {
+			ix.expires = map[int32]int64{}
+		}
+		ix.expires[p] = m.Expires
+	}
 	if len(m.Code) > 0 && len(m.Code)%8 == 0 {
 		kv := ix.kinds[m.Kind]
 		words := len(m.Code) / 8
@@ -583,6 +595,9 @@ func indexOf(r store.Record) driver.Index {
 	switch x := r.(type) {
 	case store.Fact:
 		ix.Group, ix.Order = x.SessionID, x.CreatedAt.UnixNano()
+		if !x.ExpiresAt.IsZero() {
+			ix.Expires = expiryNanos(x.ExpiresAt)
+		}
 	case store.Message:
 		ix.Group, ix.Order = x.ConversationID, int64(x.Seq)
 	}
@@ -733,7 +748,7 @@ func (s *Store) keyword(ctx context.Context, v view, kind store.Kind, q store.Se
 				continue
 			}
 			df++
-			if !history || !hist {
+			if !history || !hist && !ix.expired(p.Ord, q.Filter.LiveAt) {
 				sc.Keep(p)
 			}
 		}
@@ -847,6 +862,9 @@ func (s *Store) vector(ctx context.Context, v view, kind store.Kind, q store.Sea
 		} else if m := &ix.rows[p]; m.del || history && m.hist || !ix.visible(v, p) {
 			continue
 		}
+		if history && ix.expired(p, q.Filter.LiveAt) {
+			continue
+		}
 		d := vecmath.Hamming(qc, kv.codes[slot*kv.words:(slot+1)*kv.words])
 		cands = append(cands, cand{p, uint16(d)})
 		counts[d+1]++
@@ -927,4 +945,33 @@ func (s *Store) vector(ctx context.Context, v view, kind store.Kind, q store.Sea
 		}
 	}
 	return out, nil
+}
+
+// expired reports whether the row at position p is a fact that has expired at t (a
+// zero t checks nothing). Callers hold ix.mu.
+func (ix *index) expired(p int32, t time.Time) bool {
+	if len(ix.expires) == 0 || t.IsZero() {
+		return false
+	}
+	e, ok := ix.expires[p]
+	return ok && e <= expiryNanos(t)
+}
+
+// holdsExpiring reports whether the index holds a fact with an expiry.
+func (ix *index) holdsExpiring() bool {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return len(ix.expires) > 0
+}
+
+// expiryNanos is an expiry in Unix nanoseconds, the latest that int64 holds for one
+// after 2262 and the earliest after 0 for one before 1970.
+func expiryNanos(t time.Time) int64 {
+	switch {
+	case t.After(time.Unix(0, math.MaxInt64)):
+		return math.MaxInt64
+	case !t.After(time.Unix(0, 1)):
+		return 1
+	}
+	return t.UnixNano()
 }

@@ -45,6 +45,12 @@ func (s *Store) List(ctx context.Context, v store.View, q store.ListQuery) ([]st
 		if err != nil {
 			return err
 		}
+		if q.Filter.NotExpired {
+			if err := s.ix.catchUp(ctx, st.r, st, len(vw.chain) > 1, false); err != nil {
+				return err
+			}
+			q.Filter = q.Filter.ResolveExpiry(s.ix.holdsExpiring(), st.now)
+		}
 		if q.Filter.IsZero() || store.HistoryOnly(q.Filter) {
 			// The index orders the rows and pages them; only the page is read.
 			indexed = true
@@ -111,7 +117,7 @@ func (s *Store) listIndexed(ctx context.Context, st *state, v view, q store.List
 	var ps []int32
 	for p := range ix.rows {
 		m := &ix.rows[p]
-		if m.kind == q.Kind && !m.del && !(history && m.hist) && ix.visible(v, int32(p)) {
+		if m.kind == q.Kind && !m.del && !(history && (m.hist || ix.expired(int32(p), q.Filter.LiveAt))) && ix.visible(v, int32(p)) {
 			ps = append(ps, int32(p))
 		}
 	}

@@ -28,6 +28,7 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 		if err := s.ix.catchUp(ctx, st.r, st, len(vw.chain) > 1, false); err != nil {
 			return err
 		}
+		q.Filter = q.Filter.ResolveExpiry(s.ix.holdsExpiring(), st.now)
 		var keyword, vector []store.Ranked
 		if q.Mode != store.Vector && strings.TrimSpace(q.Text) != "" {
 			for _, kind := range q.Kinds {

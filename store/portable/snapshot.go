@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/day1ai/day1/store"
@@ -16,14 +17,15 @@ import (
 // collection collIndex: "head" (the format, the last RID and commit, the number of
 // rows); "rows/N", a fixed-size entry per row, partRows rows per part; "ids/N", the
 // same rows' ids; "codes/K/N", the code slots of kind K, partRows slots per part, each
-// its row's position and code. A process loads the saved index, then catches up with
+// its row's position and code; "expires", the position and expiry of each row of a
+// fact that has one. A process loads the saved index, then catches up with
 // the rows committed since, as it does between reads.
 
 const (
 	collIndex    = "index"
 	indexHead    = "head"
 	indexMagic   = "d1ix"
-	indexVersion = 4
+	indexVersion = 5
 	rowBytes     = 64
 	partRows     = 1 << 16
 	saveFraction = 8 // rows read past the saved copy, as a fraction of those saved, before a save
@@ -94,6 +96,34 @@ func (kv *kindVecs) encodeCodes(lo, hi int) []byte {
 		}
 	}
 	return b
+}
+
+// encodeExpires packs the expiries of the rows that have one: each its row's
+// position, then its expiry, in position order.
+func (ix *index) encodeExpires() []byte {
+	ps := slices.Sorted(maps.Keys(ix.expires))
+	b := make([]byte, 0, len(ps)*12)
+	for _, p := range ps {
+		b = binary.LittleEndian.AppendUint32(b, uint32(p))
+		b = binary.LittleEndian.AppendUint64(b, uint64(ix.expires[p]))
+	}
+	return b
+}
+
+// decodeExpires sets the expiries of rows from an "expires" item.
+func (ix *index) decodeExpires(b []byte) error {
+	if len(b)%12 != 0 {
+		return errIndexFormat
+	}
+	ix.expires = make(map[int32]int64, len(b)/12)
+	for i := 0; i < len(b); i += 12 {
+		p := int32(binary.LittleEndian.Uint32(b[i:]))
+		if p < 0 || int(p) >= len(ix.rows) {
+			return errIndexFormat
+		}
+		ix.expires[p] = int64(binary.LittleEndian.Uint64(b[i+4:]))
+	}
+	return nil
 }
 
 var errIndexFormat = errors.New("saved index is damaged or of another version")
@@ -212,6 +242,8 @@ func (ix *index) load(ctx context.Context, r driver.Reader) (bool, error) {
 			return ix.decodeRows(part*partRows, data)
 		case scan(id, "ids/%d", &part):
 			return ix.decodeIDs(part*partRows, data)
+		case id == "expires":
+			return ix.decodeExpires(data)
 		case scan(id, "codes/%d/%d/%d", &kind, &words, &part):
 			k, ok := kindOfCode(uint8(kind))
 			if !ok {
@@ -281,6 +313,11 @@ func (ix *index) save(ctx context.Context, w driver.Writer) error {
 			return err
 		}
 		if err := put(fmt.Sprintf("ids/%06d", lo/partRows), ix.encodeIDs(lo, hi)); err != nil {
+			return err
+		}
+	}
+	if len(ix.expires) > 0 {
+		if err := put("expires", ix.encodeExpires()); err != nil {
 			return err
 		}
 	}

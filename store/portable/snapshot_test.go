@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -31,13 +32,14 @@ func openAt(t *testing.T, dir string) *portable.Store {
 
 // TestSavedIndex writes enough for the index to be saved, branches and deletes past
 // the save, and checks that a new store, which loads the saved index and catches up,
-// searches exactly as the store that built its index row by row.
+// searches exactly as the store that built its index row by row, expiries included.
 func TestSavedIndex(t *testing.T) {
 	defer portable.SetSaveMinRows(50)()
 	ctx := context.Background()
 	dir := t.TempDir()
 	a := openAt(t, dir)
 	rng := rand.New(rand.NewPCG(7, 7))
+	written := time.Date(2025, 3, 1, 9, 0, 0, 0, time.UTC)
 	words := []string{"cache", "token", "redis", "deploy", "schema", "merge", "queue", "retry"}
 	var vecs [][]float32
 	for b := range 6 {
@@ -46,8 +48,12 @@ func TestSavedIndex(t *testing.T) {
 			n := b*40 + i
 			v := vectest.Unit(rng, 32)
 			vecs = append(vecs, v)
-			recs = append(recs, store.Fact{ID: fmt.Sprintf("f%03d", n), Embedding: v,
-				Text: fmt.Sprintf("fact %d says %s and %s", n, words[n%8], words[(n/8)%8])})
+			f := store.Fact{ID: fmt.Sprintf("f%03d", n), Embedding: v,
+				Text: fmt.Sprintf("fact %d says %s and %s", n, words[n%8], words[(n/8)%8])}
+			if n%5 == 0 {
+				f.CreatedAt, f.ExpiresAt = written, written.Add(time.Hour)
+			}
+			recs = append(recs, f)
 		}
 		if _, err := a.Put(ctx, store.DefaultBranch, recs, store.PutOptions{}); err != nil {
 			t.Fatal(err)
@@ -70,10 +76,13 @@ func TestSavedIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := openAt(t, dir)
+	later := store.Filter{LiveAt: written.Add(2 * time.Hour)}
 	for _, q := range []store.SearchQuery{
 		{Text: "cache redis", Limit: 10, Mode: store.Keyword},
 		{Vector: vecs[3], Limit: 10, Mode: store.Vector},
 		{Text: "deploy", Vector: vecs[100], Limit: 10},
+		{Text: "cache redis", Limit: 10, Mode: store.Keyword, Filter: later},
+		{Vector: vecs[5], Limit: 10, Mode: store.Vector, Filter: later},
 	} {
 		for _, branch := range []string{store.DefaultBranch, "b"} {
 			v := store.View{Branch: branch}
@@ -94,6 +103,9 @@ func TestSavedIndex(t *testing.T) {
 			for _, h := range got {
 				if h.Record.RecordID() == "f007" && branch == store.DefaultBranch {
 					t.Errorf("the deleted f007 was found on main")
+				}
+				if f := h.Record.(store.Fact); !q.Filter.LiveAt.IsZero() && f.Expired(q.Filter.LiveAt) {
+					t.Errorf("the expired %s was found", f.ID)
 				}
 			}
 		}

@@ -354,8 +354,11 @@ func (p *putter) nearest(ctx context.Context, f store.Fact) (was *store.Fact, si
 	norm := store.NormText(f.Text)
 	ix.mu.RLock()
 	var texts []int32
+	// A fact that has expired by the time of the write is no longer known: it neither
+	// takes a new fact's text nor is superseded by it.
+	at := f.CreatedAt
 	for _, q := range ix.byText[textKey(f.Text)] {
-		if !ix.rows[q].del && ix.visible(p.head, q) {
+		if !ix.rows[q].del && !ix.expired(q, at) && ix.visible(p.head, q) {
 			texts = append(texts, q)
 		}
 	}
@@ -368,7 +371,7 @@ func (p *putter) nearest(ctx context.Context, f store.Fact) (was *store.Fact, si
 			check := func(slot int32) {
 				q := kv.rowOf[slot]
 				if vecmath.Hamming(code, kv.codes[int(slot)*kv.words:(int(slot)+1)*kv.words]) <= bound &&
-					!ix.rows[q].del && !ix.rows[q].hist && ix.visible(p.head, q) {
+					!ix.rows[q].del && !ix.rows[q].hist && !ix.expired(q, at) && ix.visible(p.head, q) {
 					near = append(near, q)
 				}
 			}
@@ -429,7 +432,7 @@ func (p *putter) nearest(ctx context.Context, f store.Fact) (was *store.Fact, si
 		if _, ok := p.written[store.RefOf(r)]; ok {
 			continue // the batch changed it: bf holds it as it is now
 		}
-		if c := r.(store.Fact); c.Status.Live() && store.NormText(c.Text) == norm {
+		if c := r.(store.Fact); c.Status.Live() && !c.Expired(at) && store.NormText(c.Text) == norm {
 			return &c, 1, true, nil
 		}
 	}

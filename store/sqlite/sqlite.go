@@ -90,7 +90,9 @@ const LockName = "memory.lock"
 const appID = 0x64617931
 
 // formatVersion is the version of the tables this package writes (PRAGMA user_version).
-const formatVersion = 1
+// Version 2 added rows.exp (driver.Index.Expires); a writer upgrades a file of version
+// 1 as it opens it, and a reader of one reads no expiry.
+const formatVersion = 2
 
 // pageSize is the size of the database's pages.
 var pageSize = 65536
@@ -173,6 +175,9 @@ type Driver struct {
 	// lock queues the writers of every process: a file lock they wait on without
 	// polling the database (SQLite's own wait sleeps up to 100 ms at a time).
 	lock *filelock.Lock
+	// expCol is what reads select for a row's expiry: the column, or 0 on a file of
+	// format version 1 opened for reading, which has none.
+	expCol string
 
 	closeOnce sync.Once
 }
@@ -203,7 +208,7 @@ func Open(ctx context.Context, opts Options) (*Driver, error) {
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("day1: sqlite: %w", err)
 	}
-	d := &Driver{path: path, opts: opts}
+	d := &Driver{path: path, opts: opts, expCol: "exp"}
 	var err error
 	if d.rdb, err = sql.Open("sqlite", d.dsn(false)); err != nil {
 		return nil, fmt.Errorf("day1: sqlite: %w", err)
@@ -269,7 +274,8 @@ CREATE TABLE IF NOT EXISTS rows (
 	grp TEXT NOT NULL,
 	ord INTEGER NOT NULL,
 	time INTEGER NOT NULL,
-	code BLOB
+	code BLOB,
+	exp INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS bodies (
 	rid INTEGER PRIMARY KEY,
@@ -307,6 +313,11 @@ func (d *Driver) setup(ctx context.Context) error {
 	case app == appID && ver > formatVersion:
 		return fmt.Errorf("%w: %s was written by a newer day1 (format %d; this one reads %d): upgrade day1",
 			store.ErrNotSupported, d.path, ver, formatVersion)
+	case app == appID && ver == 1 && d.opts.ReadOnly:
+		d.expCol = "0" // no expiries before version 2
+		return nil
+	case app == appID && ver == 1:
+		return d.upgrade(ctx)
 	case app == appID:
 		return nil
 	case app != 0:
@@ -345,6 +356,30 @@ func (d *Driver) setup(ctx context.Context) error {
 		return d.openError(err)
 	}
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id=%d; PRAGMA user_version=%d", appID, formatVersion)); err != nil {
+		return d.openError(err)
+	}
+	return d.openError(tx.Commit())
+}
+
+// upgrade brings a file of format version 1 to version 2 (rows.exp), in one write
+// transaction; another process may have done it first.
+func (d *Driver) upgrade(ctx context.Context) error {
+	tx, err := d.wdb.BeginTx(ctx, nil)
+	if err != nil {
+		return d.openError(err)
+	}
+	defer tx.Rollback()
+	var ver int64
+	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&ver); err != nil {
+		return d.openError(err)
+	}
+	if ver >= 2 {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, "ALTER TABLE rows ADD COLUMN exp INTEGER NOT NULL DEFAULT 0"); err != nil {
+		return d.openError(err)
+	}
+	if _, err := tx.ExecContext(ctx, "PRAGMA user_version=2"); err != nil {
 		return d.openError(err)
 	}
 	return d.openError(tx.Commit())
@@ -590,7 +625,7 @@ func (r *reader) Rows(ctx context.Context, kind store.Kind, branch, at int64, fn
 // Meta implements driver.Reader.
 func (r *reader) Meta(ctx context.Context, after int64, fn func(driver.Meta) error) error {
 	rows, err := r.q.QueryContext(ctx,
-		"SELECT rid, kind, id, br, seq, until, del, tkey, dlen, grp, ord, time, code FROM rows WHERE rid > ? AND seq <= ? ORDER BY rid", after, r.head.Seq)
+		"SELECT rid, kind, id, br, seq, until, del, tkey, dlen, grp, ord, time, code, "+r.d.expCol+" FROM rows WHERE rid > ? AND seq <= ? ORDER BY rid", after, r.head.Seq)
 	if err != nil {
 		return r.d.fail(err)
 	}
@@ -599,7 +634,7 @@ func (r *reader) Meta(ctx context.Context, after int64, fn func(driver.Meta) err
 		var m driver.Meta
 		var kind string
 		var del int
-		if err := rows.Scan(&m.RID, &kind, &m.ID, &m.Branch, &m.Seq, &m.Until, &del, &m.TextKey, &m.DocLen, &m.Group, &m.Order, &m.Time, &m.Code); err != nil {
+		if err := rows.Scan(&m.RID, &kind, &m.ID, &m.Branch, &m.Seq, &m.Until, &del, &m.TextKey, &m.DocLen, &m.Group, &m.Order, &m.Time, &m.Code, &m.Expires); err != nil {
 			return r.d.fail(err)
 		}
 		m.Kind, m.Deleted, m.History = store.Kind(kind), del&1 != 0, del&2 != 0
@@ -826,7 +861,7 @@ func (w *writer) putChunk(ctx context.Context, rows []driver.Row) error {
 			return w.d.fail(err)
 		}
 	}
-	rowArgs := make([]any, 0, 13*len(rows))
+	rowArgs := make([]any, 0, 14*len(rows))
 	bodyArgs := make([]any, 0, 3*len(rows))
 	var postArgs []any
 	for _, r := range rows {
@@ -840,13 +875,13 @@ func (w *writer) putChunk(ctx context.Context, rows []driver.Row) error {
 			del |= 2
 		}
 		ix := r.Index
-		rowArgs = append(rowArgs, rid, r.Branch, string(r.Kind), r.ID, seq, driver.Never, del, ix.TextKey, ix.DocLen, ix.Group, ix.Order, ix.Time, ix.Code)
+		rowArgs = append(rowArgs, rid, r.Branch, string(r.Kind), r.ID, seq, driver.Never, del, ix.TextKey, ix.DocLen, ix.Group, ix.Order, ix.Time, ix.Code, ix.Expires)
 		bodyArgs = append(bodyArgs, rid, r.Data, r.Vector)
 		for i, term := range ix.Terms {
 			postArgs = append(postArgs, string(r.Kind), term, rid, ix.Counts[i])
 		}
 	}
-	if err := w.insert(ctx, "rows (rid, br, kind, id, seq, until, del, tkey, dlen, grp, ord, time, code)", 13, rowArgs); err != nil {
+	if err := w.insert(ctx, "rows (rid, br, kind, id, seq, until, del, tkey, dlen, grp, ord, time, code, exp)", 14, rowArgs); err != nil {
 		return err
 	}
 	if err := w.insert(ctx, "bodies (rid, data, vec)", 3, bodyArgs); err != nil {

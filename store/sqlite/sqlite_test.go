@@ -229,3 +229,64 @@ func TestWritersQueueOnTheLockFile(t *testing.T) {
 		t.Errorf("Put after the lock file was let go: %v", err)
 	}
 }
+
+// TestUpgradeFromVersion1 makes a memory of format version 1 (no rows.exp) and opens
+// it: a reader reads it as it is, with no expiries; a writer upgrades it to version 2,
+// and facts written then expire.
+func TestUpgradeFromVersion1(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s := open(t, dir, sqlite.Options{NoSync: true})
+	if _, err := s.Put(ctx, store.DefaultBranch, []store.Record{store.Fact{ID: "old", Text: "the canteen opens at noon"}}, store.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	db, err := sql.Open("sqlite", filepath.Join(dir, sqlite.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"ALTER TABLE rows DROP COLUMN exp", "PRAGMA user_version=1"} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	db.Close()
+	version := func() int {
+		t.Helper()
+		db, err := sql.Open("sqlite", filepath.Join(dir, sqlite.FileName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		var v int
+		if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+
+	r := open(t, dir, sqlite.Options{ReadOnly: true})
+	got, err := r.List(ctx, store.View{}, store.ListQuery{Kind: store.KindFact, Filter: store.Filter{NotExpired: true}})
+	if err != nil || len(got) != 1 {
+		t.Errorf("a reader of version 1 lists %v, %v; want the one fact", got, err)
+	}
+	r.Close()
+	if v := version(); v != 1 {
+		t.Fatalf("a reader changed the format to %d", v)
+	}
+
+	w := open(t, dir, sqlite.Options{NoSync: true})
+	defer w.Close()
+	if v := version(); v != 2 {
+		t.Errorf("format after a writer opened it: %d; want 2", v)
+	}
+	at := time.Date(2025, 3, 1, 9, 0, 0, 0, time.UTC)
+	if _, err := w.Put(ctx, store.DefaultBranch, []store.Record{store.Fact{ID: "new", Text: "the canteen closes at two",
+		CreatedAt: at, ExpiresAt: at.Add(time.Hour)}}, store.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	live, err := w.List(ctx, store.View{}, store.ListQuery{Kind: store.KindFact, Filter: store.Filter{LiveAt: at.Add(2 * time.Hour)}})
+	if err != nil || len(live) != 1 || live[0].RecordID() != "old" {
+		t.Errorf("facts live two hours later: %v, %v; want old alone", live, err)
+	}
+}

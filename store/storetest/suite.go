@@ -35,7 +35,7 @@ type Harness struct {
 }
 
 // Run runs the conformance suite against the stores h makes. Each area is a subtest
-// (write, search, messagesearch, branch, diff, merge, remerge, snapshot, timetravel, sessions, docs, alias, concurrency,
+// (write, search, messagesearch, branch, diff, merge, remerge, snapshot, timetravel, expiry, sessions, docs, alias, concurrency,
 // durability, errors) whose own subtests each get a fresh store and run in parallel.
 func Run(t *testing.T, h Harness) {
 	if h.New == nil {
@@ -55,6 +55,7 @@ func Run(t *testing.T, h Harness) {
 		{"remerge", testRemerge},
 		{"snapshot", testSnapshot},
 		{"timetravel", testTimeTravel},
+		{"expiry", testExpiry},
 		{"sessions", testSessions},
 		{"docs", testDocs},
 		{"alias", testAlias},

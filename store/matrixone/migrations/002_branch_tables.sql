@@ -31,6 +31,7 @@ CREATE TABLE IF NOT EXISTS facts_b0 (
 	verification TEXT         NOT NULL,
 	created_at   DATETIME(6)  NULL,
 	updated_at   DATETIME(6)  NULL,
+	expires_at   DATETIME(6)  NULL,
 	PRIMARY KEY (vid),
 	KEY facts_id (id),
 	KEY facts_rev (rev),
