@@ -6,7 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+	"unicode"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/day1ai/day1"
 	"github.com/day1ai/day1/bundle"
@@ -123,6 +128,55 @@ func hint(code string) string {
 		return "reactivate the branch with day1 branch reactivate <name>"
 	}
 	return ""
+}
+
+// cliError is an error whose text names the command line's argument or flag where the
+// library's error named a Go field.
+type cliError struct {
+	err error
+	msg string
+}
+
+func (e *cliError) Error() string { return e.msg }
+func (e *cliError) Unwrap() error { return e.err }
+
+// fieldAnnotation, on a flag, names the library field it sets when the flag's name is
+// not that field's (--expires-in sets Fact.TTL).
+const fieldAnnotation = "day1-field"
+
+// inCLITerms renames, in the text of a *day1.ValidationError from cmd, the field it
+// names (Fact.Confidence, facts[2].Text) after the flag (--confidence) or argument
+// (<text>) of cmd that gave it: the flag of that name, or annotated with it
+// (fieldAnnotation), or the argument of that name in cmd's usage.
+func inCLITerms(cmd *cobra.Command, err error) error {
+	var ve *day1.ValidationError
+	if cmd == nil || !errors.As(err, &ve) || ve.Field == "" {
+		return err
+	}
+	name := ve.Field[strings.LastIndex(ve.Field, ".")+1:]
+	var b strings.Builder
+	for i, r := range name {
+		if unicode.IsUpper(r) && i > 0 {
+			b.WriteByte('-')
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	flag := b.String()
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if slices.Contains(f.Annotations[fieldAnnotation], name) {
+			flag = f.Name
+		}
+	})
+	var cli string
+	switch {
+	case cmd.Flags().Lookup(flag) != nil:
+		cli = "--" + flag
+	case strings.Contains(cmd.Use, "<"+flag+">"):
+		cli = "<" + flag + ">"
+	default:
+		return err
+	}
+	return &cliError{err: err, msg: strings.Replace(err.Error(), ve.Field, cli, 1)}
 }
 
 // report writes err to w for people, or as JSON for scripts, and returns the exit

@@ -202,6 +202,9 @@ func TestGolden(t *testing.T) {
 		{"write_observation_json", "write observation error go test ./auth failed --tool Bash --json"},
 		{"err_write_observation_type", "write observation robot beep"},
 		{"verify_json", "verify main --json"},
+		{"err_write_fact_confidence", "write fact a shaky guess --confidence 3"},
+		{"err_write_fact_expiry", "write fact the freeze holds --expires-in -1h"},
+		{"write_fact_expires_json", "write fact the deploy freeze holds this week --id f-freeze --expires-in 72h --json"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

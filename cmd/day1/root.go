@@ -160,11 +160,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		a.out = newPrinter(stdout, a.asJSON, a.noColor)
 		return nil
 	}
-	if err := root.ExecuteContext(ctx); err != nil {
+	if cmd, err := root.ExecuteContextC(ctx); err != nil {
 		if !running {
 			err = &usageError{err}
 		}
-		return report(stderr, err, a.asJSON || asJSON)
+		return report(stderr, inCLITerms(cmd, err), a.asJSON || asJSON)
 	}
 	return exitOK
 }

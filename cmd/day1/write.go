@@ -53,6 +53,8 @@ func newWriteFactCmd(a *app) *cobra.Command {
 	fl.StringVar(&f.SessionID, "session", "", "the session it belongs to")
 	fl.StringVar(&f.AgentID, "agent", "", "the agent that learnt it")
 	fl.StringToStringVar(&f.Metadata, "meta", nil, "metadata, key=value")
+	fl.DurationVar(&f.TTL, "expires-in", 0, "how long the fact holds, such as 72h; searches and lists leave it out afterwards (default: never expires)")
+	_ = fl.SetAnnotation("expires-in", fieldAnnotation, []string{"TTL"})
 	return cmd
 }
 

@@ -99,6 +99,7 @@ type factView struct {
 	TaskID       string    `json:"task_id,omitempty"`
 	AgentID      string    `json:"agent_id,omitempty"`
 	CreatedAt    time.Time `json:"created_at"`
+	ExpiresAt    time.Time `json:"expires_at,omitzero" jsonschema:"when the fact stops holding, if it does"`
 	// Metadata includes what a correction kept: corrected_by, correction_reason.
 	Metadata map[string]string `json:"metadata,omitempty" jsonschema:"the fact's metadata, with corrected_by and correction_reason when it was corrected"`
 }
@@ -108,7 +109,7 @@ func viewFact(f day1.Fact) factView {
 		ID: f.ID, Branch: f.Branch, Text: f.Text, Category: f.Category, Confidence: f.Confidence,
 		Status: string(f.Status), Verification: string(f.Verify.Status), Score: f.Verify.Score,
 		ParentID: f.ParentID, SessionID: f.SessionID, TaskID: f.TaskID, AgentID: f.AgentID,
-		CreatedAt: f.CreatedAt, Metadata: f.Metadata,
+		CreatedAt: f.CreatedAt, ExpiresAt: f.ExpiresAt, Metadata: f.Metadata,
 	}
 }
 

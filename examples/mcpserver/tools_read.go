@@ -23,19 +23,20 @@ type timeRange struct {
 }
 
 type searchIn struct {
-	Query        string     `json:"query" jsonschema:"what to look for, in natural language or keywords"`
-	SearchType   string     `json:"search_type,omitempty" jsonschema:"hybrid (default: keyword and semantic ranking fused), vector (semantic only) or keyword (BM25 only)"`
-	Branch       string     `json:"branch,omitempty" jsonschema:"branch to search (default: this session's current branch, else main)"`
-	Category     string     `json:"category,omitempty" jsonschema:"keep facts of this category only"`
-	AgentID      string     `json:"agent_id,omitempty" jsonschema:"keep the records of this agent only"`
-	Limit        int        `json:"limit,omitempty" jsonschema:"most hits to return (default 10)"`
-	TimeRange    *timeRange `json:"time_range,omitempty" jsonschema:"keep records created in this time range"`
-	Kinds        []string   `json:"kinds,omitempty" jsonschema:"search these kinds only: fact, observation, conversation (titles), message (default: all four)"`
-	Role         string     `json:"role,omitempty" jsonschema:"keep the messages of this speaker only: user, assistant, tool_call, tool_result, system"`
-	Conversation string     `json:"conversation_id,omitempty" jsonschema:"keep the messages of this conversation only"`
-	SessionID    string     `json:"session_id,omitempty" jsonschema:"keep the records of this session only"`
-	Window       int        `json:"window,omitempty" jsonschema:"return each message hit with this many messages before and after it in its conversation, 0 to 20 (default 0)"`
-	MinRelevance *float64   `json:"min_relevance,omitempty" jsonschema:"return nothing unless a hit reaches this relevance, 0 to 1, and leave out the hits below half of it (default 0.3; 0 returns every hit)"`
+	Query          string     `json:"query" jsonschema:"what to look for, in natural language or keywords"`
+	SearchType     string     `json:"search_type,omitempty" jsonschema:"hybrid (default: keyword and semantic ranking fused), vector (semantic only) or keyword (BM25 only)"`
+	Branch         string     `json:"branch,omitempty" jsonschema:"branch to search (default: this session's current branch, else main)"`
+	Category       string     `json:"category,omitempty" jsonschema:"keep facts of this category only"`
+	AgentID        string     `json:"agent_id,omitempty" jsonschema:"keep the records of this agent only"`
+	Limit          int        `json:"limit,omitempty" jsonschema:"most hits to return (default 10)"`
+	TimeRange      *timeRange `json:"time_range,omitempty" jsonschema:"keep records created in this time range"`
+	Kinds          []string   `json:"kinds,omitempty" jsonschema:"search these kinds only: fact, observation, conversation (titles), message (default: all four)"`
+	Role           string     `json:"role,omitempty" jsonschema:"keep the messages of this speaker only: user, assistant, tool_call, tool_result, system"`
+	Conversation   string     `json:"conversation_id,omitempty" jsonschema:"keep the messages of this conversation only"`
+	SessionID      string     `json:"session_id,omitempty" jsonschema:"keep the records of this session only"`
+	Window         int        `json:"window,omitempty" jsonschema:"return each message hit with this many messages before and after it in its conversation, 0 to 20 (default 0)"`
+	MinRelevance   *float64   `json:"min_relevance,omitempty" jsonschema:"return nothing unless a hit reaches this relevance, 0 to 1, and leave out the hits below half of it (default 0.3; 0 returns every hit)"`
+	IncludeExpired bool       `json:"include_expired,omitempty" jsonschema:"also return facts whose expiry has passed (default false)"`
 }
 
 type hitView struct {
@@ -143,7 +144,7 @@ func (m *memServer) search(ctx context.Context, ss *mcp.ServerSession, in search
 func (m *memServer) searchQuery(ss *mcp.ServerSession, in searchIn) (day1.SearchQuery, error) {
 	q := day1.SearchQuery{
 		Branch: m.branch(ss, in.Branch), Text: in.Query, Mode: day1.SearchMode(in.SearchType),
-		Limit: in.Limit, Window: in.Window,
+		Limit: in.Limit, Window: in.Window, IncludeExpired: in.IncludeExpired,
 		Filter: day1.Filter{Category: in.Category, AgentID: in.AgentID, Role: day1.Role(in.Role),
 			ConversationID: in.Conversation, SessionID: in.SessionID},
 	}

@@ -443,6 +443,18 @@ func TestToolErrors(t *testing.T) {
 	if got := callError(t, cs, "memory_write_fact", map[string]any{"category": "x"}); !strings.Contains(got, "fact_text") {
 		t.Errorf("write_fact without fact_text: %q", got)
 	}
+	for arg, bad := range map[string]string{"expires_in": "-2h", "expires_at": "Friday"} {
+		if got := callError(t, cs, "memory_write_fact", map[string]any{"fact_text": "x", arg: bad}); !strings.Contains(got, arg) {
+			t.Errorf("write_fact with %s %q: %q; want an error naming it", arg, bad, got)
+		}
+	}
+	if got := callError(t, cs, "memory_write_fact", map[string]any{"fact_text": "x", "expires_at": "2001-01-01T00:00:00Z"}); !strings.Contains(got, "ExpiresAt") {
+		t.Errorf("write_fact expiring in the past: %q; want an error naming the expiry", got)
+	}
+	freeze := call[writeFactOut](t, cs, "memory_write_fact", map[string]any{"fact_text": "The deploy freeze holds this week", "expires_in": "72h"})
+	if got := freeze.Fact.ExpiresAt.Sub(freeze.Fact.CreatedAt); got != 72*time.Hour {
+		t.Errorf("a fact written with expires_in 72h expires %v after it was written", got)
+	}
 
 	// Still serving, and the failed switch left the current branch alone.
 	w := call[writeFactOut](t, cs, "memory_write_fact", map[string]any{"fact_text": "still here"})

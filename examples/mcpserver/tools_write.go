@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/day1ai/day1"
+	"github.com/day1ai/day1/store"
 )
 
 // defaultConfidence is the confidence of a fact written without one.
@@ -20,6 +22,8 @@ type writeFactIn struct {
 	SessionID  string   `json:"session_id,omitempty" jsonschema:"the session that learned it"`
 	TaskID     string   `json:"task_id,omitempty" jsonschema:"the task it belongs to"`
 	AgentID    string   `json:"agent_id,omitempty" jsonschema:"the agent that wrote it"`
+	ExpiresIn  string   `json:"expires_in,omitempty" jsonschema:"how long the fact holds, as a Go duration such as 72h or 30m; searches leave it out afterwards (default: it never expires)"`
+	ExpiresAt  string   `json:"expires_at,omitempty" jsonschema:"when the fact stops holding, RFC 3339 (e.g. 2026-12-11T18:00:00Z); give this or expires_in"`
 }
 
 type writeFactOut struct {
@@ -131,11 +135,26 @@ func (m *memServer) addWriteTools(s *mcp.Server) {
 }
 
 func (m *memServer) writeFact(ctx context.Context, ss *mcp.ServerSession, in writeFactIn) (writeFactOut, string, error) {
-	w, err := m.c.WriteFact(ctx, day1.Fact{
+	f := day1.Fact{
 		Branch: m.branch(ss, in.Branch), Text: in.FactText, Category: in.Category,
 		Confidence: orDefault(in.Confidence, defaultConfidence),
 		SessionID:  in.SessionID, TaskID: in.TaskID, AgentID: in.AgentID,
-	})
+	}
+	if in.ExpiresIn != "" {
+		d, err := time.ParseDuration(in.ExpiresIn)
+		if err != nil || d <= 0 {
+			return writeFactOut{}, "", store.Invalid("expires_in", "must be a positive Go duration such as 72h or 30m", in.ExpiresIn)
+		}
+		f.TTL = d
+	}
+	if in.ExpiresAt != "" {
+		t, err := time.Parse(time.RFC3339, in.ExpiresAt)
+		if err != nil {
+			return writeFactOut{}, "", store.Invalid("expires_at", "must be an RFC 3339 time such as 2026-12-11T18:00:00Z", in.ExpiresAt)
+		}
+		f.ExpiresAt = t
+	}
+	w, err := m.c.WriteFact(ctx, f)
 	if err != nil {
 		return writeFactOut{}, "", err
 	}
