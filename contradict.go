@@ -6,6 +6,7 @@ import (
 	"maps"
 
 	"github.com/day1ai/day1/curation"
+	"github.com/day1ai/day1/internal/vecmath"
 	"github.com/day1ai/day1/store"
 )
 
@@ -192,6 +193,23 @@ func withMeta(m map[string]string, key, v string) map[string]string {
 	}
 	out[key] = v
 	return out
+}
+
+// duplicates is the test of near-duplicates a merge uses (merge.Engine.Duplicates):
+// the cosine of the two texts' embeddings reaches the near-duplicate threshold of
+// writes (Config.DedupeThreshold). Nil without embeddings or with the threshold off.
+// An embedder that fails makes the pair no duplicates: a merge does not fail for it.
+func (c *Client) duplicates() func(ctx context.Context, source, target string) (bool, error) {
+	if c.emb == nil || c.dedupe <= 0 {
+		return nil
+	}
+	return func(ctx context.Context, source, target string) (bool, error) {
+		vs, err := c.emb.Embed(ctx, []string{source, target})
+		if err != nil || len(vs) != 2 || len(vs[0]) == 0 || len(vs[0]) != len(vs[1]) {
+			return false, ctx.Err()
+		}
+		return float64(vecmath.Cosine(vs[0], vs[1])) >= c.dedupe, nil
+	}
 }
 
 // contradicts is the test of contradiction a merge uses (merge.Engine.Contradicts):

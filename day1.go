@@ -126,6 +126,7 @@ func Open(ctx context.Context, cfg Config) (*Client, error) {
 		NewID:       cfg.Test.NewID,
 		Now:         cfg.Test.Now,
 		Contradicts: c.contradicts(),
+		Duplicates:  c.duplicates(),
 		Logger:      cfg.Logger,
 	}
 	c.reader = reader{c: c}

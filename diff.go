@@ -29,5 +29,8 @@ func (c *Client) Diff(ctx context.Context, source, target string) (d *Diff, err 
 		return nil, err
 	}
 	merge.AddContradictions(d, c.contradicts())
+	if err := merge.AddDuplicates(ctx, d, c.duplicates()); err != nil {
+		return nil, err
+	}
 	return d, nil
 }

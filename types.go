@@ -165,6 +165,10 @@ const (
 	// contradict each other (a different value, or a negation), by the contradiction
 	// heuristics; not reported when Config.Contradictions is off.
 	Contradictory = store.Contradictory
+	// Duplicate: each side added a fact, under different ids and with other texts,
+	// that say the same thing: their embeddings' cosine reaches
+	// Config.DedupeThreshold, as a write on one branch would have found them.
+	Duplicate = store.Duplicate
 )
 
 // Merge actions recorded in a MergeRecord.

@@ -181,6 +181,8 @@ func conflictPrompt(c store.Conflict, sf, tf store.Fact, base *store.Fact) strin
 		fmt.Fprintf(&b, "Both branches replaced the fact %s with a new fact of their own.\n", c.Ref.ID)
 	case store.Contradictory:
 		b.WriteString("Each branch added a fact, and the two contradict each other.\n")
+	case store.Duplicate:
+		b.WriteString("Each branch added a fact, and the two say the same thing in other words: keep the better one, or merge them.\n")
 	default:
 		fmt.Fprintf(&b, "Both branches changed the fact %s.\n", c.Ref.ID)
 	}

@@ -1,6 +1,8 @@
 package merge
 
 import (
+	"context"
+
 	"github.com/day1ai/day1/internal/textsearch"
 	"github.com/day1ai/day1/store"
 )
@@ -12,8 +14,39 @@ import (
 // conflict are left out, and so are pairs that share no two search terms (one, when a
 // text has only one), which no test of the same subject would pair.
 func AddContradictions(d *store.Diff, contradicts func(source, target string) bool) {
-	if d == nil || contradicts == nil {
+	if contradicts == nil {
 		return
+	}
+	_ = addCompeting(d, store.Contradictory, func(source, target string) (bool, error) {
+		return contradicts(source, target), nil
+	})
+}
+
+// AddDuplicates adds to d a store.Duplicate conflict for each live fact the source
+// added since the merge base that says what a live fact the target added says, in
+// other words, by duplicates (given the source's text first; a near-duplicate test,
+// such as the cosine of the two texts' embeddings against a threshold): the pairs are
+// chosen as AddContradictions chooses them, after it, so a pair is one conflict at
+// most. Facts of the same text never reach it: a merge deduplicates them. The first
+// error of duplicates stops it and is returned.
+func AddDuplicates(ctx context.Context, d *store.Diff, duplicates func(ctx context.Context, source, target string) (bool, error)) error {
+	if duplicates == nil {
+		return nil
+	}
+	return addCompeting(d, store.Duplicate, func(source, target string) (bool, error) {
+		if store.NormText(source) == store.NormText(target) {
+			return false, nil
+		}
+		return duplicates(ctx, source, target)
+	})
+}
+
+// addCompeting adds to d a conflict of reason for each live fact the source added
+// that test pairs with a live fact the target added, trying the target's facts that
+// share the most search terms with it first and keeping the first that test accepts.
+func addCompeting(d *store.Diff, reason store.ConflictReason, test func(source, target string) (bool, error)) error {
+	if d == nil {
+		return nil
 	}
 	busy := map[store.Ref]bool{}
 	for _, c := range d.Conflicts {
@@ -39,7 +72,7 @@ func AddContradictions(d *store.Diff, contradicts func(source, target string) bo
 		sizes = append(sizes, len(terms))
 	}
 	if len(targets) == 0 {
-		return
+		return nil
 	}
 	shared := make([]int, len(targets))
 	var met []int32
@@ -59,6 +92,7 @@ func AddContradictions(d *store.Diff, contradicts func(source, target string) bo
 			}
 		}
 		best, bestShared := -1, 0
+		var err error
 		for _, i := range met {
 			need := 2
 			if min(len(terms), sizes[i]) <= 1 {
@@ -66,18 +100,23 @@ func AddContradictions(d *store.Diff, contradicts func(source, target string) bo
 			}
 			n := shared[i]
 			shared[i] = 0
-			if n < need || n < bestShared || n == bestShared && best >= 0 && i > int32(best) {
+			if err != nil || n < need || n < bestShared || n == bestShared && best >= 0 && i > int32(best) || busy[targets[i].Ref] {
 				continue
 			}
-			if contradicts(f.Text, targets[i].After.(store.Fact).Text) {
+			var ok bool
+			if ok, err = test(f.Text, targets[i].After.(store.Fact).Text); ok {
 				best, bestShared = int(i), n
 			}
+		}
+		if err != nil {
+			return err
 		}
 		if best < 0 {
 			continue
 		}
 		tc := targets[best]
-		d.Conflicts = append(d.Conflicts, store.Conflict{Ref: tc.Ref, Reason: store.Contradictory, Source: ch, Target: tc})
+		d.Conflicts = append(d.Conflicts, store.Conflict{Ref: tc.Ref, Reason: reason, Source: ch, Target: tc})
 		busy[ch.Ref] = true
 	}
+	return nil
 }

@@ -123,3 +123,80 @@ func TestMergeContradictions(t *testing.T) {
 		t.Errorf("the fail policy: err = %v; want a *store.MergeConflictError with the contradiction", err)
 	}
 }
+
+// dupDiff is a diff where each side added a fact about where token refresh happens,
+// in other words, and one of the same text as the other side's.
+func dupDiff() *store.Diff {
+	return diffOf(
+		[]store.Change{added(fact("s-gw", "Token refresh happens in the gateway")), added(fact("s-same", "Sessions are stored in Postgres"))},
+		[]store.Change{added(fact("t-gw", "The gateway is where token refresh happens")), added(fact("t-same", "sessions are stored in postgres"))})
+}
+
+// sameSubject is a stand-in near-duplicate test: two texts about token refresh in
+// the gateway say the same thing. It counts its calls.
+func sameSubject(calls *int) func(ctx context.Context, a, b string) (bool, error) {
+	return func(ctx context.Context, a, b string) (bool, error) {
+		*calls++
+		has := func(s string) bool { return strings.Contains(strings.ToLower(s), "token refresh") }
+		return has(a) && has(b), nil
+	}
+}
+
+// TestAddDuplicates checks that AddDuplicates makes a Duplicate conflict of two facts
+// the sides added that say the same thing in other words, never tests facts of the
+// same text (a merge deduplicates those), runs after the contradictions, and returns
+// its test's error.
+func TestAddDuplicates(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := dupDiff()
+	calls := 0
+	if err := AddDuplicates(ctx, d, sameSubject(&calls)); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Conflicts) != 1 || d.Conflicts[0].Reason != store.Duplicate || d.Conflicts[0].Ref != factRef("t-gw") ||
+		d.Conflicts[0].Source.Ref != factRef("s-gw") {
+		t.Fatalf("conflicts = %+v; want s-gw against t-gw as duplicates", d.Conflicts)
+	}
+	if calls != 1 {
+		t.Errorf("the test ran %d times; want once: the facts of the same text are not tested", calls)
+	}
+	// A pair a contradiction took is not tested again.
+	d = dupDiff()
+	AddContradictions(d, func(a, b string) bool { return strings.Contains(a, "gateway") && strings.Contains(b, "gateway") })
+	calls = 0
+	if err := AddDuplicates(ctx, d, sameSubject(&calls)); err != nil || len(d.Conflicts) != 1 || d.Conflicts[0].Reason != store.Contradictory || calls != 0 {
+		t.Errorf("after a contradiction: %v, conflicts %+v, %d tests; want the contradiction alone", err, d.Conflicts, calls)
+	}
+	boom := errors.New("embedder down")
+	if err := AddDuplicates(ctx, dupDiff(), func(context.Context, string, string) (bool, error) { return false, boom }); !errors.Is(err, boom) {
+		t.Errorf("a failing test: %v; want its error", err)
+	}
+}
+
+// TestMergeDuplicates checks that a duplicate is settled like the other conflicts:
+// refused by the fail policy, and taking the source's supersedes the target's.
+func TestMergeDuplicates(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	fs := newFake(dupDiff())
+	e := testEngine(fs)
+	calls := 0
+	e.Duplicates = sameSubject(&calls)
+	var ce *store.MergeConflictError
+	if _, err := e.Merge(ctx, Request{Source: src, Target: tgt}); !errors.As(err, &ce) || len(ce.Conflicts) != 1 || ce.Conflicts[0].Reason != store.Duplicate {
+		t.Fatalf("the fail policy: %v; want a *store.MergeConflictError with the duplicate", err)
+	}
+	if _, err := e.Merge(ctx, Request{Source: src, Target: tgt, Policy: store.ConflictAccept}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range fs.applied[0].Puts {
+		f := r.(store.Fact)
+		got = append(got, f.ID+":"+string(f.Status))
+	}
+	slices.Sort(got)
+	if want := []string{"s-gw:active", "t-gw:superseded"}; !slices.Equal(got, want) {
+		t.Errorf("accepting the source wrote %v; want %v (s-same deduplicated)", got, want)
+	}
+}

@@ -384,20 +384,27 @@ const (
 	// negates the other). Stores never report it: a merge engine given a way to tell
 	// contradictions adds it to their diff (merge.AddContradictions).
 	Contradictory ConflictReason = "contradictory"
+	// Duplicate: each side added a live fact, under different ids and with other
+	// texts, that say the same thing (near-duplicates, as a write would have found
+	// them). Stores never report it: a merge engine given a way to tell
+	// near-duplicates adds it to their diff (merge.AddDuplicates).
+	Duplicate ConflictReason = "duplicate"
 )
 
 // Competing reports whether a conflict of this reason is between two facts the
-// sides added (BothSuperseded, Contradictory) rather than two versions of one record:
-// a side that wins makes the other's fact superseded, and keeping both keeps both
-// facts as they are.
-func (r ConflictReason) Competing() bool { return r == BothSuperseded || r == Contradictory }
+// sides added (BothSuperseded, Contradictory, Duplicate) rather than two versions of
+// one record: a side that wins makes the other's fact superseded, and keeping both
+// keeps both facts as they are.
+func (r ConflictReason) Competing() bool {
+	return r == BothSuperseded || r == Contradictory || r == Duplicate
+}
 
 // Conflict pairs a source change with a target change that cannot both be kept as is.
 // For BothChanged, Source and Target are the two sides' changes of the record Ref names.
 // For BothSuperseded, Ref names the common parent fact and Source and Target are the two
 // added facts; a parent superseded by several facts on one side yields one conflict per
-// pair. For Contradictory, Ref names the target's fact and Source and Target are the
-// two added facts.
+// pair. For Contradictory and Duplicate, Ref names the target's fact and Source and
+// Target are the two added facts.
 type Conflict struct {
 	Ref    Ref
 	Reason ConflictReason

@@ -48,7 +48,7 @@ type changeView struct {
 
 type conflictView struct {
 	Ref    string `json:"ref"`
-	Reason string `json:"reason" jsonschema:"both_changed, both_superseded or contradictory (each side added a fact that contradicts the other's)"`
+	Reason string `json:"reason" jsonschema:"both_changed, both_superseded, contradictory (each side added a fact that contradicts the other's) or duplicate (each side added a fact that says the same as the other's)"`
 	Source string `json:"source" jsonschema:"the source side's version"`
 	Target string `json:"target" jsonschema:"the target side's version"`
 }
