@@ -94,6 +94,10 @@ func TestRoutes(t *testing.T) {
 		{"POST", "/api/v1/facts/f-a1/corrections", `{"branch":"agent-a","action":"invalidate","by":"lead"}`, 400, "invalid_argument"},
 		{"POST", "/api/v1/facts/f-a1/corrections", `{"branch":"agent-a","action":"rewrite","by":"lead","why":"x"}`, 400, "invalid_argument"},
 		{"POST", "/api/v1/facts/nope/corrections", `{"action":"delete","by":"lead","why":"x"}`, 404, "not_found"},
+		{"POST", "/api/v1/facts", `{"text":"The launch banner shows until the end of time","expires_at":"2999-01-01T00:00:00Z"}`, 201, `"expires_at":"2999-01-01T00:00:00Z"`},
+		{"POST", "/api/v1/facts", `{"text":"The old banner showed in 2000","expires_at":"2001-01-01T00:00:00Z"}`, 400, "invalid_argument"},
+		{"GET", "/api/v1/facts?include_expired=true&category=none", "", 200, `[]`},
+		{"GET", "/api/v1/search?q=banner&include_expired=maybe", "", 400, "invalid_argument"},
 
 		{"GET", "/api/v1/observations", "", 200, `"o-grep"`},
 		{"POST", "/api/v1/observations", `{"type":"discovery","summary":"The 401 is swallowed"}`, 201, `"created"`},

@@ -46,7 +46,7 @@ func written[T day1.Record](w day1.Written[T]) any {
 func listOptions(q *query) day1.ListOptions {
 	return day1.ListOptions{
 		Branch: q.str("branch"), Filter: q.filter(), Desc: q.bool("desc"),
-		Limit: q.int("limit"), Offset: q.int("offset"),
+		Limit: q.int("limit"), Offset: q.int("offset"), IncludeExpired: q.bool("include_expired"),
 	}
 }
 
@@ -213,7 +213,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) (any, error) {
 	sq := day1.SearchQuery{
 		Branch: qq.str("branch"), Text: qq.str("q"), Mode: day1.SearchMode(qq.str("mode")),
 		Kinds: qq.kinds("kind"), Filter: qq.filter(), Limit: qq.int("limit"), Window: qq.int("window"),
-		MinRelevance: qq.float("min_relevance"),
+		MinRelevance: qq.float("min_relevance"), IncludeExpired: qq.bool("include_expired"),
 	}
 	if qq.err != nil {
 		return nil, qq.err
