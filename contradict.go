@@ -197,20 +197,43 @@ func withMeta(m map[string]string, key, v string) map[string]string {
 
 // duplicates is the test of near-duplicates a merge uses (merge.Engine.Duplicates):
 // the cosine of the two texts' embeddings reaches the near-duplicate threshold of
-// writes (Config.DedupeThreshold). Nil without embeddings or with the threshold off.
-// An embedder that fails makes the pair no duplicates: a merge does not fail for it.
-func (c *Client) duplicates() func(ctx context.Context, source, target string) (bool, error) {
+// writes (Config.DedupeThreshold), the texts embedded in one call per
+// duplicateBatch. Nil without embeddings or with the threshold off. An embedder that
+// fails makes no pair duplicates: a merge does not fail for it.
+func (c *Client) duplicates() func(ctx context.Context, pairs [][2]string) ([]bool, error) {
 	if c.emb == nil || c.dedupe <= 0 {
 		return nil
 	}
-	return func(ctx context.Context, source, target string) (bool, error) {
-		vs, err := c.emb.Embed(ctx, []string{source, target})
-		if err != nil || len(vs) != 2 || len(vs[0]) == 0 || len(vs[0]) != len(vs[1]) {
-			return false, ctx.Err()
+	return func(ctx context.Context, pairs [][2]string) ([]bool, error) {
+		at := map[string]int{}
+		var texts []string
+		for _, p := range pairs {
+			for _, t := range p {
+				if _, ok := at[t]; !ok {
+					at[t] = len(texts)
+					texts = append(texts, t)
+				}
+			}
 		}
-		return float64(vecmath.Cosine(vs[0], vs[1])) >= c.dedupe, nil
+		vecs := make([][]float32, 0, len(texts))
+		for lo := 0; lo < len(texts); lo += duplicateBatch {
+			vs, err := c.emb.Embed(ctx, texts[lo:min(lo+duplicateBatch, len(texts))])
+			if err != nil || len(vs) != min(duplicateBatch, len(texts)-lo) {
+				return make([]bool, len(pairs)), ctx.Err()
+			}
+			vecs = append(vecs, vs...)
+		}
+		out := make([]bool, len(pairs))
+		for i, p := range pairs {
+			a, b := vecs[at[p[0]]], vecs[at[p[1]]]
+			out[i] = len(a) > 0 && len(a) == len(b) && float64(vecmath.Cosine(a, b)) >= c.dedupe
+		}
+		return out, nil
 	}
 }
+
+// duplicateBatch is the most texts a merge's near-duplicate test embeds in one call.
+const duplicateBatch = 256
 
 // contradicts is the test of contradiction a merge uses (merge.Engine.Contradicts):
 // the contradiction heuristics, unless Config.Contradictions is off.

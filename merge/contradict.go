@@ -2,6 +2,7 @@ package merge
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/day1ai/day1/internal/textsearch"
 	"github.com/day1ai/day1/store"
@@ -24,20 +25,40 @@ func AddContradictions(d *store.Diff, contradicts func(source, target string) bo
 
 // AddDuplicates adds to d a store.Duplicate conflict for each live fact the source
 // added since the merge base that says what a live fact the target added says, in
-// other words, by duplicates (given the source's text first; a near-duplicate test,
-// such as the cosine of the two texts' embeddings against a threshold): the pairs are
-// chosen as AddContradictions chooses them, after it, so a pair is one conflict at
-// most. Facts of the same text never reach it: a merge deduplicates them. The first
-// error of duplicates stops it and is returned.
-func AddDuplicates(ctx context.Context, d *store.Diff, duplicates func(ctx context.Context, source, target string) (bool, error)) error {
+// other words, by duplicates (a near-duplicate test, such as the cosine of the two
+// texts' embeddings against a threshold), which answers for every candidate pair at
+// once, each given as the source's text and the target's: the pairs are chosen as
+// AddContradictions chooses them, after it, so a pair is one conflict at most. Facts of
+// the same text are never asked about: a merge deduplicates them. An error of
+// duplicates is returned, and d is left as it was.
+func AddDuplicates(ctx context.Context, d *store.Diff, duplicates func(ctx context.Context, pairs [][2]string) ([]bool, error)) error {
 	if duplicates == nil {
 		return nil
 	}
-	return addCompeting(d, store.Duplicate, func(source, target string) (bool, error) {
-		if store.NormText(source) == store.NormText(target) {
-			return false, nil
+	// The candidate pairs first, with a test that takes none; then one question.
+	index := map[[2]string]int{}
+	var pairs [][2]string
+	_ = addCompeting(d, store.Duplicate, func(source, target string) (bool, error) {
+		p := [2]string{source, target}
+		if _, ok := index[p]; !ok && store.NormText(source) != store.NormText(target) {
+			index[p] = len(pairs)
+			pairs = append(pairs, p)
 		}
-		return duplicates(ctx, source, target)
+		return false, nil
+	})
+	if len(pairs) == 0 {
+		return nil
+	}
+	same, err := duplicates(ctx, pairs)
+	if err != nil {
+		return err
+	}
+	if len(same) != len(pairs) {
+		return fmt.Errorf("day1: merge: the near-duplicate test answered %d of %d pairs", len(same), len(pairs))
+	}
+	return addCompeting(d, store.Duplicate, func(source, target string) (bool, error) {
+		i, ok := index[[2]string{source, target}]
+		return ok && same[i], nil
 	})
 }
 

@@ -133,12 +133,16 @@ func dupDiff() *store.Diff {
 }
 
 // sameSubject is a stand-in near-duplicate test: two texts about token refresh in
-// the gateway say the same thing. It counts its calls.
-func sameSubject(calls *int) func(ctx context.Context, a, b string) (bool, error) {
-	return func(ctx context.Context, a, b string) (bool, error) {
-		*calls++
+// the gateway say the same thing. It counts the pairs it is asked about.
+func sameSubject(calls *int) func(ctx context.Context, pairs [][2]string) ([]bool, error) {
+	return func(ctx context.Context, pairs [][2]string) ([]bool, error) {
+		*calls += len(pairs)
 		has := func(s string) bool { return strings.Contains(strings.ToLower(s), "token refresh") }
-		return has(a) && has(b), nil
+		out := make([]bool, len(pairs))
+		for i, p := range pairs {
+			out[i] = has(p[0]) && has(p[1])
+		}
+		return out, nil
 	}
 }
 
@@ -169,8 +173,9 @@ func TestAddDuplicates(t *testing.T) {
 		t.Errorf("after a contradiction: %v, conflicts %+v, %d tests; want the contradiction alone", err, d.Conflicts, calls)
 	}
 	boom := errors.New("embedder down")
-	if err := AddDuplicates(ctx, dupDiff(), func(context.Context, string, string) (bool, error) { return false, boom }); !errors.Is(err, boom) {
-		t.Errorf("a failing test: %v; want its error", err)
+	d = dupDiff()
+	if err := AddDuplicates(ctx, d, func(context.Context, [][2]string) ([]bool, error) { return nil, boom }); !errors.Is(err, boom) || len(d.Conflicts) != 0 {
+		t.Errorf("a failing test: %v, conflicts %+v; want its error and no conflict", err, d.Conflicts)
 	}
 }
 

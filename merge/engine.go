@@ -117,13 +117,14 @@ type Engine struct {
 	// (store.Contradictory, see AddContradictions), settled by the policy or the
 	// resolver like the others. Nil: facts under different ids never conflict.
 	Contradicts func(source, target string) bool
-	// Duplicates reports whether two fact texts, the source's first, say the same
-	// thing (near-duplicates). When set, a live fact the source added that duplicates
-	// one the target added since the merge base, under another id and with another
-	// text, is a conflict (store.Duplicate, see AddDuplicates), settled like the
-	// others: accepting the source's fact supersedes the target's. Nil: only facts of
-	// the same text are found alike (and deduplicated).
-	Duplicates func(ctx context.Context, source, target string) (bool, error)
+	// Duplicates reports, for each pair of fact texts (the source's first), whether
+	// the two say the same thing (near-duplicates); a merge asks once, for every
+	// candidate pair. When set, a live fact the source added that duplicates one the
+	// target added since the merge base, under another id and with another text, is a
+	// conflict (store.Duplicate, see AddDuplicates), settled like the others:
+	// accepting the source's fact supersedes the target's. Nil: only facts of the same
+	// text are found alike (and deduplicated).
+	Duplicates func(ctx context.Context, pairs [][2]string) ([]bool, error)
 	// Logger receives the merges planned again because the target changed meanwhile
 	// (Info, with the branches and the attempt). Nil logs nothing.
 	Logger *slog.Logger
