@@ -213,6 +213,7 @@ func newSearchCmd(a *app) *cobra.Command {
 	f.IntVar(&q.Window, "window", 0, "show each message hit with this many messages before and after it (0 to 20)")
 	f.Float64Var(&q.MinRelevance, "min-relevance", day1.DefaultMinRelevance,
 		"show nothing unless a hit reaches this relevance (0 to 1), and leave out the hits below half of it; 0 shows every hit")
+	f.BoolVar(&q.IncludeExpired, "include-expired", false, "also show facts whose expiry has passed")
 	addAt(a, cmd)
 	return cmd
 }
