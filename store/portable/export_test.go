@@ -14,3 +14,10 @@ func IndexSaved(s *Store) int {
 	defer s.ix.mu.RUnlock()
 	return s.ix.saved
 }
+
+// IndexBuilt reports whether the index of s has been built or loaded.
+func IndexBuilt(s *Store) bool {
+	s.ix.mu.RLock()
+	defer s.ix.mu.RUnlock()
+	return s.ix.built
+}

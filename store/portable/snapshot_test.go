@@ -119,3 +119,38 @@ func ids(hs []store.Hit) []string {
 	}
 	return out
 }
+
+// TestSmallWritesLeaveTheIndexAlone checks that a process whose first act is to write
+// a few observations (a hook's) neither builds nor loads the index, and that its first
+// search does, and finds them.
+func TestSmallWritesLeaveTheIndexAlone(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	a := openAt(t, dir)
+	if _, err := a.Put(ctx, store.DefaultBranch, []store.Record{store.Fact{ID: "f", Text: "the build cache lives in the gateway"}}, store.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	b := openAt(t, dir)
+	obs := []store.Record{
+		store.Observation{ID: "o1", Type: store.ObsToolUse, Tool: "Bash", Summary: "go test ./cache passed"},
+		store.Observation{ID: "o2", Type: store.ObsToolUse, Tool: "Edit", Summary: "edited cache/warm.go"},
+	}
+	if _, err := b.Put(ctx, store.DefaultBranch, obs, store.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if portable.IndexBuilt(b) {
+		t.Error("writing two observations built the index")
+	}
+	hits, err := b.Search(ctx, store.View{}, store.SearchQuery{Text: "cache", Mode: store.Keyword})
+	if err != nil || len(hits) != 3 || !portable.IndexBuilt(b) {
+		t.Errorf("the first search: %d hits (%v), index built %v; want the fact and both observations", len(hits), err, portable.IndexBuilt(b))
+	}
+	// A fact write needs the index (deduplication), whatever its size.
+	c := openAt(t, dir)
+	if _, err := c.Put(ctx, store.DefaultBranch, []store.Record{store.Fact{ID: "g", Text: "the gateway restarts nightly"}}, store.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !portable.IndexBuilt(c) {
+		t.Error("a fact write left the index unbuilt; it cannot have looked for duplicates")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -120,4 +121,79 @@ func TestCompactRetention(t *testing.T) {
 	if cs, err := s.(store.Compacter).Compact(ctx); err != nil || cs.Dropped != 0 {
 		t.Errorf("a second Compact: dropped %d, %v; want 0, nil", cs.Dropped, err)
 	}
+}
+
+// TestCompactManyChunks replaces more versions than one commit of a compaction drops
+// (several chunks), then compacts past the retention: every replaced version is
+// dropped, one row of each fact is left, and lists and searches read the latest
+// versions, in this process and in a new one.
+func TestCompactManyChunks(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	clk := testkit.NewClock(0)
+	opts := sqlite.Options{Path: dir, NoSync: true, Now: clk.Now, Retention: time.Hour}
+	s, err := opts.OpenStore(ctx, store.OpenEnv{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n, batch = 4500, 500
+	write := func(version string) {
+		t.Helper()
+		for lo := 0; lo < n; lo += batch {
+			recs := make([]store.Record, 0, batch)
+			for i := lo; i < lo+batch; i++ {
+				recs = append(recs, store.Fact{ID: fmt.Sprintf("f%04d", i), Text: fmt.Sprintf("service %d keeps its %s settings", i, version)})
+			}
+			if _, err := s.Put(ctx, store.DefaultBranch, recs, store.PutOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	write("old")
+	clk.Advance(time.Minute)
+	write("new")
+	clk.Advance(2 * time.Hour)
+	cs, err := s.(store.Compacter).Compact(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs.Dropped != n {
+		t.Errorf("Compact dropped %d versions; want the %d replaced ones", cs.Dropped, n)
+	}
+	check := func(s store.Store) {
+		t.Helper()
+		rows := 0
+		err := s.(*portable.Store).Driver().Read(ctx, func(r driver.Reader) error {
+			return r.Meta(ctx, 0, func(m driver.Meta) error {
+				if m.Kind == store.KindFact {
+					rows++
+				}
+				return nil
+			})
+		})
+		if err != nil || rows != n {
+			t.Errorf("%d fact rows left (%v); want %d", rows, err, n)
+		}
+		all, err := s.List(ctx, store.View{}, store.ListQuery{Kind: store.KindFact})
+		if err != nil || len(all) != n {
+			t.Fatalf("list: %d facts (%v); want %d", len(all), err, n)
+		}
+		for _, r := range all {
+			if f := r.(store.Fact); !strings.Contains(f.Text, "new settings") {
+				t.Fatalf("%s reads %q; want its new version", f.ID, f.Text)
+			}
+		}
+		hits, err := s.Search(ctx, store.View{}, store.SearchQuery{Text: "service 4321 settings", Mode: store.Keyword, Limit: 1})
+		if err != nil || len(hits) != 1 || hits[0].Record.RecordID() != "f4321" {
+			t.Errorf("search for service 4321: %v (%v); want f4321", hits, err)
+		}
+	}
+	check(s)
+	s.Close()
+	s2, err := opts.OpenStore(ctx, store.OpenEnv{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	check(s2)
 }
