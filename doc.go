@@ -32,7 +32,8 @@
 // the record is kept without a vector, stays keyword-searchable, and Written.EmbedErr
 // says why. A fact written under an ID of yours and deduplicated against another
 // fact's text leaves your ID as an alias of that fact (Written.AliasOf): GetFact by it
-// returns that fact.
+// returns that fact. A fact that holds for a while says until when (Fact.ExpiresAt, or
+// Fact.TTL at write): searches and lists leave it out from then on.
 //
 //	w, err := c.WriteFact(ctx, day1.Fact{Text: "The auth service signs JWTs with RS256", Category: "architecture"})
 //	fmt.Println(w.Outcome, w.Record.ID)
@@ -47,7 +48,8 @@
 // Relevance in [0, 1] that means the same on every store and fusion, and
 // SearchQuery.MinRelevance (DefaultMinRelevance for what goes into an agent's
 // context) lets a search answer "nothing relevant". Config.Reranker, off by default,
-// reorders the best candidates of every search (package rerank). Timeline
+// reorders the best candidates of every search (package rerank; rerank.Recency
+// prefers newer memories). Timeline
 // lists what happened on a branch in time order; Graph walks the relation graph around
 // an entity. All reads are in the Reader interface.
 //
@@ -186,6 +188,14 @@
 //		_, err := c.WriteFact(ctx, day1.Fact{Text: "Acme deploys on Fridays"})
 //		return err
 //	})
+//
+// # Observing and agent tools
+//
+// Config.Logger receives what a Client does on its own (retries, lock waits,
+// compactions); Config.Observer is told as each public operation starts and ends, the
+// hook that the module github.com/day1ai/day1/contrib/day1otel turns into OpenTelemetry
+// spans and metrics. Package agenttool gives the memory operations as tools a model
+// calls, which the ADK and Eino adapters offer their agents.
 //
 // # Errors
 //
