@@ -34,7 +34,7 @@ func (c *Client) Compact(ctx context.Context) (_ CompactStats, err error) {
 	}
 	cs, ok := c.st.(store.Compacter)
 	if !ok {
-		return CompactStats{}, fmt.Errorf("%w: Compact applies to the embedded store, not to %s", ErrNotSupported, storeName(c.st))
+		return CompactStats{}, fmt.Errorf("%w: Compact applies to the embedded store, not to %s", ErrNotSupported, c.name)
 	}
 	return cs.Compact(ctx)
 }

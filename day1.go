@@ -34,6 +34,7 @@ type Client struct {
 	emb      llm.Embedder // nil with Config.NoEmbeddings
 	dedupe   float64      // the store's PutOptions.DedupeThreshold: 0 is off
 	engine   *merge.Engine
+	name     string       // the store's name (Capabilities.Store), which every observed operation reports
 	log      *slog.Logger // Config.Logger, or one that writes nothing
 
 	closed   atomic.Bool
@@ -119,6 +120,7 @@ func Open(ctx context.Context, cfg Config) (*Client, error) {
 			}
 		}
 	}
+	c.name = storeName(c.st)
 	c.engine = &merge.Engine{
 		Store:       c.st,
 		Resolver:    c.cfg.Resolver,
@@ -216,7 +218,7 @@ type Capabilities struct {
 
 // Capabilities reports the store, embedder and model in use and the features they give.
 func (c *Client) Capabilities() Capabilities {
-	caps := Capabilities{Store: storeName(c.st), Durable: c.durable}
+	caps := Capabilities{Store: c.name, Durable: c.durable}
 	if c.emb != nil {
 		caps.Embedder, caps.Dimensions = c.emb.Name(), c.emb.Dimensions()
 	}

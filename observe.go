@@ -95,7 +95,7 @@ func (c *Client) start(ctx context.Context, op Operation) (context.Context, func
 	if o == nil || ctx.Value(observing{}) == c {
 		return ctx, noEnd
 	}
-	op.Store = storeName(c.st)
+	op.Store = c.name
 	ctx, end := o.Start(context.WithValue(ctx, observing{}, c), op)
 	if end == nil {
 		end = noEnd

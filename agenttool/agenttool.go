@@ -13,6 +13,7 @@ package agenttool
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -275,7 +276,7 @@ type DiffOutput struct {
 }
 
 func diffBranches(ctx context.Context, c *day1.Client, in DiffInput) (DiffOutput, error) {
-	d, err := c.Diff(ctx, in.Source, targetOrMain(in.Target))
+	d, err := c.Diff(ctx, in.Source, cmp.Or(in.Target, day1.DefaultBranch))
 	if err != nil {
 		return DiffOutput{}, err
 	}
@@ -321,7 +322,7 @@ type MergeOutput struct {
 }
 
 func mergeBranch(ctx context.Context, c *day1.Client, in MergeInput) (MergeOutput, error) {
-	res, err := c.Merge(ctx, day1.MergeRequest{Source: in.Source, Target: targetOrMain(in.Target),
+	res, err := c.Merge(ctx, day1.MergeRequest{Source: in.Source, Target: cmp.Or(in.Target, day1.DefaultBranch),
 		Policy: day1.ConflictPolicy(in.Policy), MergedBy: "agent"})
 	var mc *day1.MergeConflictError
 	if errors.As(err, &mc) {
@@ -357,11 +358,4 @@ func createSnapshot(ctx context.Context, c *day1.Client, in SnapshotInput) (Snap
 		return SnapshotOutput{}, err
 	}
 	return SnapshotOutput{Name: sn.Name, Branch: sn.Branch, CreatedAt: sn.CreatedAt}, nil
-}
-
-func targetOrMain(b string) string {
-	if b == "" {
-		return day1.DefaultBranch
-	}
-	return b
 }

@@ -455,6 +455,15 @@ func TestToolErrors(t *testing.T) {
 	if got := freeze.Fact.ExpiresAt.Sub(freeze.Fact.CreatedAt); got != 72*time.Hour {
 		t.Errorf("a fact written with expires_in 72h expires %v after it was written", got)
 	}
+	// A fact that expires leaves search, unless include_expired asks for it.
+	brief := call[writeFactOut](t, cs, "memory_write_fact", map[string]any{"fact_text": "The wombat demo runs in room nine", "expires_in": "300ms"})
+	time.Sleep(time.Until(brief.Fact.ExpiresAt) + 50*time.Millisecond)
+	if s := call[searchOut](t, cs, "memory_search", map[string]any{"query": "wombat demo room"}); len(s.Hits) != 0 {
+		t.Errorf("search after the fact expired: %+v; want nothing", s.Hits)
+	}
+	if s := call[searchOut](t, cs, "memory_search", map[string]any{"query": "wombat demo room", "include_expired": true}); len(s.Hits) != 1 || s.Hits[0].ID != brief.FactID {
+		t.Errorf("search with include_expired: %+v; want the expired fact", s.Hits)
+	}
 
 	// Still serving, and the failed switch left the current branch alone.
 	w := call[writeFactOut](t, cs, "memory_write_fact", map[string]any{"fact_text": "still here"})

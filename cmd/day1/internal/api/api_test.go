@@ -96,7 +96,11 @@ func TestRoutes(t *testing.T) {
 		{"POST", "/api/v1/facts/nope/corrections", `{"action":"delete","by":"lead","why":"x"}`, 404, "not_found"},
 		{"POST", "/api/v1/facts", `{"text":"The launch banner shows until the end of time","expires_at":"2999-01-01T00:00:00Z"}`, 201, `"expires_at":"2999-01-01T00:00:00Z"`},
 		{"POST", "/api/v1/facts", `{"text":"The old banner showed in 2000","expires_at":"2001-01-01T00:00:00Z"}`, 400, "invalid_argument"},
-		{"GET", "/api/v1/facts?include_expired=true&category=none", "", 200, `[]`},
+		{"POST", "/api/v1/facts", `{"text":"The quokka exhibit closed in January","category":"bygone","created_at":"2025-01-01T00:00:00Z","expires_at":"2025-02-01T00:00:00Z"}`, 201, `"created"`},
+		{"GET", "/api/v1/facts?category=bygone", "", 200, `[]`},
+		{"GET", "/api/v1/facts?category=bygone&include_expired=true", "", 200, `quokka`},
+		{"GET", "/api/v1/search?q=quokka+exhibit&mode=keyword", "", 200, `[]`},
+		{"GET", "/api/v1/search?q=quokka+exhibit&mode=keyword&include_expired=true", "", 200, `quokka`},
 		{"GET", "/api/v1/search?q=banner&include_expired=maybe", "", 400, "invalid_argument"},
 
 		{"GET", "/api/v1/observations", "", 200, `"o-grep"`},
