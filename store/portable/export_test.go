@@ -1,5 +1,12 @@
 package portable
 
+import (
+	"context"
+	"errors"
+
+	"github.com/day1ai/day1/store/driver"
+)
+
 // SetSaveMinRows sets how many rows the index reads past its saved copy before a
 // write saves it, and returns a function that puts it back.
 func SetSaveMinRows(n int) (restore func()) {
@@ -21,3 +28,18 @@ func IndexBuilt(s *Store) bool {
 	defer s.ix.mu.RUnlock()
 	return s.ix.built
 }
+
+// ChangeBranchThenFail runs an update that changes the description of a branch in
+// its state, writes nothing and fails: what it changed must go with it.
+func ChangeBranchThenFail(ctx context.Context, s *Store, name, description string) error {
+	return s.update(ctx, func(st *state, w driver.Writer) error {
+		b, err := st.branch(name)
+		if err != nil {
+			return err
+		}
+		b.info.Description = description
+		return errFailed
+	})
+}
+
+var errFailed = errors.New("failed on purpose")

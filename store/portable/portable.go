@@ -66,6 +66,9 @@ type Store struct {
 	opts   Options
 	closed atomic.Bool
 	ix     index
+	// branches are the branches of the latest state loaded (loadState), shared by the
+	// reads of the same commit.
+	branches branchCache
 	// dimsSeen is the length of the embeddings the store holds, once read.
 	dimsSeen atomic.Int64
 }
@@ -170,7 +173,7 @@ func (s *Store) read(ctx context.Context, fn func(st *state) error) error {
 		return err
 	}
 	return s.d.Read(ctx, func(r driver.Reader) error {
-		st, err := loadState(ctx, r)
+		st, err := s.branches.state(ctx, r, false)
 		if err != nil {
 			return err
 		}
@@ -191,7 +194,7 @@ func (s *Store) update(ctx context.Context, fn func(st *state, w driver.Writer) 
 		if s.opts.Now != nil {
 			w.SetInstant(s.opts.Now())
 		}
-		st, err := loadState(ctx, w)
+		st, err := s.branches.state(ctx, w, true)
 		if err != nil {
 			return err
 		}
@@ -253,6 +256,63 @@ func loadState(ctx context.Context, r driver.Reader) (*state, error) {
 		}
 	}
 	return st, nil
+}
+
+// branchCache keeps the branches of one commit. Branch rows change only in commits,
+// so every reader at that commit sees the same ones: reads share them instead of
+// reading and decoding every branch row each time, which in a memory of thousands of
+// branches was most of a small read's time.
+type branchCache struct {
+	mu     sync.Mutex
+	seq    int64 // the commit they were read at; 0 for none
+	byName map[string]*branch
+	byID   map[int64]*branch
+}
+
+// state returns the state of r: the cached branches when r reads the commit they were
+// read at, else those loadState reads, which become the cache. A writer (own) gets
+// copies, which it may change; readers share the cache and must not.
+func (c *branchCache) state(ctx context.Context, r driver.Reader, own bool) (*state, error) {
+	seq := r.Head().Seq
+	c.mu.Lock()
+	hit := seq != 0 && c.seq == seq
+	byName, byID := c.byName, c.byID
+	c.mu.Unlock()
+	if !hit {
+		st, err := loadState(ctx, r)
+		if err != nil || seq == 0 {
+			return st, err
+		}
+		c.mu.Lock()
+		if seq > c.seq {
+			c.seq, c.byName, c.byID = seq, st.byName, st.byID
+		}
+		c.mu.Unlock()
+		if !own {
+			return st, nil
+		}
+		byName, byID = st.byName, st.byID
+	}
+	if !own {
+		return &state{r: r, byName: byName, byID: byID}, nil
+	}
+	return copyBranches(r, byID), nil
+}
+
+// copyBranches returns a state of r holding copies of the branches of byID.
+func copyBranches(r driver.Reader, byID map[int64]*branch) *state {
+	st := &state{r: r, byName: make(map[string]*branch, len(byID)), byID: make(map[int64]*branch, len(byID))}
+	for id, b := range byID {
+		c := *b
+		c.info.Metadata = maps.Clone(b.info.Metadata)
+		st.byID[id], st.byName[c.info.Name] = &c, &c
+	}
+	for _, b := range st.byID {
+		if b.parent != nil {
+			b.parent = st.byID[b.parent.id]
+		}
+	}
+	return st
 }
 
 // infoCache keeps the branches' infos decoded, by their encoded bytes: a read of a

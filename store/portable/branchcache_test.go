@@ -1,0 +1,50 @@
+package portable_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/day1ai/day1/store"
+	"github.com/day1ai/day1/store/portable"
+)
+
+// TestBranchesFollowCommits checks the branches reads share: a write that changes a
+// branch in its state and fails leaves no trace in later reads, and a commit made
+// through another opener of the same memory is seen by the next read.
+func TestBranchesFollowCommits(t *testing.T) {
+	dir := t.TempDir()
+	a, b := openAt(t, dir), openAt(t, dir)
+	ctx := context.Background()
+	if _, err := a.CreateBranch(ctx, store.BranchSpec{Name: "x", Description: "first"}); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // the second read is served from what the first cached
+		if got, err := a.GetBranch(ctx, "x"); err != nil || got.Description != "first" {
+			t.Fatalf("GetBranch = %q, %v; want first", got.Description, err)
+		}
+	}
+	if err := portable.ChangeBranchThenFail(ctx, a, "x", "changed"); err == nil {
+		t.Fatal("the failing update succeeded")
+	}
+	if got, err := a.GetBranch(ctx, "x"); err != nil || got.Description != "first" {
+		t.Errorf("after a failed update GetBranch = %q, %v; want first", got.Description, err)
+	}
+	for i := range 3 {
+		name := fmt.Sprintf("y%d", i)
+		if _, err := b.CreateBranch(ctx, store.BranchSpec{Name: name, From: "x"}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := a.GetBranch(ctx, name)
+		if err != nil || got.Parent != "x" {
+			t.Fatalf("a reads b's branch %s: parent %q, %v; want x", name, got.Parent, err)
+		}
+	}
+	if err := b.DeleteBranch(ctx, "y0"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.GetBranch(ctx, "y0"); !errors.Is(err, store.ErrBranchNotFound) {
+		t.Errorf("a reads a branch b deleted: %v; want not found", err)
+	}
+}
