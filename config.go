@@ -27,10 +27,10 @@ const DefaultDedupeThreshold = 0.92
 // At most one of Path, DSN, Backend and Store may be set.
 type Config struct {
 	// Path is the directory of a durable embedded store, shorthand for
-	// Backend: memstore.Options{Path: Path}, or sqlite.Options{Path: Path} when the
-	// folder holds a memory kept in SQLite (made with sqlite.Options or
-	// "day1 init --store sqlite"). It is created if missing. Empty keeps
-	// memory in this process only.
+	// Backend: sqlite.Options{Path: Path}, a memory in one SQLite file that any
+	// number of processes share; or memstore.Options{Path: Path} when the folder
+	// already holds a log store's memory (memstore.HoldsMemory). It is created if
+	// missing. Empty keeps memory in this process only.
 	Path string
 
 	// DSN is the data source name of a MatrixOne database, such as

@@ -80,7 +80,7 @@ func Open(ctx context.Context, cfg Config) (*Client, error) {
 		switch {
 		case cfg.DSN != "":
 			backend = matrixone.Options{DSN: cfg.DSN}
-		case backend == nil && cfg.Path != "" && sqlite.HoldsMemory(cfg.Path):
+		case backend == nil && cfg.Path != "" && (sqlite.HoldsMemory(cfg.Path) || !memstore.HoldsMemory(cfg.Path)):
 			backend = sqlite.Options{Path: cfg.Path}
 		case backend == nil:
 			backend = memstore.Options{Path: cfg.Path}

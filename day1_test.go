@@ -177,7 +177,7 @@ func TestReadOnlyBesideWriter(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "mem")
-	w, err := Open(ctx, Config{Path: dir})
+	w, err := Open(ctx, Config{Backend: memstore.Options{Path: dir}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +185,7 @@ func TestReadOnlyBesideWriter(t *testing.T) {
 	if _, err := w.WriteFact(ctx, Fact{ID: "f1", Text: "The cache is warmed at startup"}); err != nil {
 		t.Fatal(err)
 	}
-	w2, err := Open(ctx, Config{Path: dir})
+	w2, err := Open(ctx, Config{Backend: memstore.Options{Path: dir}})
 	if err != nil {
 		t.Fatalf("a second writer beside the first: %v", err)
 	}

@@ -10,7 +10,8 @@
 //
 // A zero Config opens the embedded store in memory with the deterministic, offline
 // local embedder: no files, no network, no keys. Config.Path makes the embedded store
-// durable; Config.Store injects any store.Store (the caller keeps ownership of it);
+// durable: one SQLite file in that folder (package store/sqlite) that any number of
+// processes open at once, each in constant time; Config.Store injects any store.Store (the caller keeps ownership of it);
 // Config.Embedder, Config.Model and Config.Resolver inject the language-model side.
 //
 //	c, err := day1.Open(ctx, day1.Config{}) // in memory; Config{Path: "./.day1"} is durable

@@ -16,12 +16,12 @@ func newInitCmd(a *app) *cobra.Command {
 does a repository. Reading commands never create one: at a path that holds no
 memory they fail with exit code 3. Commands that write create it as init does.
 
---store chooses how the memory is kept: "log" (the default; each process that opens
-it loads it whole, then reads and writes at memory speed) or "sqlite" (one SQLite
-file that any number of processes open in constant time; for agents, hooks and
-commands sharing a large memory). $DAY1_STORE sets the default; a memory that exists
-is opened as the kind it is.`,
-		Example: "  day1 init --path ./memory\n  day1 init --path ./shared --store sqlite",
+--store chooses how the memory is kept: "sqlite" (the default: one SQLite file that
+any number of processes open in constant time, for agents, hooks and commands
+sharing a memory) or "log" (each process that opens it loads it whole, then reads
+and writes at memory speed). $DAY1_STORE sets the default; a memory that exists is
+opened as the kind it is.`,
+		Example: "  day1 init --path ./memory\n  day1 init --path ./fast --store log",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if a.inMemory {
@@ -53,6 +53,6 @@ is opened as the kind it is.`,
 			})
 		},
 	}
-	cmd.Flags().StringVar(&a.storeKind, "store", "", `how a new memory is kept: "log" or "sqlite" (default $DAY1_STORE, else log)`)
+	cmd.Flags().StringVar(&a.storeKind, "store", "", `how a new memory is kept: "sqlite" or "log" (default $DAY1_STORE, else sqlite)`)
 	return cmd
 }

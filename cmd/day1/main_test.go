@@ -456,8 +456,8 @@ func TestBundleExportJSON(t *testing.T) {
 }
 
 // TestInitSQLite makes a memory kept in SQLite with init --store sqlite and checks
-// that the commands then open it as one, and that init
-// refuses a kind it does not know.
+// that the commands then open it as one, that init refuses a kind it does not know,
+// and that a plain init makes a SQLite memory and --store log a log store's.
 func TestInitSQLite(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "shared")
 	if _, stderr, code := day1Run(t, dir, "", "init", "--store", "sqlite"); code != 0 {
@@ -481,5 +481,27 @@ func TestInitSQLite(t *testing.T) {
 	}
 	if _, stderr, code := day1Run(t, filepath.Join(t.TempDir(), "x"), "", "init", "--store", "paper"); code != exitUsage {
 		t.Errorf("init --store paper: exit %d, %q; want 2", code, stderr)
+	}
+	// A plain init makes a SQLite memory; --store log makes a log store's, which the
+	// commands then open as one.
+	plain := filepath.Join(t.TempDir(), "plain")
+	if _, stderr, code := day1Run(t, plain, "", "init"); code != 0 {
+		t.Fatalf("init: exit %d, %q", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(plain, "memory.db")); err != nil {
+		t.Errorf("a plain init made no memory.db: %v", err)
+	}
+	logDir := filepath.Join(t.TempDir(), "log")
+	if _, stderr, code := day1Run(t, logDir, "", "init", "--store", "log"); code != 0 {
+		t.Fatalf("init --store log: exit %d, %q", code, stderr)
+	}
+	if _, stderr, code := day1Run(t, logDir, "", "write", "fact", "Workers read the queue in batches"); code != 0 {
+		t.Fatalf("write fact in the log store: exit %d, %q", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(logDir, "memory.db")); err == nil {
+		t.Error("a write to a log store's memory made a memory.db beside it")
+	}
+	if stdout, stderr, code := day1Run(t, logDir, "", "search", "queue batches"); code != 0 || !strings.Contains(stdout, "Workers read the queue") {
+		t.Errorf("search the log store: exit %d, %q, %q", code, stdout, stderr)
 	}
 }

@@ -82,6 +82,7 @@ import (
 	"github.com/day1ai/day1/llm"
 	"github.com/day1ai/day1/store"
 	"github.com/day1ai/day1/store/matrixone"
+	"github.com/day1ai/day1/store/memstore"
 	"github.com/day1ai/day1/store/sqlite"
 )
 
@@ -172,7 +173,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.SetOutput(stderr)
 	sizes := fs.String("sizes", "1000,10000,100000", "comma-separated store sizes, in facts")
 	queries := fs.Int("queries", 200, "search queries per size")
-	st := fs.String("store", "memory", "store to measure: memory, durable, sqlite, or matrixone (a server at -dsn; each size in a new database, dropped afterwards)")
+	st := fs.String("store", "memory", "store to measure: memory, durable (the log store), sqlite (what Config.Path makes), or matrixone (a server at -dsn; each size in a new database, dropped afterwards)")
 	dsn := fs.String("dsn", envOr("DAY1_DSN", "root:111@tcp(127.0.0.1:6001)/"), "MatrixOne server for -store matrixone (default $DAY1_DSN, else the local one scripts/matrixone.sh starts)")
 	quick := fs.Bool("quick", false, "smoke run: sizes 1000,10000 unless -sizes is given, 50 queries unless -queries is given, fewer repetitions")
 	batch := fs.Int("batch", 500, "facts per WriteFacts call")
@@ -913,17 +914,19 @@ func (b *bench) localConfig() (cfg day1.Config, cleanup func(), err error) {
 	if err != nil {
 		return cfg, nil, err
 	}
+	// The memory is made in the folder first, so that Config.Path, and every process
+	// given the folder, open it as the kind it is: "durable" is the log store.
+	var opener store.Opener = memstore.Options{Path: dir}
 	if b.o.store == "sqlite" {
-		// A SQLite memory in the folder: Config.Path, and every process given the
-		// folder, then open it as one.
-		s, err := sqlite.Options{Path: dir}.OpenStore(context.Background(), store.OpenEnv{})
-		if err == nil {
-			err = s.Close()
-		}
-		if err != nil {
-			os.RemoveAll(dir)
-			return cfg, nil, err
-		}
+		opener = sqlite.Options{Path: dir}
+	}
+	s, err := opener.OpenStore(context.Background(), store.OpenEnv{})
+	if err == nil {
+		err = s.Close()
+	}
+	if err != nil {
+		os.RemoveAll(dir)
+		return cfg, nil, err
 	}
 	cfg.Path = dir
 	return cfg, func() { os.RemoveAll(dir) }, nil

@@ -85,20 +85,21 @@ type Options struct {
 	// ReadOnly opens a durable embedded store read-only (memstore.Options.ReadOnly):
 	// for readers, which must neither write nor create a memory.
 	ReadOnly bool
-	// Store is the kind of embedded store a new memory is made as: StoreLog (the
-	// default) or StoreSQLite; empty means EnvStore. A folder that holds a memory
-	// is opened as the kind it holds, whatever Store says.
+	// Store is the kind of embedded store a new memory is made as: StoreSQLite (the
+	// default) or StoreLog; empty means EnvStore. A folder that holds a memory is
+	// opened as the kind it holds, whatever Store says.
 	Store string
 }
 
 // The kinds of embedded durable store (Options.Store).
 const (
-	// StoreLog is the store that keeps a memory in memory and appends to a log
-	// (memstore): the fastest reads and writes; each process that opens it loads it.
-	StoreLog = "log"
-	// StoreSQLite keeps a memory in a SQLite file (store/sqlite): a process opens it
-	// in constant time and reads what it needs.
+	// StoreSQLite keeps a memory in a SQLite file (store/sqlite): any number of
+	// processes open it at once, each in constant time, and read what they need.
 	StoreSQLite = "sqlite"
+	// StoreLog is the store that keeps a memory in memory and appends to a log
+	// (memstore): the fastest reads and writes, for one process at a time, which
+	// loads it whole when it opens it.
+	StoreLog = "log"
 )
 
 // EnvStore names the kind of store a new memory is made as, when Options.Store is
@@ -106,22 +107,22 @@ const (
 const EnvStore = "DAY1_STORE"
 
 // storeAt returns the kind of store of the memory in folder path: the kind it holds,
-// else want, else EnvStore's, else StoreLog.
+// else want, else EnvStore's, else StoreSQLite.
 func storeAt(path, want string) (string, error) {
-	if sqlite.HoldsMemory(path) {
+	switch {
+	case sqlite.HoldsMemory(path):
 		return StoreSQLite, nil
-	}
-	if entries, err := os.ReadDir(path); err == nil && len(entries) > 0 {
-		return StoreLog, nil // a log store's files, or someone else's: memstore says which
+	case memstore.HoldsMemory(path):
+		return StoreLog, nil
 	}
 	if want == "" {
 		want = os.Getenv(EnvStore)
 	}
 	switch want {
-	case "", StoreLog:
-		return StoreLog, nil
-	case StoreSQLite:
+	case "", StoreSQLite:
 		return StoreSQLite, nil
+	case StoreLog:
+		return StoreLog, nil
 	}
 	return "", fmt.Errorf("day1: store kind %q: want %q or %q (%s)", want, StoreLog, StoreSQLite, EnvStore)
 }
@@ -154,7 +155,7 @@ func Config(o Options) (day1.Config, string, error) {
 			return cfg, "", err
 		}
 		if kind == StoreSQLite {
-			cfg.Backend = sqlite.Options{Path: path, ReadOnly: o.ReadOnly}
+			cfg.Backend = sqlite.Options{Path: path, Retention: o.Retention, ReadOnly: o.ReadOnly}
 		} else {
 			cfg.Backend = memstore.Options{Path: path, Retention: o.Retention, ReadOnly: o.ReadOnly}
 		}

@@ -236,3 +236,16 @@ func removeStale(paths []string) {
 		os.Remove(p)
 	}
 }
+
+// HoldsMemory reports whether the folder dir holds a memory this package keeps: its
+// lock file, a log or a checkpoint.
+func HoldsMemory(dir string) bool {
+	if _, err := os.Lstat(filepath.Join(dir, lockName)); err == nil {
+		return true
+	}
+	d, err := listFiles(dir)
+	return err == nil && (len(d.logs) > 0 || len(d.ckpts) > 0)
+}
+
+// isMemoryFile reports whether a file of a folder is one of a memory's.
+func isMemoryFile(name string) bool { return name == lockName || strings.HasPrefix(name, "day1.") }

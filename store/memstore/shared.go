@@ -113,7 +113,7 @@ func checkMemoryDir(dir string) error {
 	others := 0
 	for _, e := range ents {
 		switch name := e.Name(); {
-		case name == lockName || strings.HasPrefix(name, "day1."):
+		case isMemoryFile(name):
 			return nil
 		case !strings.HasPrefix(name, "."):
 			others++ // hidden files (.DS_Store, .git) do not count

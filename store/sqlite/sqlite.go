@@ -35,12 +35,14 @@
 //
 // SQLite gives what a file format of our own would have to earn again: a lock many
 // processes share with a timeout, readers that never wait, atomic commits that a
-// killed process cannot tear, and pages read on demand. The log store stays the
-// faster one for a long-lived process and stays the default; Compact deletes the
-// history older than Options.Retention that nothing reads, as the log store's
-// compaction leaves it out; a memory that many
-// processes open and close (hooks, commands, one MCP server per agent session) is
-// better kept here. On this machine a first touch of fresh memory costs about 4 ms
+// killed process cannot tear, and pages read on demand. So a new memory at
+// day1.Config.Path (and at the command line's, the MCP server's and the hooks'
+// --path) is kept here: a memory that many processes open and close (hooks,
+// commands, one MCP server per agent session) is what agents share. The log store
+// stays for a long-lived process that wants the faster steady state, and a folder
+// that holds one is still opened as one. Compact deletes the history older than
+// Options.Retention that nothing reads, as the log store's compaction leaves it
+// out. On this machine a first touch of fresh memory costs about 4 ms
 // per MB (page faults), which sets the floor of reading the index back: about half
 // of the 0.3 s above.
 //
@@ -81,6 +83,34 @@ func HoldsMemory(dir string) bool {
 	_, err := os.Stat(filepath.Join(dir, FileName))
 	return err == nil
 }
+
+// checkFolder refuses a folder that holds files but no memory: a mistyped path, or
+// the folder of a memory of another kind, which a new database would hide. Hidden
+// files (.DS_Store, .git) do not count, nor does the marker of a tenant's folder.
+func checkFolder(dir string) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("day1: sqlite: %w", err)
+	}
+	var others []string
+	for _, e := range ents {
+		switch name := e.Name(); {
+		case name == FileName:
+			return nil
+		case name == tenantMarker, strings.HasPrefix(name, "."), strings.HasPrefix(name, FileName), name == LockName:
+		default:
+			others = append(others, name)
+		}
+	}
+	if len(others) > 0 {
+		return store.Invalid("Options.Path", fmt.Sprintf("holds %d other files (%s, ...) and no memory (no %s): name a new or empty folder, or the folder of a memory", len(others), others[0], FileName), dir)
+	}
+	return nil
+}
+
+// tenantMarker is the file that marks a folder as a tenant's (day1.TenantMarkerFile):
+// a tenant's memory is made in a folder that holds it.
+const tenantMarker = "day1.tenant"
 
 // LockName is the name of the file in a memory's folder whose lock the writers of
 // every process take in turn.
@@ -207,6 +237,8 @@ func Open(ctx context.Context, opts Options) (*Driver, error) {
 		}
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("day1: sqlite: %w", err)
+	} else if err := checkFolder(dir); err != nil {
+		return nil, err
 	}
 	d := &Driver{path: path, opts: opts, expCol: "exp"}
 	var err error

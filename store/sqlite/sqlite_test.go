@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -165,6 +166,31 @@ func TestOpenRefuses(t *testing.T) {
 		if !errors.Is(err, store.ErrNotSupported) {
 			t.Errorf("Open of format 99 = %v; want ErrNotSupported", err)
 		}
+	})
+	t.Run("a folder of other files", func(t *testing.T) {
+		for _, files := range [][]string{{"notes.txt"}, {"LOCK", "day1.log"}} { // someone's; a log store's
+			dir := t.TempDir()
+			for _, f := range files {
+				os.WriteFile(filepath.Join(dir, f), []byte("x"), 0o644)
+			}
+			_, err := sqlite.Open(ctx, sqlite.Options{Path: dir})
+			var ve *store.ValidationError
+			if !errors.As(err, &ve) || ve.Field != "Options.Path" || !strings.Contains(err.Error(), files[0]) {
+				t.Errorf("Open of a folder of %v = %v; want a *ValidationError on Options.Path naming %s", files, err, files[0])
+			}
+			if ents, _ := os.ReadDir(dir); len(ents) != len(files) {
+				t.Errorf("Open of a folder of %v left %d files there", files, len(ents))
+			}
+		}
+		// Hidden files and a tenant's marker are no obstacle.
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, ".DS_Store"), []byte("x"), 0o644)
+		os.WriteFile(filepath.Join(dir, "day1.tenant"), []byte("day1 tenant acme\n"), 0o644)
+		d, err := sqlite.Open(ctx, sqlite.Options{Path: dir})
+		if err != nil {
+			t.Fatalf("Open of a tenant's folder: %v", err)
+		}
+		d.Close()
 	})
 	t.Run("read-only, missing", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "none")
