@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -153,6 +155,19 @@ func TestCompactManyChunks(t *testing.T) {
 	clk.Advance(time.Minute)
 	write("new")
 	clk.Advance(2 * time.Hour)
+	fileSize := func() int64 {
+		t.Helper()
+		fi, err := os.Stat(filepath.Join(dir, sqlite.FileName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	s.Close() // the last close checkpoints the WAL into the file
+	before := fileSize()
+	if s, err = opts.OpenStore(ctx, store.OpenEnv{}); err != nil {
+		t.Fatal(err)
+	}
 	cs, err := s.(store.Compacter).Compact(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -190,6 +205,9 @@ func TestCompactManyChunks(t *testing.T) {
 	}
 	check(s)
 	s.Close()
+	if after := fileSize(); after >= before {
+		t.Errorf("the file holds %d bytes after the compaction, %d before; want fewer", after, before)
+	}
 	s2, err := opts.OpenStore(ctx, store.OpenEnv{})
 	if err != nil {
 		t.Fatal(err)
