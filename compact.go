@@ -12,14 +12,15 @@ import (
 // versions kept and dropped, how long writers were held (Pause) and how long it took.
 type CompactStats = store.CompactStats
 
-// Compact compacts the durable embedded store. On the log store
-// (memstore.Options, the default of Config.Path) it writes a checkpoint of memory and
-// starts a new log after it, so that the next Open loads the checkpoint instead of
+// Compact compacts the durable embedded store. On a memory kept in SQLite
+// (sqlite.Options, what Config.Path makes) it deletes the history it no longer
+// keeps, a chunk of rows per commit, while other processes read and write, and the
+// file shrinks (a file made by an older day1 keeps the pages for later writes). On
+// the log store (memstore.Options) it writes a checkpoint of memory and starts a new
+// log after it, so that the next Open loads the checkpoint instead of
 // replaying every write ever made, and removes the files it replaces; writers are
 // held only while a consistent view is taken, a few milliseconds at most, and the
-// store also compacts by itself as its log grows (memstore.Options.CompactRatio). On
-// a memory kept in SQLite (sqlite.Options) it deletes the history it no longer keeps,
-// a chunk of rows per commit, while other processes read and write.
+// store also compacts by itself as its log grows (memstore.Options.CompactRatio).
 // Either way, versions older than the store's Retention option are dropped unless a
 // branch, a snapshot or a merge base still reads them; with the default Retention
 // (0) all history is kept.

@@ -40,9 +40,11 @@ type Config struct {
 	DSN string
 
 	// Backend opens the store with the settings of its backend, which the Client
-	// then owns and closes: memstore.Options for the embedded store (its Path, sync
-	// policy, lock timeout, read-only opening, retention and compaction) or
-	// matrixone.Options for MatrixOne (its DSN, pool, retries, retention, indexes).
+	// then owns and closes: sqlite.Options for the embedded store in one SQLite file
+	// (its Path, lock timeout, read-only opening, retention), memstore.Options for
+	// the log store (its Path, sync policy, lock timeout, read-only opening,
+	// retention and compaction) or matrixone.Options for MatrixOne (its DSN, pool,
+	// retries, retention, indexes).
 	// Options that leave the embedding dimensions or the clock unset take the
 	// Embedder's and TestConfig.Now. Default nil: the embedded store of Path, or
 	// MatrixOne at DSN.

@@ -39,11 +39,12 @@ var (
 	// vector search with Config.NoEmbeddings.
 	ErrNotSupported = store.ErrNotSupported
 	// ErrLocked: a write to the durable embedded store waited longer than its lock
-	// timeout (memstore.Options.LockTimeout, 30 s by default) for the writes of other
+	// timeout (sqlite.Options.LockTimeout or memstore.Options.LockTimeout, 30 s by
+	// default) for the writes of other
 	// Clients on the same path, or until its context ended.
 	ErrLocked = store.ErrLocked
-	// ErrReadOnly: the Client's store was opened read-only (memstore.Options.ReadOnly)
-	// and refuses writes.
+	// ErrReadOnly: the Client's store was opened read-only (the ReadOnly of
+	// sqlite.Options or memstore.Options) and refuses writes.
 	ErrReadOnly = store.ErrReadOnly
 	// ErrTooOld: the point in time is before the history the store keeps: before the
 	// branch read existed (its ForkedAt), or beyond the store's retention.

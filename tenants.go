@@ -54,8 +54,8 @@ type TenantsConfig struct {
 	// Client configures every tenant's Client: embedder, model, resolver, merge gate,
 	// verification, dedupe threshold and test seams, as in Config. Its Path, DSN and
 	// Store must be empty: the manager sets them for each tenant. Its Backend, when
-	// set, holds the settings of every tenant's store: memstore.Options with an empty
-	// Path, with TenantsConfig.Path, or matrixone.Options with an empty DSN, with
+	// set, holds the settings of every tenant's store: sqlite.Options or
+	// memstore.Options with an empty Path, with TenantsConfig.Path, or matrixone.Options with an empty DSN, with
 	// TenantsConfig.DSN; the manager fills in the tenant's folder or database. One
 	// Embedder (and Model) serves every tenant, so it must be safe for concurrent use,
 	// as the default is.
@@ -172,7 +172,7 @@ func nilIfEmpty(s string) any {
 //
 // Open one manager per Path (or per DSN and DatabasePrefix) in a process: two would
 // each hold a copy of a tenant's memory open, both correct (commits take turns on a
-// Path, see memstore.Options.LockTimeout) but twice the memory.
+// Path, see sqlite.Options.LockTimeout) but twice the memory.
 type Tenants struct {
 	cfg  TenantsConfig
 	back tenantBackend
