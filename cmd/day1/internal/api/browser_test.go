@@ -304,7 +304,7 @@ func TestInspector(t *testing.T) {
 	visit("open f-db", ts.URL+"/?link=correct#view=timeline&branch=main&record=fact%2Ff-db")
 	waitFor("correction form", `document.getElementById("correct-form") !== null`)
 	run("no reason", chromedp.SetValue(chromedp.CSS(`#correct-text`), "Postgres 17 holds the user database"), chromedp.Click(chromedp.CSS(`#correct-update`)))
-	waitFor("refused", `document.querySelector("#correct-out .error") !== null && document.getElementById("correct-out").textContent.includes("Why")`)
+	waitFor("refused", `document.querySelector("#correct-out .error") !== null && document.getElementById("correct-out").textContent.includes("why: must say why")`)
 	run("save", chromedp.SendKeys(chromedp.CSS(`#correct-why`), "upgraded on Monday"), chromedp.Click(chromedp.CSS(`#correct-update`)))
 	waitFor("saved", `document.getElementById("correct-out").textContent.includes("Corrected: Postgres 17 holds the user database")`)
 	shot("correct")

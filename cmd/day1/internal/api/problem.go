@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"reflect"
+	"strings"
+	"unicode"
 
 	"github.com/day1ai/day1"
 	"github.com/day1ai/day1/internal/memview"
@@ -71,8 +74,9 @@ func ProblemFor(err error) Problem {
 	p.Type = "urn:day1:problem:" + p.Code
 	p.Title = http.StatusText(p.Status)
 	var ve *day1.ValidationError
-	if errors.As(err, &ve) {
-		p.Field = ve.Field
+	if errors.As(err, &ve) && ve.Field != "" {
+		p.Field = jsonField(ve.Field)
+		p.Detail = strings.Replace(p.Detail, ve.Field, p.Field, 1)
 	}
 	var mce *day1.MergeConflictError
 	if errors.As(err, &mce) {
@@ -108,4 +112,67 @@ type badRequest struct {
 func (e *badRequest) Error() string { return "day1: " + e.field + ": " + e.msg }
 func (e *badRequest) Is(target error) bool {
 	return target == day1.ErrInvalidArgument
+}
+
+// bodyTypes are the library's types that request bodies hold, by the Go name a
+// validation error starts its field with.
+var bodyTypes = map[string]reflect.Type{
+	"Fact":         reflect.TypeFor[day1.Fact](),
+	"Observation":  reflect.TypeFor[day1.Observation](),
+	"Relation":     reflect.TypeFor[day1.Relation](),
+	"Conversation": reflect.TypeFor[day1.Conversation](),
+	"Message":      reflect.TypeFor[day1.Message](),
+	"SearchQuery":  reflect.TypeFor[day1.SearchQuery](),
+}
+
+// jsonField returns a validation error's field as a client of the API names it: the
+// JSON names of a body's members ("Fact.ExpiresAt" is "expires_at",
+// "Fact.Verify.At" is "verification.at"), a Go name the types do not hold in snake case,
+// and a name already in lower case as it is.
+func jsonField(field string) string {
+	parts := strings.Split(field, ".")
+	t := bodyTypes[parts[0]]
+	if len(parts) > 1 && unicode.IsUpper(rune(parts[0][0])) {
+		parts = parts[1:]
+	}
+	for i, part := range parts {
+		name, index, _ := strings.Cut(part, "[")
+		if index != "" {
+			index = "[" + index
+		}
+		json := snake(name)
+		if t != nil {
+			if f, ok := t.FieldByName(name); ok {
+				if tag, _, _ := strings.Cut(f.Tag.Get("json"), ","); tag != "" && tag != "-" {
+					json = tag
+				}
+				t = f.Type
+				for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
+					t = t.Elem()
+				}
+				if t.Kind() != reflect.Struct {
+					t = nil
+				}
+			} else {
+				t = nil
+			}
+		}
+		parts[i] = json + index
+	}
+	return strings.Join(parts, ".")
+}
+
+// snake writes a Go name in snake case: ExpiresAt is expires_at, CorrelationID
+// correlation_id, DSN dsn.
+func snake(name string) string {
+	rs := []rune(name)
+	var b strings.Builder
+	for i, r := range rs {
+		if unicode.IsUpper(r) && i > 0 && (unicode.IsLower(rs[i-1]) || unicode.IsDigit(rs[i-1]) ||
+			i+1 < len(rs) && unicode.IsLower(rs[i+1])) {
+			b.WriteByte('_')
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
 }

@@ -137,3 +137,33 @@ func TestListPages(t *testing.T) {
 		t.Errorf("a limit over the largest: %d, want 400", res.StatusCode)
 	}
 }
+
+// TestProblemFieldsAreJSONNames checks that a validation error names the field of
+// the body as a client wrote it, in the problem's field and its detail, never the Go
+// name of the library's type.
+func TestProblemFieldsAreJSONNames(t *testing.T) {
+	ts, _ := newServer(t, Options{})
+	for _, tc := range []struct{ path, body, field string }{
+		{"/api/v1/facts", `{"text":"The cache TTL is 12 hours","expires_at":"2001-01-01T00:00:00Z"}`, "expires_at"},
+		{"/api/v1/facts", `{"text":"The cache TTL is 12 hours","confidence":7}`, "confidence"},
+		{"/api/v1/facts", `{"text":""}`, "text"},
+	} {
+		res, body := do(t, ts, "POST", tc.path, tc.body)
+		var p Problem
+		if err := json.Unmarshal(body, &p); err != nil || res.StatusCode != 400 {
+			t.Errorf("%s: %d %s; want a 400 problem", tc.body, res.StatusCode, body)
+			continue
+		}
+		if p.Field != tc.field || !strings.Contains(p.Detail, tc.field) || strings.Contains(p.Detail, "Fact.") {
+			t.Errorf("%s: field %q, detail %q; want the field %q in both and no Go name", tc.body, p.Field, p.Detail, tc.field)
+		}
+	}
+	for field, want := range map[string]string{
+		"Fact.ExpiresAt": "expires_at", "Fact.Verify.At": "verification.at", "Message.CorrelationID": "correlation_id",
+		"Options.DSN": "dsn", "SearchQuery.Kinds[2]": "kinds[2]", "name": "name", "Fact.Metadata": "metadata",
+	} {
+		if got := jsonField(field); got != want {
+			t.Errorf("jsonField(%q) = %q; want %q", field, got, want)
+		}
+	}
+}
