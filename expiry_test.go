@@ -77,6 +77,26 @@ func TestExpiry(t *testing.T) {
 			if got := listed(ListOptions{IncludeExpired: true}); !slices.Equal(got, all) {
 				t.Errorf("list with IncludeExpired: %v; want %v", got, all)
 			}
+			logged := func(q TimelineQuery) []string {
+				t.Helper()
+				q.Kinds = []Kind{KindFact}
+				evs, err := c.Timeline(ctx, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var ids []string
+				for _, e := range evs {
+					ids = append(ids, e.Ref.ID)
+				}
+				slices.Sort(ids)
+				return ids
+			}
+			if got := logged(TimelineQuery{}); !slices.Equal(got, want) {
+				t.Errorf("timeline two hours later: %v; want %v", got, want)
+			}
+			if got := logged(TimelineQuery{IncludeExpired: true}); !slices.Equal(got, all) {
+				t.Errorf("timeline with IncludeExpired: %v; want %v", got, all)
+			}
 			then := c.TimeTravel(At{Time: start.Add(30 * time.Minute)})
 			hits, err := then.Search(ctx, SearchQuery{Text: "deploy", Mode: Keyword})
 			if got := hitIDs(hits); err != nil || len(got) != 3 {

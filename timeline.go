@@ -34,6 +34,10 @@ type TimelineQuery struct {
 	// Newest lists the latest events first, as git log does: the Limit latest.
 	// Default false: the earliest first.
 	Newest bool
+	// IncludeExpired keeps facts that have expired (Fact.ExpiresAt) by the instant
+	// the timeline reads, as ListOptions.IncludeExpired does. Default false: a
+	// timeline, like a list, leaves them out.
+	IncludeExpired bool
 }
 
 // Event is one record on a timeline.
@@ -81,8 +85,14 @@ func (r reader) Timeline(ctx context.Context, q TimelineQuery) ([]Event, error) 
 	f := Filter{SessionID: q.SessionID, TaskID: q.TaskID, AgentID: q.AgentID, Since: q.Since, Until: q.Until}
 	var events []Event
 	for _, k := range kinds {
+		kf := f
+		if k == KindFact {
+			if kf, err = r.unexpired(ctx, f, q.IncludeExpired); err != nil {
+				return nil, err
+			}
+		}
 		// Each kind's first Limit records in time order hold the first Limit events.
-		recs, err := r.c.st.List(ctx, v, store.ListQuery{Kind: k, Filter: f, Order: OrderCreated, Desc: q.Newest, Limit: q.Limit})
+		recs, err := r.c.st.List(ctx, v, store.ListQuery{Kind: k, Filter: kf, Order: OrderCreated, Desc: q.Newest, Limit: q.Limit})
 		if err != nil {
 			return nil, err
 		}

@@ -55,6 +55,7 @@ func newLogCmd(a *app) *cobra.Command {
 	f.StringSliceVar(&kinds, "kind", nil, "only these kinds: fact, observation, relation, conversation, message")
 	f.IntVar(&q.Limit, "limit", 0, "the most records: the newest ones, or with --reverse the oldest (default 1000)")
 	f.BoolVar(&reverse, "reverse", false, "oldest first")
+	f.BoolVar(&q.IncludeExpired, "include-expired", false, "also show facts whose expiry has passed")
 	addAt(a, cmd)
 	return cmd
 }

@@ -102,6 +102,8 @@ func TestRoutes(t *testing.T) {
 		{"GET", "/api/v1/search?q=quokka+exhibit&mode=keyword", "", 200, `[]`},
 		{"GET", "/api/v1/search?q=quokka+exhibit&mode=keyword&include_expired=true", "", 200, `quokka`},
 		{"GET", "/api/v1/search?q=banner&include_expired=maybe", "", 400, "invalid_argument"},
+		{"GET", "/api/v1/timeline?kind=fact&order=newest", "", 200, `banner`},
+		{"GET", "/api/v1/timeline?kind=fact&order=newest&include_expired=true", "", 200, `quokka`},
 
 		{"GET", "/api/v1/observations", "", 200, `"o-grep"`},
 		{"POST", "/api/v1/observations", `{"type":"discovery","summary":"The 401 is swallowed"}`, 201, `"created"`},
@@ -212,6 +214,12 @@ func TestRoutes(t *testing.T) {
 		}
 		if !strings.Contains(string(body), tc.want) {
 			t.Errorf("%s %s: body lacks %s:\n%s", tc.method, tc.path, tc.want, body)
+		}
+	}
+	// An expired fact stays out of lists, searches and the timeline by default.
+	for _, path := range []string{"/api/v1/facts", "/api/v1/search?q=quokka+exhibit&mode=keyword", "/api/v1/timeline?kind=fact&order=newest"} {
+		if _, body := do(t, ts, "GET", path, ""); strings.Contains(string(body), "quokka") {
+			t.Errorf("GET %s shows the expired fact:\n%s", path, body)
 		}
 	}
 }

@@ -230,7 +230,7 @@ func (s *Server) timeline(w http.ResponseWriter, r *http.Request) (any, error) {
 	tq := day1.TimelineQuery{
 		Branch: qq.str("branch"), SessionID: qq.str("session"), TaskID: qq.str("task"),
 		AgentID: qq.str("agent"), Since: qq.time("since"), Until: qq.time("until"),
-		Kinds: qq.kinds("kind"), Limit: qq.int("limit"),
+		Kinds: qq.kinds("kind"), Limit: qq.int("limit"), IncludeExpired: qq.bool("include_expired"),
 	}
 	switch order := qq.str("order"); order {
 	case "", "oldest":
