@@ -137,9 +137,10 @@ type Reader interface {
 	Fetch(ctx context.Context, rids []int64, fn func(Row) error) error
 	// Item returns an item, ok false when there is none.
 	Item(ctx context.Context, coll, id string) (data []byte, ok bool, err error)
-	// Items calls fn with every item of a collection, ordered by ID. data is valid
-	// only during the call: fn copies what it keeps.
-	Items(ctx context.Context, coll string, fn func(id string, data []byte) error) error
+	// Items calls fn with every item of a collection whose ID sorts after after (""
+	// for all), ordered by ID. data is valid only during the call: fn copies what it
+	// keeps.
+	Items(ctx context.Context, coll, after string, fn func(id string, data []byte) error) error
 }
 
 // Writer reads and writes in one commit. It sees what it has written.

@@ -140,7 +140,7 @@ func (s *Store) DeleteBranch(ctx context.Context, name string) error {
 			}
 		}
 		var snap string
-		err = w.Items(ctx, collSnapshot, func(id string, data []byte) error {
+		err = w.Items(ctx, collSnapshot, "", func(id string, data []byte) error {
 			var sn snapshotItem
 			if json.Unmarshal(data, &sn) == nil && sn.Info.Branch == name && snap == "" {
 				snap = id
@@ -202,7 +202,7 @@ func (s *Store) GetSnapshot(ctx context.Context, name string) (store.Snapshot, e
 func (s *Store) ListSnapshots(ctx context.Context, branchName string) ([]store.Snapshot, error) {
 	var all []snapshotItem
 	err := s.read(ctx, func(st *state) error {
-		return st.r.Items(ctx, collSnapshot, func(id string, data []byte) error {
+		return st.r.Items(ctx, collSnapshot, "", func(id string, data []byte) error {
 			var sn snapshotItem
 			if err := json.Unmarshal(data, &sn); err != nil {
 				return fmt.Errorf("%w: snapshot %q: %v", store.ErrCorrupt, id, err)
@@ -286,7 +286,7 @@ func (s *Store) GetSession(ctx context.Context, id string) (store.Session, error
 func (s *Store) ListSessions(ctx context.Context, f store.SessionFilter) ([]store.Session, error) {
 	var out []store.Session
 	err := s.read(ctx, func(st *state) error {
-		return st.r.Items(ctx, collSession, func(id string, data []byte) error {
+		return st.r.Items(ctx, collSession, "", func(id string, data []byte) error {
 			var sess store.Session
 			if err := json.Unmarshal(data, &sess); err != nil {
 				return fmt.Errorf("%w: session %q: %v", store.ErrCorrupt, id, err)

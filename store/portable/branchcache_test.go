@@ -10,9 +10,10 @@ import (
 	"github.com/day1ai/day1/store/portable"
 )
 
-// TestBranchesFollowCommits checks the branches reads share: a write that changes a
-// branch in its state and fails leaves no trace in later reads, and a commit made
-// through another opener of the same memory is seen by the next read.
+// TestBranchesFollowCommits checks what reads share, the branches and the merge
+// records: a write that changes a branch in its state and fails leaves no trace in
+// later reads, and a commit made through another opener of the same memory is seen by
+// the next read.
 func TestBranchesFollowCommits(t *testing.T) {
 	dir := t.TempDir()
 	a, b := openAt(t, dir), openAt(t, dir)
@@ -46,5 +47,32 @@ func TestBranchesFollowCommits(t *testing.T) {
 	}
 	if _, err := a.GetBranch(ctx, "y0"); !errors.Is(err, store.ErrBranchNotFound) {
 		t.Errorf("a reads a branch b deleted: %v; want not found", err)
+	}
+
+	// Merge records: each opener reads those made through the other, after those it
+	// has read already, and a failed merge leaves none behind.
+	for i, s := range []*portable.Store{a, b, a, b} {
+		src := fmt.Sprintf("y%d", i%2+1)
+		x, err := s.GetBranch(ctx, "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.ApplyMerge(ctx, store.MergePlan{Source: src, Target: "x", ExpectHead: x.Head,
+			Record: store.MergeRecord{ID: fmt.Sprintf("m%d", i), Source: src, Target: "x", Strategy: store.Native}}); err != nil {
+			t.Fatal(err)
+		}
+		for name, r := range map[string]*portable.Store{"a": a, "b": b} {
+			ms, err := r.ListMerges(ctx, store.MergeFilter{})
+			if err != nil || len(ms) != i+1 || ms[0].ID != fmt.Sprintf("m%d", i) {
+				t.Fatalf("after merge %d, %s lists %d merges, newest %v (%v)", i, name, len(ms), ms, err)
+			}
+		}
+	}
+	if _, err := a.ApplyMerge(ctx, store.MergePlan{Source: "y1", Target: "x", ExpectHead: 1_000_000,
+		Record: store.MergeRecord{ID: "stale", Source: "y1", Target: "x", Strategy: store.Native}}); !errors.Is(err, store.ErrStale) {
+		t.Fatalf("a merge against an old head: %v; want ErrStale", err)
+	}
+	if ms, err := a.ListMerges(ctx, store.MergeFilter{}); err != nil || len(ms) != 4 {
+		t.Errorf("after a failed merge a lists %d merges (%v); want 4", len(ms), err)
 	}
 }

@@ -58,7 +58,7 @@ func (s *Store) Compact(ctx context.Context) (store.CompactStats, error) {
 			return err
 		}
 		var snaps []store.BranchRev
-		err = w.Items(ctx, collSnapshot, func(_ string, data []byte) error {
+		err = w.Items(ctx, collSnapshot, "", func(_ string, data []byte) error {
 			sn, err := decodeSnapshot(data)
 			snaps = append(snaps, store.BranchRev{Branch: sn.Info.Branch, Rev: uint64(sn.Seq)})
 			return err

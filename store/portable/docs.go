@@ -103,7 +103,7 @@ func (s *Store) ListDocs(ctx context.Context, q store.DocQuery) ([]store.Doc, er
 	}
 	var out []store.Doc
 	err := s.read(ctx, func(st *state) error {
-		return st.r.Items(ctx, docPrefix+q.Collection, func(id string, data []byte) error {
+		return st.r.Items(ctx, docPrefix+q.Collection, "", func(id string, data []byte) error {
 			var d store.Doc
 			if err := json.Unmarshal(data, &d); err != nil {
 				return fmt.Errorf("%w: document %s/%s: %v", store.ErrCorrupt, q.Collection, id, err)

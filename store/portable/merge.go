@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
+	"sync"
 
 	"github.com/day1ai/day1/internal/ids"
 	"github.com/day1ai/day1/store"
@@ -22,18 +24,72 @@ type mergeItem struct {
 // mergeKey orders merge items by the commit that made them.
 func mergeKey(seq int64, id string) string { return fmt.Sprintf("%020d/%s", seq, id) }
 
-// merges returns the merge items, oldest first.
+// merges returns the merge items the state sees, oldest first.
 func (st *state) merges(ctx context.Context) ([]mergeItem, error) {
+	if st.mergeLog == nil {
+		return readMerges(ctx, st.r, "", nil)
+	}
+	return st.mergeLog.read(ctx, st.r, st.writer)
+}
+
+// readMerges appends to out the merge items of r after the key after, oldest first,
+// with their keys.
+func readMerges(ctx context.Context, r driver.Reader, after string, keys *[]string) ([]mergeItem, error) {
 	var out []mergeItem
-	err := st.r.Items(ctx, collMerge, func(id string, data []byte) error {
+	err := r.Items(ctx, collMerge, after, func(id string, data []byte) error {
 		var m mergeItem
 		if err := json.Unmarshal(data, &m); err != nil {
 			return fmt.Errorf("%w: merge %q: %v", store.ErrCorrupt, id, err)
 		}
 		out = append(out, m)
+		if keys != nil {
+			*keys = append(*keys, id)
+		}
 		return nil
 	})
 	return out, err
+}
+
+// mergeLog keeps the merge items a store has read. They are written once and never
+// removed, under keys that sort by the commit that wrote them (mergeKey), so the log
+// reads only the items after the last key it holds, and a reader of an earlier
+// commit takes those of the commits it sees.
+type mergeLog struct {
+	mu    sync.Mutex
+	keys  []string
+	items []mergeItem
+}
+
+// read returns the merge items r sees. A writer's reads may see what it wrote and
+// has not committed yet: the log keeps none of that.
+func (l *mergeLog) read(ctx context.Context, r driver.Reader, writer bool) ([]mergeItem, error) {
+	l.mu.Lock()
+	last := ""
+	if n := len(l.keys); n > 0 {
+		last = l.keys[n-1]
+	}
+	keys, items := l.keys, l.items
+	l.mu.Unlock()
+	var newKeys []string
+	more, err := readMerges(ctx, r, last, &newKeys)
+	if err != nil {
+		return nil, err
+	}
+	head := mergeKey(r.Head().Seq+1, "")
+	if !writer && len(more) > 0 {
+		l.mu.Lock()
+		if len(l.keys) == len(keys) { // nobody added any meanwhile
+			for i, k := range newKeys {
+				if k < head {
+					l.keys, l.items = append(l.keys, k), append(l.items, more[i])
+				}
+			}
+		}
+		l.mu.Unlock()
+	}
+	// The items of commits after r's head, which another reader added, are not r's.
+	n := sort.SearchStrings(keys, head)
+	return append(items[:n:n], more...), nil
 }
 
 // history returns the forks and merge points of the branches: where diffs start.

@@ -69,6 +69,9 @@ type Store struct {
 	// branches are the branches of the latest state loaded (loadState), shared by the
 	// reads of the same commit.
 	branches branchCache
+	// mergeLog keeps the merge items read so far: they are only ever added, and a
+	// read fetches only those after the last it holds.
+	mergeLog mergeLog
 	// dimsSeen is the length of the embeddings the store holds, once read.
 	dimsSeen atomic.Int64
 }
@@ -177,7 +180,7 @@ func (s *Store) read(ctx context.Context, fn func(st *state) error) error {
 		if err != nil {
 			return err
 		}
-		st.retention, st.now = s.opts.Retention, s.now
+		st.retention, st.now, st.mergeLog = s.opts.Retention, s.now, &s.mergeLog
 		return fn(st)
 	})
 }
@@ -198,7 +201,7 @@ func (s *Store) update(ctx context.Context, fn func(st *state, w driver.Writer) 
 		if err != nil {
 			return err
 		}
-		st.retention, st.now = s.opts.Retention, s.now
+		st.retention, st.now, st.mergeLog, st.writer = s.opts.Retention, s.now, &s.mergeLog, true
 		return fn(st, w)
 	})
 }
@@ -230,6 +233,8 @@ type state struct {
 	byID      map[int64]*branch
 	retention time.Duration    // Options.Retention
 	now       func() time.Time // the store's clock (Store.now)
+	mergeLog  *mergeLog        // the merge items read so far (Store.mergeLog)
+	writer    bool             // whether r is a writer, whose reads may see its own writes
 }
 
 func loadState(ctx context.Context, r driver.Reader) (*state, error) {

@@ -233,7 +233,7 @@ func (ix *index) load(ctx context.Context, r driver.Reader) (bool, error) {
 	}
 	ix.rows, ix.rids, ix.live = make([]meta, n, n+n/4), make([]int64, n, n+n/4), make([]int64, n, n+n/4)
 	// Parts are read in the order of their ids: codes, then ids, then rows.
-	err = r.Items(ctx, collIndex, func(id string, data []byte) error {
+	err = r.Items(ctx, collIndex, "", func(id string, data []byte) error {
 		var kind, words, part int
 		switch {
 		case id == indexHead:
@@ -294,7 +294,7 @@ func (ix *index) due() bool {
 // back after it, like any other. Callers hold ix.mu.
 func (ix *index) save(ctx context.Context, w driver.Writer) error {
 	var old []string
-	err := w.Items(ctx, collIndex, func(id string, _ []byte) error {
+	err := w.Items(ctx, collIndex, "", func(id string, _ []byte) error {
 		old = append(old, id)
 		return nil
 	})

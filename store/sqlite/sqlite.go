@@ -784,8 +784,8 @@ func (r *reader) Item(ctx context.Context, coll, id string) ([]byte, bool, error
 }
 
 // Items implements driver.Reader.
-func (r *reader) Items(ctx context.Context, coll string, fn func(id string, data []byte) error) error {
-	rows, err := r.q.QueryContext(ctx, "SELECT id, data FROM items WHERE coll = ? ORDER BY id", coll)
+func (r *reader) Items(ctx context.Context, coll, after string, fn func(id string, data []byte) error) error {
+	rows, err := r.q.QueryContext(ctx, "SELECT id, data FROM items WHERE coll = ? AND id > ? ORDER BY id", coll, after)
 	if err != nil {
 		return r.d.fail(err)
 	}
