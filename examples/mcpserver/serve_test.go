@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/day1ai/day1/store"
+	"github.com/day1ai/day1/store/memstore"
 	"github.com/day1ai/day1/store/sqlite"
 )
 
@@ -92,19 +93,21 @@ func TestServersShareOnePath(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			if kind == "sqlite" {
-				makeSQLiteMemory(t, dir)
-			}
+			makeMemory(t, kind, dir)
 			serversShareOnePath(t, dir)
 		})
 	}
 }
 
-// makeSQLiteMemory makes an empty memory kept in SQLite in dir, which every program
-// then opens as one.
-func makeSQLiteMemory(t *testing.T, dir string) {
+// makeMemory makes an empty memory of a kind ("log" or "sqlite") in dir, which every
+// program then opens as one.
+func makeMemory(t *testing.T, kind, dir string) {
 	t.Helper()
-	s, err := sqlite.Options{Path: dir}.OpenStore(context.Background(), store.OpenEnv{})
+	var o store.Opener = sqlite.Options{Path: dir}
+	if kind == "log" {
+		o = memstore.Options{Path: dir}
+	}
+	s, err := o.OpenStore(context.Background(), store.OpenEnv{})
 	if err != nil {
 		t.Fatal(err)
 	}

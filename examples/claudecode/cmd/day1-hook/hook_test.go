@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/day1ai/day1/store"
+	"github.com/day1ai/day1/store/memstore"
 	"github.com/day1ai/day1/store/sqlite"
 
 	"github.com/day1ai/day1"
@@ -407,13 +408,15 @@ func TestParallelHooks(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			if kind == "sqlite" {
-				s, err := sqlite.Options{Path: dir}.OpenStore(context.Background(), store.OpenEnv{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				s.Close()
+			var o store.Opener = sqlite.Options{Path: dir}
+			if kind == "log" {
+				o = memstore.Options{Path: dir}
 			}
+			s, err := o.OpenStore(context.Background(), store.OpenEnv{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
 			parallelHooks(t, dir)
 		})
 	}
