@@ -5,7 +5,8 @@
 // invokable tools), so agents on every framework get one set of tools, described once.
 //
 // The tools: search_memory, search_memory_at (a search of the past), write_fact,
-// correct_fact, create_branch, diff_branches, merge_branch and create_snapshot. Their
+// correct_fact, create_branch, diff_branches, merge_branch, create_snapshot, hand_off
+// and accept_handoff. Their
 // inputs and outputs are JSON objects with snake_case fields. Bad input is an error
 // that wraps day1.ErrInvalidArgument and names the field; the Client's errors are
 // returned as they are.
@@ -51,6 +52,8 @@ func Tools() []Tool {
 		tool("diff_branches", "Show what a source branch changed compared with a target branch since they parted, and where the two conflict.", diffBranches),
 		tool("merge_branch", "Merge a source branch's memory into a target branch, atomically. With the fail policy (the default) a conflict refuses the merge; skip keeps the target's side, accept takes the source's.", mergeBranch),
 		tool("create_snapshot", "Name the current state of a branch's memory, so that it can be searched later as it is now.", createSnapshot),
+		tool("hand_off", "Hand a task's work over to another agent: freeze what the task knows (its verified facts, objectives, blockers) with instructions in a pending handoff that the receiver accepts with accept_handoff.", handOff),
+		tool("accept_handoff", "Accept a handoff offered to you: join its task on a branch of your own and get what the previous agent knew, the instructions, the objectives still open and the blockers.", acceptHandoff),
 	}
 }
 
@@ -358,4 +361,67 @@ func createSnapshot(ctx context.Context, c *day1.Client, in SnapshotInput) (Snap
 		return SnapshotOutput{}, err
 	}
 	return SnapshotOutput{Name: sn.Name, Branch: sn.Branch, CreatedAt: sn.CreatedAt}, nil
+}
+
+// HandOffInput is the input of hand_off.
+type HandOffInput struct {
+	Task         string   `json:"task" jsonschema:"the task whose work is handed over"`
+	FromAgent    string   `json:"from_agent" jsonschema:"the agent handing over, a member of the task"`
+	ToAgent      string   `json:"to_agent,omitempty" jsonschema:"the agent to receive it (default any agent may accept)"`
+	Instructions string   `json:"instructions,omitempty" jsonschema:"what the receiver should do next"`
+	Blockers     []string `json:"blockers,omitempty" jsonschema:"known obstacles"`
+	Type         string   `json:"type,omitempty" jsonschema:"full (the default: everything the task knows), partial, escalation, review or session_handoff"`
+	// IncludeUnverified hands over facts no judge has verified too.
+	IncludeUnverified bool `json:"include_unverified,omitempty" jsonschema:"also hand over facts that were not verified (default only verified ones)"`
+}
+
+// HandOffOutput is the output of hand_off.
+type HandOffOutput struct {
+	HandoffID string `json:"handoff_id" jsonschema:"what the receiver passes to accept_handoff"`
+	Status    string `json:"status"`
+	ToAgent   string `json:"to_agent,omitempty"`
+}
+
+func handOff(ctx context.Context, c *day1.Client, in HandOffInput) (HandOffOutput, error) {
+	h, err := c.Handoff(ctx, day1.HandoffRequest{Task: in.Task, FromAgent: in.FromAgent, ToAgent: in.ToAgent,
+		Instructions: in.Instructions, Blockers: in.Blockers, Type: day1.HandoffType(in.Type),
+		IncludeUnverified: in.IncludeUnverified})
+	if err != nil {
+		return HandOffOutput{}, err
+	}
+	return HandOffOutput{HandoffID: h.ID, Status: string(h.Status), ToAgent: h.ToAgent}, nil
+}
+
+// AcceptInput is the input of accept_handoff.
+type AcceptInput struct {
+	HandoffID string `json:"handoff_id" jsonschema:"the handoff, from hand_off"`
+	Agent     string `json:"agent" jsonschema:"you, the receiving agent"`
+}
+
+// AcceptOutput is the output of accept_handoff: where to work and what the task
+// knows.
+type AcceptOutput struct {
+	Branch            string   `json:"branch" jsonschema:"your branch of the task's memory, where to write what you learn"`
+	FromAgent         string   `json:"from_agent,omitempty"`
+	Instructions      string   `json:"instructions,omitempty"`
+	Facts             []string `json:"facts" jsonschema:"what the task knows"`
+	PendingObjectives []string `json:"pending_objectives" jsonschema:"the task's objectives not done yet"`
+	Blockers          []string `json:"blockers"`
+}
+
+func acceptHandoff(ctx context.Context, c *day1.Client, in AcceptInput) (AcceptOutput, error) {
+	a, err := c.AcceptHandoff(ctx, day1.AcceptRequest{Handoff: in.HandoffID, Agent: in.Agent})
+	if err != nil {
+		return AcceptOutput{}, err
+	}
+	p := a.Packet
+	out := AcceptOutput{Branch: a.Branch, FromAgent: p.FromAgent, Instructions: p.Instructions,
+		Facts: []string{}, PendingObjectives: []string{}, Blockers: append([]string{}, p.Blockers...)}
+	for _, f := range p.Facts {
+		out.Facts = append(out.Facts, f.Text)
+	}
+	for _, o := range p.PendingObjectives {
+		out.PendingObjectives = append(out.PendingObjectives, o.Description)
+	}
+	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -123,6 +124,44 @@ func TestToolsWorkTogether(t *testing.T) {
 	must(t, c, "search_memory_at", `{"query":"API port","at":"`+sn.CreatedAt.Format("2006-01-02T15:04:05.999999999Z07:00")+`"}`, &at)
 	if len(at.Hits) != 1 || at.Hits[0].Text != "The API listens on port 8080" {
 		t.Errorf("the past at the snapshot's instant: %+v", at.Hits)
+	}
+}
+
+// TestHandOff hands a task's work from one agent to another through the tools: the
+// receiver gets its branch, the instructions, the facts and the open objectives, and
+// a second accept is refused.
+func TestHandOff(t *testing.T) {
+	ctx := context.Background()
+	c, err := day1.Open(ctx, day1.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.CreateTask(ctx, day1.TaskSpec{Name: "fix-refresh", Objectives: []string{"Find the cause", "Fix it"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.JoinTask(ctx, day1.JoinRequest{Task: "fix-refresh", Agent: "ann"}); err != nil {
+		t.Fatal(err)
+	}
+	must(t, c, "write_fact", `{"text":"The refresh handler skips the expiry check","branch":"task/fix-refresh/ann"}`, nil)
+	var h agenttool.HandOffOutput
+	must(t, c, "hand_off", `{"task":"fix-refresh","from_agent":"ann","to_agent":"bob","instructions":"Add the check and a test","blockers":["CI is slow"],"include_unverified":true}`, &h)
+	if h.HandoffID == "" || h.Status != "pending" || h.ToAgent != "bob" {
+		t.Fatalf("hand_off: %+v", h)
+	}
+	var a agenttool.AcceptOutput
+	must(t, c, "accept_handoff", `{"handoff_id":"`+h.HandoffID+`","agent":"bob"}`, &a)
+	want := agenttool.AcceptOutput{Branch: "task/fix-refresh/bob", FromAgent: "ann", Instructions: "Add the check and a test",
+		Facts: []string{"The refresh handler skips the expiry check"}, PendingObjectives: []string{"Find the cause", "Fix it"},
+		Blockers: a.Blockers}
+	if !slices.Contains(a.Blockers, "CI is slow") || !reflect.DeepEqual(a, want) {
+		t.Errorf("accept_handoff: %+v; want %+v with the blocker CI is slow", a, want)
+	}
+	if err := run(t, c, "accept_handoff", `{"handoff_id":"`+h.HandoffID+`","agent":"bob"}`, nil); !errors.Is(err, day1.ErrConflict) {
+		t.Errorf("a second accept: %v; want ErrConflict", err)
+	}
+	if err := run(t, c, "hand_off", `{"task":"fix-refresh","from_agent":"ann","type":"sideways"}`, nil); !errors.Is(err, day1.ErrInvalidArgument) {
+		t.Errorf("hand_off of an unknown type: %v; want ErrInvalidArgument", err)
 	}
 }
 

@@ -40,6 +40,6 @@ func Example() {
 		fmt.Println(h.Kind, h.Text)
 	}
 	// Output:
-	// search_memory search_memory_at write_fact correct_fact create_branch diff_branches merge_branch create_snapshot
+	// search_memory search_memory_at write_fact correct_fact create_branch diff_branches merge_branch create_snapshot hand_off accept_handoff
 	// fact The release branch is cut every Thursday
 }

@@ -14,8 +14,9 @@ import (
 
 // MemoryTools returns day1's memory tools over c as ADK function tools, for an LLM
 // agent's Tools: search_memory, search_memory_at, write_fact, correct_fact,
-// create_branch, diff_branches, merge_branch and create_snapshot, with the names,
-// descriptions and input schemas that package agenttool gives every framework. They
+// create_branch, diff_branches, merge_branch, create_snapshot, hand_off and
+// accept_handoff, with the names, descriptions and input schemas that package
+// agenttool gives every framework. They
 // act on c directly, on the branches the model names (main by default); the
 // MemoryService's per-user branches are theirs to name.
 func MemoryTools(c *day1.Client) ([]tool.Tool, error) {

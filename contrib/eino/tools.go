@@ -25,8 +25,8 @@ var _ tool.InvokableTool = (*Tool)(nil)
 
 // MemoryTools returns day1's memory tools over c as Eino tools: search_memory,
 // search_memory_at, write_fact, correct_fact, create_branch, diff_branches,
-// merge_branch and create_snapshot, with the names, descriptions and input schemas
-// that package agenttool gives every framework.
+// merge_branch, create_snapshot, hand_off and accept_handoff, with the names,
+// descriptions and input schemas that package agenttool gives every framework.
 func MemoryTools(c *day1.Client) ([]tool.BaseTool, error) {
 	if c == nil {
 		return nil, fmt.Errorf("day1/eino: MemoryTools needs a Client: %w", day1.ErrInvalidArgument)
