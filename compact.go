@@ -39,3 +39,18 @@ func (c *Client) Compact(ctx context.Context) (_ CompactStats, err error) {
 	}
 	return cs.Compact(ctx)
 }
+
+// DiskSize returns the bytes the durable embedded store's files take on disk now:
+// the SQLite file and its write-ahead log, or the log store's checkpoints and logs.
+// It fails with ErrNotSupported on an in-memory store and on MatrixOne (whose server
+// keeps its own files), and ErrClosed after Close.
+func (c *Client) DiskSize(ctx context.Context) (int64, error) {
+	if err := c.use(ctx); err != nil {
+		return 0, err
+	}
+	ds, ok := c.st.(store.DiskSizer)
+	if !ok {
+		return 0, fmt.Errorf("%w: DiskSize applies to the durable embedded store, not to %s", ErrNotSupported, c.name)
+	}
+	return ds.DiskSize(ctx)
+}

@@ -3,6 +3,7 @@ package day1_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -65,5 +66,46 @@ func TestCompactConfigAndRefusals(t *testing.T) {
 	w.Close()
 	if _, err := w.Compact(ctx); !errors.Is(err, day1.ErrClosed) {
 		t.Errorf("Compact after Close = %v; want ErrClosed", err)
+	}
+}
+
+// TestDiskSize checks Client.DiskSize on each durable embedded store (it grows with
+// what is written), and its refusals in memory and after Close.
+func TestDiskSize(t *testing.T) {
+	ctx := context.Background()
+	for name, cfg := range map[string]day1.Config{
+		"sqlite": {Path: t.TempDir()},
+		"log":    {Backend: memstore.Options{Path: t.TempDir()}},
+	} {
+		c, err := day1.Open(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before, err := c.DiskSize(ctx)
+		if err != nil || before <= 0 {
+			t.Fatalf("%s: DiskSize of a new memory = %d, %v; want some bytes", name, before, err)
+		}
+		facts := make([]day1.Fact, 300)
+		for i := range facts {
+			facts[i] = day1.Fact{Text: fmt.Sprintf("Service %d answers on port %d and logs to its own file", i, 8000+i)}
+		}
+		if _, err := c.WriteFacts(ctx, facts); err != nil {
+			t.Fatal(err)
+		}
+		if after, err := c.DiskSize(ctx); err != nil || after <= before {
+			t.Errorf("%s: DiskSize after 300 facts = %d, %v; want more than %d", name, after, err, before)
+		}
+		c.Close()
+		if _, err := c.DiskSize(ctx); !errors.Is(err, day1.ErrClosed) {
+			t.Errorf("%s: DiskSize after Close = %v; want ErrClosed", name, err)
+		}
+	}
+	mem, err := day1.Open(ctx, day1.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	if _, err := mem.DiskSize(ctx); !errors.Is(err, day1.ErrNotSupported) {
+		t.Errorf("DiskSize in memory = %v; want ErrNotSupported", err)
 	}
 }

@@ -3,13 +3,14 @@ package day1
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/day1ai/day1/store"
 )
 
 // Observer watches the public operations of a Client (Config.Observer): it is told as
 // each starts and again as it ends. It is the hook that tracing and metrics plug into;
-// the module github.com/day1ai/day1/contrib/otel gives one that makes an OpenTelemetry
+// the module github.com/day1ai/day1/contrib/day1otel gives one that makes an OpenTelemetry
 // span per operation and records its duration, records and conflicts, so that the core
 // module depends on no telemetry library.
 //
@@ -53,6 +54,10 @@ type OperationEnd struct {
 	Records int
 	// Conflicts counts the conflicts a merge met (MergeResult.Diff.Conflicts).
 	Conflicts int
+	// LockWait is how long the call waited for the writes of other Clients and
+	// processes on the same durable embedded memory (their turn on its write lock);
+	// 0 when it did not wait, and on stores without such a lock.
+	LockWait time.Duration
 }
 
 // The names of operations (Operation.Name). The first five are those of the
@@ -96,11 +101,15 @@ func (c *Client) start(ctx context.Context, op Operation) (context.Context, func
 		return ctx, noEnd
 	}
 	op.Store = c.name
-	ctx, end := o.Start(context.WithValue(ctx, observing{}, c), op)
+	wait := new(store.LockWait)
+	ctx, end := o.Start(store.WithLockWait(context.WithValue(ctx, observing{}, c), wait), op)
 	if end == nil {
-		end = noEnd
+		return ctx, noEnd
 	}
-	return ctx, end
+	return ctx, func(e OperationEnd) {
+		e.LockWait = wait.Total()
+		end(e)
+	}
 }
 
 // writeOp is the operation of a write of records.

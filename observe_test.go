@@ -6,8 +6,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/day1ai/day1/internal/filelock"
+	"github.com/day1ai/day1/store/sqlite"
 )
 
 // recorder is an Observer that keeps every operation it sees, with the operation it
@@ -188,5 +192,44 @@ func TestKindName(t *testing.T) {
 		if got := kindName(k); got != want || strings.ToLower(got) != string(k) {
 			t.Errorf("kindName(%q) = %q; want %q", k, got, want)
 		}
+	}
+}
+
+// TestObserverSeesLockWaits checks OperationEnd.LockWait: a write that waited for
+// another writer of the same memory reports about as long as that writer held the
+// lock, and one that did not wait reports none.
+func TestObserverSeesLockWaits(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	rec := &recorder{}
+	c, _ := open(t, func(cfg *Config) {
+		cfg.Backend = sqlite.Options{Path: dir}
+		cfg.Observer = rec
+	})
+	if _, err := c.WriteFact(ctx, Fact{Text: "Nobody else writes yet"}); err != nil {
+		t.Fatal(err)
+	}
+	if ops := rec.take(); len(ops) != 1 || ops[0].End.LockWait != 0 {
+		t.Fatalf("a write nobody held up: %+v; want one operation with no lock wait", ops)
+	}
+	other, err := filelock.Open(dir, sqlite.LockName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if err := other.Acquire(ctx, time.Second, dir); err != nil {
+		t.Fatal(err)
+	}
+	const held = 80 * time.Millisecond
+	go func() {
+		time.Sleep(held)
+		other.Release()
+	}()
+	if _, err := c.WriteFact(ctx, Fact{Text: "This write waits for the other writer"}); err != nil {
+		t.Fatal(err)
+	}
+	ops := rec.take()
+	if len(ops) != 1 || ops[0].End.LockWait < held/2 || ops[0].End.LockWait > 10*held {
+		t.Fatalf("a write held up for %v: %+v; want one operation with a lock wait near it", held, ops)
 	}
 }

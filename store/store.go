@@ -146,6 +146,12 @@ type Durabler interface {
 	Durable() bool
 }
 
+// DiskSizer is the optional capability of a store that keeps its memory in files and
+// says how many bytes they take on disk now (Client.DiskSize reports it).
+type DiskSizer interface {
+	DiskSize(ctx context.Context) (int64, error)
+}
+
 // ReadOnlyReporter is the optional capability of a store that may be open for
 // reading only (refusing writes with ErrReadOnly) and says so.
 type ReadOnlyReporter interface {

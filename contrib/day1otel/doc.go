@@ -1,7 +1,8 @@
 // Package day1otel traces and measures a day1 memory with OpenTelemetry: an
 // Observer (day1.Config.Observer) that makes a span per public operation of a
-// day1.Client and records its duration, the records it wrote or returned and the
-// conflicts a merge met.
+// day1.Client and records its duration, the records it wrote or returned, the
+// conflicts a merge met and how long it waited for other writers; and a gauge of the
+// bytes a durable memory takes on disk.
 //
 // It is a module of its own, github.com/day1ai/day1/contrib/day1otel, so that the
 // core module and its users pull no telemetry library.
@@ -31,6 +32,7 @@
 //	day1.branch               the branch read or written; a merge's or diff's source
 //	day1.target               a merge's or diff's target
 //	day1.merge.conflicts      the conflicts a merge met
+//	day1.lock.wait            seconds the call waited for other writers, when it did
 //	error.type                for a failed call: not_found, conflict, invalid,
 //	                          stale, merge_blocked, closed, canceled,
 //	                          deadline_exceeded or _OTHER
@@ -42,6 +44,8 @@
 //	gen_ai.memory.operation.duration  histogram, seconds, by operation, store, method and error.type
 //	day1.records                      counter of the records operations wrote, returned, merged or imported
 //	day1.merge.conflicts              counter of the conflicts merges met
+//	day1.lock.wait                    histogram, seconds, of the waits of operations that waited for other writers
+//	day1.store.size                   gauge, bytes, of a durable memory on disk (Observer.ObserveDiskSize)
 //
 // Both providers default to the global ones (otel.GetTracerProvider,
 // otel.GetMeterProvider), as the OpenTelemetry Go instrumentation libraries do.

@@ -27,6 +27,7 @@ const (
 	KeyBranch    = attribute.Key("day1.branch")
 	KeyTarget    = attribute.Key("day1.target")
 	KeyConflicts = attribute.Key("day1.merge.conflicts")
+	KeyLockWait  = attribute.Key("day1.lock.wait") // seconds an operation waited for other writers
 	KeyErrorType = attribute.Key("error.type")
 )
 
@@ -70,6 +71,8 @@ type Observer struct {
 	duration  metric.Float64Histogram
 	records   metric.Int64Counter
 	conflicts metric.Int64Counter
+	lockWait  metric.Float64Histogram
+	meter     metric.Meter
 	storeID   string
 	queryText bool
 }
@@ -90,7 +93,7 @@ func New(opts ...Option) (*Observer, error) {
 		cfg.mp = otel.GetMeterProvider()
 	}
 	meter := cfg.mp.Meter(ScopeName)
-	o := &Observer{tracer: cfg.tp.Tracer(ScopeName), storeID: cfg.storeID, queryText: cfg.queryText}
+	o := &Observer{tracer: cfg.tp.Tracer(ScopeName), meter: meter, storeID: cfg.storeID, queryText: cfg.queryText}
 	var err, e error
 	o.duration, e = meter.Float64Histogram("gen_ai.memory.operation.duration", metric.WithUnit("s"),
 		metric.WithDescription("How long a day1 memory operation took."))
@@ -100,6 +103,9 @@ func New(opts ...Option) (*Observer, error) {
 	err = errors.Join(err, e)
 	o.conflicts, e = meter.Int64Counter("day1.merge.conflicts", metric.WithUnit("{conflict}"),
 		metric.WithDescription("Conflicts that day1 merges met."))
+	err = errors.Join(err, e)
+	o.lockWait, e = meter.Float64Histogram("day1.lock.wait", metric.WithUnit("s"),
+		metric.WithDescription("How long day1 operations that waited for the writes of other Clients and processes waited."))
 	err = errors.Join(err, e)
 	if err != nil {
 		return nil, err
@@ -140,6 +146,9 @@ func (o *Observer) Start(ctx context.Context, op day1.Operation) (context.Contex
 		if op.Name == day1.OpMerge || op.Name == day1.OpBundleImport {
 			span.SetAttributes(KeyConflicts.Int(end.Conflicts))
 		}
+		if end.LockWait > 0 {
+			span.SetAttributes(KeyLockWait.Float64(end.LockWait.Seconds()))
+		}
 		mattrs := common
 		if end.Err != nil {
 			kind := ErrorType(end.Err)
@@ -156,6 +165,9 @@ func (o *Observer) Start(ctx context.Context, op day1.Operation) (context.Contex
 		}
 		if end.Conflicts > 0 {
 			o.conflicts.Add(ctx, int64(end.Conflicts), set)
+		}
+		if end.LockWait > 0 {
+			o.lockWait.Record(ctx, end.LockWait.Seconds(), set)
 		}
 	}
 }
@@ -181,4 +193,34 @@ func ErrorType(err error) string {
 		}
 	}
 	return "_OTHER"
+}
+
+// ObserveDiskSize reports the bytes the durable embedded store of c takes on disk
+// (day1.Client.DiskSize) as the gauge day1.store.size, read at each collection, until
+// the returned function is called (or c is closed: a closed or in-memory Client
+// reports nothing). The gauge's attribute is the store's id.
+func (o *Observer) ObserveDiskSize(c *day1.Client) (stop func() error, err error) {
+	if c == nil {
+		return nil, errors.New("day1otel: ObserveDiskSize of a nil Client")
+	}
+	id := o.storeID
+	if id == "" {
+		id = c.Capabilities().Store
+	}
+	set := metric.WithAttributeSet(attribute.NewSet(KeyStoreID.String(id)))
+	gauge, err := o.meter.Int64ObservableGauge("day1.store.size", metric.WithUnit("By"),
+		metric.WithDescription("Bytes the durable embedded store takes on disk."))
+	if err != nil {
+		return nil, err
+	}
+	reg, err := o.meter.RegisterCallback(func(ctx context.Context, obs metric.Observer) error {
+		if n, err := c.DiskSize(ctx); err == nil {
+			obs.ObserveInt64(gauge, n, set)
+		}
+		return nil
+	}, gauge)
+	if err != nil {
+		return nil, err
+	}
+	return reg.Unregister, nil
 }

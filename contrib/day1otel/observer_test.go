@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/day1ai/day1"
 	"github.com/day1ai/day1/contrib/day1otel"
+	"github.com/day1ai/day1/internal/filelock"
+	"github.com/day1ai/day1/store/sqlite"
 	"github.com/google/go-cmp/cmp"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -216,5 +219,93 @@ func TestErrorType(t *testing.T) {
 		if got := day1otel.ErrorType(err); got != want {
 			t.Errorf("ErrorType(%v) = %q; want %q", err, got, want)
 		}
+	}
+}
+
+// TestLockWaitAndDiskSize checks the metrics of a durable memory: a write held up by
+// another writer records its wait in day1.lock.wait and on its span, and the gauge
+// day1.store.size reports the bytes on disk until it is stopped.
+func TestLockWaitAndDiskSize(t *testing.T) {
+	ctx := context.Background()
+	spans := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	defer tp.Shutdown(ctx)
+	defer mp.Shutdown(ctx)
+	obs, err := day1otel.New(day1otel.WithTracerProvider(tp), day1otel.WithMeterProvider(mp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	c, err := day1.Open(ctx, day1.Config{Path: dir, Observer: obs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	stop, err := obs.ObserveDiskSize(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	other, err := filelock.Open(dir, sqlite.LockName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if err := other.Acquire(ctx, time.Second, dir); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		other.Release()
+	}()
+	if _, err := c.WriteFact(ctx, day1.Fact{Text: "This write waits for another writer"}); err != nil {
+		t.Fatal(err)
+	}
+	ended := spans.Ended()
+	if a := attrs(ended[len(ended)-1].Attributes()); a["day1.lock.wait"] == "" {
+		t.Errorf("the write's span has no day1.lock.wait: %v", a)
+	}
+
+	collect := func() (waits uint64, size int64, sized bool) {
+		t.Helper()
+		var rm metricdata.ResourceMetrics
+		if err := reader.Collect(ctx, &rm); err != nil {
+			t.Fatal(err)
+		}
+		for _, sm := range rm.ScopeMetrics {
+			for _, m := range sm.Metrics {
+				switch d := m.Data.(type) {
+				case metricdata.Histogram[float64]:
+					if m.Name == "day1.lock.wait" {
+						for _, p := range d.DataPoints {
+							waits += p.Count
+						}
+					}
+				case metricdata.Gauge[int64]:
+					if m.Name == "day1.store.size" {
+						for _, p := range d.DataPoints {
+							size, sized = p.Value, true
+						}
+					}
+				}
+			}
+		}
+		return waits, size, sized
+	}
+	waits, size, sized := collect()
+	want, err := c.DiskSize(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if waits != 1 || !sized || size != want {
+		t.Errorf("lock waits %d, store size %d (reported %v); want 1 wait and %d bytes", waits, size, sized, want)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, sized := collect(); sized {
+		t.Error("the store size is still reported after stop")
 	}
 }

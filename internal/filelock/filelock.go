@@ -88,8 +88,15 @@ func Open(dir, name string) (*Lock, error) {
 }
 
 // Acquire takes the lock, waiting up to timeout and while ctx is not done. A wait that
-// ends unfulfilled wraps store.ErrLocked and, when ctx ended it, ctx's error.
-func (l *Lock) Acquire(ctx context.Context, timeout time.Duration, dir string) error {
+// ends unfulfilled wraps store.ErrLocked and, when ctx ended it, ctx's error. A wait
+// for another holder, in this process or another, is added to ctx's store.LockWait.
+func (l *Lock) Acquire(ctx context.Context, timeout time.Duration, dir string) (err error) {
+	var began time.Time // set when the lock was not free at once
+	defer func() {
+		if !began.IsZero() {
+			store.NoteLockWait(ctx, time.Since(began))
+		}
+	}()
 	l.mu.Lock()
 	shut := l.shut
 	l.mu.Unlock()
@@ -106,10 +113,15 @@ func (l *Lock) Acquire(ctx context.Context, timeout time.Duration, dir string) e
 	}
 	select {
 	case l.dir.sem <- struct{}{}:
-	case <-ctx.Done():
-		return refused(ctx.Err())
-	case <-timer.C:
-		return refused(nil)
+	default:
+		began = time.Now()
+		select {
+		case l.dir.sem <- struct{}{}:
+		case <-ctx.Done():
+			return refused(ctx.Err())
+		case <-timer.C:
+			return refused(nil)
+		}
 	}
 	// The file is locked and unlocked only by the holder of the semaphore, and
 	// closed only when no store of this process has the directory open.
@@ -129,6 +141,9 @@ func (l *Lock) Acquire(ctx context.Context, timeout time.Duration, dir string) e
 		if !errors.Is(err, ErrHeld) {
 			<-l.dir.sem
 			return fmt.Errorf("day1: locking %s: %w", dir, err)
+		}
+		if began.IsZero() {
+			began = time.Now()
 		}
 		pause := time.NewTimer(wait)
 		select {

@@ -250,6 +250,7 @@ var (
 	_ store.ReadOnlyReporter = (*Store)(nil)
 	_ store.Namer            = (*Store)(nil)
 	_ store.Durabler         = (*Store)(nil)
+	_ store.DiskSizer        = (*Store)(nil)
 	_ store.Refresher        = (*Store)(nil)
 	_ store.Compacter        = (*Store)(nil)
 )
@@ -431,6 +432,18 @@ func (s *Store) Name() string { return "memstore" }
 
 // Durable reports whether the store keeps its records in files (Options.Path).
 func (s *Store) Durable() bool { return s.opts.Path != "" }
+
+// DiskSize returns the bytes the store's checkpoints and logs take on disk; an
+// in-memory store has none and fails with store.ErrNotSupported.
+func (s *Store) DiskSize(ctx context.Context) (int64, error) {
+	if s.opts.Path == "" {
+		return 0, fmt.Errorf("%w: the store is kept in memory only", store.ErrNotSupported)
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	return storeBytes(s.opts.Path)
+}
 
 // Refresh brings the store up to date with the entries other stores have committed
 // to the log since the open or the last look; reads do this by themselves, at most

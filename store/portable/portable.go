@@ -81,6 +81,7 @@ var (
 	_ store.Namer            = (*Store)(nil)
 	_ store.ReadOnlyReporter = (*Store)(nil)
 	_ store.Durabler         = (*Store)(nil)
+	_ store.DiskSizer        = (*Store)(nil)
 )
 
 // collections of the driver's items.
@@ -150,6 +151,19 @@ func (s *Store) ReadOnly() bool { return s.opts.ReadOnly }
 func (s *Store) Durable() bool {
 	d, ok := s.d.(store.Durabler)
 	return ok && d.Durable()
+}
+
+// DiskSize returns the bytes the driver's files take on disk, when it says (a
+// Size() (int64, error) method); otherwise it fails with store.ErrNotSupported.
+func (s *Store) DiskSize(ctx context.Context) (int64, error) {
+	if err := s.usable(ctx); err != nil {
+		return 0, err
+	}
+	d, ok := s.d.(interface{ Size() (int64, error) })
+	if !ok {
+		return 0, fmt.Errorf("%w: the driver does not say its size", store.ErrNotSupported)
+	}
+	return d.Size()
 }
 
 // Driver returns the driver the store reads and writes.
