@@ -47,23 +47,23 @@ type GraphQuery struct {
 // Graph is the neighbourhood of an entity.
 type Graph struct {
 	// Root is the entity the walk started from.
-	Root string
+	Root string `json:"root"`
 	// Nodes are the entities reached, the root first (Depth 0), then by depth and
 	// name.
-	Nodes []GraphNode
+	Nodes []GraphNode `json:"nodes"`
 	// Edges are the relations walked, by the depth they were found at, then source,
 	// type, target and id.
-	Edges []Relation
+	Edges []Relation `json:"edges"`
 	// Truncated reports that GraphQuery.Limit cut the walk short.
-	Truncated bool
+	Truncated bool `json:"truncated"`
 }
 
 // GraphNode is one entity of a Graph.
 type GraphNode struct {
 	// Entity is the entity's name.
-	Entity string
+	Entity string `json:"entity"`
 	// Depth is the number of relations between it and the root.
-	Depth int
+	Depth int `json:"depth"`
 }
 
 // Graph walks the relations of a branch breadth first from q.Entity, following each
@@ -103,7 +103,7 @@ func (r reader) Graph(ctx context.Context, q GraphQuery) (*Graph, error) {
 	if len(q.Types) == 1 {
 		filter.RelationType = q.Types[0]
 	}
-	g := &Graph{Root: q.Entity, Nodes: []GraphNode{{Entity: q.Entity}}}
+	g := &Graph{Root: q.Entity, Nodes: []GraphNode{{Entity: q.Entity}}, Edges: []Relation{}}
 	depthOf := map[string]int{q.Entity: 0}
 	seenEdge := map[string]bool{}
 	frontier := []string{q.Entity}

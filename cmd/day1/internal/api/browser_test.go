@@ -323,6 +323,19 @@ func TestInspector(t *testing.T) {
 	// A diff of a branch with itself says so.
 	visit("same branch", ts.URL+"/?link=same#view=diff&source=main&target=main")
 	waitFor("same branch", `document.getElementById("diff-same") !== null`)
+
+	// The entity graph: the most connected entity of main is drawn with its
+	// neighbours; selecting a neighbour walks from it, and the link says so.
+	if res, body := do(t, ts, "POST", "/api/v1/relations", `{"source":"postgres","target":"pgbouncer","type":"behind"}`); res.StatusCode != 201 {
+		t.Fatalf("relation: %d %s", res.StatusCode, body)
+	}
+	visit("entities", ts.URL+"/?link=entities#view=entities&branch=main")
+	waitFor("entity graph", `document.querySelectorAll("#entity-graph .node").length === 3 && document.querySelectorAll("#entity-graph .edge").length === 2`)
+	shot("entities")
+	run("walk from auth-service", chromedp.Click(chromedp.CSS(`#entity-graph .node[data-entity="auth-service"]`)))
+	waitFor("walked", `document.querySelector("#entity-graph .node.root").dataset.entity === "auth-service" && location.hash.includes("entity=auth-service")`)
+	run("depth 1", chromedp.SetValue(chromedp.CSS(`#entity-depth`), "1"), chromedp.Evaluate[chromedp.Void](`document.getElementById("entity-depth").dispatchEvent(new Event("change"))`))
+	waitFor("depth 1", `document.querySelectorAll("#entity-graph .node").length === 2 && document.getElementById("entity-note").textContent.includes("2 entities and 1 relations")`)
 }
 
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `\'`) + "'" }

@@ -83,6 +83,13 @@ async function applyLink() {
         selectTab($("tab-tasks"));
         if (h.get("task")) await showTask(h.get("task"));
         break;
+      case "entities":
+        if (h.get("branch")) $("entity-branch").value = h.get("branch");
+        if (h.get("depth")) $("entity-depth").value = h.get("depth");
+        $("entity-q").value = h.get("entity") || "";
+        selectTab($("tab-entities"));
+        await loadEntities();
+        break;
     }
   } finally { applying = false; }
   return true;
@@ -108,6 +115,7 @@ function selectTab(tab) {
     return;
   }
   if (tab.id === "tab-tasks") { loadTasks(); link({ view: "tasks" }); }
+  if (tab.id === "tab-entities") loadEntities();
   if (tab.id === "tab-travel") loadTravel();
   if (tab.id === "tab-diff") link({ view: "diff", source: $("diff-source").value, target: $("diff-target").value });
   if (tab.id === "tab-search") link({ view: "search", q: $("search-q").value });
@@ -445,6 +453,72 @@ async function showTravel() {
 }
 $("travel-slider").addEventListener("input", showTravel);
 $("travel-branch").addEventListener("change", () => loadTravel());
+
+// ---- entities ----
+// The entity graph: the relations of a branch walked from one entity, drawn in rings
+// by how many relations away each entity is; a click on an entity walks from it.
+$("entity-form").addEventListener("submit", (e) => { e.preventDefault(); showEntities(); });
+$("entity-branch").addEventListener("change", () => { $("entity-q").value = ""; loadEntities(); });
+$("entity-depth").addEventListener("change", () => showEntities());
+async function loadEntities() {
+  const branch = $("entity-branch").value || "main";
+  try {
+    const rels = await api("/relations" + q({ branch }));
+    const degree = {};
+    for (const r of rels) for (const n of [r.record.source, r.record.target]) degree[n] = (degree[n] || 0) + 1;
+    const names = Object.keys(degree).sort((a, b) => degree[b] - degree[a] || a.localeCompare(b));
+    $("entity-names").replaceChildren(...names.map((n) => el("option", { value: n })));
+    if (!names.length) {
+      $("entity-note").textContent = `No relations on ${branch} yet: write one (source, type, target) and its entities show here.`;
+      $("entity-graph").replaceChildren();
+      return;
+    }
+    if (!$("entity-q").value) $("entity-q").value = names[0]; // the most connected
+    await showEntities();
+  } catch (err) { showError($("entity-graph"), err); }
+}
+async function showEntities() {
+  const branch = $("entity-branch").value || "main", entity = $("entity-q").value.trim(), depth = $("entity-depth").value;
+  if (!entity) return;
+  if (!applying) link({ view: "entities", branch, entity, depth });
+  try {
+    const g = await api("/graph" + q({ branch, entity, depth }));
+    drawEntities(g);
+    $("entity-note").textContent = `${g.nodes.length} entities and ${g.edges.length} relations within ${depth} of ${g.root} on ${branch}` +
+      (g.truncated ? " (cut at the limit)" : "") + ". Select an entity to walk from it.";
+  } catch (err) { showError($("entity-graph"), err); }
+}
+function drawEntities(g) {
+  const rings = {};
+  for (const n of g.nodes) (rings[n.depth] ||= []).push(n.entity);
+  const maxDepth = Math.max(0, ...Object.keys(rings).map(Number));
+  const ring = 130, R = ring * maxDepth + 70;
+  const W = Math.max($("entity-graph").clientWidth - 2, 2 * R), H = 2 * R;
+  const cx = W / 2, cy = H / 2, pos = {};
+  for (const [d, names] of Object.entries(rings)) {
+    names.forEach((n, i) => {
+      const a = (2 * Math.PI * i) / names.length + (+d % 2) * 0.4 - Math.PI / 2;
+      pos[n] = +d === 0 ? [cx, cy] : [cx + +d * ring * Math.cos(a), cy + +d * ring * Math.sin(a)];
+    });
+  }
+  const svg = el("svg:svg", { width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: "group", "aria-label": `Entities around ${g.root}` });
+  for (const r of g.edges) {
+    const [a, b] = [pos[r.source], pos[r.target]];
+    if (!a || !b) continue;
+    svg.append(el("svg:line", { class: "edge", "data-relation": r.id, x1: a[0], y1: a[1], x2: b[0], y2: b[1] },
+      el("svg:title", {}, `${r.source} -${r.type}-> ${r.target}`)));
+    svg.append(el("svg:text", { class: "etype", x: (a[0] + b[0]) / 2, y: (a[1] + b[1]) / 2 - 3, "text-anchor": "middle" }, r.type));
+  }
+  for (const n of g.nodes) {
+    const [x, y] = pos[n.entity];
+    const walk = () => { $("entity-q").value = n.entity; showEntities(); };
+    svg.append(el("svg:g", { class: "node" + (n.depth === 0 ? " root" : ""), "data-entity": n.entity, tabindex: 0, role: "button",
+      "aria-label": `Entity ${n.entity}, ${n.depth} relations from ${g.root}; walk from it`,
+      onclick: walk, onkeydown: (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); walk(); } } },
+      el("svg:circle", { cx: x, cy: y, r: 7 }), el("svg:text", { x: x + 10, y: y + 4 }, clip(n.entity, 40))));
+  }
+  $("entity-graph").replaceChildren(svg);
+}
 
 // ---- tasks and handoffs ----
 async function loadTasks() {
