@@ -180,6 +180,21 @@ func TestInspector(t *testing.T) {
 		count(`text[data-branch="agent-a"][data-role]`) != 0 || count(`rect.badge.task`) != 1 || count(`circle.badge.agent`) < 1 {
 		t.Errorf("task and agent branches are not marked")
 	}
+	// The time axis is labelled, from the earliest event, and a burst of forks
+	// spreads out: the seeded branches were made within milliseconds of each other.
+	if count(`#graph text.tick`) < 2 {
+		t.Errorf("the tree's time axis has %d labels; want at least 2", count(`#graph text.tick`))
+	}
+	forks, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`[...document.querySelectorAll("#graph path.fork")].map(p => +p.getAttribute("d").slice(1).split(" ")[0]).sort((a, b) => a - b)`))
+	if err != nil || len(forks) < 3 {
+		t.Fatalf("fork positions %v, %v", forks, err)
+	}
+	for i := 1; i < len(forks); i++ {
+		if forks[i]-forks[i-1] < 3 {
+			t.Errorf("forks at x %v: two are %v apart; want each at least 3 px from the next", forks, forks[i]-forks[i-1])
+			break
+		}
+	}
 	shot("tree")
 
 	// A record opened from the timeline shows its versions: agent-a's f-retry has

@@ -172,20 +172,61 @@ function branchRole(name) {
   return m[2] ? { role: "agent", task: m[1], agent: m[2], text: `agent ${m[2]}'s branch of task ${m[1]}` } : { role: "task", task: m[1], text: `branch of task ${m[1]}` };
 }
 
+// timeScale places the instants of the tree's events along [x0, x1]: each event a
+// step from the one before, plus the logarithm of the time between them, so that a
+// burst of events spreads out and a long idle stretch takes little room. at(t) maps
+// any instant; ticks are the events worth a label (the first, the last, and those
+// after the longest idle stretches), breaks the middles of the stretches of over ten
+// minutes that were squeezed.
+function timeScale(times, x0, x1) {
+  const ts = [...new Set(times.filter((t) => t > 0))].sort((a, b) => a - b); // no zero or missing times
+  if (!ts.length) ts.push(Date.now());
+  const pos = [0];
+  for (let i = 1; i < ts.length; i++) pos.push(pos[i - 1] + 1 + Math.log1p((ts[i] - ts[i - 1]) / 1000));
+  const total = pos[pos.length - 1] || 1;
+  const px = (i) => x0 + (pos[i] / total) * (x1 - x0);
+  const at = (t) => {
+    let lo = 0, hi = ts.length - 1;
+    if (t <= ts[lo]) return px(lo);
+    if (t >= ts[hi]) return px(hi);
+    while (hi - lo > 1) { const m = (lo + hi) >> 1; if (ts[m] <= t) lo = m; else hi = m; }
+    return px(lo) + ((t - ts[lo]) / (ts[hi] - ts[lo])) * (px(hi) - px(lo));
+  };
+  const gaps = ts.map((t, i) => ({ i, d: i ? t - ts[i - 1] : 0 })).filter((g) => g.i > 0).sort((a, b) => b.d - a.d);
+  const picked = [0, ts.length - 1, ...gaps.slice(0, 4).map((g) => g.i)];
+  const ticks = [];
+  for (const i of [...new Set(picked)].sort((a, b) => a - b)) {
+    if (ticks.every((k) => Math.abs(px(k) - px(i)) >= 90)) ticks.push(i);
+  }
+  const breaks = gaps.filter((g) => g.d > 10 * 60 * 1000).map((g) => (px(g.i - 1) + px(g.i)) / 2);
+  return { at, ticks: ticks.map((i) => ({ x: px(i), t: ts[i] })), breaks, sameDay: new Date(ts[0]).toDateString() === new Date(ts[ts.length - 1]).toDateString() };
+}
+
 function drawGraph() {
   const order = lanes();
   const times = [];
-  for (const b of order) times.push(Date.parse(b.forked_at), Date.parse(b.created_at));
+  for (const b of order) times.push(Date.parse(b.forked_at), Date.parse(b.created_at), Date.parse(b.merged_at));
   for (const m of state.merges) times.push(Date.parse(m.created_at));
   for (const s of state.snapshots) times.push(Date.parse(s.at));
-  const t0 = Math.min(...times), t1 = Math.max(...times, t0 + 1);
-  const labelW = Math.max(...order.map((b) => b.name.length)) * 7.2 + 30, rowH = 30;
+  const labelW = Math.max(...order.map((b) => b.name.length)) * 7.2 + 30, rowH = 30, top = 24;
   const W = Math.max($("graph").clientWidth - 2, labelW + 240);
-  const H = order.length * rowH + 20;
-  const x = (t) => labelW + 10 + ((Date.parse(t) - t0) / (t1 - t0)) * (W - labelW - 30);
+  const H = order.length * rowH + 20 + top;
+  const scale = timeScale(times, labelW + 16, W - 20);
+  const x = (t) => scale.at(Date.parse(t));
   const y = {};
-  order.forEach((b, i) => (y[b.name] = 20 + i * rowH));
+  order.forEach((b, i) => (y[b.name] = top + 20 + i * rowH));
   const svg = el("svg:svg", { width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: "group", "aria-label": "Branch tree" });
+  // The time axis: labelled events, and the idle stretches squeezed out of it.
+  const label = (t) => { const d = new Date(t).toISOString(); return scale.sameDay ? d.slice(11, 19) : d.slice(5, 10) + " " + d.slice(11, 16); };
+  svg.append(el("svg:line", { class: "axis", x1: labelW + 10, y1: top, x2: W - 10, y2: top }));
+  for (const k of scale.ticks) {
+    svg.append(el("svg:line", { class: "axis", x1: k.x, y1: top - 4, x2: k.x, y2: top + 4 }));
+    svg.append(el("svg:text", { class: "tick", x: k.x, y: top - 8, "text-anchor": "middle", "data-at": new Date(k.t).toISOString() }, label(k.t),
+      el("svg:title", {}, new Date(k.t).toISOString())));
+  }
+  for (const bx of scale.breaks) {
+    svg.append(el("svg:text", { class: "gap", x: bx, y: top + 4, "text-anchor": "middle" }, "≈", el("svg:title", {}, "an idle stretch, shortened")));
+  }
   svg.append(el("svg:defs", {}, el("svg:marker", { id: "arrow", viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 6, markerHeight: 6, orient: "auto-start-reverse" },
     el("svg:path", { d: "M0 0L10 5L0 10z", fill: "#116329" }))));
   for (const b of order) {
