@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"google.golang.org/adk/v2/platform"
@@ -30,6 +31,12 @@ type SessionServiceConfig struct {
 	// Parent is the branch that Branch forks from when it does not exist yet.
 	// Default day1.DefaultBranch.
 	Parent string
+	// BranchPerSession keeps each session's conversation and events on a branch of
+	// its own, SessionBranch of the session, forked from Branch when the session is
+	// created, so that one session's log can be diffed, snapshotted, merged or
+	// cherry-picked as a whole. App and user state stay on Branch, shared by the
+	// sessions. Default false: every session on Branch.
+	BranchPerSession bool
 }
 
 // SessionService is an ADK session.Service that keeps sessions in a day1 memory,
@@ -50,9 +57,10 @@ type SessionServiceConfig struct {
 // state; several processes that append to the sessions of one app or user at once
 // may lose one another's app or user state changes (not events).
 type SessionService struct {
-	c      *day1.Client
-	branch string
-	parent string
+	c          *day1.Client
+	branch     string
+	parent     string
+	perSession bool // SessionServiceConfig.BranchPerSession
 
 	mu       sync.Mutex // serialises creates, appends and their read-modify-writes of state
 	branchOK bool       // the branch is known to exist
@@ -75,11 +83,26 @@ func NewSessionService(c *day1.Client, cfg SessionServiceConfig) (*SessionServic
 			return nil, err
 		}
 	}
-	return &SessionService{c: c, branch: cfg.Branch, parent: cfg.Parent}, nil
+	return &SessionService{c: c, branch: cfg.Branch, parent: cfg.Parent, perSession: cfg.BranchPerSession}, nil
 }
 
-// Branch returns the branch that holds the sessions.
+// Branch returns the branch that holds the sessions, or with BranchPerSession their
+// app and user state, and from which each session's branch forks.
 func (s *SessionService) Branch() string { return s.branch }
+
+// SessionBranch returns the branch that holds a session's conversation and events:
+// Branch, or with BranchPerSession Branch + "/" + SessionKey of the session.
+func (s *SessionService) SessionBranch(appName, userID, sessionID string) string {
+	return s.logBranch(SessionKey(appName, userID, sessionID))
+}
+
+// logBranch is the branch of the session whose key is key.
+func (s *SessionService) logBranch(key string) string {
+	if s.perSession {
+		return s.branch + "/" + key
+	}
+	return s.branch
+}
 
 // Create creates a session with its initial state and returns it, with the app's
 // and the user's state merged in. An empty SessionID gets a generated one.
@@ -101,10 +124,11 @@ func (s *SessionService) Create(ctx context.Context, req *session.CreateRequest)
 		id = platform.NewUUID(ctx)
 	}
 	key := SessionKey(req.AppName, req.UserID, id)
+	branch := s.logBranch(key)
 	appDelta, userDelta, own := splitState(req.State)
 	conv := day1.Conversation{
 		ID:        key,
-		Branch:    s.branch,
+		Branch:    branch,
 		SessionID: key,
 		Title:     fmt.Sprintf("ADK session %s of %s in %s", id, req.UserID, req.AppName),
 		Metadata:  map[string]string{MetaKind: KindSession, MetaApp: req.AppName, MetaUser: req.UserID, MetaSession: id},
@@ -119,7 +143,12 @@ func (s *SessionService) Create(ctx context.Context, req *session.CreateRequest)
 	if err := s.ensureBranch(ctx); err != nil {
 		return nil, err
 	}
-	if _, err := s.c.GetConversation(ctx, s.branch, key); err == nil {
+	if s.perSession {
+		if err := ensureBranch(ctx, s.c, branch, s.branch, fmt.Sprintf("ADK session %s of %s in %s", id, req.UserID, req.AppName)); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := s.c.GetConversation(ctx, branch, key); err == nil {
 		return nil, fmt.Errorf("day1: ADK session %q of user %q in app %q exists already; Get it, or Create another ID: %w", id, req.UserID, req.AppName, day1.ErrExists)
 	} else if !errors.Is(err, day1.ErrNotFound) {
 		return nil, err
@@ -133,7 +162,7 @@ func (s *SessionService) Create(ctx context.Context, req *session.CreateRequest)
 		return nil, err
 	}
 	if _, err := s.c.StartSession(ctx, day1.Session{
-		ID: key, Branch: s.branch, Project: req.AppName, StartedAt: conv.CreatedAt,
+		ID: key, Branch: branch, Project: req.AppName, StartedAt: conv.CreatedAt,
 		Metadata: map[string]string{MetaApp: req.AppName, MetaUser: req.UserID, MetaSession: id},
 	}); err != nil {
 		return nil, err
@@ -171,7 +200,7 @@ func (s *SessionService) Get(ctx context.Context, req *session.GetRequest) (*ses
 	if err != nil {
 		return nil, err
 	}
-	msgs, err := s.c.Messages(ctx, s.branch, key)
+	msgs, err := s.c.Messages(ctx, s.logBranch(key), key)
 	if err != nil {
 		return nil, err
 	}
@@ -217,7 +246,7 @@ func (s *SessionService) List(ctx context.Context, req *session.ListRequest) (*s
 	if req.UserID != "" {
 		md[MetaUser] = req.UserID
 	}
-	convs, err := s.c.ListConversations(ctx, day1.ListOptions{Branch: s.branch, Filter: day1.Filter{Metadata: md}})
+	convs, err := s.sessionConversations(ctx, md)
 	if errors.Is(err, day1.ErrBranchNotFound) {
 		return &session.ListResponse{Sessions: []session.Session{}}, nil
 	}
@@ -258,7 +287,8 @@ func (s *SessionService) Delete(ctx context.Context, req *session.DeleteRequest)
 	} else if err != nil {
 		return err
 	}
-	msgs, err := s.c.Messages(ctx, s.branch, key)
+	branch := s.logBranch(key)
+	msgs, err := s.c.Messages(ctx, branch, key)
 	if err != nil {
 		return err
 	}
@@ -266,7 +296,7 @@ func (s *SessionService) Delete(ctx context.Context, req *session.DeleteRequest)
 	for _, m := range msgs {
 		refs = append(refs, day1.Ref{Kind: day1.KindMessage, ID: m.ID})
 	}
-	if err := s.c.Delete(ctx, s.branch, refs...); err != nil {
+	if err := s.c.Delete(ctx, branch, refs...); err != nil {
 		return err
 	}
 	if _, err := s.c.EndSession(ctx, key, day1.SessionAbandoned, "deleted through the ADK session service"); err != nil && !errors.Is(err, day1.ErrNotFound) {
@@ -305,7 +335,7 @@ func (s *SessionService) AppendEvent(ctx context.Context, cur session.Session, e
 	appName, userID, id := cur.AppName(), cur.UserID(), cur.ID()
 	key := SessionKey(appName, userID, id)
 	kept := withoutTemp(e)
-	msg, err := logMessage(s.branch, key, appName, userID, id, kept)
+	msg, err := logMessage(s.logBranch(key), key, appName, userID, id, kept)
 	if err != nil {
 		return err
 	}
@@ -317,7 +347,7 @@ func (s *SessionService) AppendEvent(ctx context.Context, cur session.Session, e
 	if err != nil {
 		return fmt.Errorf("day1: appending event %s: %w", e.ID, err)
 	}
-	if _, err := s.c.GetMessage(ctx, s.branch, msg.ID); err == nil {
+	if _, err := s.c.GetMessage(ctx, msg.Branch, msg.ID); err == nil {
 		return nil
 	} else if !errors.Is(err, day1.ErrNotFound) {
 		return err
@@ -362,15 +392,58 @@ func (s *SessionService) AppendEvent(ctx context.Context, cur session.Session, e
 // conversation returns the conversation of a session, or an error matching
 // day1.ErrNotFound.
 func (s *SessionService) conversation(ctx context.Context, appName, userID, id string) (day1.Conversation, error) {
-	conv, err := s.c.GetConversation(ctx, s.branch, SessionKey(appName, userID, id))
+	key := SessionKey(appName, userID, id)
+	conv, err := s.c.GetConversation(ctx, s.logBranch(key), key)
+	if errors.Is(err, day1.ErrBranchNotFound) && s.perSession {
+		err = day1.ErrNotFound
+	}
 	if err == nil && (conv.Metadata[MetaKind] != KindSession || conv.Metadata[MetaApp] != appName ||
 		conv.Metadata[MetaUser] != userID || conv.Metadata[MetaSession] != id) {
 		err = day1.ErrNotFound
 	}
 	if errors.Is(err, day1.ErrNotFound) {
-		return day1.Conversation{}, fmt.Errorf("day1: ADK session %q of user %q in app %q not found on branch %q: %w", id, userID, appName, s.branch, day1.ErrNotFound)
+		return day1.Conversation{}, fmt.Errorf("day1: ADK session %q of user %q in app %q not found on branch %q: %w", id, userID, appName, s.logBranch(key), day1.ErrNotFound)
 	}
 	return conv, err
+}
+
+// sessionConversations returns the conversations of the sessions whose metadata
+// holds md, oldest first: those on Branch, or with BranchPerSession those of the
+// session branches under it.
+func (s *SessionService) sessionConversations(ctx context.Context, md map[string]string) ([]day1.Conversation, error) {
+	if !s.perSession {
+		return s.c.ListConversations(ctx, day1.ListOptions{Branch: s.branch, Filter: day1.Filter{Metadata: md}})
+	}
+	bs, err := s.c.Branches(ctx, day1.BranchFilter{})
+	if err != nil {
+		return nil, err
+	}
+	var out []day1.Conversation
+	prefix := s.branch + "/"
+	for _, b := range bs {
+		key, ok := strings.CutPrefix(b.Name, prefix)
+		if !ok || strings.Contains(key, "/") {
+			continue
+		}
+		conv, err := s.c.GetConversation(ctx, b.Name, key)
+		if errors.Is(err, day1.ErrNotFound) {
+			continue // deleted, or not a session's branch
+		}
+		if err != nil {
+			return nil, err
+		}
+		match := true
+		for k, v := range md {
+			match = match && conv.Metadata[k] == v
+		}
+		if match {
+			out = append(out, conv)
+		}
+	}
+	slices.SortFunc(out, func(a, b day1.Conversation) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID, b.ID))
+	})
+	return out, nil
 }
 
 // session is the session of a conversation, with its app's and user's state; users

@@ -21,16 +21,85 @@ import (
 // against the SessionService, on every store.
 func TestSessionServiceSuite(t *testing.T) {
 	for _, s := range stores() {
-		t.Run(s.name, func(t *testing.T) {
-			sessiontestsuite.RunServiceTests(t, sessiontestsuite.SuiteOptions{SupportsUserProvidedSessionID: true},
-				func(t *testing.T) session.Service {
-					svc, err := adk.NewSessionService(openClient(t, s.config(t)), adk.SessionServiceConfig{})
-					if err != nil {
-						t.Fatal(err)
-					}
-					return svc
-				})
-		})
+		for _, perSession := range []bool{false, true} {
+			name := s.name
+			if perSession {
+				name += "/branch-per-session"
+			}
+			t.Run(name, func(t *testing.T) {
+				sessiontestsuite.RunServiceTests(t, sessiontestsuite.SuiteOptions{SupportsUserProvidedSessionID: true},
+					func(t *testing.T) session.Service {
+						svc, err := adk.NewSessionService(openClient(t, s.config(t)), adk.SessionServiceConfig{BranchPerSession: perSession})
+						if err != nil {
+							t.Fatal(err)
+						}
+						return svc
+					})
+			})
+		}
+	}
+}
+
+// TestBranchPerSession keeps two sessions on branches of their own: each session's
+// events are on its branch and not on the other's or the service's, the two share
+// the user's state, and a session's branch diffs against the service's branch as
+// that session's log.
+func TestBranchPerSession(t *testing.T) {
+	ctx := context.Background()
+	c := openClient(t, day1.Config{})
+	svc, err := adk.NewSessionService(c, adk.SessionServiceConfig{BranchPerSession: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sessions []session.Session
+	for _, id := range []string{"s1", "s2"} {
+		res, err := svc.Create(ctx, &session.CreateRequest{AppName: "shop", UserID: "ana", SessionID: id, State: map[string]any{"user:lang": "pt"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sessions = append(sessions, res.Session)
+	}
+	ev := session.NewEvent(ctx, "inv-1")
+	ev.Author = "user"
+	ev.Content = genai.NewContentFromText("Where is my parcel?", genai.RoleUser)
+	ev.Actions.StateDelta = map[string]any{"user:lang": "en"}
+	if err := svc.AppendEvent(ctx, sessions[0], ev); err != nil {
+		t.Fatal(err)
+	}
+	b1, b2 := svc.SessionBranch("shop", "ana", "s1"), svc.SessionBranch("shop", "ana", "s2")
+	if b1 == b2 || !strings.HasPrefix(b1, svc.Branch()+"/") {
+		t.Fatalf("session branches %q and %q; want two under %q", b1, b2, svc.Branch())
+	}
+	for branch, want := range map[string]int{b1: 1, b2: 0} {
+		key := adk.SessionKey("shop", "ana", map[string]string{b1: "s1", b2: "s2"}[branch])
+		msgs, err := c.Messages(ctx, branch, key)
+		if err != nil || len(msgs) != want {
+			t.Errorf("messages on %s: %d (%v); want %d", branch, len(msgs), err, want)
+		}
+	}
+	got, err := svc.Get(ctx, &session.GetRequest{AppName: "shop", UserID: "ana", SessionID: "s2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lang, _ := got.Session.State().Get("user:lang"); lang != "en" || got.Session.Events().Len() != 0 {
+		t.Errorf("s2: user:lang %v, %d events; want the user state en that s1 set, and no events", lang, got.Session.Events().Len())
+	}
+	d, err := c.Diff(ctx, b1, svc.Branch())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.SourceChanges) != 2 { // the session's conversation and its one message
+		t.Errorf("the diff of s1's branch: %d changes; want its conversation and one message", len(d.SourceChanges))
+	}
+	list, err := svc.List(ctx, &session.ListRequest{AppName: "shop", UserID: "ana"})
+	if err != nil || len(list.Sessions) != 2 || list.Sessions[0].ID() != "s1" {
+		t.Fatalf("List: %v, %v; want s1 then s2", list, err)
+	}
+	if err := svc.Delete(ctx, &session.DeleteRequest{AppName: "shop", UserID: "ana", SessionID: "s1"}); err != nil {
+		t.Fatal(err)
+	}
+	if list, err := svc.List(ctx, &session.ListRequest{AppName: "shop"}); err != nil || len(list.Sessions) != 1 || list.Sessions[0].ID() != "s2" {
+		t.Errorf("List after deleting s1: %v, %v; want s2 alone", list, err)
 	}
 }
 
