@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -122,6 +123,36 @@ func TestCreateFromBranchTakesVerifiedKnowledge(t *testing.T) {
 	}
 	if w := (Counts{Facts: 2, Observations: 1, Relations: 1, Conversations: 2, Messages: 3}); all.Counts != w {
 		t.Errorf("with everything: %+v; want %+v (never the invalidated fact)", all.Counts, w)
+	}
+}
+
+// TestBundlesLeaveExpiredFactsOut checks that a fact whose expiry has passed when the
+// bundle is made is not in it, verified or not, and one that expires later is.
+func TestBundlesLeaveExpiredFactsOut(t *testing.T) {
+	t.Parallel()
+	v := newEnv(t)
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	v.e.Now = func() time.Time { return now }
+	gone, later := verified("f-gone", "The deploy freeze holds until noon"), verified("f-later", "The release is cut on Thursday")
+	gone.ExpiresAt, later.ExpiresAt = now.Add(-time.Minute), now.Add(time.Hour)
+	gone.CreatedAt, later.CreatedAt = now.Add(-2*time.Hour), now.Add(-2*time.Hour)
+	v.put(t, "main", gone, later)
+	for _, all := range []bool{false, true} {
+		b, err := v.e.Create(bg, CreateRequest{Name: fmt.Sprint("facts-", all), Branch: "main", IncludeUnverified: all})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var file bytes.Buffer
+		if _, err := v.e.Export(bg, b.ID, &file, ExportOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		_, recs, err := readAll(file.Bytes(), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff([]string{"fact/f-later"}, refs(recs)); d != "" {
+			t.Errorf("IncludeUnverified %v: exported records (-want +got):\n%s", all, d)
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/day1ai/day1/curation"
 	"github.com/day1ai/day1/store"
@@ -59,7 +60,7 @@ func (e *Engine) gather(ctx context.Context, req CreateRequest) (Info, []store.R
 	if err != nil {
 		return Info{}, nil, err
 	}
-	recs = keep(recs, req.IncludeUnverified)
+	recs = keep(recs, req.IncludeUnverified, e.now())
 	slices.SortFunc(recs, func(a, b store.Record) int { return compareRefs(store.RefOf(a), store.RefOf(b)) })
 	return info, recs, nil
 }
@@ -126,10 +127,11 @@ func (e *Engine) fromView(ctx context.Context, v store.View, observations bool) 
 	return out, nil
 }
 
-// keep drops what a bundle never carries (superseded and invalidated facts) and, unless
-// all is set, what is not verified: facts that are not (store.Fact.IsVerified), and
-// conversations that are neither verified nor cherry-picked, with their messages.
-func keep(recs []store.Record, all bool) []store.Record {
+// keep drops what a bundle never carries (superseded and invalidated facts, and facts
+// expired at now) and, unless all is set, what is not verified: facts that are not
+// (store.Fact.IsVerified), and conversations that are neither verified nor
+// cherry-picked, with their messages.
+func keep(recs []store.Record, all bool, now time.Time) []store.Record {
 	msgs := map[string][]store.Message{}
 	for _, r := range recs {
 		if m, ok := r.(store.Message); ok {
@@ -150,7 +152,7 @@ func keep(recs []store.Record, all bool) []store.Record {
 	for _, r := range recs {
 		switch v := r.(type) {
 		case store.Fact:
-			if !v.Status.Live() || v.Verify.Status == store.Invalidated || (!all && !v.IsVerified()) {
+			if !v.Status.Live() || v.Verify.Status == store.Invalidated || v.Expired(now) || (!all && !v.IsVerified()) {
 				continue
 			}
 		case store.Conversation:

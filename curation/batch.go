@@ -115,8 +115,11 @@ func (e *Engine) VerifyBranch(ctx context.Context, req BatchRequest) (BatchResul
 		if err != nil {
 			return BatchResult{}, err
 		}
+		now := e.now()
 		for _, r := range recs {
-			if f, ok := r.(store.Fact); ok && unjudged(f.Verify.Status) {
+			// An expired fact is no longer asserted: judging it would spend a model
+			// call on what nobody reads.
+			if f, ok := r.(store.Fact); ok && unjudged(f.Verify.Status) && !f.Expired(now) {
 				todo = append(todo, f)
 			}
 		}

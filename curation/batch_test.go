@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -28,6 +29,7 @@ func seedBranch(t *testing.T, st store.Store, n int) {
 		store.Fact{ID: "old", Text: "superseded history", Status: store.FactSuperseded},
 		store.Fact{ID: "wrong", Text: "judged wrong", Status: store.FactInvalidated, Verify: store.Verification{Status: store.Invalidated}},
 		store.Fact{ID: "review", Text: "left for review", Verify: store.Verification{Status: store.Pending, Score: 0.5}},
+		store.Fact{ID: "expired", Text: "the freeze held until yesterday", CreatedAt: time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC), ExpiresAt: time.Date(2001, 1, 2, 0, 0, 0, 0, time.UTC)},
 	)
 	recs = append(recs, debugConversation("c1")...)
 	put(t, st, "main", recs...)
@@ -67,6 +69,9 @@ func TestVerifyBranchHeuristic(t *testing.T) {
 	}
 	if got := getFact(t, st, "main", "old").Verify.Status; got != store.Unverified {
 		t.Errorf("a superseded fact was judged: %q", got)
+	}
+	if got := getFact(t, st, "main", "expired").Verify.Status; got != store.Unverified {
+		t.Errorf("an expired fact was judged: %q", got)
 	}
 	// A second run finds nothing left; Rejudge picks up the pending fact.
 	res, err = e.VerifyBranch(ctx, curation.BatchRequest{})

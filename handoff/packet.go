@@ -409,10 +409,12 @@ func (b *packetBuilder) state(t Task) {
 }
 
 // facts keeps the live facts the scope allows, verified and confident ones first.
+// A fact that has expired by the time the packet is made (Fact.ExpiresAt) is left
+// out: the receiver would act on what is no longer true.
 func (b *packetBuilder) facts(g *gathered) {
 	var facts []store.Fact
 	for _, f := range g.facts {
-		if !f.Status.Live() || f.Verify.Status == store.Invalidated {
+		if !f.Status.Live() || f.Verify.Status == store.Invalidated || f.Expired(b.now) {
 			continue
 		}
 		if !b.s.includeUnverified && !f.IsVerified() {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -635,4 +636,23 @@ func TestHandoffChoosesReceiverByCapability(t *testing.T) {
 	wantField(t, err, "AgentProfile.ID")
 	_, err = v.e.RegisterAgent(bg, AgentProfile{ID: "x", Capabilities: []Capability{{Name: "go", Proficiency: 2}}})
 	wantField(t, err, "AgentProfile.Capabilities[0].Capability.Proficiency")
+}
+
+// TestPacketLeavesExpiredFactsOut checks that a fact whose expiry has passed when the
+// handoff is made does not travel in its packet, and one that expires later does.
+func TestPacketLeavesExpiredFactsOut(t *testing.T) {
+	t.Parallel()
+	v := scenario(t)
+	now := v.e.now()
+	gone, later := verifiedFact("f-gone", "the deploy freeze holds until noon"), verifiedFact("f-later", "the release is cut on Thursday")
+	gone.ExpiresAt, later.ExpiresAt = now.Add(-time.Minute), now.Add(time.Hour)
+	v.put(t, "task/t1/inv", gone, later)
+	h, err := v.e.CreateHandoff(bg, HandoffRequest{Task: "t1", Type: TypeFull, FromAgent: "inv"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := factIDs(h.Packet.Facts)
+	if slices.Contains(got, "f-gone") || !slices.Contains(got, "f-later") || !slices.Contains(got, "f-cause") {
+		t.Errorf("packet facts %v; want f-cause and f-later, not the expired f-gone", got)
+	}
 }
