@@ -375,3 +375,63 @@ func TestInspectorAsksForToken(t *testing.T) {
 	run("give it", chromedp.SendKeys(chromedp.CSS(`#token-input`), token+"\n"),
 		chromedp.WaitVisible(chromedp.CSS(`text[data-branch="agent-a"]`)))
 }
+
+// TestInspectorLargeMemory opens the inspector on a branch of 20,000 facts: the
+// timeline shows the newest page first, says older ones follow and shows them on
+// request, and the diff of the branch with main counts its changes by kind and lists a
+// page of them.
+func TestInspectorLargeMemory(t *testing.T) {
+	t.Parallel()
+	ctx, ts, c, shot := browser(t)
+	const n = 20000
+	bg := context.Background()
+	if _, err := c.Branch(bg, "big", day1.BranchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for lo := 0; lo < n; lo += 1000 {
+		facts := make([]day1.Fact, 1000)
+		for i := range facts {
+			facts[i] = day1.Fact{Branch: "big", Text: fmt.Sprintf("Service %d of the large memory answers on port %d", lo+i, 10000+lo+i)}
+		}
+		if _, err := c.WriteFacts(bg, facts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(what string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		if err := chromedp.Do(sctx, actions...); err != nil {
+			shot("failed-large")
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	waitFor := func(what, js string) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!(`+js+`)`))
+			if err == nil && ok {
+				return
+			}
+			if time.Now().After(deadline) {
+				shot("failed-large")
+				t.Fatalf("%s: %s is still not true (%v)", what, js, err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	run("open the timeline", chromedp.Navigate(ts.URL+"/#view=timeline&branch=big"))
+	newest := fmt.Sprintf("Service %d of the large memory", n-1)
+	waitFor("the newest page", `document.querySelectorAll("#tl-rows tr").length === 200 && document.querySelector("#tl-rows tr").textContent.includes(`+quote(newest)+`) && document.getElementById("tl-caption").textContent.includes("older ones follow")`)
+	shot("large-timeline")
+	run("show older", chromedp.Click(chromedp.CSS(`#tl-more`)))
+	waitFor("two pages", `document.querySelectorAll("#tl-rows tr").length === 400`)
+
+	run("open the diff", chromedp.Navigate(ts.URL+"/?link=big#view=diff&source=big&target=main"))
+	waitFor("the diff", `document.getElementById("diff-out").textContent.includes("Changes on big (20000)") && document.getElementById("diff-out").textContent.includes("20000 fact added")`)
+	if got, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#diff-out ul")[0].children.length`)); err != nil || got != 200 {
+		t.Errorf("the diff lists %d changes at first (%v); want a page of 200", got, err)
+	}
+	shot("large-diff")
+}

@@ -35,6 +35,8 @@ const fmt = (t) => (t ? t.replace("T", " ").replace(/(\.\d+)?Z$/, "") : "-");
 // only in its record.
 const clip = (s, n = 300) => (s && s.length > n ? s.slice(0, n) + "…" : s);
 const state = { branches: [], merges: [], snapshots: [], selected: "main" };
+// pageSize is how many items a long list shows at first, and each "show more" adds.
+const pageSize = 200;
 
 // ---- links ----
 // Every view has a URL: its parameters live in the fragment, beside the token, so a
@@ -221,7 +223,8 @@ function drawGraph() {
   svg.append(el("svg:line", { class: "axis", x1: labelW + 10, y1: top, x2: W - 10, y2: top }));
   for (const k of scale.ticks) {
     svg.append(el("svg:line", { class: "axis", x1: k.x, y1: top - 4, x2: k.x, y2: top + 4 }));
-    svg.append(el("svg:text", { class: "tick", x: k.x, y: top - 8, "text-anchor": "middle", "data-at": new Date(k.t).toISOString() }, label(k.t),
+    const anchor = k.x > W - 40 ? "end" : k.x < labelW + 40 ? "start" : "middle"; // labels stay inside
+    svg.append(el("svg:text", { class: "tick", x: k.x, y: top - 8, "text-anchor": anchor, "data-at": new Date(k.t).toISOString() }, label(k.t),
       el("svg:title", {}, new Date(k.t).toISOString())));
   }
   for (const bx of scale.breaks) {
@@ -288,11 +291,19 @@ async function loadSessions(branch) {
 }
 
 let lastTimeline = new Set();
-async function loadTimeline(highlight) {
+// The timeline shows the newest tlShown records, a page more each time the person
+// asks for older ones; a live reload (highlight) keeps as many as were shown.
+let tlShown = pageSize;
+const tlMost = 10000; // the most a timeline answers (store.MaxLimit)
+async function loadTimeline(highlight, older) {
   const branch = $("tl-branch").value || "main";
   state.selected = branch;
+  if (older) tlShown = Math.min(tlShown + pageSize, tlMost);
+  else if (!highlight) tlShown = pageSize;
   try {
-    const evs = await api("/timeline" + q({ branch, order: "newest", agent: $("tl-agent").value, kind: $("tl-kind").value, session: $("tl-session").value }));
+    let evs = await api("/timeline" + q({ branch, order: "newest", agent: $("tl-agent").value, kind: $("tl-kind").value, session: $("tl-session").value, limit: Math.min(tlShown + 1, tlMost) }));
+    const more = evs.length > tlShown;
+    evs = evs.slice(0, tlShown);
     const agents = new Set([...$("tl-agent").options].map((o) => o.value));
     for (const e of evs) if (e.agent && !agents.has(e.agent)) { $("tl-agent").append(el("option", {}, e.agent)); agents.add(e.agent); }
     const seen = new Set();
@@ -305,7 +316,10 @@ async function loadTimeline(highlight) {
     }));
     if (!evs.length) $("tl-rows").replaceChildren(el("tr", {}, el("td", { colspan: 4, class: "muted" }, "No records on this branch match.")));
     lastTimeline = seen;
-    $("tl-caption").textContent = `${evs.length} records on ${branch}, newest first`;
+    $("tl-caption").textContent = more ? `The newest ${evs.length} records on ${branch}; older ones follow` : `${evs.length} records on ${branch}, newest first`;
+    $("tl-more").hidden = !more;
+    $("tl-more").textContent = `Show ${Math.min(pageSize, tlMost - tlShown) || 0} older`;
+    if (more && tlShown >= tlMost) $("tl-more").hidden = true;
     if (!applying && $("tab-timeline").getAttribute("aria-selected") === "true") link({ view: "timeline", branch });
   } catch (err) { showError($("tl-rows"), err); }
 }
@@ -322,6 +336,7 @@ $("write-form").addEventListener("submit", async (e) => {
   } catch (err) { showError(out, err); }
 });
 for (const id of ["tl-agent", "tl-kind", "tl-session"]) $(id).addEventListener("change", () => loadTimeline());
+$("tl-more").addEventListener("click", () => loadTimeline(true, true));
 $("tl-branch").addEventListener("change", () => { $("record").hidden = true; $("tl-session").value = ""; loadSessions($("tl-branch").value); loadTimeline(); });
 $("tl-form").addEventListener("submit", (e) => { e.preventDefault(); loadTimeline(); });
 
@@ -365,8 +380,6 @@ function correctionForm(id, branch, text) {
 }
 
 // ---- diff and merge ----
-// pageSize is how many items a long list shows at first, and each "show more" adds.
-const pageSize = 200;
 
 // paged appends to list the items rendered by item, a page at a time, with a button
 // that shows the next page.
