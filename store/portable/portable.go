@@ -18,8 +18,9 @@
 // internal/simhash. The index is built from the driver's row metadata, saved with the
 // memory as driver items from time to time, and caught up before each read with what
 // any process committed since. Postings, embeddings and records read once are kept:
-// rows never change, only end. Lists and diffs read the rows of the branches they
-// name.
+// rows never change, only end. The branches read at a commit are shared by every read
+// of that commit, and merge records, which are only ever added, are read once. Lists
+// and diffs read the rows of the branches they name.
 //
 // History is kept whole unless Options.Retention bounds it: then Compact deletes the
 // rows replaced before the retention horizon that no branch, snapshot or merge base
