@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/day1ai/day1/internal/filelock"
+	"github.com/day1ai/day1/internal/testkit"
 	"github.com/day1ai/day1/store/sqlite"
 )
 
@@ -212,19 +212,8 @@ func TestObserverSeesLockWaits(t *testing.T) {
 	if ops := rec.take(); len(ops) != 1 || ops[0].End.LockWait != 0 {
 		t.Fatalf("a write nobody held up: %+v; want one operation with no lock wait", ops)
 	}
-	other, err := filelock.Open(dir, sqlite.LockName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	if err := other.Acquire(ctx, time.Second, dir); err != nil {
-		t.Fatal(err)
-	}
 	const held = 80 * time.Millisecond
-	go func() {
-		time.Sleep(held)
-		other.Release()
-	}()
+	testkit.HoldWriteLock(t, dir, held)
 	if _, err := c.WriteFact(ctx, Fact{Text: "This write waits for the other writer"}); err != nil {
 		t.Fatal(err)
 	}

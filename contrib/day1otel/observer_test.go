@@ -9,8 +9,7 @@ import (
 
 	"github.com/day1ai/day1"
 	"github.com/day1ai/day1/contrib/day1otel"
-	"github.com/day1ai/day1/internal/filelock"
-	"github.com/day1ai/day1/store/sqlite"
+	"github.com/day1ai/day1/internal/testkit"
 	"github.com/google/go-cmp/cmp"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -248,18 +247,7 @@ func TestLockWaitAndDiskSize(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	other, err := filelock.Open(dir, sqlite.LockName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	if err := other.Acquire(ctx, time.Second, dir); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		time.Sleep(50 * time.Millisecond)
-		other.Release()
-	}()
+	testkit.HoldWriteLock(t, dir, 50*time.Millisecond)
 	if _, err := c.WriteFact(ctx, day1.Fact{Text: "This write waits for another writer"}); err != nil {
 		t.Fatal(err)
 	}

@@ -11,11 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/day1ai/day1/internal/testkit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/day1ai/day1/store"
-	"github.com/day1ai/day1/store/memstore"
-	"github.com/day1ai/day1/store/sqlite"
 )
 
 // TestHTTPSessions checks that over HTTP each MCP session keeps its own current
@@ -93,26 +90,9 @@ func TestServersShareOnePath(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			makeMemory(t, kind, dir)
+			testkit.MakeMemory(t, kind, dir)
 			serversShareOnePath(t, dir)
 		})
-	}
-}
-
-// makeMemory makes an empty memory of a kind ("log" or "sqlite") in dir, which every
-// program then opens as one.
-func makeMemory(t *testing.T, kind, dir string) {
-	t.Helper()
-	var o store.Opener = sqlite.Options{Path: dir}
-	if kind == "log" {
-		o = memstore.Options{Path: dir}
-	}
-	s, err := o.OpenStore(context.Background(), store.OpenEnv{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
 	}
 }
 

@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/day1ai/day1/internal/filelock"
 	"github.com/day1ai/day1/store"
 	"github.com/day1ai/day1/store/memstore"
+	"github.com/day1ai/day1/store/sqlite"
 )
 
 // Start is the first instant of a Clock: 2025-03-01 09:00 UTC.
@@ -68,4 +70,47 @@ func Put(tb testing.TB, st store.Store, branch string, recs ...store.Record) []s
 		tb.Fatalf("Put on %s: %v", branch, err)
 	}
 	return res
+}
+
+// MakeMemory makes an empty durable memory of a kind in dir: "sqlite" (what a new
+// folder becomes) or "log" (the log store), which every program given the folder then
+// opens as that kind.
+func MakeMemory(t testing.TB, kind, dir string) {
+	t.Helper()
+	var o store.Opener = sqlite.Options{Path: dir}
+	if kind == "log" {
+		o = memstore.Options{Path: dir}
+	}
+	s, err := o.OpenStore(context.Background(), store.OpenEnv{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// HoldWriteLock takes the write lock of the SQLite memory in dir, as a writer in
+// another process would, and lets it go after d: writes of the memory meanwhile wait
+// for it. The test's end waits for the release.
+func HoldWriteLock(t testing.TB, dir string, d time.Duration) {
+	t.Helper()
+	l, err := filelock.Open(dir, sqlite.LockName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Acquire(context.Background(), time.Second, dir); err != nil {
+		l.Close()
+		t.Fatal(err)
+	}
+	released := make(chan struct{})
+	go func() {
+		defer close(released)
+		time.Sleep(d)
+		l.Release()
+	}()
+	t.Cleanup(func() {
+		<-released
+		l.Close()
+	})
 }

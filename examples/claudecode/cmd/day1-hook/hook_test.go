@@ -17,11 +17,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/day1ai/day1/store"
-	"github.com/day1ai/day1/store/memstore"
-	"github.com/day1ai/day1/store/sqlite"
-
 	"github.com/day1ai/day1"
+	"github.com/day1ai/day1/internal/testkit"
 )
 
 var (
@@ -408,15 +405,7 @@ func TestParallelHooks(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			var o store.Opener = sqlite.Options{Path: dir}
-			if kind == "log" {
-				o = memstore.Options{Path: dir}
-			}
-			s, err := o.OpenStore(context.Background(), store.OpenEnv{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			s.Close()
+			testkit.MakeMemory(t, kind, dir)
 			parallelHooks(t, dir)
 		})
 	}
