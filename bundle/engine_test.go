@@ -20,6 +20,7 @@ import (
 	"github.com/day1ai/day1/llm"
 	"github.com/day1ai/day1/merge"
 	"github.com/day1ai/day1/store"
+	"github.com/day1ai/day1/store/sqlite"
 )
 
 var bg = context.Background()
@@ -525,7 +526,43 @@ func TestImportBeyondOneBatch(t *testing.T) {
 	t.Parallel()
 	n := store.MaxBatch + 10
 	file := bigBundle(t, n)
-	dst := newEnv(t)
+	for _, kind := range []string{"memory", "sqlite"} {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			dst := newEnv(t)
+			if kind == "sqlite" {
+				// A store that lands the staging branch itself (store.Lander).
+				st, err := sqlite.Options{Path: t.TempDir(), NoSync: true}.OpenStore(bg, store.OpenEnv{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { st.Close() })
+				landing := &landCounter{Store: st, l: st.(store.Lander)}
+				dst.st, dst.e.Store = st, landing
+				defer func() {
+					if landing.n != 1 {
+						t.Errorf("the store landed %d branches; want the staging branch landed once", landing.n)
+					}
+				}()
+			}
+			importBeyondOneBatch(t, dst, file, n)
+		})
+	}
+}
+
+// landCounter is a store that counts the branches it lands.
+type landCounter struct {
+	store.Store
+	l store.Lander
+	n int
+}
+
+func (c *landCounter) Land(ctx context.Context, source, target string, rec store.MergeRecord) (store.MergeRecord, error) {
+	c.n++
+	return c.l.Land(ctx, source, target, rec)
+}
+
+func importBeyondOneBatch(t *testing.T, dst *env, file []byte, n int) {
 	res, err := dst.e.Import(bg, ImportRequest{From: bytes.NewReader(file)})
 	if err != nil {
 		t.Fatal(err)
@@ -539,6 +576,10 @@ func TestImportBeyondOneBatch(t *testing.T) {
 	bs, _ := dst.st.ListBranches(bg, store.BranchFilter{})
 	if len(bs) != 1 {
 		t.Errorf("branches after the import: %v; want the staging branch gone", bs)
+	}
+	ms, err := dst.st.ListMerges(bg, store.MergeFilter{Target: "main"})
+	if err != nil || len(ms) != 1 || ms[0].ID != res.Merge || !strings.HasPrefix(ms[0].Source, "import/") || len(ms[0].Merged) != n {
+		t.Errorf("merges into main: %+v, %v; want the import's one, from its staging branch", ms, err)
 	}
 	res, err = dst.e.Import(bg, ImportRequest{From: bytes.NewReader(file)})
 	if err != nil || res.Deduplicated != n || res.Merge != "" {

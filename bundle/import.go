@@ -457,8 +457,26 @@ func (w *landing) merge(ctx context.Context) error {
 	if merger == nil {
 		merger = &merge.Engine{Store: w.e.Store, NewID: w.e.NewID, Now: w.e.Now}
 	}
+	message := fmt.Sprintf("import bundle %s (%s)", w.info.Name, w.info.ID)
+	// A branch nobody wrote to while the bundle was staged takes the staging branch
+	// as it is, a chunk at a time, where the store can (store.Lander): no diff of the
+	// whole bundle is held. A merge gate must see the records, so it merges.
+	if l, ok := w.e.Store.(store.Lander); ok && merger.Gate == nil {
+		rec, err := l.Land(ctx, w.staging, w.req.Branch, store.MergeRecord{ID: w.e.newID(), Strategy: store.Native,
+			MergedBy: "bundle import", Message: message, CreatedAt: w.e.now()})
+		switch {
+		case err == nil:
+			w.res.Merge = rec.ID
+			if err := w.e.Store.DeleteBranch(context.WithoutCancel(ctx), w.staging); err == nil {
+				w.staging = ""
+			}
+			return nil
+		case !errors.Is(err, store.ErrStale):
+			return err
+		}
+	}
 	mr, err := merger.Merge(ctx, merge.Request{Source: w.staging, Target: w.req.Branch, Policy: policy,
-		MergedBy: "bundle import", Message: fmt.Sprintf("import bundle %s (%s)", w.info.Name, w.info.ID)})
+		MergedBy: "bundle import", Message: message})
 	if err != nil {
 		var mc *store.MergeConflictError
 		if errors.As(err, &mc) {

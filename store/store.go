@@ -120,6 +120,19 @@ type LeanDiffer interface {
 	DiffLean(ctx context.Context, source, target string) (*Diff, error)
 }
 
+// A Lander lands a branch on the branch it was forked from when that branch has not
+// changed since the fork, a fast-forward: every record the source wrote is written to
+// the target as it stands on the source (a deletion deletes), and rec is recorded as
+// a merge of the two with a merge point, its Merged listing each record adopted or
+// deleted, all in one commit. It reads and writes a
+// chunk of records at a time, so its memory does not grow with the branch: what a
+// bundle import lands its staging branch with. A target that changed since the fork,
+// or a source that is not its child, is ErrStale, and nothing is written; the caller
+// then merges as usual.
+type Lander interface {
+	Land(ctx context.Context, source, target string, rec MergeRecord) (MergeRecord, error)
+}
+
 // DiffLean lists the diff of source and target with no embeddings in its records: the
 // store's DiffLean when it has one, else its Diff with the embeddings left out. A diff
 // says what changed; on a store that keeps embeddings apart from the other columns

@@ -1,6 +1,7 @@
 package portable
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/day1ai/day1/internal/ids"
+	"github.com/day1ai/day1/internal/reccodec"
 	"github.com/day1ai/day1/store"
 	"github.com/day1ai/day1/store/driver"
 )
@@ -396,6 +398,117 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 		if plan.SourceRev > 0 && rec.Strategy != store.CherryPick {
 			item.Point = &store.MergePoint{Target: plan.Target, At: uint64(w.Pending().Seq), Source: plan.Source, SourceAt: plan.SourceRev}
 		}
+		data, err := json.Marshal(item)
+		if err != nil {
+			return err
+		}
+		return w.PutItem(ctx, collMerge, mergeKey(w.Pending().Seq, rec.ID), data)
+	})
+	return rec, err
+}
+
+var _ store.Lander = (*Store)(nil)
+
+// Land lands source on target, its parent, when target has not changed since the
+// fork (see store.Lander): the source's live rows, a chunk at a time, are written to
+// the target in one commit, with rec as a merge record and a merge point.
+func (s *Store) Land(ctx context.Context, source, target string, rec store.MergeRecord) (store.MergeRecord, error) {
+	if err := store.ValidateBranchName("source", source); err != nil {
+		return store.MergeRecord{}, err
+	}
+	if err := store.ValidateBranchName("target", target); err != nil {
+		return store.MergeRecord{}, err
+	}
+	err := s.update(ctx, func(st *state, w driver.Writer) error {
+		sb, err := st.branch(source)
+		if err != nil {
+			return err
+		}
+		tb, err := st.writable(target)
+		if err != nil {
+			return err
+		}
+		if sb.parent != tb {
+			return fmt.Errorf("%w: %q is not a branch of %q; merge it instead", store.ErrStale, source, target)
+		}
+		if err := s.ix.catchUp(ctx, w, st, true, false); err != nil {
+			return err
+		}
+		s.ix.mu.RLock()
+		var ps []int32
+		moved := false
+		for _, p := range s.ix.byBranch[tb.id] {
+			moved = moved || s.ix.rows[p].seq > sb.forkSeq
+		}
+		for _, p := range s.ix.byBranch[sb.id] {
+			if m := &s.ix.rows[p]; m.until == driver.Never && !m.dead {
+				ps = append(ps, p)
+			}
+		}
+		s.ix.mu.RUnlock()
+		if moved {
+			return fmt.Errorf("%w: %q changed since %q was forked from it; merge instead", store.ErrStale, target, source)
+		}
+		head := st.head(tb)
+		wrote := false
+		var merged []store.MergeItem // what the record lists, as a merge's does
+		for lo := 0; lo < len(ps); lo += mergeChunk {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			chunk := ps[lo:min(lo+mergeChunk, len(ps))]
+			rids := make([]int64, len(chunk))
+			s.ix.mu.RLock()
+			for i, p := range chunk {
+				rids[i] = s.ix.rows[p].rid
+			}
+			s.ix.mu.RUnlock()
+			var rows []driver.Row
+			err := w.Fetch(ctx, rids, func(row driver.Row) error {
+				if row.Deleted {
+					ref := store.Ref{Kind: row.Kind, ID: row.ID}
+					s.ix.mu.RLock()
+					_, seen := s.ix.find(head, ref)
+					s.ix.mu.RUnlock()
+					if seen {
+						rows = append(rows, driver.Row{Kind: row.Kind, ID: row.ID, Branch: tb.id, Deleted: true})
+						merged = append(merged, store.MergeItem{Ref: ref, Action: store.ActionDelete})
+					}
+					return nil
+				}
+				r, err := reccodec.Join(row.Kind, row.Data, row.Vector)
+				if err != nil {
+					return fmt.Errorf("%w: %s %q: %v", store.ErrCorrupt, row.Kind, row.ID, err)
+				}
+				rows = append(rows, rowOf(store.WithBranch(r, target), tb.id))
+				merged = append(merged, store.MergeItem{Ref: store.RefOf(r), Action: store.ActionAdopt})
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			if err := w.Put(ctx, rows...); err != nil {
+				return err
+			}
+			wrote = wrote || len(rows) > 0
+		}
+		if wrote {
+			if err := touch(ctx, w, tb); err != nil {
+				return err
+			}
+		}
+		rec.Source, rec.Target = source, target
+		slices.SortFunc(merged, func(a, b store.MergeItem) int {
+			return cmp.Or(slices.Index(store.Kinds, a.Ref.Kind)-slices.Index(store.Kinds, b.Ref.Kind), strings.Compare(a.Ref.ID, b.Ref.ID))
+		})
+		rec.Merged = append(rec.Merged, merged...)
+		if rec.ID == "" {
+			rec.ID = ids.New()
+		}
+		if rec.CreatedAt.IsZero() {
+			rec.CreatedAt = w.Pending().At
+		}
+		item := mergeItem{Record: rec, Point: &store.MergePoint{Target: target, At: uint64(w.Pending().Seq), Source: source, SourceAt: uint64(w.Head().Seq)}}
 		data, err := json.Marshal(item)
 		if err != nil {
 			return err
