@@ -58,7 +58,7 @@ func (s *Store) CreateBranch(ctx context.Context, spec store.BranchSpec) (store.
 		if _, err := putBranch(ctx, w, b); err != nil {
 			return err
 		}
-		out = b.info
+		out = b.public()
 		return nil
 	})
 	return out, err
@@ -70,7 +70,7 @@ func (s *Store) GetBranch(ctx context.Context, name string) (store.Branch, error
 	err := s.read(ctx, func(st *state) error {
 		b, err := st.branch(name)
 		if err == nil {
-			out = b.info
+			out = b.public()
 		}
 		return err
 	})
@@ -90,7 +90,7 @@ func (s *Store) ListBranches(ctx context.Context, f store.BranchFilter) ([]store
 				!strings.HasPrefix(b.info.Name, f.Prefix) {
 				continue
 			}
-			out = append(out, b.info)
+			out = append(out, b.public())
 		}
 		return nil
 	})
@@ -118,7 +118,7 @@ func (s *Store) SetBranchStatus(ctx context.Context, name string, status store.B
 				return err
 			}
 		}
-		out = b.info
+		out = b.public()
 		return nil
 	})
 	return out, err

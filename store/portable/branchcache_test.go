@@ -26,6 +26,27 @@ func TestBranchesFollowCommits(t *testing.T) {
 			t.Fatalf("GetBranch = %q, %v; want first", got.Description, err)
 		}
 	}
+	// What a read returns is the caller's to change.
+	if _, err := a.CreateBranch(ctx, store.BranchSpec{Name: "meta", Metadata: map[string]string{"owner": "ann"}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, list := range []bool{false, true} {
+		var got store.Branch
+		var err error
+		if list {
+			bs, err := a.ListBranches(ctx, store.BranchFilter{Prefix: "meta"})
+			if err != nil || len(bs) != 1 {
+				t.Fatalf("ListBranches: %v, %v", bs, err)
+			}
+			got = bs[0]
+		} else if got, err = a.GetBranch(ctx, "meta"); err != nil {
+			t.Fatal(err)
+		}
+		got.Metadata["owner"] = "mallory"
+	}
+	if got, err := a.GetBranch(ctx, "meta"); err != nil || got.Metadata["owner"] != "ann" {
+		t.Errorf("after callers changed what reads returned, GetBranch = %v, %v; want owner ann", got.Metadata, err)
+	}
 	if err := portable.ChangeBranchThenFail(ctx, a, "x", "changed"); err == nil {
 		t.Fatal("the failing update succeeded")
 	}
@@ -58,7 +79,8 @@ func TestBranchesFollowCommits(t *testing.T) {
 			t.Fatal(err)
 		}
 		if _, err := s.ApplyMerge(ctx, store.MergePlan{Source: src, Target: "x", ExpectHead: x.Head,
-			Record: store.MergeRecord{ID: fmt.Sprintf("m%d", i), Source: src, Target: "x", Strategy: store.Native}}); err != nil {
+			Record: store.MergeRecord{ID: fmt.Sprintf("m%d", i), Source: src, Target: "x", Strategy: store.Native,
+				Merged: []store.MergeItem{{Ref: store.FactRef("f"), Action: store.ActionAdopt}}}}); err != nil {
 			t.Fatal(err)
 		}
 		for name, r := range map[string]*portable.Store{"a": a, "b": b} {
@@ -67,6 +89,14 @@ func TestBranchesFollowCommits(t *testing.T) {
 				t.Fatalf("after merge %d, %s lists %d merges, newest %v (%v)", i, name, len(ms), ms, err)
 			}
 		}
+	}
+	ms, err := a.ListMerges(ctx, store.MergeFilter{})
+	if err != nil || len(ms) == 0 {
+		t.Fatal(ms, err)
+	}
+	ms[0].Merged[0].Action = store.ActionSkip
+	if again, err := a.ListMerges(ctx, store.MergeFilter{}); err != nil || again[0].Merged[0].Action != store.ActionAdopt {
+		t.Errorf("after a caller changed what ListMerges returned, it returns %+v, %v", again[0], err)
 	}
 	if _, err := a.ApplyMerge(ctx, store.MergePlan{Source: "y1", Target: "x", ExpectHead: 1_000_000,
 		Record: store.MergeRecord{ID: "stale", Source: "y1", Target: "x", Strategy: store.Native}}); !errors.Is(err, store.ErrStale) {

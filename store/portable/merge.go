@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -575,6 +576,9 @@ func (s *Store) ListMerges(ctx context.Context, f store.MergeFilter) ([]store.Me
 				f.Branch != "" && m.Source != f.Branch && m.Target != f.Branch {
 				continue
 			}
+			// The log's records are shared by every read: the caller gets copies.
+			m.Merged, m.Rejected = slices.Clone(m.Merged), slices.Clone(m.Rejected)
+			m.Resolutions, m.Meta = slices.Clone(m.Resolutions), maps.Clone(m.Meta)
 			out = append(out, m)
 			if f.Limit > 0 && len(out) == f.Limit {
 				break

@@ -241,6 +241,14 @@ type branch struct {
 	info    store.Branch
 }
 
+// public returns the branch's info for a caller, who may change it: its metadata is
+// a copy, since reads share the branch (branchCache).
+func (b *branch) public() store.Branch {
+	info := b.info
+	info.Metadata = maps.Clone(info.Metadata)
+	return info
+}
+
 // state is what one read or write of the store starts from: the branches.
 type state struct {
 	r         driver.Reader
