@@ -35,8 +35,8 @@ type Harness struct {
 }
 
 // Run runs the conformance suite against the stores h makes. Each area is a subtest
-// (write, search, messagesearch, branch, diff, merge, remerge, snapshot, timetravel, expiry, sessions, docs, alias, concurrency,
-// durability, errors) whose own subtests each get a fresh store and run in parallel.
+// (write, search, messagesearch, branch, diff, merge, remerge, snapshot, timetravel, expiry, sessions, docs, alias, land,
+// concurrency, durability, errors) whose own subtests each get a fresh store and run in parallel.
 func Run(t *testing.T, h Harness) {
 	if h.New == nil {
 		t.Fatal("storetest: Harness.New is required")
@@ -59,6 +59,7 @@ func Run(t *testing.T, h Harness) {
 		{"sessions", testSessions},
 		{"docs", testDocs},
 		{"alias", testAlias},
+		{"land", testLand},
 		{"concurrency", testConcurrency},
 		{"durability", testDurability},
 		{"errors", testErrors},
