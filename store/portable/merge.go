@@ -437,9 +437,10 @@ func (s *Store) Land(ctx context.Context, source, target string, rec store.Merge
 		}
 		s.ix.mu.RLock()
 		var ps []int32
+		// The target's rows are in commit order: its last says whether it moved.
 		moved := false
-		for _, p := range s.ix.byBranch[tb.id] {
-			moved = moved || s.ix.rows[p].seq > sb.forkSeq
+		if own := s.ix.byBranch[tb.id]; len(own) > 0 {
+			moved = s.ix.rows[own[len(own)-1]].seq > sb.forkSeq
 		}
 		for _, p := range s.ix.byBranch[sb.id] {
 			if m := &s.ix.rows[p]; m.until == driver.Never && !m.dead {

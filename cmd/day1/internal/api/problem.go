@@ -132,7 +132,7 @@ var bodyTypes = map[string]reflect.Type{
 func jsonField(field string) string {
 	parts := strings.Split(field, ".")
 	t := bodyTypes[parts[0]]
-	if len(parts) > 1 && unicode.IsUpper(rune(parts[0][0])) {
+	if len(parts) > 1 && parts[0] != "" && unicode.IsUpper(rune(parts[0][0])) {
 		parts = parts[1:]
 	}
 	for i, part := range parts {

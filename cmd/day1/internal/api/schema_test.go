@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -118,7 +119,7 @@ func TestResponsesMatchTheDocument(t *testing.T) {
 		{"GET", "/api/v1/facts/{id}", "/api/v1/facts/none", "", "404"},
 	} {
 		res, body := do(t, ts, tc.method, tc.path, tc.body)
-		if got := res.StatusCode; got != atoi(tc.status) {
+		if got := res.StatusCode; strconv.Itoa(got) != tc.status {
 			t.Errorf("%s %s: status %d, want %s: %s", tc.method, tc.path, got, tc.status, body)
 			continue
 		}
@@ -135,14 +136,6 @@ func TestResponsesMatchTheDocument(t *testing.T) {
 			t.Errorf("%s %s: the answer does not match the document: %v\n%s", tc.method, tc.path, err, clipBody(body))
 		}
 	}
-}
-
-func atoi(s string) int {
-	n := 0
-	for _, r := range s {
-		n = n*10 + int(r-'0')
-	}
-	return n
 }
 
 func clipBody(b []byte) string {

@@ -160,7 +160,7 @@ func TestProblemFieldsAreJSONNames(t *testing.T) {
 	}
 	for field, want := range map[string]string{
 		"Fact.ExpiresAt": "expires_at", "Fact.Verify.At": "verification.at", "Message.CorrelationID": "correlation_id",
-		"Options.DSN": "dsn", "SearchQuery.Kinds[2]": "kinds[2]", "name": "name", "Fact.Metadata": "metadata",
+		"Options.DSN": "dsn", "SearchQuery.Kinds[2]": "kinds[2]", "name": "name", "Fact.Metadata": "metadata", ".Text": ".text",
 	} {
 		if got := jsonField(field); got != want {
 			t.Errorf("jsonField(%q) = %q; want %q", field, got, want)
