@@ -24,6 +24,7 @@ type TimelineQuery struct {
 	TaskID    string
 	AgentID   string
 	// Since keeps records created at or after it; Until keeps those created before it.
+	// With ByUpdate they bound the time of each record's current version instead.
 	Since time.Time
 	Until time.Time
 	// Kinds of record to include. Empty means all five.
@@ -34,6 +35,12 @@ type TimelineQuery struct {
 	// Newest lists the latest events first, as git log does: the Limit latest.
 	// Default false: the earliest first.
 	Newest bool
+	// ByUpdate places each record at the time its current version was written
+	// (Fact.UpdatedAt, Conversation.UpdatedAt; the other kinds are not updated in
+	// place and keep their CreatedAt), so a correction or a rename shows as a new
+	// event, as a commit does in git log. Event.At is then that time. Default false:
+	// every record stands at its creation.
+	ByUpdate bool
 	// IncludeExpired keeps facts that have expired (Fact.ExpiresAt) by the instant
 	// the timeline reads, as ListOptions.IncludeExpired does. Default false: a
 	// timeline, like a list, leaves them out.
@@ -55,7 +62,7 @@ type Event struct {
 }
 
 // Timeline returns the records of a branch that the query selects, as events ordered by
-// creation time, then kind (fact, observation, relation, conversation, message), then
+// creation time (with ByUpdate, the time of the current version), then kind (fact, observation, relation, conversation, message), then
 // Seq for messages, then id: a conversation comes before its messages and the messages
 // of a conversation come in Seq order.
 func (r reader) Timeline(ctx context.Context, q TimelineQuery) ([]Event, error) {
@@ -85,19 +92,33 @@ func (r reader) Timeline(ctx context.Context, q TimelineQuery) ([]Event, error) 
 	f := Filter{SessionID: q.SessionID, TaskID: q.TaskID, AgentID: q.AgentID, Since: q.Since, Until: q.Until}
 	var events []Event
 	for _, k := range kinds {
-		kf := f
+		kf, lq := f, store.ListQuery{Kind: k, Order: OrderCreated, Desc: q.Newest, Limit: q.Limit}
+		at := Record.RecordTime
+		if q.ByUpdate && store.Updatable(k) {
+			// Since and Until bound the update time, which no filter holds: the
+			// kind's records are bounded here instead, before the limit.
+			at, lq.Order = store.UpdateTime, OrderUpdated
+			if !q.Since.IsZero() || !q.Until.IsZero() {
+				kf.Since, kf.Until, lq.Limit = time.Time{}, time.Time{}, 0
+			}
+		}
 		if k == KindFact {
-			if kf, err = r.unexpired(ctx, f, q.IncludeExpired); err != nil {
+			if kf, err = r.unexpired(ctx, kf, q.IncludeExpired); err != nil {
 				return nil, err
 			}
 		}
+		lq.Filter = kf
 		// Each kind's first Limit records in time order hold the first Limit events.
-		recs, err := r.c.st.List(ctx, v, store.ListQuery{Kind: k, Filter: kf, Order: OrderCreated, Desc: q.Newest, Limit: q.Limit})
+		recs, err := r.c.st.List(ctx, v, lq)
 		if err != nil {
 			return nil, err
 		}
 		for _, rec := range recs {
-			events = append(events, Event{At: rec.RecordTime(), Ref: store.RefOf(rec), Record: rec, Summary: summarize(rec)})
+			t := at(rec)
+			if !q.Since.IsZero() && t.Before(q.Since) || !q.Until.IsZero() && !t.Before(q.Until) {
+				continue
+			}
+			events = append(events, Event{At: t, Ref: store.RefOf(rec), Record: rec, Summary: summarize(rec)})
 		}
 	}
 	slices.SortFunc(events, compareEvents)

@@ -183,3 +183,65 @@ func TestTimelineInvalid(t *testing.T) {
 		}
 	}
 }
+
+func TestTimelineByUpdate(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c, _ := open(t, nil)
+	for _, f := range []Fact{
+		{ID: "a", Text: "The cache TTL is 24 hours"},
+		{ID: "b", Text: "Deploys run on Fridays"},
+		{ID: "c", Text: "The API gateway is Envoy"},
+	} {
+		if _, err := c.WriteFact(ctx, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cFact, err := c.GetFact(ctx, "", "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.WriteFact(ctx, Fact{ID: "a", Text: "The cache TTL is 12 hours"}); err != nil {
+		t.Fatal(err)
+	}
+	aFact, err := c.GetFact(ctx, "", "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !aFact.UpdatedAt.After(cFact.CreatedAt) {
+		t.Fatalf("the update of a at %v is not after c's creation at %v", aFact.UpdatedAt, cFact.CreatedAt)
+	}
+	ids := func(q TimelineQuery) ([]string, []Event) {
+		t.Helper()
+		evs, err := c.Timeline(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range evs {
+			out = append(out, e.Ref.ID)
+		}
+		return out, evs
+	}
+	got, evs := ids(TimelineQuery{Newest: true, ByUpdate: true, Limit: 2})
+	if diff := cmp.Diff([]string{"a", "c"}, got); diff != "" {
+		t.Errorf("newest by update (-want +got):\n%s", diff)
+	}
+	if len(evs) > 0 && (!evs[0].At.Equal(aFact.UpdatedAt) || evs[0].Summary != "The cache TTL is 12 hours") {
+		t.Errorf("the update's event: At %v, %q; want %v and the new text", evs[0].At, evs[0].Summary, aFact.UpdatedAt)
+	}
+	if got, _ := ids(TimelineQuery{Newest: true, Limit: 2}); !cmp.Equal([]string{"c", "b"}, got) {
+		t.Errorf("newest by creation = %v; want [c b]", got)
+	}
+	if got, _ := ids(TimelineQuery{ByUpdate: true}); !cmp.Equal([]string{"b", "c", "a"}, got) {
+		t.Errorf("oldest first by update = %v; want [b c a]", got)
+	}
+	// Since bounds the update time: only the update is after c's creation.
+	since := cFact.CreatedAt.Add(time.Nanosecond)
+	if got, _ := ids(TimelineQuery{ByUpdate: true, Since: since}); !cmp.Equal([]string{"a"}, got) {
+		t.Errorf("by update since c = %v; want [a]", got)
+	}
+	if got, _ := ids(TimelineQuery{Since: since}); len(got) != 0 {
+		t.Errorf("by creation since c = %v; want none", got)
+	}
+}

@@ -259,6 +259,9 @@ const (
 	OrderID = store.OrderID
 	// OrderSeq sorts messages by conversation, then Seq.
 	OrderSeq = store.OrderSeq
+	// OrderUpdated sorts by the time each record's current version was written (a
+	// fact's or conversation's UpdatedAt, another kind's CreatedAt), then Seq, then id.
+	OrderUpdated = store.OrderUpdated
 )
 
 // RefOf returns the Ref of a record, for Delete and cherry-pick merges.

@@ -3,11 +3,13 @@ package store
 import (
 	"slices"
 	"strings"
+	"time"
 )
 
 // SortRecords orders List results: by CreatedAt, then (for messages) Seq, then id for
-// OrderCreated; by id for OrderID; by conversation, Seq and id for OrderSeq. desc
-// reverses the order. Every store sorts with it, so List orders agree.
+// OrderCreated; the same by UpdateTime for OrderUpdated; by id for OrderID; by
+// conversation, Seq and id for OrderSeq. desc reverses the order. Every store sorts
+// with it, so List orders agree.
 func SortRecords(rs []Record, order Order, desc bool) {
 	cmp := func(a, b Record) int {
 		switch order {
@@ -26,7 +28,11 @@ func SortRecords(rs []Record, order Order, desc bool) {
 				return strings.Compare(a.RecordID(), b.RecordID())
 			}
 		}
-		if c := a.RecordTime().Compare(b.RecordTime()); c != 0 {
+		ta, tb := a.RecordTime(), b.RecordTime()
+		if order == OrderUpdated {
+			ta, tb = UpdateTime(a), UpdateTime(b)
+		}
+		if c := ta.Compare(tb); c != 0 {
 			return c
 		}
 		ma, oka := a.(Message)
@@ -43,6 +49,27 @@ func SortRecords(rs []Record, order Order, desc bool) {
 		return cmp(a, b)
 	})
 }
+
+// UpdateTime returns when a record's current version was written: UpdatedAt for a
+// fact or a conversation (CreatedAt when UpdatedAt is zero), CreatedAt for the kinds
+// that have no UpdatedAt.
+func UpdateTime(r Record) time.Time {
+	var t time.Time
+	switch r := r.(type) {
+	case Fact:
+		t = r.UpdatedAt
+	case Conversation:
+		t = r.UpdatedAt
+	}
+	if t.IsZero() {
+		return r.RecordTime()
+	}
+	return t
+}
+
+// Updatable reports whether records of kind k carry an UpdatedAt of their own, so
+// that OrderUpdated may order them differently from OrderCreated.
+func Updatable(k Kind) bool { return k == KindFact || k == KindConversation }
 
 // KeepCreated gives an update the creation time of the version it replaces, when the
 // caller left CreatedAt unset (unset is whether the input's creation time was zero).

@@ -80,6 +80,11 @@ const (
 	OrderID Order = "id"
 	// OrderSeq sorts messages by conversation then Seq.
 	OrderSeq Order = "seq"
+	// OrderUpdated sorts by the time each record's current version was written
+	// (UpdateTime: a fact's or conversation's UpdatedAt, another kind's CreatedAt),
+	// then (for messages) Seq, then id. A record updated after others were created
+	// comes after them, as a new commit does in git log.
+	OrderUpdated Order = "updated"
 )
 
 // MaxLimit is the largest Limit a List or Search accepts.

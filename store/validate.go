@@ -356,9 +356,9 @@ func ValidateListQuery(q ListQuery) error {
 		return Invalid("ListQuery.Offset", "must be 0 or more", q.Offset)
 	}
 	switch q.Order {
-	case "", OrderCreated, OrderID, OrderSeq:
+	case "", OrderCreated, OrderID, OrderSeq, OrderUpdated:
 	default:
-		return Invalid("ListQuery.Order", "must be created, id or seq", q.Order)
+		return Invalid("ListQuery.Order", "must be created, updated, id or seq", q.Order)
 	}
 	return ValidateFilter(q.Filter)
 }

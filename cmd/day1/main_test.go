@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/day1ai/day1"
 	"github.com/day1ai/day1/cmd/day1/internal/demo"
@@ -149,6 +150,7 @@ func TestGolden(t *testing.T) {
 		{"err_snapshot_one_arg", "snapshot main"},
 		{"log_limit", "log agent-a --limit 2"},
 		{"log_reverse", "log agent-a --reverse --limit 2"},
+		{"log_by_creation", "log agent-a --by-creation --limit 2"},
 		{"show", "show fact/f-retry --branch agent-a"},
 		{"show_json", "show --json fact/f-jwt"},
 		{"search", "search token refresh --limit 3"},
@@ -397,6 +399,39 @@ func TestReadsDoNotCreate(t *testing.T) {
 	}
 	if _, stderr, code := day1Run(t, dir, "", "init", "--memory"); code != exitUsage {
 		t.Errorf("init --memory: exit %d, %q; want 2", code, stderr)
+	}
+}
+
+// TestLogExpired checks that log leaves out a fact whose expiry has passed and that
+// --include-expired shows it.
+func TestLogExpired(t *testing.T) {
+	dir := seeded(t)
+	c, err := day1.Open(context.Background(), demo.Config(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.WriteFact(context.Background(), day1.Fact{ID: "f-freeze", Text: "The deploy freeze holds until ten", ExpiresAt: demo.Start.Add(time.Hour)})
+	if cerr := c.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"log", "--kind", "fact"}, false},
+		{[]string{"log", "--kind", "fact", "--include-expired"}, true},
+		{[]string{"log", "--kind", "fact", "--include-expired", "--by-creation", "--reverse"}, true},
+	} {
+		stdout, stderr, code := day1Run(t, dir, "", c.args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d, %s", c.args, code, stderr)
+		}
+		if got := strings.Contains(stdout, "fact/f-freeze"); got != c.want || !strings.Contains(stdout, "fact/f-jwt") {
+			t.Errorf("%v shows the expired fact: %v, want %v; output:\n%s", c.args, got, c.want, stdout)
+		}
 	}
 }
 

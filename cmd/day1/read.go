@@ -16,10 +16,14 @@ import (
 func newLogCmd(a *app) *cobra.Command {
 	var q day1.TimelineQuery
 	var kinds []string
-	var reverse bool
+	var reverse, byCreation bool
 	cmd := &cobra.Command{
-		Use:               "log [branch]",
-		Short:             "List what happened on a branch, newest first",
+		Use:   "log [branch]",
+		Short: "List what happened on a branch, newest first",
+		Long: `List what happened on a branch, newest first. A record stands at the time its
+current version was written, so a corrected fact or a renamed conversation shows
+again at the top, as a new commit does in git log; --by-creation places every
+record at its creation instead.`,
 		Example:           "  day1 log agent-a --agent agent-a --kind fact\n  day1 at before-agents log main",
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: completeBranches(a),
@@ -27,7 +31,7 @@ func newLogCmd(a *app) *cobra.Command {
 			if len(args) == 1 {
 				q.Branch = args[0]
 			}
-			q.Newest = !reverse
+			q.Newest, q.ByUpdate = !reverse, !byCreation
 			for _, k := range kinds {
 				kind, err := memview.ParseKind("--kind", k)
 				if err != nil {
@@ -55,6 +59,7 @@ func newLogCmd(a *app) *cobra.Command {
 	f.StringSliceVar(&kinds, "kind", nil, "only these kinds: fact, observation, relation, conversation, message")
 	f.IntVar(&q.Limit, "limit", 0, "the most records: the newest ones, or with --reverse the oldest (default 1000)")
 	f.BoolVar(&reverse, "reverse", false, "oldest first")
+	f.BoolVar(&byCreation, "by-creation", false, "place records at their creation, not at their latest update")
 	f.BoolVar(&q.IncludeExpired, "include-expired", false, "also show facts whose expiry has passed")
 	addAt(a, cmd)
 	return cmd

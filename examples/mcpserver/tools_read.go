@@ -94,14 +94,17 @@ type graphOut struct {
 }
 
 type timelineIn struct {
-	SessionID string   `json:"session_id,omitempty" jsonschema:"keep the records of this session"`
-	Branch    string   `json:"branch,omitempty" jsonschema:"branch to read (default: this session's current branch, else main)"`
-	After     string   `json:"after,omitempty" jsonschema:"keep records created at or after this RFC 3339 time"`
-	Before    string   `json:"before,omitempty" jsonschema:"keep records created before this RFC 3339 time"`
-	Limit     int      `json:"limit,omitempty" jsonschema:"most events to return, earliest first (default 1000)"`
-	AgentID   string   `json:"agent_id,omitempty" jsonschema:"keep the records of this agent"`
-	TaskID    string   `json:"task_id,omitempty" jsonschema:"keep the records of this task"`
-	Kinds     []string `json:"kinds,omitempty" jsonschema:"keep records of these kinds: fact, observation, relation, conversation, message"`
+	SessionID      string   `json:"session_id,omitempty" jsonschema:"keep the records of this session"`
+	Branch         string   `json:"branch,omitempty" jsonschema:"branch to read (default: this session's current branch, else main)"`
+	After          string   `json:"after,omitempty" jsonschema:"keep records created at or after this RFC 3339 time"`
+	Before         string   `json:"before,omitempty" jsonschema:"keep records created before this RFC 3339 time"`
+	Limit          int      `json:"limit,omitempty" jsonschema:"most events to return: the earliest, or with newest the latest (default 1000)"`
+	Newest         bool     `json:"newest,omitempty" jsonschema:"list the latest events first, as git log does (default false: earliest first)"`
+	ByUpdate       bool     `json:"by_update,omitempty" jsonschema:"place each record at the time its current version was written, so a corrected fact shows as a new event; after and before then bound that time (default false: at its creation)"`
+	AgentID        string   `json:"agent_id,omitempty" jsonschema:"keep the records of this agent"`
+	TaskID         string   `json:"task_id,omitempty" jsonschema:"keep the records of this task"`
+	Kinds          []string `json:"kinds,omitempty" jsonschema:"keep records of these kinds: fact, observation, relation, conversation, message"`
+	IncludeExpired bool     `json:"include_expired,omitempty" jsonschema:"also list facts whose expiry has passed (default false)"`
 }
 
 type timelineOut struct {
@@ -234,7 +237,8 @@ func (m *memServer) graph(ctx context.Context, ss *mcp.ServerSession, in graphIn
 }
 
 func (m *memServer) timeline(ctx context.Context, ss *mcp.ServerSession, in timelineIn) (timelineOut, string, error) {
-	q := day1.TimelineQuery{Branch: m.branch(ss, in.Branch), SessionID: in.SessionID, Limit: in.Limit, AgentID: in.AgentID, TaskID: in.TaskID}
+	q := day1.TimelineQuery{Branch: m.branch(ss, in.Branch), SessionID: in.SessionID, Limit: in.Limit, AgentID: in.AgentID, TaskID: in.TaskID,
+		Newest: in.Newest, ByUpdate: in.ByUpdate, IncludeExpired: in.IncludeExpired}
 	for _, k := range in.Kinds {
 		switch kind := day1.Kind(k); kind {
 		case day1.KindFact, day1.KindObservation, day1.KindRelation, day1.KindConversation, day1.KindMessage:

@@ -164,6 +164,17 @@ func TestMemoryTools(t *testing.T) {
 	if len(tl.Events) != 5 { // the fact, observation and relation, and the two cache TTL facts
 		t.Errorf("timeline has %d events, want 5: %+v", len(tl.Events), tl.Events)
 	}
+	// Newest first, the corrected fact stands at its correction with by_update and at
+	// its creation without.
+	for _, c := range []struct {
+		byUpdate bool
+		want     string
+	}{{true, f.FactID}, {false, ttl2.FactID}} {
+		tl := call[timelineOut](t, cs, "memory_timeline", map[string]any{"kinds": []string{"fact"}, "newest": true, "by_update": c.byUpdate, "limit": 1})
+		if len(tl.Events) != 1 || tl.Events[0].ID != c.want {
+			t.Errorf("newest fact with by_update %v = %+v; want %s", c.byUpdate, tl.Events, c.want)
+		}
+	}
 	// Extraction: without a model, the findings of the assistant's turns are kept.
 	x := call[extractOut](t, cs, "memory_extract", map[string]any{"session_id": "s-extract", "turns": []map[string]any{
 		{"role": "user", "content": "Why do logins fail after an hour?"},

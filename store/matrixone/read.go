@@ -124,6 +124,8 @@ func orderSQL(k store.Kind, o store.Order, desc bool) []string {
 		cols = []string{"id"}
 	case o == store.OrderSeq && k == store.KindMessage:
 		cols = []string{"conversation_id", "seq", "id"}
+	case o == store.OrderUpdated && store.Updatable(k):
+		cols = []string{"updated_at", "id"}
 	case k == store.KindMessage:
 		cols = []string{"created_at", "seq", "id"}
 	default:

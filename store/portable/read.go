@@ -51,8 +51,9 @@ func (s *Store) List(ctx context.Context, v store.View, q store.ListQuery) ([]st
 			}
 			q.Filter = q.Filter.ResolveExpiry(s.ix.holdsExpiring(), st.now)
 		}
-		if q.Filter.IsZero() || store.HistoryOnly(q.Filter) {
-			// The index orders the rows and pages them; only the page is read.
+		if (q.Filter.IsZero() || store.HistoryOnly(q.Filter)) && !(q.Order == store.OrderUpdated && store.Updatable(q.Kind)) {
+			// The index orders the rows by creation or id and pages them; only the
+			// page is read.
 			indexed = true
 			out, err = s.listIndexed(ctx, st, vw, q)
 			return err

@@ -401,6 +401,37 @@ func testWrite(t *testing.T, h Harness) {
 			store.ListQuery{Kind: store.KindMessage, Filter: store.Filter{ConversationID: "c1"}}))
 	})
 
+	subtest(t, h, area, "updated order places an update after later writes", func(e *env) {
+		e.put(store.DefaultBranch, store.PutOptions{},
+			store.Fact{ID: "fa", Text: "fact a", CreatedAt: micro(1)},
+			store.Fact{ID: "fb", Text: "fact b", CreatedAt: micro(2)},
+			store.Fact{ID: "fc", Text: "fact c", CreatedAt: micro(3)},
+			store.Conversation{ID: "ca", Title: "conv a", CreatedAt: micro(1)},
+			store.Conversation{ID: "cb", Title: "conv b", CreatedAt: micro(2)},
+			store.Observation{ID: "oa", Type: store.ObsInsight, Summary: "obs a", CreatedAt: micro(2)},
+			store.Observation{ID: "ob", Type: store.ObsInsight, Summary: "obs b", CreatedAt: micro(1)},
+		)
+		// Updates that leave CreatedAt unset keep the creation time of the version
+		// they replace and carry a later UpdatedAt.
+		e.put(store.DefaultBranch, store.PutOptions{},
+			store.Fact{ID: "fa", Text: "fact a, corrected", UpdatedAt: micro(5)},
+			store.Conversation{ID: "ca", Title: "conv a, renamed", UpdatedAt: micro(4)},
+		)
+		facts := store.ListQuery{Kind: store.KindFact, Order: store.OrderUpdated}
+		same(e.t, "facts by update", []string{"fb", "fc", "fa"}, e.listIDs(main, facts))
+		facts.Desc, facts.Limit = true, 2
+		same(e.t, "facts by update, newest two", []string{"fa", "fc"}, e.listIDs(main, facts))
+		same(e.t, "facts by creation", []string{"fa", "fb", "fc"}, e.listIDs(main, store.ListQuery{Kind: store.KindFact}))
+		same(e.t, "facts by update, filtered", []string{"fc", "fa"}, e.listIDs(main,
+			store.ListQuery{Kind: store.KindFact, Order: store.OrderUpdated, Filter: store.Filter{IDs: []string{"fa", "fc"}}}))
+		same(e.t, "conversations by update", []string{"cb", "ca"}, e.listIDs(main, store.ListQuery{Kind: store.KindConversation, Order: store.OrderUpdated}))
+		same(e.t, "observations by update (their creation)", []string{"ob", "oa"}, e.listIDs(main, store.ListQuery{Kind: store.KindObservation, Order: store.OrderUpdated}))
+		f := e.get(main, factRef("fa")).(store.Fact)
+		if !f.CreatedAt.Equal(micro(1)) || !f.UpdatedAt.Equal(micro(5)) {
+			e.t.Errorf("updated fact: CreatedAt %v, UpdatedAt %v; want %v and %v", f.CreatedAt, f.UpdatedAt, micro(1), micro(5))
+		}
+	})
+
 	subtest(t, h, area, "list filters and order", func(e *env) {
 		red, blue := map[string]string{"team": "red"}, map[string]string{"team": "blue"}
 		e.put(store.DefaultBranch, store.PutOptions{},

@@ -137,6 +137,9 @@ func TestRoutes(t *testing.T) {
 		{"GET", "/api/v1/timeline?branch=agent-a&order=newest&limit=1", "", 200, `Sessions expire after an hour`},
 		{"GET", "/api/v1/timeline?branch=agent-a&limit=1", "", 200, `"f-jwt"`},
 		{"GET", "/api/v1/timeline?order=sideways", "", 400, "invalid_argument"},
+		{"GET", "/api/v1/timeline?branch=agent-a&kind=fact&order=newest&by_update=true&limit=1", "", 200, `"f-a1"`},
+		{"GET", "/api/v1/timeline?branch=agent-a&kind=fact&order=newest&limit=1", "", 200, `"id-006"`},
+		{"GET", "/api/v1/timeline?by_update=maybe", "", 400, "invalid_argument"},
 
 		{"GET", "/api/v1/branches", "", 200, `"agent-b"`},
 		{"POST", "/api/v1/branches", `{"name":"exp/one","from":"main","at":"before-agents"}`, 201, `"exp/one"`},

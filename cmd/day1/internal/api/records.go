@@ -231,6 +231,7 @@ func (s *Server) timeline(w http.ResponseWriter, r *http.Request) (any, error) {
 		Branch: qq.str("branch"), SessionID: qq.str("session"), TaskID: qq.str("task"),
 		AgentID: qq.str("agent"), Since: qq.time("since"), Until: qq.time("until"),
 		Kinds: qq.kinds("kind"), Limit: qq.int("limit"), IncludeExpired: qq.bool("include_expired"),
+		ByUpdate: qq.bool("by_update"),
 	}
 	switch order := qq.str("order"); order {
 	case "", "oldest":

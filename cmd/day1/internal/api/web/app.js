@@ -301,7 +301,7 @@ async function loadTimeline(highlight, older) {
   if (older) tlShown = Math.min(tlShown + pageSize, tlMost);
   else if (!highlight) tlShown = pageSize;
   try {
-    let evs = await api("/timeline" + q({ branch, order: "newest", agent: $("tl-agent").value, kind: $("tl-kind").value, session: $("tl-session").value, limit: Math.min(tlShown + 1, tlMost) }));
+    let evs = await api("/timeline" + q({ branch, order: "newest", by_update: true, agent: $("tl-agent").value, kind: $("tl-kind").value, session: $("tl-session").value, limit: Math.min(tlShown + 1, tlMost) }));
     const more = evs.length > tlShown;
     evs = evs.slice(0, tlShown);
     const agents = new Set([...$("tl-agent").options].map((o) => o.value));
