@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/day1ai/day1/curation"
+	"github.com/day1ai/day1/internal/pathkind"
 	"github.com/day1ai/day1/llm"
 	"github.com/day1ai/day1/merge"
 	"github.com/day1ai/day1/store"
@@ -80,7 +81,7 @@ func Open(ctx context.Context, cfg Config) (*Client, error) {
 		switch {
 		case cfg.DSN != "":
 			backend = matrixone.Options{DSN: cfg.DSN}
-		case backend == nil && cfg.Path != "" && (sqlite.HoldsMemory(cfg.Path) || !memstore.HoldsMemory(cfg.Path)):
+		case backend == nil && cfg.Path != "" && pathkind.For(cfg.Path, "") == pathkind.SQLite:
 			backend = sqlite.Options{Path: cfg.Path}
 		case backend == nil:
 			backend = memstore.Options{Path: cfg.Path}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/day1ai/day1"
+	"github.com/day1ai/day1/internal/pathkind"
 	"github.com/day1ai/day1/llm/openai"
 	"github.com/day1ai/day1/store/matrixone"
 	"github.com/day1ai/day1/store/memstore"
@@ -95,11 +96,11 @@ type Options struct {
 const (
 	// StoreSQLite keeps a memory in a SQLite file (store/sqlite): any number of
 	// processes open it at once, each in constant time, and read what they need.
-	StoreSQLite = "sqlite"
+	StoreSQLite = string(pathkind.SQLite)
 	// StoreLog is the store that keeps a memory in memory and appends to a log
 	// (memstore): the fastest reads and writes, for one process at a time, which
 	// loads it whole when it opens it.
-	StoreLog = "log"
+	StoreLog = string(pathkind.Log)
 )
 
 // EnvStore names the kind of store a new memory is made as, when Options.Store is
@@ -109,20 +110,15 @@ const EnvStore = "DAY1_STORE"
 // storeAt returns the kind of store of the memory in folder path: the kind it holds,
 // else want, else EnvStore's, else StoreSQLite.
 func storeAt(path, want string) (string, error) {
-	switch {
-	case sqlite.HoldsMemory(path):
-		return StoreSQLite, nil
-	case memstore.HoldsMemory(path):
-		return StoreLog, nil
-	}
 	if want == "" {
 		want = os.Getenv(EnvStore)
 	}
 	switch want {
-	case "", StoreSQLite:
-		return StoreSQLite, nil
-	case StoreLog:
-		return StoreLog, nil
+	case "", StoreSQLite, StoreLog:
+		return string(pathkind.For(path, pathkind.Kind(want))), nil
+	}
+	if k := pathkind.Held(path); k != "" {
+		return string(k), nil
 	}
 	return "", fmt.Errorf("day1: store kind %q: want %q or %q (%s)", want, StoreLog, StoreSQLite, EnvStore)
 }
