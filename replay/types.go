@@ -128,61 +128,61 @@ type Options struct {
 type Contribution struct {
 	// Agent is the agent's id; Role its role on the task ("" for an agent that
 	// wrote records for the task without joining it).
-	Agent string
-	Role  string
+	Agent string `json:"agent"`
+	Role  string `json:"role"`
 	// Branch is the agent's branch on the task; empty for an agent that never
 	// joined.
-	Branch string
+	Branch string `json:"branch"`
 	// Status is the agent's membership status at the replay's point.
-	Status handoff.MemberStatus
+	Status handoff.MemberStatus `json:"status"`
 	// Summary says in one line what the agent did: its counts and first facts, and
 	// the summary it left with.
-	Summary string
+	Summary string `json:"summary"`
 	// Facts are the ids of the facts the agent wrote, oldest first; FactsVerified
 	// counts those verified.
-	Facts         []string
-	FactsVerified int
+	Facts         []string `json:"facts"`
+	FactsVerified int      `json:"facts_verified"`
 	// Observations counts the agent's observations; Errors those of type error.
-	Observations int
-	Errors       int
+	Observations int `json:"observations"`
+	Errors       int `json:"errors"`
 	// Conversations are the ids of the agent's conversations, oldest first;
 	// Messages counts the messages the agent added.
-	Conversations []string
-	Messages      int
+	Conversations []string `json:"conversations"`
+	Messages      int      `json:"messages"`
 	// HandoffsGiven and HandoffsReceived are the ids of the handoffs the agent
 	// offered and accepted, oldest first.
-	HandoffsGiven    []string
-	HandoffsReceived []string
+	HandoffsGiven    []string `json:"handoffs_given"`
+	HandoffsReceived []string `json:"handoffs_received"`
 	// JoinedAt and LeftAt bound the agent's membership; LeftAt is zero while active.
-	JoinedAt time.Time
-	LeftAt   time.Time
+	JoinedAt time.Time `json:"joined_at,omitzero"`
+	LeftAt   time.Time `json:"left_at,omitzero"`
 }
 
 // Outcome is how a task ended, or stands at the replay's point.
 type Outcome struct {
 	// Status is the task's status: active or completed.
-	Status handoff.TaskStatus
+	Status handoff.TaskStatus `json:"status"`
 	// ResultSummary, CompletedBy and CompletedAt are set once the task is completed.
-	ResultSummary string
-	CompletedBy   string
-	CompletedAt   time.Time
+	ResultSummary string    `json:"result_summary"`
+	CompletedBy   string    `json:"completed_by"`
+	CompletedAt   time.Time `json:"completed_at,omitzero"`
 	// MergeID names the merge that promoted the task's knowledge; MergedInto is its
 	// target. Empty when nothing was merged.
-	MergeID    string
-	MergedInto string
+	MergeID    string `json:"merge_id"`
+	MergedInto string `json:"merged_into"`
 	// FactsMerged counts the facts that merge wrote to MergedInto; RecordsMerged
 	// counts every record it wrote.
-	FactsMerged   int
-	RecordsMerged int
+	FactsMerged   int `json:"facts_merged"`
+	RecordsMerged int `json:"records_merged"`
 	// Facts counts the task's facts; FactsVerified those verified.
-	Facts         int
-	FactsVerified int
+	Facts         int `json:"facts"`
+	FactsVerified int `json:"facts_verified"`
 	// VerificationScore is the mean judged score of the facts that were judged, 0
 	// when none was.
-	VerificationScore float64
+	VerificationScore float64 `json:"verification_score"`
 	// Duration runs from the task's creation to its completion, or to its last step
 	// while it is active.
-	Duration time.Duration
+	Duration time.Duration `json:"duration"`
 }
 
 // TaskReplay is a task's run rebuilt from memory: what happened in which order, who

@@ -174,7 +174,7 @@ func Strip(r day1.Record) day1.Record {
 type Hit struct {
 	Record       *Record          `json:"record"`
 	Score        float64          `json:"score"`
-	Relevance    float64          `json:"relevance"`
+	Relevance    float64          `json:"relevance" jsonschema:"How much of the query the hit matches, 0 to 1, the same on every store and search mode."`
 	KeywordScore *float64         `json:"keyword_score,omitempty"`
 	KeywordRank  int              `json:"keyword_rank,omitempty"`
 	VectorScore  *float64         `json:"vector_score,omitempty"`
@@ -242,7 +242,7 @@ func Events(evs []day1.Event) []Event {
 
 // Change is one change of a diff.
 type Change struct {
-	Ref    string  `json:"ref"`
+	Ref    string  `json:"ref" jsonschema:"kind/id"`
 	Op     day1.Op `json:"op"`
 	Before *Record `json:"before,omitempty"`
 	After  *Record `json:"after,omitempty"`

@@ -14,6 +14,12 @@ func (s *Server) listBranches(w http.ResponseWriter, r *http.Request) (any, erro
 	})
 }
 
+// Deleted is the answer to a delete of a branch or a snapshot: the name of what is
+// gone.
+type Deleted struct {
+	Deleted string `json:"deleted"`
+}
+
 // BranchRequest is the body of POST /api/v1/branches.
 type BranchRequest struct {
 	Name        string            `json:"name"`
@@ -45,7 +51,7 @@ func (s *Server) deleteBranch(w http.ResponseWriter, r *http.Request) (any, erro
 	if err := s.c.DeleteBranch(r.Context(), r.PathValue("name")); err != nil {
 		return nil, err
 	}
-	return map[string]string{"deleted": r.PathValue("name")}, nil
+	return Deleted{Deleted: r.PathValue("name")}, nil
 }
 
 func (s *Server) archiveBranch(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -170,5 +176,5 @@ func (s *Server) deleteSnapshot(w http.ResponseWriter, r *http.Request) (any, er
 	if err := s.c.DeleteSnapshot(r.Context(), r.PathValue("name")); err != nil {
 		return nil, err
 	}
-	return map[string]string{"deleted": r.PathValue("name")}, nil
+	return Deleted{Deleted: r.PathValue("name")}, nil
 }

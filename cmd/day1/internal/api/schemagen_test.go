@@ -14,6 +14,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/day1ai/day1"
+	"github.com/day1ai/day1/internal/memview"
 )
 
 var update = flag.Bool("update", false, "rewrite the schemas of openapi.json that are generated from the Go types")
@@ -22,20 +23,35 @@ var update = flag.Bool("update", false, "rewrite the schemas of openapi.json tha
 // the Go types the handlers answer with, so that the document, the handlers and the
 // command line's --json (which prints the same types) have one source.
 var goSchemas = []struct {
-	name string
-	typ  reflect.Type
+	name, description string
+	typ               reflect.Type
 }{
-	{"Task", reflect.TypeFor[day1.Task]()},
-	{"TaskMember", reflect.TypeFor[day1.TaskMember]()},
-	{"Objective", reflect.TypeFor[day1.Objective]()},
-	{"Handoff", reflect.TypeFor[day1.HandoffRecord]()},
-	{"Session", reflect.TypeFor[day1.Session]()},
-	{"VerificationSummary", reflect.TypeFor[day1.VerificationSummary]()},
-	{"VerifyBranchResult", reflect.TypeFor[day1.VerifyBranchResult]()},
-	{"Bundle", reflect.TypeFor[day1.Bundle]()},
-	{"ImportResult", reflect.TypeFor[day1.ImportBundleResult]()},
-	{"MergeRecord", reflect.TypeFor[day1.MergeRecord]()},
-	{"Info", reflect.TypeFor[Info]()},
+	{"Task", "", reflect.TypeFor[day1.Task]()},
+	{"TaskMember", "", reflect.TypeFor[day1.TaskMember]()},
+	{"Objective", "", reflect.TypeFor[day1.Objective]()},
+	{"Handoff", "", reflect.TypeFor[day1.HandoffRecord]()},
+	{"Session", "", reflect.TypeFor[day1.Session]()},
+	{"VerificationSummary", "", reflect.TypeFor[day1.VerificationSummary]()},
+	{"VerifyBranchResult", "", reflect.TypeFor[day1.VerifyBranchResult]()},
+	{"Bundle", "", reflect.TypeFor[day1.Bundle]()},
+	{"ImportResult", "", reflect.TypeFor[day1.ImportBundleResult]()},
+	{"MergeRecord", "", reflect.TypeFor[day1.MergeRecord]()},
+	{"Info", "", reflect.TypeFor[Info]()},
+	{"Branch", "", reflect.TypeFor[day1.Branch]()},
+	{"Snapshot", "", reflect.TypeFor[day1.Snapshot]()},
+	{"Record", "A record as the API shows it: its kind, id and a one-line summary, with the record itself.", reflect.TypeFor[memview.Record]()},
+	{"Hit", "", reflect.TypeFor[memview.Hit]()},
+	{"Event", "", reflect.TypeFor[memview.Event]()},
+	{"Change", "", reflect.TypeFor[memview.Change]()},
+	{"Conflict", "", reflect.TypeFor[memview.Conflict]()},
+	{"Diff", "", reflect.TypeFor[memview.Diff]()},
+	{"Merge", "", reflect.TypeFor[memview.Merge]()},
+	{"Written", "", reflect.TypeFor[Written]()},
+	{"Version", "One version of a record on a branch: the record as it was from at on, or deleted.", reflect.TypeFor[Version]()},
+	{"Completion", "", reflect.TypeFor[Completion]()},
+	{"Acceptance", "", reflect.TypeFor[Acceptance]()},
+	{"Replay", "", reflect.TypeFor[Replay]()},
+	{"Deleted", "", reflect.TypeFor[Deleted]()},
 }
 
 // goAnswers are the answers whose body is one of goSchemas: the route, the status,
@@ -63,16 +79,49 @@ var goAnswers = []struct {
 	{"get", "/api/v1/shared/{token}", "200", "Bundle", false},
 	{"post", "/api/v1/bundles/import", "200", "ImportResult", false},
 	{"get", "/api/v1/merges", "200", "MergeRecord", true},
+	{"get", "/api/v1/branches", "200", "Branch", true},
+	{"post", "/api/v1/branches", "201", "Branch", false},
+	{"get", "/api/v1/branches/{name}", "200", "Branch", false},
+	{"delete", "/api/v1/branches/{name}", "200", "Deleted", false},
+	{"post", "/api/v1/branches/{name}/archive", "200", "Branch", false},
+	{"post", "/api/v1/branches/{name}/reactivate", "200", "Branch", false},
+	{"get", "/api/v1/snapshots", "200", "Snapshot", true},
+	{"post", "/api/v1/snapshots", "201", "Snapshot", false},
+	{"get", "/api/v1/snapshots/{name}", "200", "Snapshot", false},
+	{"delete", "/api/v1/snapshots/{name}", "200", "Deleted", false},
+	{"get", "/api/v1/facts", "200", "Record", true},
+	{"get", "/api/v1/facts/{id}", "200", "Record", false},
+	{"post", "/api/v1/facts", "201", "Written", false},
+	{"get", "/api/v1/search", "200", "Hit", true},
+	{"get", "/api/v1/timeline", "200", "Event", true},
+	{"get", "/api/v1/diff", "200", "Diff", false},
+	{"post", "/api/v1/merges", "200", "Merge", false},
+	{"get", "/api/v1/records/{kind}/{id}/versions", "200", "Version", true},
+	{"post", "/api/v1/tasks/{name}/complete", "200", "Completion", false},
+	{"post", "/api/v1/handoffs/{id}/accept", "200", "Acceptance", false},
+	{"get", "/api/v1/tasks/{name}/replay", "200", "Replay", false},
 }
 
 // schemaOf returns the JSON Schema of a Go type as the API encodes it: instants as
-// RFC 3339 strings, durations as nanoseconds, records as any object.
+// RFC 3339 strings, durations as nanoseconds, records as any object, and the other
+// types of goSchemas as references to their component schemas.
 func schemaOf(t reflect.Type) (any, error) {
-	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
-		reflect.TypeFor[time.Time]():     {Type: "string", Format: "date-time"},
-		reflect.TypeFor[time.Duration](): {Type: "integer", Description: "nanoseconds"},
-		reflect.TypeFor[day1.Record]():   {Type: "object"},
-	}})
+	types := map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[time.Time]():           {Type: "string", Format: "date-time"},
+		reflect.TypeFor[time.Duration]():       {Type: "integer", Description: "nanoseconds"},
+		reflect.TypeFor[day1.Record]():         {Type: "object", Description: "The record itself, as the library's type encodes it: a fact, observation, relation, conversation or message."},
+		reflect.TypeFor[day1.Kind]():           enum(day1.KindFact, day1.KindObservation, day1.KindRelation, day1.KindConversation, day1.KindMessage),
+		reflect.TypeFor[day1.Op]():             enum(day1.OpAdded, day1.OpUpdated, day1.OpDeleted),
+		reflect.TypeFor[day1.Outcome]():        enum(day1.Created, day1.Deduplicated, day1.Updated, day1.Superseded),
+		reflect.TypeFor[day1.Retriever]():      enum(day1.RetrieverKeyword, day1.RetrieverVector),
+		reflect.TypeFor[day1.ConflictReason](): enum(day1.BothChanged, day1.BothSuperseded, day1.Contradictory, day1.Duplicate),
+	}
+	for _, g := range goSchemas {
+		if g.typ != t {
+			types[g.typ] = &jsonschema.Schema{Ref: "#/components/schemas/" + g.name}
+		}
+	}
+	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{TypeSchemas: types})
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +130,38 @@ func schemaOf(t reflect.Type) (any, error) {
 		return nil, err
 	}
 	var v any
-	return v, json.Unmarshal(b, &v)
+	if err := json.Unmarshal(b, &v); err != nil {
+		return nil, err
+	}
+	dropNullRefs(v)
+	return v, nil
+}
+
+// dropNullRefs removes the "null" type that the generator puts beside the reference
+// of a pointer: the handlers leave such a field out rather than send null.
+func dropNullRefs(v any) {
+	switch v := v.(type) {
+	case map[string]any:
+		if _, ok := v["$ref"]; ok && cmp.Equal(v["type"], []any{"null"}) {
+			delete(v, "type")
+		}
+		for _, e := range v {
+			dropNullRefs(e)
+		}
+	case []any:
+		for _, e := range v {
+			dropNullRefs(e)
+		}
+	}
+}
+
+// enum is the schema of a string type with the values given.
+func enum[T ~string](values ...T) *jsonschema.Schema {
+	s := &jsonschema.Schema{Type: "string"}
+	for _, v := range values {
+		s.Enum = append(s.Enum, string(v))
+	}
+	return s
 }
 
 // TestDocumentSchemasFollowTheGoTypes checks that the generated schemas of
@@ -99,6 +179,9 @@ func TestDocumentSchemasFollowTheGoTypes(t *testing.T) {
 		want, err := schemaOf(g.typ)
 		if err != nil {
 			t.Fatalf("the schema of %s: %v", g.name, err)
+		}
+		if g.description != "" {
+			want.(map[string]any)["description"] = g.description
 		}
 		if d := cmp.Diff(want, schemas[g.name]); d != "" {
 			stale = true

@@ -18,7 +18,7 @@ import (
 // or Deleted when it was gone then.
 type Version struct {
 	At      time.Time       `json:"at"`
-	Source  string          `json:"source"`
+	Source  string          `json:"source" jsonschema:"The instant that dates the version: timeline (the record's timeline event), merge <source> (a merge into the branch) or updated (the record's updated_at); ' on <parent>' follows an instant the branch inherited from its parent; head when nothing else dates it."`
 	Deleted bool            `json:"deleted,omitempty"`
 	Record  *memview.Record `json:"record,omitempty"`
 }
