@@ -409,6 +409,17 @@ func head(v []float32) []float32 { return v[:min(len(v), 4)] }
 // another store following the log, read the merged records, embeddings and all, as
 // the store that merged did.
 func TestLeanMergeLogsAdoptions(t *testing.T) {
+	for _, landing := range []bool{false, true} {
+		name := "merge"
+		if landing {
+			// Land (store.Lander) adopts the same way, with no plan.
+			name = "land"
+		}
+		t.Run(name, func(t *testing.T) { testLoggedAdoptions(t, landing) })
+	}
+}
+
+func testLoggedAdoptions(t *testing.T, landing bool) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	s, err := Open(ctx, Options{Path: dir})
@@ -443,7 +454,11 @@ func TestLeanMergeLogsAdoptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.ApplyMerge(ctx, store.MergePlan{Source: "b", Target: store.DefaultBranch, ExpectHead: d.TargetHead,
+	if landing {
+		if _, err := s.Land(ctx, "b", store.DefaultBranch, store.MergeRecord{Strategy: store.Native}); err != nil {
+			t.Fatal(err)
+		}
+	} else if _, err := s.ApplyMerge(ctx, store.MergePlan{Source: "b", Target: store.DefaultBranch, ExpectHead: d.TargetHead,
 		SourceRev: d.SourceRev, Puts: puts, Record: store.MergeRecord{Strategy: store.Native}}); err != nil {
 		t.Fatal(err)
 	}
@@ -498,6 +513,9 @@ func TestLeanMergeLogsAdoptions(t *testing.T) {
 		}
 		if diff := cmp.Diff(wantHits, hits); diff != "" {
 			t.Errorf("%s: search differs:\n%s", name, diff)
+		}
+		if d, err := r.Diff(ctx, "b", store.DefaultBranch); err != nil || len(d.SourceChanges)+len(d.Conflicts) != 0 {
+			t.Errorf("%s: the diff after the merge: %+v, %v; want none", name, d, err)
 		}
 	}
 }
