@@ -100,27 +100,31 @@ type ImportProgress struct {
 // Created, Deduplicated, Superseded, Updated or Skipped.
 type ImportResult struct {
 	// Bundle describes the bundle, as its manifest says.
-	Bundle Info
+	Bundle Info `json:"bundle"`
 	// Hash is the bundle's seal, checked.
-	Hash string
+	Hash string `json:"hash"`
 	// Branch received the records; BranchCreated says whether the import made it.
-	Branch        string
-	BranchCreated bool
+	Branch        string `json:"branch"`
+	BranchCreated bool   `json:"branch_created"`
 	// Created records were new; Deduplicated ones were there already (the same id
 	// and content, or a live fact of the same text); Superseded facts replaced a
 	// near-duplicate; Updated records replaced the branch's version (TakeBundle);
 	// Skipped records were left out in favour of the branch's (KeepTarget).
-	Created, Deduplicated, Superseded, Updated, Skipped int
+	Created      int `json:"created"`
+	Deduplicated int `json:"deduplicated"`
+	Superseded   int `json:"superseded"`
+	Updated      int `json:"updated"`
+	Skipped      int `json:"skipped"`
 	// Conflicts counts the records the branch held with other content; Conflicting
 	// names them.
-	Conflicts   int
-	Conflicting []store.Ref
+	Conflicts   int         `json:"conflicts"`
+	Conflicting []store.Ref `json:"conflicting,omitempty"`
 	// Embedded counts the records embedded again because the bundle's embeddings came
 	// from another embedder than the importer's (or none).
-	Embedded int
+	Embedded int `json:"embedded"`
 	// Merge is the id of the merge that landed a bundle larger than one store batch
 	// (store.MaxBatch records), written first to a staging branch; empty otherwise.
-	Merge string
+	Merge string `json:"merge,omitempty"`
 }
 
 // ConflictError lists the records an import with FailOnConflict met on the branch

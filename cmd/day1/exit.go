@@ -15,6 +15,7 @@ import (
 
 	"github.com/day1ai/day1"
 	"github.com/day1ai/day1/bundle"
+	"github.com/day1ai/day1/internal/memview"
 )
 
 // Exit codes, as the package documentation lists them.
@@ -183,8 +184,7 @@ func inCLITerms(cmd *cobra.Command, err error) error {
 // code.
 func report(w io.Writer, err error, asJSON bool) int {
 	code, class := classify(err)
-	// Errors wrapped at several layers each say day1: once is enough.
-	msg := "day1: " + strings.ReplaceAll(strings.TrimPrefix(err.Error(), "day1: "), ": day1: ", ": ")
+	msg := memview.ErrorText(err)
 	h := hint(class)
 	if asJSON {
 		json.NewEncoder(w).Encode(struct {

@@ -332,3 +332,9 @@ func stripAll[T day1.Record](rs []T) []T {
 	}
 	return out
 }
+
+// ErrorText returns the text of err as people read it: "day1: " once, at the front,
+// although errors wrapped at several layers each begin with it.
+func ErrorText(err error) string {
+	return "day1: " + strings.ReplaceAll(strings.TrimPrefix(err.Error(), "day1: "), ": day1: ", ": ")
+}

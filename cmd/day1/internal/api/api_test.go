@@ -243,7 +243,7 @@ func TestBundleRoundTrip(t *testing.T) {
 		t.Fatalf("export: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
 	}
 	res, body = do(t, ts, "POST", "/api/v1/bundles/import?branch=imported&create_branch=true", string(file))
-	if res.StatusCode != 200 || !strings.Contains(string(body), `"BranchCreated":true`) {
+	if res.StatusCode != 200 || !strings.Contains(string(body), `"branch_created":true`) {
 		t.Fatalf("import: %d %s", res.StatusCode, body)
 	}
 	res, body = do(t, ts, "GET", "/api/v1/facts/f-a1?branch=imported", "")

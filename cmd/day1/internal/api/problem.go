@@ -56,7 +56,7 @@ var classes = []struct {
 
 // ProblemFor returns the problem details that describe err.
 func ProblemFor(err error) Problem {
-	p := Problem{Code: "internal", Status: http.StatusInternalServerError, Detail: err.Error()}
+	p := Problem{Code: "internal", Status: http.StatusInternalServerError, Detail: memview.ErrorText(err)}
 	var mbe *http.MaxBytesError
 	var um *unsupportedMedia
 	if errors.As(err, &mbe) {

@@ -79,7 +79,9 @@ func documented(t *testing.T, method, path, status string) *jsonschema.Resolved 
 // unnoticed: each route is called on the seeded memory and its body validated.
 func TestResponsesMatchTheDocument(t *testing.T) {
 	ts, _ := newServer(t, Options{})
-	var handoff string
+	// ids holds the ids of what the calls made, for the paths of later calls:
+	// "{handoff}" and "{bundle}".
+	ids := map[string]string{}
 	for _, tc := range []struct {
 		method, route, path, body, status string
 	}{
@@ -117,6 +119,7 @@ func TestResponsesMatchTheDocument(t *testing.T) {
 		{"POST", "/api/v1/handoffs", "/api/v1/handoffs", `{"task":"t-schema","from_agent":"ann","to_agent":"bob","instructions":"fix it"}`, "201"},
 		{"POST", "/api/v1/verification", "/api/v1/verification", `{"branch":"agent-b"}`, "200"},
 		{"POST", "/api/v1/bundles", "/api/v1/bundles", `{"name":"schema","branch":"main","include_unverified":true}`, "201"},
+		{"POST", "/api/v1/bundles/import", "/api/v1/bundles/import?bundle={bundle}&branch=schema-import&create_branch=true", "", "200"},
 		{"GET", "/api/v1/tasks/{name}/replay", "/api/v1/tasks/fix-auth/replay", "", "200"},
 		{"POST", "/api/v1/handoffs/{id}/accept", "/api/v1/handoffs/{handoff}/accept", `{"agent":"bob"}`, "200"},
 		{"POST", "/api/v1/snapshots", "/api/v1/snapshots", `{"name":"schema-snap","branch":"main"}`, "201"},
@@ -125,19 +128,20 @@ func TestResponsesMatchTheDocument(t *testing.T) {
 		{"POST", "/api/v1/tasks/{name}/complete", "/api/v1/tasks/t-schema/complete", `{"by":"bob","result_summary":"fixed"}`, "200"},
 		{"GET", "/api/v1/facts/{id}", "/api/v1/facts/none", "", "404"},
 	} {
-		// {handoff} stands for the id of the handoff made before.
-		tc.path = strings.ReplaceAll(tc.path, "{handoff}", handoff)
+		for k, v := range ids {
+			tc.path = strings.ReplaceAll(tc.path, k, v)
+		}
 		res, body := do(t, ts, tc.method, tc.path, tc.body)
 		if got := res.StatusCode; strconv.Itoa(got) != tc.status {
 			t.Errorf("%s %s: status %d, want %s: %s", tc.method, tc.path, got, tc.status, body)
 			continue
 		}
-		if tc.method == "POST" && tc.route == "/api/v1/handoffs" {
+		if made := map[string]string{"/api/v1/handoffs": "{handoff}", "/api/v1/bundles": "{bundle}"}[tc.route]; tc.method == "POST" && made != "" {
 			var h struct{ ID string }
 			if err := json.Unmarshal(body, &h); err != nil || h.ID == "" {
-				t.Fatalf("the handoff made: %v, %s", err, body)
+				t.Fatalf("%s made no id: %v, %s", tc.route, err, body)
 			}
-			handoff = h.ID
+			ids[made] = h.ID
 		}
 		rs := documented(t, tc.method, tc.route, tc.status)
 		if rs == nil {

@@ -167,3 +167,20 @@ func TestProblemFieldsAreJSONNames(t *testing.T) {
 		}
 	}
 }
+
+// TestProblemSaysDay1Once checks that a problem's detail begins with "day1: " once,
+// although the error it describes was wrapped by several layers that each say it.
+func TestProblemSaysDay1Once(t *testing.T) {
+	ts, _ := newServer(t, Options{})
+	for _, path := range []string{"/api/v1/tasks/nope/replay", "/api/v1/tasks/nope", "/api/v1/facts/nope"} {
+		res, body := do(t, ts, "GET", path, "")
+		var p Problem
+		if err := json.Unmarshal(body, &p); err != nil || res.StatusCode != 404 {
+			t.Errorf("%s: %d %s; want a 404 problem", path, res.StatusCode, body)
+			continue
+		}
+		if !strings.HasPrefix(p.Detail, "day1: ") || strings.Count(p.Detail, "day1:") != 1 {
+			t.Errorf("%s: detail %q; want day1: once, at the front", path, p.Detail)
+		}
+	}
+}
