@@ -65,7 +65,7 @@ func newBranchCreateCmd(a *app) *cobra.Command {
 		Short: "Fork a branch from a parent's head, a snapshot or an instant",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := a.client(cmd.Context())
+			c, err := a.existingClient(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -98,7 +98,7 @@ func branchAction(a *app, verb, short string) *cobra.Command {
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeBranches(a),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := a.client(cmd.Context())
+			c, err := a.existingClient(cmd.Context())
 			if err != nil {
 				return err
 			}

@@ -60,7 +60,7 @@ func newBundleCreateCmd(a *app) *cobra.Command {
 		Short: "Package a task's, a branch's or a template's verified knowledge",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := a.client(cmd.Context())
+			c, err := a.existingClient(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -199,7 +199,7 @@ func newBundleShareCmd(a *app) *cobra.Command {
 		Short:             "Share a bundle with a token (team or public), or make it private again",
 		Args:              cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := a.client(cmd.Context())
+			c, err := a.existingClient(cmd.Context())
 			if err != nil {
 				return err
 			}

@@ -21,7 +21,7 @@ history is kept.`,
 			if a.retention < 0 {
 				return usagef("--retention must not be negative")
 			}
-			c, err := a.client(cmd.Context())
+			c, err := a.existingClient(cmd.Context())
 			if err != nil {
 				return err
 			}

@@ -47,7 +47,7 @@ func newCorrectCmd(a *app) *cobra.Command {
 			if fc.By == "" {
 				fc.By = "day1"
 			}
-			c, err := a.client(cmd.Context())
+			c, err := a.existingClient(cmd.Context())
 			if err != nil {
 				return err
 			}

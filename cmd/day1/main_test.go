@@ -378,7 +378,10 @@ func TestSearchMessages(t *testing.T) {
 // the reading command then works.
 func TestReadsDoNotCreate(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "mistyped")
-	for _, args := range [][]string{{"log"}, {"search", "token"}, {"branch"}, {"snapshot"}, {"at", "2025-03-01T09:00:00Z", "log"}} {
+	for _, args := range [][]string{{"log"}, {"search", "token"}, {"branch"}, {"snapshot"}, {"at", "2025-03-01T09:00:00Z", "log"},
+		// Commands that change what a memory holds need one too.
+		{"compact"}, {"verify", "main"}, {"branch", "create", "x"}, {"branch", "delete", "x"}, {"merge", "x"},
+		{"snapshot", "main", "s1"}, {"correct", "f1", "--invalidate", "--why", "wrong", "--by", "me"}, {"bundle", "create", "b", "--branch", "main"}} {
 		_, stderr, code := day1Run(t, dir, "", args...)
 		if code != exitNotFound || !strings.Contains(stderr, "no day1 memory at "+dir) || !strings.Contains(stderr, "day1 init") {
 			t.Errorf("%v at a missing path: exit %d, %q; want 3 saying there is no memory", args, code, stderr)

@@ -104,7 +104,7 @@ func newMergeCmd(a *app) *cobra.Command {
 				}
 				req.Pick = append(req.Pick, ref)
 			}
-			c, err := a.client(cmd.Context())
+			c, err := a.existingClient(cmd.Context())
 			if err != nil {
 				return err
 			}

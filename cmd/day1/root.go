@@ -17,6 +17,7 @@ import (
 	"github.com/day1ai/day1"
 	"github.com/day1ai/day1/internal/localmem"
 	"github.com/day1ai/day1/internal/memview"
+	"github.com/day1ai/day1/internal/pathkind"
 )
 
 // app is the state the commands share: the chosen memory, opened on first use, and
@@ -41,6 +42,23 @@ type app struct {
 // client opens the memory the flags and the environment choose, creating it when it
 // does not exist.
 func (a *app) client(ctx context.Context) (*day1.Client, error) {
+	return a.open(ctx, false)
+}
+
+// existingClient opens the memory for a command that changes what it already holds
+// (a branch, a merge, a compaction, a verdict): one that does not exist is an error
+// rather than a new, empty memory (a mistyped --path). Only init and the commands
+// that add records (write, bundle import) and serve make a new memory.
+func (a *app) existingClient(ctx context.Context) (*day1.Client, error) {
+	if a.c == nil {
+		_, path, err := localmem.Config(localmem.Options{Path: a.path, DSN: a.dsn, InMemory: a.inMemory, Store: a.storeKind})
+		if err != nil {
+			return nil, err
+		}
+		if path != "" && pathkind.Held(path) == "" {
+			return nil, &noMemoryError{path: path}
+		}
+	}
 	return a.open(ctx, false)
 }
 

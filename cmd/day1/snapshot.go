@@ -33,7 +33,7 @@ func newSnapshotCmd(a *app) *cobra.Command {
 			if len(args) == 0 {
 				return listSnapshots(cmd, a, nil)
 			}
-			c, err := a.client(cmd.Context())
+			c, err := a.existingClient(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -53,7 +53,7 @@ func newSnapshotCmd(a *app) *cobra.Command {
 		Short:             "Delete a snapshot",
 		Args:              cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := a.client(cmd.Context())
+			c, err := a.existingClient(cmd.Context())
 			if err != nil {
 				return err
 			}

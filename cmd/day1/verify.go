@@ -19,7 +19,7 @@ func newVerifyCmd(a *app) *cobra.Command {
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeBranches(a),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			open := a.client
+			open := a.existingClient
 			if summary {
 				open = a.readClient
 			}
