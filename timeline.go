@@ -32,6 +32,10 @@ type TimelineQuery struct {
 	// Limit is the most events returned, 1 to store.MaxLimit: the earliest ones, or
 	// with Newest the latest. Default DefaultTimelineLimit.
 	Limit int
+	// Offset skips that many events of the order before the Limit it returns: the
+	// next page of a long timeline starts where the last one ended. Default 0. Each
+	// page reads the events before it again, so deep pages cost more.
+	Offset int
 	// Newest lists the latest events first, as git log does: the Limit latest.
 	// Default false: the earliest first.
 	Newest bool
@@ -75,6 +79,14 @@ func (r reader) Timeline(ctx context.Context, q TimelineQuery) ([]Event, error) 
 	if q.Limit < 1 || q.Limit > store.MaxLimit {
 		return nil, store.Invalid("TimelineQuery.Limit", fmt.Sprintf("must be between 1 and %d (0 means %d)", store.MaxLimit, DefaultTimelineLimit), q.Limit)
 	}
+	if q.Offset < 0 {
+		return nil, store.Invalid("TimelineQuery.Offset", "must be 0 or more", q.Offset)
+	}
+	// Each kind's first Offset+Limit records in the order hold the page's events.
+	perKind := q.Offset + q.Limit
+	if perKind > store.MaxLimit {
+		perKind = 0 // every record of the kind
+	}
 	kinds := q.Kinds
 	if len(kinds) == 0 {
 		kinds = store.Kinds
@@ -92,7 +104,7 @@ func (r reader) Timeline(ctx context.Context, q TimelineQuery) ([]Event, error) 
 	f := Filter{SessionID: q.SessionID, TaskID: q.TaskID, AgentID: q.AgentID, Since: q.Since, Until: q.Until}
 	var events []Event
 	for _, k := range kinds {
-		kf, lq := f, store.ListQuery{Kind: k, Order: OrderCreated, Desc: q.Newest, Limit: q.Limit}
+		kf, lq := f, store.ListQuery{Kind: k, Order: OrderCreated, Desc: q.Newest, Limit: perKind}
 		at := Record.RecordTime
 		if q.ByUpdate && store.Updatable(k) {
 			// Since and Until bound the update time, which no filter holds: the
@@ -108,7 +120,6 @@ func (r reader) Timeline(ctx context.Context, q TimelineQuery) ([]Event, error) 
 			}
 		}
 		lq.Filter = kf
-		// Each kind's first Limit records in time order hold the first Limit events.
 		recs, err := r.c.st.List(ctx, v, lq)
 		if err != nil {
 			return nil, err
@@ -125,10 +136,7 @@ func (r reader) Timeline(ctx context.Context, q TimelineQuery) ([]Event, error) 
 	if q.Newest {
 		slices.Reverse(events)
 	}
-	if len(events) > q.Limit {
-		events = events[:q.Limit]
-	}
-	return events, nil
+	return store.Page(events, q.Offset, q.Limit), nil
 }
 
 func compareEvents(a, b Event) int {

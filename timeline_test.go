@@ -244,4 +244,16 @@ func TestTimelineByUpdate(t *testing.T) {
 	if got, _ := ids(TimelineQuery{Since: since}); len(got) != 0 {
 		t.Errorf("by creation since c = %v; want none", got)
 	}
+	// Pages of one event, by Offset, hold the timeline in order.
+	var paged []string
+	for off := range 4 {
+		got, _ := ids(TimelineQuery{ByUpdate: true, Newest: true, Limit: 1, Offset: off})
+		paged = append(paged, got...)
+	}
+	if !cmp.Equal([]string{"a", "c", "b"}, paged) {
+		t.Errorf("pages of one, newest by update = %v; want [a c b]", paged)
+	}
+	if _, err := c.Timeline(ctx, TimelineQuery{Offset: -1}); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("a negative offset: %v; want ErrInvalidArgument", err)
+	}
 }

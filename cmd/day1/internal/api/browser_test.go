@@ -427,6 +427,15 @@ func TestInspectorLargeMemory(t *testing.T) {
 	shot("large-timeline")
 	run("show older", chromedp.Click(chromedp.CSS(`#tl-more`)))
 	waitFor("two pages", `document.querySelectorAll("#tl-rows tr").length === 400`)
+	// Past the most one answer holds, the page reads the timeline a page at a time:
+	// every event once, newest first, down to the oldest.
+	sctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	got, err := chromedp.Run(sctx, chromedp.Evaluate[[]string](`timelineEvents({branch: "big", order: "newest", kind: "fact"}, 10050).then((evs) => [String(evs.length), String(new Set(evs.map((e) => e.id)).size), evs[0].summary, evs[10049].summary])`, chromedp.EvalAwaitPromise))
+	cancel()
+	if err != nil || len(got) != 4 || got[0] != "10050" || got[1] != "10050" ||
+		!strings.Contains(got[2], newest) || !strings.Contains(got[3], fmt.Sprintf("Service %d of the large memory", n-10050)) {
+		t.Errorf("the timeline read in pages: %q, %v; want 10,050 distinct events from the newest down", got, err)
+	}
 
 	run("open the diff", chromedp.Navigate(ts.URL+"/?link=big#view=diff&source=big&target=main"))
 	waitFor("the diff", `document.getElementById("diff-out").textContent.includes("Changes on big (20000)") && document.getElementById("diff-out").textContent.includes("20000 fact added")`)

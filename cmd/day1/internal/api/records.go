@@ -53,6 +53,17 @@ func listOptions(q *query) day1.ListOptions {
 // defaultPage is the most records a list returns when the request sets no limit.
 const defaultPage = 1000
 
+// linkNext adds a Link header naming the next page of a list: the request with offset
+// and limit set.
+func linkNext(w http.ResponseWriter, r *http.Request, offset, limit int) {
+	next := *r.URL
+	v := next.Query()
+	v.Set("offset", strconv.Itoa(offset))
+	v.Set("limit", strconv.Itoa(limit))
+	next.RawQuery = v.Encode()
+	w.Header().Add("Link", "<"+next.RequestURI()+`>; rel="next"`)
+}
+
 // list runs a Reader's list method and returns the views of its records, a page at a
 // time: defaultPage records unless the request sets a limit, and a Link header naming
 // the next page when more follow.
@@ -89,12 +100,7 @@ func list[T day1.Record](s *Server, w http.ResponseWriter, r *http.Request, fn f
 	}
 	if more {
 		recs = recs[:page]
-		next := *r.URL
-		v := next.Query()
-		v.Set("offset", strconv.Itoa(o.Offset+page))
-		v.Set("limit", strconv.Itoa(page))
-		next.RawQuery = v.Encode()
-		w.Header().Add("Link", "<"+next.RequestURI()+`>; rel="next"`)
+		linkNext(w, r, o.Offset+page, page)
 	}
 	out := make([]*memview.Record, len(recs))
 	for i, rec := range recs {
@@ -230,7 +236,7 @@ func (s *Server) timeline(w http.ResponseWriter, r *http.Request) (any, error) {
 	tq := day1.TimelineQuery{
 		Branch: qq.str("branch"), SessionID: qq.str("session"), TaskID: qq.str("task"),
 		AgentID: qq.str("agent"), Since: qq.time("since"), Until: qq.time("until"),
-		Kinds: qq.kinds("kind"), Limit: qq.int("limit"), IncludeExpired: qq.bool("include_expired"),
+		Kinds: qq.kinds("kind"), Limit: qq.int("limit"), Offset: qq.int("offset"), IncludeExpired: qq.bool("include_expired"),
 		ByUpdate: qq.bool("by_update"),
 	}
 	switch order := qq.str("order"); order {
@@ -243,9 +249,31 @@ func (s *Server) timeline(w http.ResponseWriter, r *http.Request) (any, error) {
 	if qq.err != nil {
 		return nil, qq.err
 	}
+	if tq.Limit == 0 {
+		tq.Limit = day1.DefaultTimelineLimit
+	}
+	page := tq.Limit
+	if page > 0 && page < store.MaxLimit {
+		tq.Limit++ // one more, to know whether another page follows
+	}
 	evs, err := s.reader(qq).Timeline(r.Context(), tq)
 	if err != nil {
 		return nil, err
+	}
+	more := len(evs) > page
+	if !more && len(evs) == store.MaxLimit {
+		// A page of the largest size cannot ask for one more: ask whether one follows.
+		probe := tq
+		probe.Offset, probe.Limit = tq.Offset+page, 1
+		rest, err := s.reader(qq).Timeline(r.Context(), probe)
+		if err != nil {
+			return nil, err
+		}
+		more = len(rest) > 0
+	}
+	if more {
+		evs = evs[:page]
+		linkNext(w, r, tq.Offset+page, page)
 	}
 	return memview.Events(evs), nil
 }

@@ -98,43 +98,50 @@ func TestBadBodiesNameTheField(t *testing.T) {
 // once.
 func TestListPages(t *testing.T) {
 	ts, _ := newServer(t, Options{})
-	res, body := do(t, ts, "GET", "/api/v1/facts", "")
-	var all []struct{ ID string }
-	if err := json.Unmarshal(body, &all); err != nil || res.StatusCode != 200 || len(all) < 3 || res.Header.Get("Link") != "" {
-		t.Fatalf("all facts: %d, %v, %d facts, Link %q", res.StatusCode, err, len(all), res.Header.Get("Link"))
-	}
-	var paged []string
-	path := "/api/v1/facts?limit=2"
-	for pages := 0; path != ""; pages++ {
-		if pages > len(all) {
-			t.Fatal("the pages do not end")
+	for _, base := range []string{"/api/v1/facts", "/api/v1/timeline?order=newest", "/api/v1/timeline?by_update=true&kind=fact&kind=observation"} {
+		res, body := do(t, ts, "GET", base, "")
+		var all []struct{ Kind, ID string }
+		if err := json.Unmarshal(body, &all); err != nil || res.StatusCode != 200 || len(all) < 3 || res.Header.Get("Link") != "" {
+			t.Fatalf("%s: %d, %v, %d items, Link %q", base, res.StatusCode, err, len(all), res.Header.Get("Link"))
 		}
-		res, body := do(t, ts, "GET", path, "")
-		var page []struct{ ID string }
-		if err := json.Unmarshal(body, &page); err != nil || res.StatusCode != 200 || len(page) > 2 {
-			t.Fatalf("%s: %d, %v, %s", path, res.StatusCode, err, body)
+		var paged []string
+		path := base + "&limit=2"
+		if !strings.Contains(base, "?") {
+			path = base + "?limit=2"
 		}
-		for _, f := range page {
-			paged = append(paged, f.ID)
-		}
-		path = ""
-		if l := res.Header.Get("Link"); l != "" {
-			next, ok := strings.CutSuffix(strings.TrimPrefix(l, "<"), `>; rel="next"`)
-			if !ok || !strings.Contains(next, "offset=") {
-				t.Fatalf("Link %q", l)
+		for pages := 0; path != ""; pages++ {
+			if pages > len(all) {
+				t.Fatalf("%s: the pages do not end", base)
 			}
-			path = next
+			res, body := do(t, ts, "GET", path, "")
+			var page []struct{ Kind, ID string }
+			if err := json.Unmarshal(body, &page); err != nil || res.StatusCode != 200 || len(page) > 2 {
+				t.Fatalf("%s: %d, %v, %s", path, res.StatusCode, err, body)
+			}
+			for _, f := range page {
+				paged = append(paged, f.Kind+"/"+f.ID)
+			}
+			path = ""
+			if l := res.Header.Get("Link"); l != "" {
+				next, ok := strings.CutSuffix(strings.TrimPrefix(l, "<"), `>; rel="next"`)
+				if !ok || !strings.Contains(next, "offset=") {
+					t.Fatalf("Link %q", l)
+				}
+				path = next
+			}
+		}
+		var ids []string
+		for _, f := range all {
+			ids = append(ids, f.Kind+"/"+f.ID)
+		}
+		if strings.Join(paged, ",") != strings.Join(ids, ",") {
+			t.Errorf("%s: pages of 2 hold %v; one list holds %v", base, paged, ids)
 		}
 	}
-	var ids []string
-	for _, f := range all {
-		ids = append(ids, f.ID)
-	}
-	if strings.Join(paged, ",") != strings.Join(ids, ",") {
-		t.Errorf("pages of 2 hold %v; one list holds %v", paged, ids)
-	}
-	if res, _ := do(t, ts, "GET", "/api/v1/facts?limit=20000", ""); res.StatusCode != 400 {
-		t.Errorf("a limit over the largest: %d, want 400", res.StatusCode)
+	for _, path := range []string{"/api/v1/facts?limit=20000", "/api/v1/timeline?limit=20000", "/api/v1/timeline?offset=-1"} {
+		if res, _ := do(t, ts, "GET", path, ""); res.StatusCode != 400 {
+			t.Errorf("%s: %d, want 400", path, res.StatusCode)
+		}
 	}
 }
 

@@ -294,14 +294,26 @@ let lastTimeline = new Set();
 // The timeline shows the newest tlShown records, a page more each time the person
 // asks for older ones; a live reload (highlight) keeps as many as were shown.
 let tlShown = pageSize;
-const tlMost = 10000; // the most a timeline answers (store.MaxLimit)
+const tlMost = 10000; // the most one answer holds (store.MaxLimit): longer lists take pages
+// timelineEvents reads the first n events the filter selects, an answer of at most
+// tlMost at a time.
+async function timelineEvents(params, n) {
+  let evs = [];
+  while (evs.length < n) {
+    const want = Math.min(n - evs.length, tlMost);
+    const page = await api("/timeline" + q({ ...params, offset: evs.length, limit: want }));
+    evs = evs.concat(page);
+    if (page.length < want) break;
+  }
+  return evs;
+}
 async function loadTimeline(highlight, older) {
   const branch = $("tl-branch").value || "main";
   state.selected = branch;
-  if (older) tlShown = Math.min(tlShown + pageSize, tlMost);
+  if (older) tlShown += pageSize;
   else if (!highlight) tlShown = pageSize;
   try {
-    let evs = await api("/timeline" + q({ branch, order: "newest", by_update: true, agent: $("tl-agent").value, kind: $("tl-kind").value, session: $("tl-session").value, limit: Math.min(tlShown + 1, tlMost) }));
+    let evs = await timelineEvents({ branch, order: "newest", by_update: true, agent: $("tl-agent").value, kind: $("tl-kind").value, session: $("tl-session").value }, tlShown + 1);
     const more = evs.length > tlShown;
     evs = evs.slice(0, tlShown);
     const agents = new Set([...$("tl-agent").options].map((o) => o.value));
@@ -318,8 +330,7 @@ async function loadTimeline(highlight, older) {
     lastTimeline = seen;
     $("tl-caption").textContent = more ? `The newest ${evs.length} records on ${branch}; older ones follow` : `${evs.length} records on ${branch}, newest first`;
     $("tl-more").hidden = !more;
-    $("tl-more").textContent = `Show ${Math.min(pageSize, tlMost - tlShown) || 0} older`;
-    if (more && tlShown >= tlMost) $("tl-more").hidden = true;
+    $("tl-more").textContent = `Show ${pageSize} older`;
     if (!applying && $("tab-timeline").getAttribute("aria-selected") === "true") link({ view: "timeline", branch });
   } catch (err) { showError($("tl-rows"), err); }
 }
