@@ -85,8 +85,9 @@ func newBranchCreateCmd(a *app) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&o.From, "from", "", "the parent branch (default main)")
 	cmd.Flags().StringVar(&at, "at", "", "fork from the parent's past: a snapshot or an RFC 3339 instant")
+	_ = cmd.RegisterFlagCompletionFunc("at", forFlag(completeSnapshots(a)))
 	cmd.Flags().StringVar(&o.Description, "description", "", "what the branch is for")
-	cmd.RegisterFlagCompletionFunc("from", completeBranches(a))
+	cmd.RegisterFlagCompletionFunc("from", forFlag(completeBranches(a)))
 	return cmd
 }
 

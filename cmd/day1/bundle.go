@@ -187,6 +187,7 @@ func newBundleImportCmd(a *app) *cobra.Command {
 	f.StringVar(&req.Parent, "parent", "", "where a created branch forks from (default main)")
 	f.StringVar(&policy, "policy", "", "records the branch holds with other content: keep_target (default) or take_bundle")
 	f.StringVar(&req.Bundle, "bundle", "", "import this stored bundle")
+	_ = cmd.RegisterFlagCompletionFunc("bundle", forFlag(completeBundles(a)))
 	f.StringVar(&req.ShareToken, "share-token", "", "import the bundle this token shares")
 	return cmd
 }

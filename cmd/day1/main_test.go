@@ -115,6 +115,8 @@ var (
 	shareTok  = regexp.MustCompile(`kb_[A-Za-z0-9_-]+`)
 	spaceRuns = regexp.MustCompile(` +\n`)
 	duration  = regexp.MustCompile(`"(\d+h)?(\d+m)?\d+(\.\d+)?(ns|µs|ms|s)"`)
+	// File sizes, which follow the lengths of the times written.
+	byteCount = regexp.MustCompile(`("\w*bytes\w*": )\d+`)
 )
 
 // normalize replaces what changes from run to run.
@@ -129,6 +131,7 @@ func normalize(s, dir string) string {
 	s = ulid.ReplaceAllString(s, "<id>")
 	s = shareTok.ReplaceAllString(s, "<token>")
 	s = duration.ReplaceAllString(s, `"<duration>"`)
+	s = byteCount.ReplaceAllString(s, "${1}<bytes>")
 	return spaceRuns.ReplaceAllString(s, "\n")
 }
 
@@ -169,6 +172,7 @@ func TestGolden(t *testing.T) {
 		{"task", "tasks fix-auth"},
 		{"handoffs", "handoffs"},
 		{"replay", "replay fix-auth"},
+		{"replay_json", "replay fix-auth --json"},
 		{"verify", "verify agent-b"},
 		{"verify_summary", "verify agent-b --summary"},
 		{"branch_create", "branch create exp --from main --at before-agents --description retry"},
@@ -182,6 +186,9 @@ func TestGolden(t *testing.T) {
 		{"err_not_found_json", "log nope --json"},
 		{"err_unknown_command", "frob"},
 		{"err_bad_flag", "branch --frob"},
+		{"err_flag_number", "write fact the cache holds --confidence high"},
+		{"err_flag_duration", "write fact the cache holds --expires-in 3q"},
+		{"err_memory_and_path", "--memory log"},
 		{"err_bad_strategy", "merge agent-b --strategy sideways"},
 		{"err_at_verb", "at before-agents branch"},
 		{"err_at_missing", "at before-agents"},
@@ -189,6 +196,7 @@ func TestGolden(t *testing.T) {
 		{"err_serve_public", "serve --addr 0.0.0.0:0"},
 		{"compact", "compact"},
 		{"compact_retention", "compact --retention 168h"},
+		{"compact_json", "compact --json"},
 		{"at_snapshot_after_compact", "at before-agents show fact/f-retry"},
 		{"err_too_old", "at 2025-03-01T09:00:03.5Z search --mode keyword postgres"},
 		{"err_compact_retention", "compact --retention -1h"},
@@ -280,6 +288,20 @@ func TestBundleRoundTrip(t *testing.T) {
 	if stdout, _, code := day1Run(t, dir, "", "show", "fact/f-a1", "--branch", "imported"); code != 0 || !strings.Contains(stdout, "line 142") {
 		t.Fatalf("imported fact: exit %d %s", code, stdout)
 	}
+	// --json prints the result as the REST API answers it: snake_case, nothing else.
+	stdout, stderr, code = day1Run(t, dir, "", "--json", "bundle", "import", file, "--branch", "again", "--create-branch")
+	var res map[string]any
+	if err := json.Unmarshal([]byte(stdout), &res); code != 0 || err != nil {
+		t.Fatalf("import --json: exit %d, %v: %s %s", code, err, stdout, stderr)
+	}
+	for _, k := range []string{"bundle", "branch", "branch_created", "created", "deduplicated", "updated", "skipped", "conflicts"} {
+		if _, ok := res[k]; !ok {
+			t.Errorf("import --json lacks %q: %s", k, stdout)
+		}
+	}
+	if res["branch"] != "again" || res["branch_created"] != true {
+		t.Errorf("import --json: %s", stdout)
+	}
 	if _, stderr, code := day1Run(t, dir, "", "bundle", "import", "--bundle", b.ID, file); code != exitUsage {
 		t.Fatalf("a file and --bundle: exit %d %s", code, stderr)
 	}
@@ -302,7 +324,13 @@ func TestCompletion(t *testing.T) {
 	if !strings.Contains(stdout, "agent-a\nagent-b\nagent-c\n") {
 		t.Errorf("branch completion: %q", stdout)
 	}
-	// Snapshots, tasks and branches where commands take them.
+	stdout, stderr, code := day1Run(t, dir, "", "--json", "bundle", "create", "notes", "--branch", "main", "--include-unverified")
+	var b day1.Bundle
+	if code != 0 || json.Unmarshal([]byte(stdout), &b) != nil {
+		t.Fatalf("bundle create: exit %d %s %s", code, stdout, stderr)
+	}
+	bundleID := b.ID
+	// Snapshots, tasks, bundles and branches where commands take them.
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -312,6 +340,11 @@ func TestCompletion(t *testing.T) {
 		{[]string{"__complete", "tasks", ""}, "fix-auth"},
 		{[]string{"__complete", "replay", "fix"}, "fix-auth"},
 		{[]string{"__complete", "log", "agent-"}, "agent-a"},
+		{[]string{"__complete", "log", "--at", ""}, "before-agents"},
+		{[]string{"__complete", "branch", "create", "x", "--at", ""}, "before-agents"},
+		{[]string{"__complete", "bundle", "export", ""}, bundleID},
+		{[]string{"__complete", "bundle", "share", ""}, bundleID},
+		{[]string{"__complete", "bundle", "import", "--bundle", ""}, bundleID},
 	} {
 		stdout, stderr, code := day1Run(t, dir, "", tc.args...)
 		if code != 0 || !slices.Contains(strings.Split(stdout, "\n"), tc.want) {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/day1ai/day1"
 	"github.com/day1ai/day1/internal/localmem"
@@ -43,6 +44,27 @@ type app struct {
 // does not exist.
 func (a *app) client(ctx context.Context) (*day1.Client, error) {
 	return a.open(ctx, false)
+}
+
+// flagError says what a flag's value must be, in place of the parser's words
+// (strconv.ParseFloat: parsing "abc": invalid syntax).
+func flagError(err error) error {
+	var ive *pflag.InvalidValueError
+	if !errors.As(err, &ive) {
+		return err
+	}
+	want := "a valid " + ive.GetFlag().Value.Type()
+	switch t := ive.GetFlag().Value.Type(); {
+	case strings.HasPrefix(t, "float"):
+		want = "a number, such as 0.8"
+	case strings.HasPrefix(t, "int") || strings.HasPrefix(t, "uint"):
+		want = "a whole number"
+	case t == "duration":
+		want = "a duration, such as 90s, 15m or 72h"
+	case t == "bool":
+		want = "true or false"
+	}
+	return fmt.Errorf("--%s: %q is not %s", ive.GetFlag().Name, ive.GetValue(), want)
 }
 
 // existingClient opens the memory for a command that changes what it already holds
@@ -213,7 +235,7 @@ long for other processes' writes), 6 not supported.`,
 	pf.BoolVar(&a.asJSON, "json", false, "print JSON for scripts")
 	pf.BoolVar(&a.noColor, "no-color", false, "never colour the output (NO_COLOR does the same)")
 	root.MarkFlagsMutuallyExclusive("path", "dsn", "memory")
-	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return &usageError{err} })
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return &usageError{flagError(err)} })
 
 	root.AddGroup(&cobra.Group{ID: "read", Title: "Reading memory:"}, &cobra.Group{ID: "write", Title: "Changing memory:"},
 		&cobra.Group{ID: "work", Title: "Tasks and knowledge:"})
@@ -248,6 +270,7 @@ func newAtCmd(a *app) *cobra.Command {
 // addAt adds the --at flag to a reading command.
 func addAt(a *app, cmd *cobra.Command) {
 	cmd.Flags().StringVar(&a.at, "at", "", "read memory as it was at a snapshot or an RFC 3339 instant")
+	_ = cmd.RegisterFlagCompletionFunc("at", forFlag(completeSnapshots(a)))
 }
 
 // completer completes arguments with the names of what list returns, name giving
@@ -272,6 +295,14 @@ func completer[T any](a *app, all bool, list func(ctx context.Context, c *day1.C
 			}
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// forFlag makes a completion of arguments complete a flag's value, whatever the
+// arguments before it.
+func forFlag(f cobra.CompletionFunc) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return f(cmd, nil, toComplete)
 	}
 }
 
