@@ -197,24 +197,24 @@ func (c *Client) As(target any) bool {
 type Capabilities struct {
 	// Store names the store: "memstore" for the embedded store, otherwise the injected
 	// store's Name() if it has one, else its Go type.
-	Store string
+	Store string `json:"store"`
 	// Durable reports whether committed writes survive a restart: true for the embedded
 	// store opened with Config.Path; for an injected store, what its Durable() bool
 	// method says (false without one).
-	Durable bool
+	Durable bool `json:"durable"`
 	// Embedder is the embedder's name; empty with Config.NoEmbeddings.
-	Embedder string
+	Embedder string `json:"embedder"`
 	// Dimensions is the embedding length; 0 with Config.NoEmbeddings.
-	Dimensions int
+	Dimensions int `json:"dimensions"`
 	// Model is the name of Config.Model; empty without one.
-	Model string
+	Model string `json:"model"`
 	// Features lists what this Client can do, in a stable order: "keyword_search",
 	// "vector_search" and "hybrid_search" (the last two need embeddings),
 	// "near_duplicate_detection" (needs embeddings and a positive DedupeThreshold),
 	// "branches", "diff", "merge:native", "merge:cherry_pick", "merge:squash",
 	// "merge:auto", "merge_gate" (when Config.MergeGate is set), "snapshots",
 	// "time_travel", "sessions", and "durable" when Durable is true.
-	Features []string
+	Features []string `json:"features"`
 }
 
 // Capabilities reports the store, embedder and model in use and the features they give.

@@ -47,13 +47,15 @@ type Progress struct {
 
 // BatchResult is what VerifyBranch did.
 type BatchResult struct {
-	Branch string
+	Branch string `json:"branch"`
 	// Total is the number of records the batch selected.
-	Total int
+	Total int `json:"total"`
 	// Verified, Invalidated and Pending count the verdicts written.
-	Verified, Invalidated, Pending int
+	Verified    int `json:"verified"`
+	Invalidated int `json:"invalidated"`
+	Pending     int `json:"pending"`
 	// Verdicts are the verdicts written, facts first, each kind by id.
-	Verdicts []Verdict
+	Verdicts []Verdict `json:"verdicts"`
 }
 
 // VerifyBranch judges every unverified fact and conversation of a branch, a bounded

@@ -23,25 +23,25 @@ const (
 // Verdict is a judge's decision about one fact or conversation.
 type Verdict struct {
 	// Ref names the record judged.
-	Ref store.Ref
+	Ref store.Ref `json:"ref"`
 	// Status is store.Verified, store.Invalidated or store.Pending (judged, with an
 	// overall score between the policy's thresholds: left for review).
-	Status store.VerificationStatus
+	Status store.VerificationStatus `json:"status"`
 	// Score is the overall score, the mean of the dimension scores.
-	Score float64
+	Score float64 `json:"score"`
 	// Scores are the per-dimension scores: Accuracy, Relevance and Specificity for a
 	// fact; Tools, Reasoning, Outcome and Errors for a conversation.
-	Scores store.Scores
+	Scores store.Scores `json:"scores"`
 	// Explanation says why, in the judge's words or the heuristic's.
-	Explanation string
+	Explanation string `json:"explanation"`
 	// By is "model:<name>" when a model judged and "heuristic" otherwise.
-	By string
+	By string `json:"by"`
 	// Related lists the facts of the same branch the judge was shown as possible
 	// conflicts (facts only).
-	Related []string
+	Related []string `json:"related,omitempty"`
 	// KeyDecisions are the sequence numbers of the messages the judge named as the
 	// conversation's key decisions (conversations only).
-	KeyDecisions []int
+	KeyDecisions []int `json:"key_decisions,omitempty"`
 }
 
 // Heuristic reports whether the verdict came from the heuristic rather than a model.

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/schollz/progressbar/v3"
+
+	"github.com/day1ai/day1/internal/memview"
 )
 
 // printer writes for people (aligned columns, colour on a terminal) or JSON.
@@ -43,7 +45,7 @@ func (p *printer) json(v any) error {
 // emit writes v as JSON in --json mode, else calls human.
 func (p *printer) emit(v any, human func()) error {
 	if p.asJSON {
-		return p.json(jsonView(v))
+		return p.json(memview.JSON(v))
 	}
 	human()
 	return nil

@@ -305,7 +305,8 @@ func (s *Server) json(h handlerFunc) http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		w.WriteHeader(status)
-		json.NewEncoder(w).Encode(v)
+		// The same JSON as the command line's --json: durations as Go writes them.
+		json.NewEncoder(w).Encode(memview.JSON(v))
 	})
 }
 

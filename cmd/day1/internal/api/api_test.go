@@ -184,7 +184,7 @@ func TestRoutes(t *testing.T) {
 		{"GET", "/api/v1/sessions?agent=nobody", "", 200, "[]\n"},
 
 		{"GET", "/api/v1/verification?branch=agent-b", "", 200, `"unverified":4`},
-		{"POST", "/api/v1/verification", `{"branch":"agent-b"}`, 200, `"Total":4`},
+		{"POST", "/api/v1/verification", `{"branch":"agent-b"}`, 200, `"total":4`},
 		{"POST", "/api/v1/verification", `{"branch":"nope"}`, 404, "not_found"},
 
 		{"GET", "/api/v1/bundles", "", 200, `[]`},

@@ -167,6 +167,8 @@ func TestInspector(t *testing.T) {
 	// The tree: every branch, the earlier merge and the snapshot.
 	run("open", chromedp.Navigate(ts.URL), chromedp.WaitVisible(chromedp.CSS(`text[data-branch="agent-a"]`)))
 	waitFor("live", `document.getElementById("live").textContent === "live"`)
+	// The header names the store and the embedder from /info.
+	waitFor("the store", `/^memstore; embedder local-/.test(document.getElementById("store").textContent)`)
 	for _, b := range []string{"main", "agent-a", "agent-b", "agent-c", "task/fix-auth", "task/fix-auth/investigator"} {
 		if count(`text[data-branch="`+b+`"]`) != 1 {
 			t.Errorf("branch %s is not in the tree", b)

@@ -103,12 +103,12 @@ var goAnswers = []struct {
 }
 
 // schemaOf returns the JSON Schema of a Go type as the API encodes it: instants as
-// RFC 3339 strings, durations as nanoseconds, records as any object, and the other
+// RFC 3339 strings, durations as Go writes them (memview.JSON), records as any object, and the other
 // types of goSchemas as references to their component schemas.
 func schemaOf(t reflect.Type) (any, error) {
 	types := map[reflect.Type]*jsonschema.Schema{
 		reflect.TypeFor[time.Time]():           {Type: "string", Format: "date-time"},
-		reflect.TypeFor[time.Duration]():       {Type: "integer", Description: "nanoseconds"},
+		reflect.TypeFor[time.Duration]():       {Type: "string", Description: "a duration as Go writes it, such as 1h30m0s or 1.5s"},
 		reflect.TypeFor[day1.Record]():         {Type: "object", Description: "The record itself, as the library's type encodes it: a fact, observation, relation, conversation or message."},
 		reflect.TypeFor[day1.Kind]():           enum(day1.KindFact, day1.KindObservation, day1.KindRelation, day1.KindConversation, day1.KindMessage),
 		reflect.TypeFor[day1.Op]():             enum(day1.OpAdded, day1.OpUpdated, day1.OpDeleted),
@@ -225,5 +225,40 @@ func TestDocumentSchemasFollowTheGoTypes(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Log("rewrote openapi.json")
+	}
+}
+
+// TestGoSchemasAreTagged checks that every field the generated schemas describe names
+// its JSON key with a tag: the generator would name an untagged field as Go does
+// (Total), while the API writes it in snake_case (total; memview.JSON).
+func TestGoSchemasAreTagged(t *testing.T) {
+	seen := map[reflect.Type]bool{}
+	marshaler := reflect.TypeFor[json.Marshaler]()
+	var walk func(t reflect.Type, path string) []string
+	walk = func(typ reflect.Type, path string) []string {
+		for typ.Kind() == reflect.Pointer || typ.Kind() == reflect.Slice || typ.Kind() == reflect.Array || typ.Kind() == reflect.Map {
+			typ = typ.Elem()
+		}
+		if typ.Kind() != reflect.Struct || seen[typ] || typ.Implements(marshaler) || reflect.PointerTo(typ).Implements(marshaler) {
+			return nil
+		}
+		seen[typ] = true
+		var bad []string
+		for i := range typ.NumField() {
+			f := typ.Field(i)
+			if !f.IsExported() && !f.Anonymous {
+				continue
+			}
+			if tag := f.Tag.Get("json"); tag == "" && !f.Anonymous {
+				bad = append(bad, path+"."+f.Name)
+			}
+			bad = append(bad, walk(f.Type, path+"."+f.Name)...)
+		}
+		return bad
+	}
+	for _, g := range goSchemas {
+		for _, b := range walk(g.typ, g.name) {
+			t.Errorf("%s has no json tag", b)
+		}
 	}
 }

@@ -655,7 +655,7 @@ function connect() {
   try {
     const info = await api("/info");
     const c = info.capabilities;
-    $("store").textContent = `${c.Store}${c.Durable ? ", durable" : ""}; embedder ${c.Embedder || "none"}`;
+    $("store").textContent = `${c.store}${c.durable ? ", durable" : ""}; embedder ${c.embedder || "none"}`;
     await loadTree();
     if (!(await applyLink())) await loadTimeline();
     await loadSessions($("tl-branch").value || "main");

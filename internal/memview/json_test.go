@@ -1,10 +1,7 @@
-package main
+package memview
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -38,31 +35,18 @@ func TestJSONView(t *testing.T) {
 		unexported      int
 	}{inner{7}, 1024, 1500 * time.Millisecond, "127.0.0.1:1", tagged{Name: "n"}, day1.Ref{Kind: day1.KindFact, ID: "f1"},
 		map[string]int{"b": 2, "a": 1}, []time.Duration{time.Second}, 1}
-	got, err := json.Marshal(jsonView(v))
+	got, err := json.Marshal(JSON(v))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := `{"source_rev":7,"checkpoint_bytes":1024,"pause":"1.5s","http_addr":"127.0.0.1:1",` +
 		`"tagged":{"name":"n","zero":"0001-01-01T00:00:00Z"},"ref":{"kind":"fact","id":"f1"},"counts":{"a":1,"b":2},"list":["1s"]}`
 	if d := cmp.Diff(want, string(got)); d != "" {
-		t.Errorf("jsonView (-want +got):\n%s", d)
+		t.Errorf("JSON (-want +got):\n%s", d)
 	}
 	for in, out := range map[string]string{"ID": "id", "SourceRev": "source_rev", "HTTPAddr": "http_addr", "CPUTime2": "cpu_time2", "A": "a"} {
 		if got := snakeCase(in); got != out {
 			t.Errorf("snakeCase(%q) = %q, want %q", in, got, out)
 		}
-	}
-}
-
-// TestReportSaysDay1Once checks that an error wrapped at several layers is printed
-// with one "day1:" prefix.
-func TestReportSaysDay1Once(t *testing.T) {
-	var b strings.Builder
-	err := fmt.Errorf("day1: opening the store: %w", errors.New("day1: memstore: open /x: permission denied"))
-	if code := report(&b, err, false); code != exitError {
-		t.Errorf("exit %d, want %d", code, exitError)
-	}
-	if got, want := b.String(), "day1: opening the store: memstore: open /x: permission denied\n"; got != want {
-		t.Errorf("report wrote %q, want %q", got, want)
 	}
 }
