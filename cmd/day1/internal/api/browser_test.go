@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -286,6 +287,53 @@ func TestInspector(t *testing.T) {
 	// The pending handoff is accepted from the page, by the agent it names.
 	run("accept", chromedp.Click(chromedp.CSS(`#task-out .handoff-accept`)))
 	waitFor("accepted", `document.getElementById("task-out").textContent.includes("escalation from investigator to expert: accepted")`)
+	// Another is rejected, with a reason.
+	if _, err := c.Handoff(context.Background(), day1.HandoffRequest{Task: "fix-auth", Type: day1.HandoffEscalation, FromAgent: "expert",
+		ToAgent: "reviewer", Instructions: "Review the state machine"}); err != nil {
+		t.Fatal(err)
+	}
+	run("reload the task", chromedp.Click(chromedp.CSS(`#task-rows button`)))
+	waitFor("the new handoff", `document.querySelector("#task-out .handoff-reject") !== null`)
+	run("reject", chromedp.SendKeys(chromedp.CSS(`#task-out .handoff-reason`), "not my area"), chromedp.Click(chromedp.CSS(`#task-out .handoff-reject`)))
+	waitFor("rejected", `document.getElementById("task-out").textContent.includes("escalation from expert to reviewer: rejected")`)
+	if hs, err := c.Handoffs(context.Background(), day1.HandoffFilter{Task: "fix-auth"}); err != nil || !slices.ContainsFunc(hs, func(h day1.HandoffRecord) bool {
+		return h.ToAgent == "reviewer" && h.Status == day1.HandoffRejected
+	}) {
+		t.Errorf("the handoff to reviewer is not rejected in memory (%v)", err)
+	}
+
+	// A record shown on one branch is put away when the timeline switches branch.
+	visit("timeline of agent-a", ts.URL+"/?panel=1#view=timeline&branch=agent-a")
+	waitFor("agent-a's timeline", `document.querySelectorAll("#tl-rows button").length > 0`)
+	run("open a record", chromedp.Click(chromedp.CSS(`#tl-rows button`)))
+	waitFor("the record", `!document.getElementById("record").hidden`)
+	run("switch branch", chromedp.SetValue(chromedp.CSS(`#tl-branch`), "main"), chromedp.Evaluate[chromedp.Void](`document.getElementById("tl-branch").dispatchEvent(new Event("change"))`))
+	waitFor("the record put away", `document.getElementById("record").hidden`)
+
+	// Time travel: a link names the point, and an empty branch says so.
+	visit("travel link", ts.URL+"/?travel=1#view=travel&branch=main")
+	waitFor("travel", `document.getElementById("travel-rows").children.length > 0 && document.getElementById("travel-at").textContent.includes("main now")`)
+	run("the first point", chromedp.SetValue(chromedp.CSS(`#travel-slider`), "0"), chromedp.Evaluate[chromedp.Void](`document.getElementById("travel-slider").dispatchEvent(new Event("input"))`))
+	waitFor("a past point's link", `location.hash.includes("view=travel") && location.hash.includes("at=")`)
+	past, err := chromedp.Run(ctx, chromedp.Evaluate[string](`location.hash`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	visit("the past point's link", ts.URL+"/?travel=2"+past)
+	waitFor("the same point", `document.getElementById("travel-slider").value === "0" && document.getElementById("travel-at").textContent.includes("as it was at")`)
+
+	// A 900 KB fact is cut in the diff, which stays short; its record shows it whole.
+	if _, err := c.Branch(context.Background(), "huge", day1.BranchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.WriteFact(context.Background(), day1.Fact{Branch: "huge", ID: "f-huge", Text: "A very long note " + strings.Repeat("with many words ", 900*1024/16)}); err != nil {
+		t.Fatal(err)
+	}
+	visit("a diff of a huge fact", ts.URL+"/?huge=1#view=diff&source=huge&target=main")
+	waitFor("the huge diff", `document.getElementById("diff-out").textContent.includes("Changes on huge (1)") && document.getElementById("diff-out").textContent.includes("A very long note")`)
+	if n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.getElementById("diff-out").textContent.length`)); err != nil || n > 20000 {
+		t.Errorf("the diff of a 900 KB fact renders %d characters (%v); want it cut", n, err)
+	}
 
 	// A large diff is counted by kind and shown a page at a time.
 	if _, err := c.Branch(context.Background(), "bulk", day1.BranchOptions{}); err != nil {
@@ -438,6 +486,12 @@ func TestInspectorLargeMemory(t *testing.T) {
 		!strings.Contains(got[2], newest) || !strings.Contains(got[3], fmt.Sprintf("Service %d of the large memory", n-10050)) {
 		t.Errorf("the timeline read in pages: %q, %v; want 10,050 distinct events from the newest down", got, err)
 	}
+
+	// The time slider reaches back to the first event, past the most one answer holds.
+	run("open time travel", chromedp.Navigate(ts.URL+"/?travel=big#view=travel&branch=big"))
+	waitFor("the slider", `+document.getElementById("travel-slider").max >= `+fmt.Sprint(n)+` && document.getElementById("travel-at").textContent.includes("big now")`)
+	run("the first point", chromedp.SetValue(chromedp.CSS(`#travel-slider`), "0"), chromedp.Evaluate[chromedp.Void](`document.getElementById("travel-slider").dispatchEvent(new Event("input"))`))
+	waitFor("the first point", `document.getElementById("travel-at").textContent.includes("as it was at")`)
 
 	run("open the diff", chromedp.Navigate(ts.URL+"/?link=big#view=diff&source=big&target=main"))
 	waitFor("the diff", `document.getElementById("diff-out").textContent.includes("Changes on big (20000)") && document.getElementById("diff-out").textContent.includes("20000 fact added")`)

@@ -479,7 +479,7 @@ async function runSearch() {
     const rs = (rank, score) => (rank ? `#${rank}  ${(score ?? 0).toFixed(3)}` : "—");
     rows.replaceChildren(...hits.map((h, i) => el("tr", {}, el("td", {}, i + 1), el("td", {}, (h.relevance ?? 0).toFixed(2)), el("td", {}, h.score.toFixed(4)),
       el("td", {}, rs(h.keyword_rank, h.keyword_score)), el("td", {}, rs(h.vector_rank, h.vector_score)),
-      el("td", {}, `${h.record.kind}/${h.record.id}`), el("td", {}, h.record.summary))));
+      el("td", {}, `${h.record.kind}/${h.record.id}`), el("td", {}, clip(h.record.summary)))));
     if (!hits.length) rows.replaceChildren(el("tr", {}, el("td", { colspan: 7 }, min !== "0" ? "Nothing relevant." : "No hits.")));
   } catch (err) { showError(rows, err); }
 }
@@ -488,15 +488,15 @@ async function runSearch() {
 let travelPoints = [];
 async function loadTravel(at) {
   const branch = $("travel-branch").value || "main";
-  // The latest events, so that the slider reaches back from now.
-  const evs = (await api("/timeline" + q({ branch, order: "newest" }))).reverse();
+  // Every event, a page at a time, so that the slider reaches back to the first.
+  const evs = (await timelineEvents({ branch, order: "newest" }, Infinity)).reverse();
   // Position i shows memory just before event i+1 was written; the last one is the head.
   travelPoints = evs.map((e, i) => (i + 1 < evs.length ? { at: new Date(Date.parse(evs[i + 1].at) - 1).toISOString(), after: e } : { at: "", after: e }));
   const s = $("travel-slider");
   s.max = Math.max(travelPoints.length - 1, 0);
   s.value = s.max;
   if (at) {
-    // The point the link names, while it is among the latest events.
+    // The point the link names.
     const i = travelPoints.findIndex((p) => p.at === at);
     if (i >= 0) s.value = i;
   }
@@ -513,7 +513,8 @@ async function showTravel() {
   $("travel-slider").setAttribute("aria-valuetext", label);
   try {
     const facts = await api("/facts" + q({ branch, at: p.at }));
-    $("travel-rows").replaceChildren(...facts.map((f) => el("tr", {}, el("td", {}, f.id), el("td", {}, f.agent || "-"), el("td", {}, f.summary))));
+    $("travel-rows").replaceChildren(...facts.map((f) => el("tr", {}, el("td", {}, f.id), el("td", {}, f.agent || "-"), el("td", {}, clip(f.summary)))));
+    if (!facts.length) $("travel-rows").replaceChildren(el("tr", {}, el("td", { colspan: 3, class: "muted" }, `No facts on ${branch} at this point.`)));
   } catch (err) { showError($("travel-rows"), err); }
 }
 $("travel-slider").addEventListener("input", showTravel);
@@ -592,6 +593,7 @@ async function loadTasks() {
     $("task-rows").replaceChildren(...tasks.map((t) => el("tr", {},
       el("td", {}, el("button", { class: "link", type: "button", onclick: () => showTask(t.name) }, t.name)),
       el("td", {}, t.status), el("td", {}, t.owner || "-"), el("td", {}, t.objective_count), el("td", {}, t.description || ""))));
+    if (!tasks.length) $("task-rows").replaceChildren(el("tr", {}, el("td", { colspan: 5, class: "muted" }, "No tasks yet. An orchestrator creates them (day1 tasks, POST /api/v1/tasks).")));
   } catch (err) { showError($("task-rows"), err); }
 }
 async function showTask(name) {
@@ -603,10 +605,10 @@ async function showTask(name) {
       el("h3", {}, `Task ${t.name} (${t.status}) on ${t.branch}`),
       el("h4", {}, "Objectives"), el("ol", {}, (t.objectives || []).map((o) => el("li", {}, `${o.description} — ${o.status}${o.assignees ? " (" + o.assignees.join(", ") + ")" : ""}`))),
       el("h4", {}, "Agents"), el("ul", {}, (t.members || []).map((m) => el("li", {}, `${m.agent} as ${m.role || "member"}, ${m.status}, on ${m.branch}`))),
-      el("h4", {}, "Handoffs"), el("ul", {}, hs.map((h) => el("li", { "data-handoff": h.id }, `${h.type} from ${h.from_agent || "-"} to ${h.to_agent || "anyone"}: ${h.status}. `,
+      el("h4", {}, "Handoffs"), hs.length ? null : el("p", { class: "muted" }, "No handoffs."), el("ul", {}, hs.map((h) => el("li", { "data-handoff": h.id }, `${h.type} from ${h.from_agent || "-"} to ${h.to_agent || "anyone"}: ${h.status}. `,
         el("span", { class: "muted" }, `Packet: ${(h.packet.facts || []).length} facts, ${(h.packet.pending_objectives || []).length} pending objectives. ${h.instructions || ""}`),
         h.status === "pending" ? handoffForm(h, name) : null))),
-      el("h4", {}, "Replay"), el("table", { class: "rows" }, el("tbody", {}, rp.timeline.map((s) => el("tr", {}, el("td", {}, fmt(s.at)), el("td", {}, s.kind), el("td", {}, s.agent || "-"), el("td", {}, s.summary)))))));
+      el("h4", {}, "Replay"), el("table", { class: "rows" }, el("tbody", {}, rp.timeline.map((s) => el("tr", {}, el("td", {}, fmt(s.at)), el("td", {}, s.kind), el("td", {}, s.agent || "-"), el("td", {}, clip(s.summary))))))));
   } catch (err) { showError(out, err); }
 }
 
