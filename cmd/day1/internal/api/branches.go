@@ -9,9 +9,13 @@ import (
 
 func (s *Server) listBranches(w http.ResponseWriter, r *http.Request) (any, error) {
 	qq := q(r)
-	return s.c.Branches(r.Context(), day1.BranchFilter{
+	bs, err := s.c.Branches(r.Context(), day1.BranchFilter{
 		Status: day1.BranchStatus(qq.str("status")), Parent: qq.str("parent"), Prefix: qq.str("prefix"),
 	})
+	if err != nil {
+		return nil, err
+	}
+	return paged(w, r, bs)
 }
 
 // Deleted is the answer to a delete of a branch or a snapshot: the name of what is
@@ -77,11 +81,12 @@ func (s *Server) diff(w http.ResponseWriter, r *http.Request) (any, error) {
 
 func (s *Server) listMerges(w http.ResponseWriter, r *http.Request) (any, error) {
 	qq := q(r)
-	f := day1.MergeFilter{Source: qq.str("source"), Target: qq.str("target"), Branch: qq.str("branch"), Limit: qq.int("limit")}
-	if qq.err != nil {
-		return nil, qq.err
+	f := day1.MergeFilter{Source: qq.str("source"), Target: qq.str("target"), Branch: qq.str("branch")}
+	ms, err := s.c.Merges(r.Context(), f)
+	if err != nil {
+		return nil, err
 	}
-	return s.c.Merges(r.Context(), f)
+	return paged(w, r, ms)
 }
 
 // MergeRequest is the body of POST /api/v1/merges.
@@ -143,7 +148,11 @@ func mergeRequest(mr MergeRequest) (day1.MergeRequest, error) {
 }
 
 func (s *Server) listSnapshots(w http.ResponseWriter, r *http.Request) (any, error) {
-	return s.c.Snapshots(r.Context(), q(r).str("branch"))
+	snaps, err := s.c.Snapshots(r.Context(), q(r).str("branch"))
+	if err != nil {
+		return nil, err
+	}
+	return paged(w, r, snaps)
 }
 
 // SnapshotRequest is the body of POST /api/v1/snapshots.

@@ -8,10 +8,14 @@ import (
 
 func (s *Server) listBundles(w http.ResponseWriter, r *http.Request) (any, error) {
 	qq := q(r)
-	return s.c.Bundles(r.Context(), day1.BundleFilter{
+	bs, err := s.c.Bundles(r.Context(), day1.BundleFilter{
 		Type: day1.BundleType(qq.str("type")), SourceTask: qq.str("task"),
 		Visibility: day1.BundleVisibility(qq.str("visibility")), Owner: qq.str("owner"),
 	})
+	if err != nil {
+		return nil, err
+	}
+	return paged(w, r, bs)
 }
 
 // BundleRequest is the body of POST /api/v1/bundles.

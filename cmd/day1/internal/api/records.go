@@ -64,6 +64,29 @@ func linkNext(w http.ResponseWriter, r *http.Request, offset, limit int) {
 	w.Header().Add("Link", "<"+next.RequestURI()+`>; rel="next"`)
 }
 
+// paged returns the page of items the request's offset and limit ask for (every item
+// when it sets no limit), with a Link header naming the next page when more follow.
+func paged[T any](w http.ResponseWriter, r *http.Request, items []T) (any, error) {
+	qq := q(r)
+	offset, limit := qq.int("offset"), qq.int("limit")
+	switch {
+	case qq.err != nil:
+		return nil, qq.err
+	case offset < 0:
+		return nil, &badRequest{"offset", "must be 0 or more"}
+	case limit < 0 || limit > store.MaxLimit:
+		return nil, &badRequest{"limit", fmt.Sprintf("must be between 1 and %d", store.MaxLimit)}
+	}
+	page := store.Page(items, offset, limit)
+	if limit > 0 && offset+limit < len(items) {
+		linkNext(w, r, offset+limit, limit)
+	}
+	if page == nil {
+		page = []T{}
+	}
+	return page, nil
+}
+
 // list runs a Reader's list method and returns the views of its records, a page at a
 // time: defaultPage records unless the request sets a limit, and a Link header naming
 // the next page when more follow.

@@ -10,11 +10,12 @@ import (
 
 func (s *Server) listTasks(w http.ResponseWriter, r *http.Request) (any, error) {
 	qq := q(r)
-	f := day1.TaskFilter{Status: day1.TaskStatus(qq.str("status")), Agent: qq.str("agent"), Type: qq.str("type"), Limit: qq.int("limit")}
-	if qq.err != nil {
-		return nil, qq.err
+	f := day1.TaskFilter{Status: day1.TaskStatus(qq.str("status")), Agent: qq.str("agent"), Type: qq.str("type")}
+	ts, err := s.c.Tasks(r.Context(), f)
+	if err != nil {
+		return nil, err
 	}
-	return s.c.Tasks(r.Context(), f)
+	return paged(w, r, ts)
 }
 
 func (s *Server) getTask(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -76,15 +77,12 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request) (any, error) {
 
 func (s *Server) listHandoffs(w http.ResponseWriter, r *http.Request) (any, error) {
 	qq := q(r)
-	f := day1.HandoffFilter{Task: qq.str("task"), Status: day1.HandoffStatus(qq.str("status")), Agent: qq.str("agent"), Limit: qq.int("limit")}
-	if qq.err != nil {
-		return nil, qq.err
-	}
+	f := day1.HandoffFilter{Task: qq.str("task"), Status: day1.HandoffStatus(qq.str("status")), Agent: qq.str("agent")}
 	hs, err := s.c.Handoffs(r.Context(), f)
 	if err != nil {
 		return nil, err
 	}
-	return memview.Handoffs(hs), nil
+	return paged(w, r, memview.Handoffs(hs))
 }
 
 func (s *Server) getHandoff(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -116,5 +114,9 @@ func (s *Server) verifyBranch(w http.ResponseWriter, r *http.Request) (any, erro
 func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) (any, error) {
 	qq := q(r)
 	f := day1.SessionFilter{Branch: qq.str("branch"), AgentID: qq.str("agent"), TaskID: qq.str("task"), Status: day1.SessionStatus(qq.str("status"))}
-	return s.c.Sessions(r.Context(), f)
+	ss, err := s.c.Sessions(r.Context(), f)
+	if err != nil {
+		return nil, err
+	}
+	return paged(w, r, ss)
 }

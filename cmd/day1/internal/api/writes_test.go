@@ -98,9 +98,9 @@ func TestBadBodiesNameTheField(t *testing.T) {
 // once.
 func TestListPages(t *testing.T) {
 	ts, _ := newServer(t, Options{})
-	for _, base := range []string{"/api/v1/facts", "/api/v1/timeline?order=newest", "/api/v1/timeline?by_update=true&kind=fact&kind=observation"} {
+	for _, base := range []string{"/api/v1/facts", "/api/v1/timeline?order=newest", "/api/v1/timeline?by_update=true&kind=fact&kind=observation", "/api/v1/branches"} {
 		res, body := do(t, ts, "GET", base, "")
-		var all []struct{ Kind, ID string }
+		var all []struct{ Kind, ID, Name string }
 		if err := json.Unmarshal(body, &all); err != nil || res.StatusCode != 200 || len(all) < 3 || res.Header.Get("Link") != "" {
 			t.Fatalf("%s: %d, %v, %d items, Link %q", base, res.StatusCode, err, len(all), res.Header.Get("Link"))
 		}
@@ -114,12 +114,12 @@ func TestListPages(t *testing.T) {
 				t.Fatalf("%s: the pages do not end", base)
 			}
 			res, body := do(t, ts, "GET", path, "")
-			var page []struct{ Kind, ID string }
+			var page []struct{ Kind, ID, Name string }
 			if err := json.Unmarshal(body, &page); err != nil || res.StatusCode != 200 || len(page) > 2 {
 				t.Fatalf("%s: %d, %v, %s", path, res.StatusCode, err, body)
 			}
 			for _, f := range page {
-				paged = append(paged, f.Kind+"/"+f.ID)
+				paged = append(paged, f.Kind+"/"+f.ID+f.Name)
 			}
 			path = ""
 			if l := res.Header.Get("Link"); l != "" {
@@ -132,13 +132,13 @@ func TestListPages(t *testing.T) {
 		}
 		var ids []string
 		for _, f := range all {
-			ids = append(ids, f.Kind+"/"+f.ID)
+			ids = append(ids, f.Kind+"/"+f.ID+f.Name)
 		}
 		if strings.Join(paged, ",") != strings.Join(ids, ",") {
 			t.Errorf("%s: pages of 2 hold %v; one list holds %v", base, paged, ids)
 		}
 	}
-	for _, path := range []string{"/api/v1/facts?limit=20000", "/api/v1/timeline?limit=20000", "/api/v1/timeline?offset=-1"} {
+	for _, path := range []string{"/api/v1/facts?limit=20000", "/api/v1/timeline?limit=20000", "/api/v1/timeline?offset=-1", "/api/v1/tasks?offset=-1", "/api/v1/branches?limit=20000"} {
 		if res, _ := do(t, ts, "GET", path, ""); res.StatusCode != 400 {
 			t.Errorf("%s: %d, want 400", path, res.StatusCode)
 		}
