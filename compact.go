@@ -25,6 +25,9 @@ type CompactStats = store.CompactStats
 // branch, a snapshot or a merge base still reads them; with the default Retention
 // (0) all history is kept.
 //
+// A ctx made by WithProgress hears how far it has come: the versions written to the
+// checkpoint of the log store, or the rows dropped from a SQLite memory.
+//
 // It fails with ErrNotSupported on an in-memory store or MatrixOne (whose server keeps
 // its own files), ErrReadOnly on a read-only Client and ErrClosed after Close.
 func (c *Client) Compact(ctx context.Context) (_ CompactStats, err error) {
@@ -38,6 +41,14 @@ func (c *Client) Compact(ctx context.Context) (_ CompactStats, err error) {
 		return CompactStats{}, fmt.Errorf("%w: Compact applies to the embedded store, not to %s", ErrNotSupported, c.name)
 	}
 	return cs.Compact(ctx)
+}
+
+// WithProgress returns a context whose long calls report how far they have come to
+// fn: done steps of total, now and then, from the goroutine of the call and never
+// after it returns. Compact reports the versions it writes or drops. (ImportBundle
+// takes its own ImportBundleRequest.Progress.)
+func WithProgress(ctx context.Context, fn func(done, total int)) context.Context {
+	return store.WithProgress(ctx, fn)
 }
 
 // DiskSize returns the bytes the durable embedded store's files take on disk now:

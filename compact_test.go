@@ -9,6 +9,7 @@ import (
 
 	"github.com/day1ai/day1"
 	"github.com/day1ai/day1/store/memstore"
+	"github.com/day1ai/day1/store/sqlite"
 )
 
 func TestCompactConfigAndRefusals(t *testing.T) {
@@ -107,5 +108,53 @@ func TestDiskSize(t *testing.T) {
 	defer mem.Close()
 	if _, err := mem.DiskSize(ctx); !errors.Is(err, day1.ErrNotSupported) {
 		t.Errorf("DiskSize in memory = %v; want ErrNotSupported", err)
+	}
+}
+
+// TestCompactProgress checks that Compact reports its progress to a context made by
+// WithProgress: the versions it writes to the log store's checkpoint, the rows it
+// drops from a SQLite memory, in order, ending with all of them done.
+func TestCompactProgress(t *testing.T) {
+	ctx := context.Background()
+	for name, cfg := range map[string]day1.Config{
+		"log":    {Backend: memstore.Options{Path: t.TempDir(), CompactRatio: -1}},
+		"sqlite": {Backend: sqlite.Options{Path: t.TempDir(), Retention: time.Millisecond}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c, err := day1.Open(ctx, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			for round := range 2 {
+				facts := make([]day1.Fact, 2500)
+				for i := range facts {
+					facts[i] = day1.Fact{ID: fmt.Sprint("f", i), Text: fmt.Sprintf("Service %d answers on port %d, round %d", i, 8000+i, round)}
+				}
+				for lo := 0; lo < len(facts); lo += 500 {
+					if _, err := c.WriteFacts(ctx, facts[lo:lo+500]); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			time.Sleep(20 * time.Millisecond) // past the SQLite memory's retention
+			var calls [][2]int
+			st, err := c.Compact(day1.WithProgress(ctx, func(done, total int) { calls = append(calls, [2]int{done, total}) }))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := st.Versions
+			if name == "sqlite" {
+				want = st.Dropped
+			}
+			if want < 2500 || len(calls) < 2 || calls[len(calls)-1] != [2]int{want, want} {
+				t.Fatalf("Compact reported %v; want steps ending at %d of %d (%+v)", calls, want, want, st)
+			}
+			for i := 1; i < len(calls); i++ {
+				if calls[i][0] < calls[i-1][0] || calls[i][1] != want {
+					t.Errorf("report %d, %v after %v: want counts that grow, of %d", i, calls[i], calls[i-1], want)
+				}
+			}
+		})
 	}
 }

@@ -77,3 +77,34 @@ func ExampleClient_Compact() {
 	// Deploys go out on Mondays
 	// 15 days ago: older than the retention
 }
+
+// WithProgress hears how far a long call has come: here the versions a compaction
+// writes to the log store's checkpoint, which a command line shows as a bar.
+func ExampleWithProgress() {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "day1-progress-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	c, err := day1.Open(ctx, day1.Config{Backend: memstore.Options{Path: dir}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	facts := make([]day1.Fact, 5000)
+	for i := range facts {
+		facts[i] = day1.Fact{Text: fmt.Sprintf("Service %d answers on port %d", i, 8000+i)}
+	}
+	if _, err := c.WriteFacts(ctx, facts); err != nil {
+		log.Fatal(err)
+	}
+	report := func(done, total int) { fmt.Printf("compacting: %d of %d versions\n", done, total) }
+	if _, err := c.Compact(day1.WithProgress(ctx, report)); err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// compacting: 0 of 5000 versions
+	// compacting: 4096 of 5000 versions
+	// compacting: 5000 of 5000 versions
+}

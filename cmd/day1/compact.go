@@ -2,6 +2,8 @@ package main
 
 import (
 	"github.com/spf13/cobra"
+
+	"github.com/day1ai/day1"
 )
 
 func newCompactCmd(a *app) *cobra.Command {
@@ -26,8 +28,9 @@ history is kept.`,
 				return err
 			}
 			pr := newProgress(a.stderr, "compacting")
+			pr.its = "versions"
 			pr.spin()
-			st, err := c.Compact(cmd.Context())
+			st, err := c.Compact(day1.WithProgress(cmd.Context(), pr.update))
 			pr.done()
 			if err != nil {
 				return err

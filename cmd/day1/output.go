@@ -116,6 +116,7 @@ type progress struct {
 	bar   *progressbar.ProgressBar
 	shown string        // the phase the bar shows
 	stop  chan struct{} // ends a spinner
+	its   string        // what the bar counts, "records" by default
 }
 
 func newProgress(w io.Writer, verb string) *progress {
@@ -127,6 +128,13 @@ func (p *progress) update(done, total int) {
 	if !p.on || total <= 0 {
 		return
 	}
+	if p.stop != nil {
+		// Counts replace the spinner.
+		close(p.stop)
+		p.stop = nil
+		p.bar.Finish()
+		p.bar = nil
+	}
 	if p.bar == nil || p.shown != p.verb {
 		if p.bar != nil {
 			p.bar.Finish()
@@ -136,7 +144,7 @@ func (p *progress) update(done, total int) {
 			progressbar.OptionSetDescription(p.verb),
 			progressbar.OptionShowCount(),
 			progressbar.OptionShowIts(),
-			progressbar.OptionSetItsString("records"),
+			progressbar.OptionSetItsString(or(p.its, "records")),
 			progressbar.OptionSetPredictTime(true),
 			progressbar.OptionThrottle(100*time.Millisecond),
 			progressbar.OptionClearOnFinish(),

@@ -9,6 +9,8 @@ import (
 	"os"
 	"slices"
 	"time"
+
+	"github.com/day1ai/day1/store"
 )
 
 // A checkpoint is framed like a log, its entries made of ops of their own: a header
@@ -125,8 +127,11 @@ func (p *plan) write(ctx context.Context, cw *ckptWriter, hook func(step string)
 			ops = ops[:0]
 			hook(stepCheckpointHalf)
 		}
-		if i%4096 == 0 && ctx.Err() != nil {
-			return ctx.Err()
+		if i%4096 == 0 {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			store.ReportProgress(ctx, i, len(p.versions))
 		}
 		var o op
 		if v.rec == nil {
@@ -146,6 +151,7 @@ func (p *plan) write(ctx context.Context, cw *ckptWriter, hook func(step string)
 	if err := cw.batches(ops); err != nil {
 		return err
 	}
+	store.ReportProgress(ctx, len(p.versions), len(p.versions))
 	ops = ops[:0]
 	for _, sn := range c.snaps {
 		info := sn.info

@@ -94,6 +94,9 @@ func (s *Store) Compact(ctx context.Context) (store.CompactStats, error) {
 	if err != nil {
 		return cs, err
 	}
+	if len(drop) > 0 {
+		store.ReportProgress(ctx, 0, len(drop))
+	}
 	for lo := 0; lo < len(drop); lo += dropChunk {
 		ps := drop[lo:min(lo+dropChunk, len(drop))]
 		err := s.update(ctx, func(st *state, w driver.Writer) error {
@@ -105,6 +108,7 @@ func (s *Store) Compact(ctx context.Context) (store.CompactStats, error) {
 			return cs, err
 		}
 		cs.Dropped += len(ps)
+		store.ReportProgress(ctx, cs.Dropped, len(drop))
 	}
 	if cs.BytesAfter, err = s.size(); err != nil {
 		return cs, err
