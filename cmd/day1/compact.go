@@ -36,7 +36,15 @@ history is kept.`,
 				return err
 			}
 			return a.out.emit(st, func() {
-				a.out.line("compacted into generation %d: %d versions kept, %d dropped", st.Generation, st.Versions, st.Dropped)
+				switch {
+				case st.Generation == 0 && st.Horizon.IsZero():
+					// A SQLite memory has no checkpoints: it only deletes old history.
+					a.out.line("nothing to compact: all history is kept (--retention lets old versions go)")
+				case st.Generation == 0:
+					a.out.line("compacted: %d versions kept, %d dropped", st.Versions, st.Dropped)
+				default:
+					a.out.line("compacted into generation %d: %d versions kept, %d dropped", st.Generation, st.Versions, st.Dropped)
+				}
 				if !st.Horizon.IsZero() {
 					a.out.line("reads reach back to %s; snapshots further", when(st.Horizon))
 				}

@@ -546,6 +546,13 @@ func TestInitSQLite(t *testing.T) {
 	if stdout, stderr, code := day1Run(t, dir, "", "--json", "log"); code != 0 || !strings.Contains(stdout, "The cache TTL is 12 hours") {
 		t.Errorf("log: exit %d, %q, %q", code, stdout, stderr)
 	}
+	// A SQLite memory compacts in place: no checkpoint generation to speak of.
+	if stdout, stderr, code := day1Run(t, dir, "", "compact"); code != 0 || !strings.HasPrefix(stdout, "nothing to compact: all history is kept") {
+		t.Errorf("compact: exit %d, %q, %q", code, stdout, stderr)
+	}
+	if stdout, stderr, code := day1Run(t, dir, "", "compact", "--retention", "720h"); code != 0 || !strings.HasPrefix(stdout, "compacted: 1 versions kept, 0 dropped") {
+		t.Errorf("compact --retention: exit %d, %q, %q", code, stdout, stderr)
+	}
 	// A plain init of the folder finds the memory, of whatever kind.
 	if stdout, _, code := day1Run(t, dir, "", "init"); code != 0 || !strings.Contains(stdout, "already holds a day1 memory") {
 		t.Errorf("init again: exit %d, %q", code, stdout)
