@@ -68,6 +68,9 @@ func browserWith(t *testing.T, o Options) (ctx context.Context, ts *httptest.Ser
 	t.Helper()
 	bin := chromium()
 	if bin == "" {
+		if os.Getenv("DAY1_REQUIRE_BROWSER") != "" {
+			t.Fatal("no Chromium found, and DAY1_REQUIRE_BROWSER says the browser tests must run (apt-get install chromium, or set DAY1_CHROMIUM)")
+		}
 		t.Skip("no Chromium found (apt-get install chromium, or set DAY1_CHROMIUM); the inspector's browser tests need one")
 	}
 	ts, c = newServer(t, o)

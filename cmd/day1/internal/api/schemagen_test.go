@@ -52,6 +52,7 @@ var goSchemas = []struct {
 	{"Acceptance", "", reflect.TypeFor[Acceptance]()},
 	{"Replay", "", reflect.TypeFor[Replay]()},
 	{"Deleted", "", reflect.TypeFor[Deleted]()},
+	{"Graph", "The neighbourhood of an entity: the entities reached from the root and the relations walked.", reflect.TypeFor[day1.Graph]()},
 }
 
 // goAnswers are the answers whose body is one of goSchemas: the route, the status,
@@ -100,6 +101,7 @@ var goAnswers = []struct {
 	{"post", "/api/v1/tasks/{name}/complete", "200", "Completion", false},
 	{"post", "/api/v1/handoffs/{id}/accept", "200", "Acceptance", false},
 	{"get", "/api/v1/tasks/{name}/replay", "200", "Replay", false},
+	{"get", "/api/v1/graph", "200", "Graph", false},
 }
 
 // schemaOf returns the JSON Schema of a Go type as the API encodes it: instants as
