@@ -17,8 +17,14 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/day1ai/day1/internal/ids"
 )
 
 // Store is the contract between day1 and a storage backend.
@@ -131,6 +137,24 @@ type LeanDiffer interface {
 // then merges as usual.
 type Lander interface {
 	Land(ctx context.Context, source, target string, rec MergeRecord) (MergeRecord, error)
+}
+
+// Landed completes the record of a landing (Lander.Land): its source and target, the
+// items it merged after those rec lists, ordered by kind and id, and an id and a
+// creation time (now) when rec has none.
+func Landed(rec MergeRecord, source, target string, merged []MergeItem, now time.Time) MergeRecord {
+	rec.Source, rec.Target = source, target
+	slices.SortFunc(merged, func(a, b MergeItem) int {
+		return cmp.Or(slices.Index(Kinds, a.Ref.Kind)-slices.Index(Kinds, b.Ref.Kind), strings.Compare(a.Ref.ID, b.Ref.ID))
+	})
+	rec.Merged = append(rec.Merged, merged...)
+	if rec.ID == "" {
+		rec.ID = ids.New()
+	}
+	if rec.CreatedAt.IsZero() {
+		rec.CreatedAt = now
+	}
+	return rec
 }
 
 // DiffLean lists the diff of source and target with no embeddings in its records: the

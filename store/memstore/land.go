@@ -1,13 +1,9 @@
 package memstore
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 
-	"github.com/day1ai/day1/internal/ids"
 	"github.com/day1ai/day1/store"
 )
 
@@ -100,17 +96,7 @@ func (s *Store) Land(ctx context.Context, source, target string, rec store.Merge
 		}
 		merged = append(merged, store.MergeItem{Ref: ref, Action: store.ActionAdopt})
 	}
-	rec.Source, rec.Target = source, target
-	slices.SortFunc(merged, func(a, b store.MergeItem) int {
-		return cmp.Or(slices.Index(store.Kinds, a.Ref.Kind)-slices.Index(store.Kinds, b.Ref.Kind), strings.Compare(a.Ref.ID, b.Ref.ID))
-	})
-	rec.Merged = append(rec.Merged, merged...)
-	if rec.ID == "" {
-		rec.ID = ids.New()
-	}
-	if rec.CreatedAt.IsZero() {
-		rec.CreatedAt = now
-	}
+	rec = store.Landed(rec, source, target, merged, now)
 	ops = append(ops, op{Type: opMerge, Merge: &rec, SourceSeq: sourceAt})
 	if err := s.logCommit(now, ops); err != nil {
 		return store.MergeRecord{}, err

@@ -1,7 +1,6 @@
 package portable
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -420,6 +419,7 @@ func (s *Store) Land(ctx context.Context, source, target string, rec store.Merge
 	if err := store.ValidateBranchName("target", target); err != nil {
 		return store.MergeRecord{}, err
 	}
+	var landed store.MergeRecord
 	err := s.update(ctx, func(st *state, w driver.Writer) error {
 		sb, err := st.branch(source)
 		if err != nil {
@@ -499,25 +499,15 @@ func (s *Store) Land(ctx context.Context, source, target string, rec store.Merge
 				return err
 			}
 		}
-		rec.Source, rec.Target = source, target
-		slices.SortFunc(merged, func(a, b store.MergeItem) int {
-			return cmp.Or(slices.Index(store.Kinds, a.Ref.Kind)-slices.Index(store.Kinds, b.Ref.Kind), strings.Compare(a.Ref.ID, b.Ref.ID))
-		})
-		rec.Merged = append(rec.Merged, merged...)
-		if rec.ID == "" {
-			rec.ID = ids.New()
-		}
-		if rec.CreatedAt.IsZero() {
-			rec.CreatedAt = w.Pending().At
-		}
-		item := mergeItem{Record: rec, Point: &store.MergePoint{Target: target, At: uint64(w.Pending().Seq), Source: source, SourceAt: uint64(w.Head().Seq)}}
+		landed = store.Landed(rec, source, target, merged, w.Pending().At)
+		item := mergeItem{Record: landed, Point: &store.MergePoint{Target: target, At: uint64(w.Pending().Seq), Source: source, SourceAt: uint64(w.Head().Seq)}}
 		data, err := json.Marshal(item)
 		if err != nil {
 			return err
 		}
-		return w.PutItem(ctx, collMerge, mergeKey(w.Pending().Seq, rec.ID), data)
+		return w.PutItem(ctx, collMerge, mergeKey(w.Pending().Seq, landed.ID), data)
 	})
-	return rec, err
+	return landed, err
 }
 
 // hasEmbeddings reports whether records of a kind carry embeddings.
