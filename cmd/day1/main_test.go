@@ -11,61 +11,37 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/day1ai/day1"
 	"github.com/day1ai/day1/cmd/day1/internal/demo"
+	"github.com/day1ai/day1/internal/testkit"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-// buildDir holds the programs the tests build: the day1 command for the one test that
-// needs another process, and the MCP server of examples/mcpserver.
-var buildDir string
-
 func TestMain(m *testing.M) {
+	testkit.RunAsMain(main)
 	flag.Parse()
 	// The commands run in this process: the user's own memory and model stay out.
 	for _, k := range []string{"DAY1_DSN", "DAY1_PATH", "DAY1_MODEL", "DAY1_EMBED_MODEL", "DAY1_BRANCH", "NO_COLOR"} {
 		os.Unsetenv(k)
 	}
-	dir, err := os.MkdirTemp("", "day1-cli")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	buildDir = dir
 	code := m.Run()
-	os.RemoveAll(dir)
+	testkit.RemovePrograms()
 	os.Exit(code)
 }
 
-var (
-	binaryOnce sync.Once
-	binary     string
-	binaryErr  error
-	binaryOut  []byte
-)
-
-// buildBinary builds the day1 command once, for the test that runs it as a process.
-func buildBinary(t *testing.T) string {
-	t.Helper()
-	binaryOnce.Do(func() {
-		binary = filepath.Join(buildDir, "day1")
-		if runtime.GOOS == "windows" {
-			binary += ".exe"
-		}
-		binaryOut, binaryErr = exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
-	})
-	if binaryErr != nil {
-		t.Fatalf("building day1: %v\n%s", binaryErr, binaryOut)
-	}
-	return binary
+// processCommand returns a command that runs day1 with args as a process of its own
+// (testkit.Program).
+func processCommand(t *testing.T, args ...string) *exec.Cmd {
+	path, env := testkit.Program(t)
+	cmd := exec.Command(path, args...)
+	cmd.Env = append(os.Environ(), env...)
+	return cmd
 }
 
 // seeded returns the folder of a durable memory holding the demo.
@@ -94,7 +70,7 @@ func day1Run(t *testing.T, dir, stdin string, args ...string) (stdout, stderr st
 // day1Process runs the built command as a process on the memory in dir.
 func day1Process(t *testing.T, dir, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command(buildBinary(t), append([]string{"--path", dir}, args...)...)
+	cmd := processCommand(t, append([]string{"--path", dir}, args...)...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e

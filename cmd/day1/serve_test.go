@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"net/http"
 	"os"
-	"os/exec"
 	"regexp"
 	"runtime"
 	"strings"
@@ -50,7 +49,7 @@ func TestServeStopsAtOnce(t *testing.T) {
 	if _, stderr, code := day1Run(t, dir, "", "init"); code != 0 {
 		t.Fatal(stderr)
 	}
-	cmd := exec.Command(buildBinary(t), "--path", dir, "serve", "--addr", "127.0.0.1:0")
+	cmd := processCommand(t, "--path", dir, "serve", "--addr", "127.0.0.1:0")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

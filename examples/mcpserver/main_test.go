@@ -4,37 +4,34 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/day1ai/day1/internal/testkit"
 )
 
-// serverBin is the server binary the tests drive, built once by TestMain.
-var serverBin string
-
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "mcpserver-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	serverBin = filepath.Join(dir, "mcpserver")
-	if out, err := exec.Command("go", "build", "-o", serverBin, ".").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building the server: %v\n%s", err, out)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
+	testkit.RunAsMain(main)
 	code := m.Run()
-	os.RemoveAll(dir)
+	testkit.RemovePrograms()
 	os.Exit(code)
+}
+
+// serverCommand returns a command that runs the server with args as a process of its
+// own (testkit.Program), in an environment where nothing of the user's own memory or
+// model configuration leaks in.
+func serverCommand(t *testing.T, args ...string) *exec.Cmd {
+	path, env := testkit.Program(t)
+	cmd := exec.Command(path, args...)
+	cmd.Env = append(serverEnv(t), env...)
+	return cmd
 }
 
 // serverEnv is the environment of a server under test: nothing from the user's own
@@ -57,8 +54,7 @@ func newClient() *mcp.Client {
 // connectStdio starts the server with args and connects to it over stdio.
 func connectStdio(t *testing.T, args ...string) *mcp.ClientSession {
 	t.Helper()
-	cmd := exec.Command(serverBin, args...)
-	cmd.Env = serverEnv(t)
+	cmd := serverCommand(t, args...)
 	cmd.Stderr = testWriter{t}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -147,8 +143,7 @@ func startProcess(t *testing.T, cmd *exec.Cmd) {
 // read from its stderr.
 func startHTTP(t *testing.T, args ...string) (url string, cmd *exec.Cmd) {
 	t.Helper()
-	cmd = exec.Command(serverBin, args...)
-	cmd.Env = serverEnv(t)
+	cmd = serverCommand(t, args...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

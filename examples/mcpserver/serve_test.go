@@ -11,8 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/day1ai/day1/internal/testkit"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/day1ai/day1/internal/testkit"
 )
 
 // TestHTTPSessions checks that over HTTP each MCP session keeps its own current
@@ -55,8 +56,7 @@ func TestHTTPRefusesRemote(t *testing.T) {
 		{"-memory", "-http", "0.0.0.0:0", "-allow-remote"},
 		{"-memory", "-http", "127.0.0.1:0", "-token", "s3cret"},
 	} {
-		cmd := exec.Command(serverBin, args...)
-		cmd.Env = serverEnv(t)
+		cmd := serverCommand(t, args...)
 		out, err := cmd.CombinedOutput()
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) || ee.ExitCode() != 1 {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -31,8 +30,7 @@ type reply struct {
 
 func startRaw(t *testing.T) *rawServer {
 	t.Helper()
-	cmd := exec.Command(serverBin, "-memory")
-	cmd.Env = serverEnv(t)
+	cmd := serverCommand(t, "-memory")
 	cmd.Stderr = testWriter{t}
 	in, err := cmd.StdinPipe()
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -23,41 +22,33 @@ import (
 
 var (
 	buildOnce sync.Once
-	binPath   string
 	buildErr  error
 	binDir    string
 )
 
 func TestMain(m *testing.M) {
+	testkit.RunAsMain(main)
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)
 	}
+	testkit.RemovePrograms()
 	os.Exit(code)
 }
 
-// hookBinary builds day1-hook once per test binary.
+// hookBinary returns the program the hook tests run (testkit.Program: this test
+// binary, or under the race detector day1-hook built without it), and makes the
+// folder the MCP server is built into.
 func hookBinary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		binDir, buildErr = os.MkdirTemp("", "day1-hook-bin")
-		if buildErr != nil {
-			return
-		}
-		name := "day1-hook"
-		if runtime.GOOS == "windows" {
-			name += ".exe"
-		}
-		binPath = filepath.Join(binDir, name)
-		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
-		if err != nil {
-			buildErr = errors.New(string(out))
-		}
 	})
 	if buildErr != nil {
-		t.Fatalf("building day1-hook: %v", buildErr)
+		t.Fatal(buildErr)
 	}
-	return binPath
+	path, _ := testkit.Program(t)
+	return path
 }
 
 // result is what one hook run did.
@@ -71,7 +62,8 @@ type result struct {
 func runHook(t testing.TB, dir string, stdin []byte, args ...string) result {
 	t.Helper()
 	cmd := exec.Command(hookBinary(t), args...)
-	cmd.Env = append(os.Environ(), "DAY1_PATH="+dir, "DAY1_DSN=", "DAY1_MODEL=", "DAY1_EMBED_MODEL=", "DAY1_BRANCH=")
+	_, asMain := testkit.Program(t)
+	cmd.Env = append(append(os.Environ(), asMain...), "DAY1_PATH="+dir, "DAY1_DSN=", "DAY1_MODEL=", "DAY1_EMBED_MODEL=", "DAY1_BRANCH=")
 	cmd.Stdin = bytes.NewReader(stdin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
