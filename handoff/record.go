@@ -461,7 +461,8 @@ func (e *Engine) CreateHandoff(ctx context.Context, r HandoffRequest) (Handoff, 
 		return Handoff{}, err
 	}
 	if r.ToAgent != "" {
-		if err := e.checkReceiver(ctx, r.Task, "", r.FromAgent, r.ToAgent, r.Type, r.Permissions, "HandoffRequest.ToAgent", false); err != nil {
+		if err := e.checkReceiver(ctx, receiverCheck{task: r.Task, actor: r.FromAgent, agent: r.ToAgent, typ: r.Type,
+			permissions: r.Permissions, field: "HandoffRequest.ToAgent"}); err != nil {
 			return Handoff{}, err
 		}
 	}
@@ -658,7 +659,8 @@ func (e *Engine) AcceptHandoff(ctx context.Context, r AcceptRequest) (Acceptance
 		if _, err := e.activeTask(ctx, h.Task); err != nil {
 			return err
 		}
-		if err := e.checkReceiver(ctx, h.Task, h.ID, r.Agent, r.Agent, h.Type, h.Permissions, "AcceptRequest.Agent", true); err != nil {
+		if err := e.checkReceiver(ctx, receiverCheck{task: h.Task, handoff: h.ID, actor: r.Agent, agent: r.Agent, typ: h.Type,
+			permissions: h.Permissions, field: "AcceptRequest.Agent", accepting: true}); err != nil {
 			return err
 		}
 		moveTo(&h, StatusAccepting, r.Agent, "", e.now())

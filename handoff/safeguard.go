@@ -139,25 +139,38 @@ func (a AgentProfile) refusal(typ Type, permissions []string, accepting bool) *R
 	return nil
 }
 
+// receiverCheck asks checkReceiver whether agent may receive a handoff of a type
+// with the permissions it grants: on offering it (a handoff not yet written, Handoff
+// empty) or on accepting it.
+type receiverCheck struct {
+	task, handoff string
+	actor         string // who offers or accepts
+	agent         string // the receiver
+	typ           Type
+	permissions   []string
+	field         string // the request field a refusal names
+	accepting     bool
+}
+
 // checkReceiver checks a receiver against its registered profile. An agent without a
 // profile is not checked: registering agents is optional, and the checks apply to
 // those that are. A refusal is written to the audit trail and returned as a
-// *ReceiverError naming field.
-func (e *Engine) checkReceiver(ctx context.Context, task, handoff, actor, agent string, typ Type, permissions []string, field string, accepting bool) error {
+// *ReceiverError naming the request's field.
+func (e *Engine) checkReceiver(ctx context.Context, c receiverCheck) error {
 	var a AgentProfile
-	_, err := readDoc(ctx, e.Store, AgentCollection, agent, "agent "+agent, &a)
+	_, err := readDoc(ctx, e.Store, AgentCollection, c.agent, "agent "+c.agent, &a)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	re := a.refusal(typ, permissions, accepting)
+	re := a.refusal(c.typ, c.permissions, c.accepting)
 	if re == nil {
 		return nil
 	}
-	re.Field = field
-	ev, err := e.event(Event{Kind: EventHandoffRefused, Task: task, Handoff: handoff, Actor: actor, Note: re.note()}, agent)
+	re.Field = c.field
+	ev, err := e.event(Event{Kind: EventHandoffRefused, Task: c.task, Handoff: c.handoff, Actor: c.actor, Note: re.note()}, c.agent)
 	if err == nil {
 		_, err = e.writeDocs(ctx, []store.DocWrite{ev})
 	}
