@@ -14,6 +14,9 @@ import (
 // is zero.
 const DefaultTimelineLimit = 1000
 
+// maxTimelineOffset bounds TimelineQuery.Offset, far beyond any memory's events.
+const maxTimelineOffset = 1 << 40
+
 // TimelineQuery selects the events of a Timeline. Zero fields match everything.
 type TimelineQuery struct {
 	// Branch to read. Empty means DefaultBranch (the snapshot's branch in a View at a
@@ -53,7 +56,8 @@ type TimelineQuery struct {
 
 // Event is one record on a timeline.
 type Event struct {
-	// At is when the record was created.
+	// At is when the record was created, or with TimelineQuery.ByUpdate when its
+	// current version was written.
 	At time.Time
 	// Ref names the record.
 	Ref Ref
@@ -66,9 +70,11 @@ type Event struct {
 }
 
 // Timeline returns the records of a branch that the query selects, as events ordered by
-// creation time (with ByUpdate, the time of the current version), then kind (fact, observation, relation, conversation, message), then
+// creation time, then kind (fact, observation, relation, conversation, message), then
 // Seq for messages, then id: a conversation comes before its messages and the messages
-// of a conversation come in Seq order.
+// of a conversation come in Seq order. With ByUpdate a fact or a conversation stands
+// at the time of its current version instead, so a conversation that gained messages
+// after it began comes after them.
 func (r reader) Timeline(ctx context.Context, q TimelineQuery) ([]Event, error) {
 	if err := r.c.use(ctx); err != nil {
 		return nil, err
@@ -79,8 +85,8 @@ func (r reader) Timeline(ctx context.Context, q TimelineQuery) ([]Event, error) 
 	if q.Limit < 1 || q.Limit > store.MaxLimit {
 		return nil, store.Invalid("TimelineQuery.Limit", fmt.Sprintf("must be between 1 and %d (0 means %d)", store.MaxLimit, DefaultTimelineLimit), q.Limit)
 	}
-	if q.Offset < 0 {
-		return nil, store.Invalid("TimelineQuery.Offset", "must be 0 or more", q.Offset)
+	if q.Offset < 0 || q.Offset > maxTimelineOffset {
+		return nil, store.Invalid("TimelineQuery.Offset", fmt.Sprintf("must be between 0 and %d", maxTimelineOffset), q.Offset)
 	}
 	// Each kind's first Offset+Limit records in the order hold the page's events.
 	perKind := q.Offset + q.Limit

@@ -3,6 +3,7 @@ package day1
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -253,7 +254,9 @@ func TestTimelineByUpdate(t *testing.T) {
 	if !cmp.Equal([]string{"a", "c", "b"}, paged) {
 		t.Errorf("pages of one, newest by update = %v; want [a c b]", paged)
 	}
-	if _, err := c.Timeline(ctx, TimelineQuery{Offset: -1}); !errors.Is(err, ErrInvalidArgument) {
-		t.Errorf("a negative offset: %v; want ErrInvalidArgument", err)
+	for _, off := range []int{-1, 1 << 41} {
+		if _, err := c.Timeline(ctx, TimelineQuery{Offset: off}); !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), "TimelineQuery.Offset") {
+			t.Errorf("offset %d: %v; want ErrInvalidArgument naming TimelineQuery.Offset", off, err)
+		}
 	}
 }

@@ -53,7 +53,7 @@ func flagError(err error) error {
 	if !errors.As(err, &ive) {
 		return err
 	}
-	want := "a valid " + ive.GetFlag().Value.Type()
+	var want string
 	switch t := ive.GetFlag().Value.Type(); {
 	case strings.HasPrefix(t, "float"):
 		want = "a number, such as 0.8"
@@ -63,6 +63,10 @@ func flagError(err error) error {
 		want = "a duration, such as 90s, 15m or 72h"
 	case t == "bool":
 		want = "true or false"
+	case t == "stringToString":
+		want = "a list of key=value pairs, such as team=auth,tier=1"
+	default:
+		return err // the parser's words name what is wrong
 	}
 	return fmt.Errorf("--%s: %q is not %s", ive.GetFlag().Name, ive.GetValue(), want)
 }

@@ -12,8 +12,8 @@ import (
 // JSON returns v as the command line's --json and the REST API write it: the fields
 // of structs that name none of their own keys in snake_case (GenerationBytes becomes
 // generation_bytes), and durations as Go writes them ("1.5s") rather than as
-// nanoseconds, so that every answer reads the same way. Fields with json tags, and
-// values that marshal themselves, stay as they are.
+// nanoseconds, tagged or not, so that every answer reads the same way. The keys of
+// fields with json tags, and values that marshal themselves, stay as they are.
 func JSON(v any) any {
 	if v == nil {
 		return nil

@@ -125,7 +125,9 @@ func orderSQL(k store.Kind, o store.Order, desc bool) []string {
 	case o == store.OrderSeq && k == store.KindMessage:
 		cols = []string{"conversation_id", "seq", "id"}
 	case o == store.OrderUpdated && store.Updatable(k):
-		cols = []string{"updated_at", "id"}
+		// Rows of early versions may hold no updated_at: store.UpdateTime takes the
+		// creation time for them.
+		cols = []string{"COALESCE(updated_at, created_at)", "id"}
 	case k == store.KindMessage:
 		cols = []string{"created_at", "seq", "id"}
 	default:

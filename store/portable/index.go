@@ -63,6 +63,10 @@ type index struct {
 	expires map[int32]int64
 	// terms caches the postings of the terms searched (termLists).
 	terms map[store.Kind]map[string]*termList
+	// updated holds, by position, the update time (store.UpdateTime, Unix
+	// nanoseconds) of the rows of facts and conversations that lists by update have
+	// read: rows never change, so each is read once in a process (listByUpdate).
+	updated map[int32]int64
 }
 
 // meta is one row as the index holds it.

@@ -51,7 +51,14 @@ func (s *Store) List(ctx context.Context, v store.View, q store.ListQuery) ([]st
 			}
 			q.Filter = q.Filter.ResolveExpiry(s.ix.holdsExpiring(), st.now)
 		}
-		if (q.Filter.IsZero() || store.HistoryOnly(q.Filter)) && !(q.Order == store.OrderUpdated && store.Updatable(q.Kind)) {
+		if (q.Filter.IsZero() || store.HistoryOnly(q.Filter)) && q.Order == store.OrderUpdated && store.Updatable(q.Kind) {
+			// The index orders the rows by the update times it holds, reading those
+			// of the rows it has not seen yet, and pages them.
+			indexed = true
+			out, err = s.listByUpdate(ctx, st, vw, q)
+			return err
+		}
+		if (q.Filter.IsZero() || store.HistoryOnly(q.Filter)) && q.Order != store.OrderUpdated {
 			// The index orders the rows by creation or id and pages them; only the
 			// page is read.
 			indexed = true
@@ -102,6 +109,80 @@ func groupOf(q store.ListQuery) string {
 		return q.Filter.ConversationID
 	}
 	return ""
+}
+
+// updateChunk is how many records listByUpdate reads at a time for their update times.
+const updateChunk = 2000
+
+// listByUpdate lists, in update order (store.OrderUpdated), the facts or
+// conversations of a query whose filter the index decides. The update time is in the
+// record, not in the index's rows: the rows the index has not seen listed by update
+// are read once, a chunk at a time, and their times kept (index.updated), so a
+// process pays for each row once and later lists order the rows from memory and read
+// only their page.
+func (s *Store) listByUpdate(ctx context.Context, st *state, v view, q store.ListQuery) ([]store.Record, error) {
+	ix := &s.ix
+	if err := ix.catchUp(ctx, st.r, st, len(v.chain) > 1, false); err != nil {
+		return nil, err
+	}
+	history := store.HistoryOnly(q.Filter)
+	ix.mu.RLock()
+	var ps, unseen []int32
+	for p := range ix.rows {
+		m := &ix.rows[p]
+		if m.kind == q.Kind && !m.del && !(history && (m.hist || ix.expired(int32(p), q.Filter.LiveAt))) && ix.visible(v, int32(p)) {
+			ps = append(ps, int32(p))
+			if _, ok := ix.updated[int32(p)]; !ok {
+				unseen = append(unseen, int32(p))
+			}
+		}
+	}
+	ix.mu.RUnlock()
+	for lo := 0; lo < len(unseen); lo += updateChunk {
+		chunk := unseen[lo:min(lo+updateChunk, len(unseen))]
+		recs, err := ix.read(ctx, v, chunk, false)
+		if err != nil {
+			return nil, err
+		}
+		ix.mu.Lock()
+		if ix.updated == nil {
+			ix.updated = map[int32]int64{}
+		}
+		for i, r := range recs {
+			if r != nil {
+				ix.updated[chunk[i]] = store.UpdateTime(r).UnixNano()
+			}
+		}
+		ix.mu.Unlock()
+	}
+	ix.mu.RLock()
+	order := func(a, b int32) int {
+		if c := cmp.Compare(ix.updated[a], ix.updated[b]); c != 0 {
+			return c
+		}
+		return strings.Compare(ix.rows[a].id, ix.rows[b].id)
+	}
+	slices.SortStableFunc(ps, func(a, b int32) int {
+		if q.Desc {
+			return order(b, a)
+		}
+		return order(a, b)
+	})
+	ix.mu.RUnlock()
+	if ps = store.Page(ps, q.Offset, q.Limit); len(ps) == 0 {
+		return nil, nil
+	}
+	recs, err := ix.fetch(ctx, v, ps)
+	if err != nil {
+		return nil, err
+	}
+	out := recs[:0]
+	for _, r := range recs {
+		if r != nil {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
 
 // listIndexed lists the records of a query whose filter the index decides (none, or

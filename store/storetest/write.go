@@ -430,6 +430,10 @@ func testWrite(t *testing.T, h Harness) {
 		if !f.CreatedAt.Equal(micro(1)) || !f.UpdatedAt.Equal(micro(5)) {
 			e.t.Errorf("updated fact: CreatedAt %v, UpdatedAt %v; want %v and %v", f.CreatedAt, f.UpdatedAt, micro(1), micro(5))
 		}
+		// A later update moves the fact to the end, after lists that a store may have
+		// answered from what it keeps.
+		e.put1(store.DefaultBranch, store.Fact{ID: "fb", Text: "fact b, corrected", UpdatedAt: micro(6)})
+		same(e.t, "facts by update after another update", []string{"fc", "fa", "fb"}, e.listIDs(main, store.ListQuery{Kind: store.KindFact, Order: store.OrderUpdated}))
 	})
 
 	subtest(t, h, area, "list filters and order", func(e *env) {

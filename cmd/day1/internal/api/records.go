@@ -78,7 +78,7 @@ func paged[T any](w http.ResponseWriter, r *http.Request, items []T) (any, error
 		return nil, &badRequest{"limit", fmt.Sprintf("must be between 1 and %d", store.MaxLimit)}
 	}
 	page := store.Page(items, offset, limit)
-	if limit > 0 && offset+limit < len(items) {
+	if limit > 0 && len(items)-offset > limit {
 		linkNext(w, r, offset+limit, limit)
 	}
 	if page == nil {
