@@ -166,6 +166,9 @@ func (p *progress) spin() {
 		progressbar.OptionSetWriter(p.w),
 		progressbar.OptionSetDescription(p.verb),
 		progressbar.OptionSpinnerType(14),
+		// The ticker below turns the spinner, under the bar's lock: the bar's own
+		// ticker would read its state without the lock.
+		progressbar.OptionSetSpinnerChangeInterval(0),
 		progressbar.OptionSetElapsedTime(true),
 		progressbar.OptionClearOnFinish(),
 	)
