@@ -125,16 +125,12 @@ func (s *Store) listByUpdate(ctx context.Context, st *state, v view, q store.Lis
 	if err := ix.catchUp(ctx, st.r, st, len(v.chain) > 1, false); err != nil {
 		return nil, err
 	}
-	history := store.HistoryOnly(q.Filter)
 	ix.mu.RLock()
-	var ps, unseen []int32
-	for p := range ix.rows {
-		m := &ix.rows[p]
-		if m.kind == q.Kind && !m.del && !(history && (m.hist || ix.expired(int32(p), q.Filter.LiveAt))) && ix.visible(v, int32(p)) {
-			ps = append(ps, int32(p))
-			if _, ok := ix.updated[int32(p)]; !ok {
-				unseen = append(unseen, int32(p))
-			}
+	ps := ix.visibleRows(v, q)
+	var unseen []int32
+	for _, p := range ps {
+		if _, ok := ix.updated[p]; !ok {
+			unseen = append(unseen, p)
 		}
 	}
 	ix.mu.RUnlock()
@@ -155,34 +151,12 @@ func (s *Store) listByUpdate(ctx context.Context, st *state, v view, q store.Lis
 		}
 		ix.mu.Unlock()
 	}
-	ix.mu.RLock()
-	order := func(a, b int32) int {
+	return ix.page(ctx, v, q, ps, func(a, b int32) int {
 		if c := cmp.Compare(ix.updated[a], ix.updated[b]); c != 0 {
 			return c
 		}
 		return strings.Compare(ix.rows[a].id, ix.rows[b].id)
-	}
-	slices.SortStableFunc(ps, func(a, b int32) int {
-		if q.Desc {
-			return order(b, a)
-		}
-		return order(a, b)
 	})
-	ix.mu.RUnlock()
-	if ps = store.Page(ps, q.Offset, q.Limit); len(ps) == 0 {
-		return nil, nil
-	}
-	recs, err := ix.fetch(ctx, v, ps)
-	if err != nil {
-		return nil, err
-	}
-	out := recs[:0]
-	for _, r := range recs {
-		if r != nil {
-			out = append(out, r)
-		}
-	}
-	return out, nil
 }
 
 // listIndexed lists the records of a query whose filter the index decides (none, or
@@ -194,17 +168,11 @@ func (s *Store) listIndexed(ctx context.Context, st *state, v view, q store.List
 	if err := ix.catchUp(ctx, st.r, st, len(v.chain) > 1, false); err != nil {
 		return nil, err
 	}
-	history := store.HistoryOnly(q.Filter)
 	ix.mu.RLock()
-	var ps []int32
-	for p := range ix.rows {
-		m := &ix.rows[p]
-		if m.kind == q.Kind && !m.del && !(history && (m.hist || ix.expired(int32(p), q.Filter.LiveAt))) && ix.visible(v, int32(p)) {
-			ps = append(ps, int32(p))
-		}
-	}
+	ps := ix.visibleRows(v, q)
+	ix.mu.RUnlock()
 	msgs := q.Kind == store.KindMessage
-	order := func(a, b int32) int {
+	return ix.page(ctx, v, q, ps, func(a, b int32) int {
 		x, y := &ix.rows[a], &ix.rows[b]
 		switch {
 		case q.Order == store.OrderID:
@@ -227,7 +195,27 @@ func (s *Store) listIndexed(ctx context.Context, st *state, v view, q store.List
 			}
 		}
 		return strings.Compare(x.id, y.id)
+	})
+}
+
+// visibleRows returns the positions of the rows of q's kind that v sees and q's
+// filter keeps (none, or history left out). Callers hold ix.mu for reading.
+func (ix *index) visibleRows(v view, q store.ListQuery) []int32 {
+	history := store.HistoryOnly(q.Filter)
+	var ps []int32
+	for p := range ix.rows {
+		m := &ix.rows[p]
+		if m.kind == q.Kind && !m.del && !(history && (m.hist || ix.expired(int32(p), q.Filter.LiveAt))) && ix.visible(v, int32(p)) {
+			ps = append(ps, int32(p))
+		}
 	}
+	return ps
+}
+
+// page orders the rows ps by order (reversed with q.Desc), which reads the index's
+// rows under its read lock, and reads the records of the page q asks for.
+func (ix *index) page(ctx context.Context, v view, q store.ListQuery, ps []int32, order func(a, b int32) int) ([]store.Record, error) {
+	ix.mu.RLock()
 	slices.SortStableFunc(ps, func(a, b int32) int {
 		if q.Desc {
 			return order(b, a)
