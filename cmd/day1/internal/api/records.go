@@ -64,6 +64,34 @@ func linkNext(w http.ResponseWriter, r *http.Request, offset, limit int) {
 	w.Header().Add("Link", "<"+next.RequestURI()+`>; rel="next"`)
 }
 
+// pageOf reads, with fetch, the page of page items from offset: it asks for one more
+// to learn whether another page follows (at the largest size, which cannot take one
+// more, for the first of the next page), and names the next page in a Link header
+// when one does.
+func pageOf[T any](w http.ResponseWriter, r *http.Request, offset, page int, fetch func(offset, limit int) ([]T, error)) ([]T, error) {
+	limit := page
+	if page > 0 && page < store.MaxLimit {
+		limit++
+	}
+	items, err := fetch(offset, limit)
+	if err != nil {
+		return nil, err
+	}
+	more := page > 0 && len(items) > page
+	if !more && page > 0 && len(items) == store.MaxLimit {
+		rest, err := fetch(offset+page, 1)
+		if err != nil {
+			return nil, err
+		}
+		more = len(rest) > 0
+	}
+	if more {
+		items = items[:page]
+		linkNext(w, r, offset+page, page)
+	}
+	return items, nil
+}
+
 // paged returns the page of items the request's offset and limit ask for (every item
 // when it sets no limit), with a Link header naming the next page when more follow.
 func paged[T any](w http.ResponseWriter, r *http.Request, items []T) (any, error) {
@@ -102,28 +130,12 @@ func list[T day1.Record](s *Server, w http.ResponseWriter, r *http.Request, fn f
 	if o.Limit < 0 || o.Limit > store.MaxLimit {
 		return nil, &badRequest{"limit", fmt.Sprintf("must be between 1 and %d", store.MaxLimit)}
 	}
-	page := o.Limit
-	if page < store.MaxLimit {
-		o.Limit++ // one more, to know whether another page follows
-	}
-	recs, err := fn(s.reader(qq), r.Context(), o)
+	recs, err := pageOf(w, r, o.Offset, o.Limit, func(offset, limit int) ([]T, error) {
+		o.Offset, o.Limit = offset, limit
+		return fn(s.reader(qq), r.Context(), o)
+	})
 	if err != nil {
 		return nil, err
-	}
-	more := len(recs) > page
-	if !more && len(recs) == store.MaxLimit {
-		// A page of the largest size cannot ask for one more: ask whether one follows.
-		probe := o
-		probe.Offset, probe.Limit = o.Offset+page, 1
-		rest, err := fn(s.reader(qq), r.Context(), probe)
-		if err != nil {
-			return nil, err
-		}
-		more = len(rest) > 0
-	}
-	if more {
-		recs = recs[:page]
-		linkNext(w, r, o.Offset+page, page)
 	}
 	out := make([]*memview.Record, len(recs))
 	for i, rec := range recs {
@@ -275,28 +287,12 @@ func (s *Server) timeline(w http.ResponseWriter, r *http.Request) (any, error) {
 	if tq.Limit == 0 {
 		tq.Limit = day1.DefaultTimelineLimit
 	}
-	page := tq.Limit
-	if page > 0 && page < store.MaxLimit {
-		tq.Limit++ // one more, to know whether another page follows
-	}
-	evs, err := s.reader(qq).Timeline(r.Context(), tq)
+	evs, err := pageOf(w, r, tq.Offset, tq.Limit, func(offset, limit int) ([]day1.Event, error) {
+		tq.Offset, tq.Limit = offset, limit
+		return s.reader(qq).Timeline(r.Context(), tq)
+	})
 	if err != nil {
 		return nil, err
-	}
-	more := len(evs) > page
-	if !more && len(evs) == store.MaxLimit {
-		// A page of the largest size cannot ask for one more: ask whether one follows.
-		probe := tq
-		probe.Offset, probe.Limit = tq.Offset+page, 1
-		rest, err := s.reader(qq).Timeline(r.Context(), probe)
-		if err != nil {
-			return nil, err
-		}
-		more = len(rest) > 0
-	}
-	if more {
-		evs = evs[:page]
-		linkNext(w, r, tq.Offset+page, page)
 	}
 	return memview.Events(evs), nil
 }
