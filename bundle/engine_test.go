@@ -20,6 +20,7 @@ import (
 	"github.com/day1ai/day1/llm"
 	"github.com/day1ai/day1/merge"
 	"github.com/day1ai/day1/store"
+	"github.com/day1ai/day1/store/matrixone"
 	"github.com/day1ai/day1/store/sqlite"
 )
 
@@ -526,13 +527,17 @@ func TestImportBeyondOneBatch(t *testing.T) {
 	t.Parallel()
 	n := store.MaxBatch + 10
 	file := bigBundle(t, n)
-	for _, kind := range []string{"memory", "sqlite"} {
+	for _, kind := range []string{"memory", "sqlite", "matrixone"} {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
 			dst := newEnv(t)
-			if kind == "sqlite" {
+			if kind != "memory" {
 				// A store that lands the staging branch itself (store.Lander).
-				st, err := sqlite.Options{Path: t.TempDir(), NoSync: true}.OpenStore(bg, store.OpenEnv{})
+				var opts store.Opener = sqlite.Options{Path: t.TempDir(), NoSync: true}
+				if kind == "matrixone" {
+					opts = matrixone.Options{DSN: testkit.MatrixOneDatabase(t, "day1_bundle_land")}
+				}
+				st, err := opts.OpenStore(bg, store.OpenEnv{Dimensions: dst.emb.Dimensions()})
 				if err != nil {
 					t.Fatal(err)
 				}

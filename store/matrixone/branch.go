@@ -449,7 +449,7 @@ func (s *Store) DeleteBranch(ctx context.Context, name string) error {
 	if err := store.ValidateBranchName("name", name); err != nil {
 		return err
 	}
-	var suffix string
+	var suffix, landedIn string
 	var forkRev int64
 	err := s.write(ctx, "DeleteBranch", writeSpec{branches: []string{name}}, func(w *writeTx) error {
 		b, err := w.lockedBranch(ctx, name)
@@ -473,6 +473,19 @@ func (s *Store) DeleteBranch(ctx context.Context, name string) error {
 			return err
 		}
 		suffix, forkRev = b.suffix, b.forkRev
+		// A branch merged into its parent may have landed there (Land): the parent's
+		// copies share the vids, and so the embeddings, of what it wrote.
+		err = w.QueryRowContext(ctx, "SELECT 1 FROM day1_merges WHERE source = ? AND target = ? LIMIT 1", name, b.info.Parent).Scan(new(int))
+		switch {
+		case err == nil:
+			p, err := loadBranch(ctx, w, b.info.Parent)
+			if err != nil {
+				return err
+			}
+			landedIn = p.suffix
+		case !errors.Is(err, sql.ErrNoRows):
+			return err
+		}
 		_, err = w.ExecContext(ctx, "DELETE FROM day1_branches WHERE name = ?", name)
 		return err
 	})
@@ -483,15 +496,17 @@ func (s *Store) DeleteBranch(ctx context.Context, name string) error {
 	// tables (or embeddings) behind, which no later branch reuses (suffixes are never
 	// reused).
 	ctx = context.WithoutCancel(ctx)
-	err = s.dropVectors(ctx, suffix, forkRev)
+	err = s.dropVectors(ctx, suffix, forkRev, landedIn)
 	return errors.Join(err, s.dropTables(ctx, suffix))
 }
 
 // dropVectors deletes the embeddings of the versions a branch's tables hold and no
 // other branch's do: those the branch wrote after its fork (revisions above forkRev;
 // its children, which would hold them too, are gone), and those migration 012 gave
-// vids of this table (see moveVectors).
-func (s *Store) dropVectors(ctx context.Context, suffix string, forkRev int64) error {
+// vids of this table (see moveVectors). With parent, the suffix of the parent it was
+// merged into, those the parent's tables hold since the fork stay: a landing copied
+// them there (Land).
+func (s *Store) dropVectors(ctx context.Context, suffix string, forkRev int64, parent string) error {
 	num, err := strconv.ParseInt(strings.TrimPrefix(suffix, "b"), 10, 64)
 	if err != nil {
 		return fmt.Errorf("day1: matrixone: branch suffix %q: %w", suffix, err)
@@ -499,8 +514,13 @@ func (s *Store) dropVectors(ctx context.Context, suffix string, forkRev int64) e
 	lo, hi := -(num+1)<<vidShift, -num<<vidShift
 	var first error
 	for _, k := range vectorKinds {
-		_, err := s.db.ExecContext(ctx, "DELETE FROM "+vecTable(k)+" WHERE vid IN (SELECT vid FROM "+table(k, suffix)+
-			" WHERE rev > ? OR (vid >= ? AND vid < ?))", forkRev, lo, hi)
+		query := "DELETE FROM " + vecTable(k) + " WHERE vid IN (SELECT vid FROM " + table(k, suffix) + " WHERE rev > ? OR (vid >= ? AND vid < ?))"
+		args := []any{forkRev, lo, hi}
+		if parent != "" {
+			query += " AND vid NOT IN (SELECT vid FROM " + table(k, parent) + " WHERE rev > ?)"
+			args = append(args, forkRev)
+		}
+		_, err := s.db.ExecContext(ctx, query, args...)
 		if err != nil && !isNoTable(err) && first == nil {
 			first = wrap(ctx, "DeleteBranch", err)
 		}

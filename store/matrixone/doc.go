@@ -94,6 +94,13 @@
 // with their embeddings read them by vid afterwards; search reads only those of its
 // hits. Deleting a branch deletes the embeddings of the versions it wrote.
 //
+// A branch whose parent has not changed since the fork lands on it (Store.Land, a
+// store.Lander; what a bundle import does with its staging branch): the versions it
+// wrote are copied by the server, INSERT ... SELECT a chunk of ids at a time, with
+// the landing's revision and their own vids, so the copies share their embeddings
+// and nothing but ids passes through the process; deleting the landed branch then
+// keeps the embeddings its parent holds.
+//
 // Merges, cherry-picks and squashes apply a store.MergePlan in one transaction, with
 // the merge record and the source branch's status, exactly like every other write.
 // DATA BRANCH MERGE and PICK are probed (Capabilities.DataBranchMerge,

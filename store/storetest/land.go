@@ -30,7 +30,7 @@ func testLand(t *testing.T, h Harness) {
 		e.branch(store.BranchSpec{Name: "deep", From: "stage"})
 		var added []store.Record
 		for i := range 1200 { // more than the chunk a store lands at a time
-			added = append(added, store.Fact{ID: fmt.Sprintf("n%04d", i), Text: fmt.Sprintf("worker %d drains queue %d", i, i%17)})
+			added = append(added, store.Fact{ID: fmt.Sprintf("n%04d", i), Text: fmt.Sprintf("worker %d drains queue %d", i, i%17), Embedding: spread(i)})
 		}
 		e.put("stage", store.PutOptions{}, added...)
 		e.put1("stage", store.Fact{ID: "f1", Text: "service 1 listens on port 9001"})
@@ -45,6 +45,9 @@ func testLand(t *testing.T, h Harness) {
 			e.t.Errorf("landing on a branch that is not the parent: %v; want ErrStale", err)
 		}
 
+		if _, err := e.s.CreateSnapshot(e.ctx, store.DefaultBranch, "before-landing", ""); err != nil {
+			e.t.Fatal(err)
+		}
 		rec, err := l.Land(e.ctx, "stage", store.DefaultBranch, store.MergeRecord{ID: "land-1", Strategy: store.Native, MergedBy: "test"})
 		if err != nil {
 			e.t.Fatal(err)
@@ -74,6 +77,8 @@ func testLand(t *testing.T, h Harness) {
 			e.t.Errorf("a search of main for a landed fact: %v", hitIDs(hits))
 		}
 
+		e.sameEmbedding(main, added[1123])
+
 		// The parent moved since: nothing is written.
 		e.put1("stage", store.Fact{ID: "late", Text: "written on the stage after the landing"})
 		if _, err := l.Land(e.ctx, "stage", store.DefaultBranch, store.MergeRecord{}); !errors.Is(err, store.ErrStale) {
@@ -81,6 +86,27 @@ func testLand(t *testing.T, h Harness) {
 		}
 		if _, err := e.s.Get(e.ctx, main, store.FactRef("late")); !errors.Is(err, store.ErrNotFound) {
 			e.t.Errorf("a refused landing wrote: %v", err)
+		}
+
+		// What landed outlives the branch it came from, embeddings included.
+		for _, b := range []string{"deep", "stage"} {
+			if err := e.s.DeleteBranch(e.ctx, b); err != nil {
+				e.t.Fatal(err)
+			}
+		}
+		for _, i := range []int{0, 499, 500, 1199} {
+			e.sameEmbedding(main, added[i])
+		}
+		past := store.View{Branch: store.DefaultBranch, At: store.Point{Snapshot: "before-landing"}}
+		if got := len(e.list(past, store.ListQuery{Kind: store.KindFact})); got != 5 {
+			e.t.Errorf("main before the landing holds %d facts; want 5", got)
+		}
+		if f := e.get(past, store.FactRef("f1")).(store.Fact); f.Text != "service 1 listens on port 8001" {
+			e.t.Errorf("f1 on main before the landing: %q", f.Text)
+		}
+		hits = e.search(main, store.SearchQuery{Vector: spread(777), Mode: store.Vector, Limit: 1})
+		if len(hits) != 1 || hits[0].Record.RecordID() != "n0777" {
+			e.t.Errorf("a vector search of main for a landed fact after the stage's deletion: %v", hitIDs(hits))
 		}
 	})
 }
