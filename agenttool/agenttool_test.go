@@ -4,30 +4,45 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"reflect"
-	"slices"
+	"strings"
 	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/day1ai/day1"
 	"github.com/day1ai/day1/agenttool"
 )
 
-// run calls a tool by name with input, and returns its output as a JSON object
-// decoded into out.
-func run(t *testing.T, c *day1.Client, name, input string, out any) error {
+func open(t *testing.T) *day1.Client {
+	t.Helper()
+	c, err := day1.Open(context.Background(), day1.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// run calls a tool by name with input for s, checks its output against the tool's
+// output schema, and decodes the output into out.
+func run(t *testing.T, s *agenttool.Session, name, input string, out any) error {
 	t.Helper()
 	tl, ok := agenttool.Find(name)
 	if !ok {
 		t.Fatalf("no tool %q", name)
 	}
-	res, err := tl.Run(context.Background(), c, json.RawMessage(input))
+	res, err := tl.Run(context.Background(), s, json.RawMessage(input))
 	if err != nil {
 		return err
 	}
-	b, err := json.Marshal(res)
+	if res.Text == "" {
+		t.Errorf("%s answered no text", name)
+	}
+	b, err := json.Marshal(res.Output)
 	if err != nil {
 		t.Fatal(err)
 	}
+	valid(t, tl.OutputSchema, b, name)
 	if out != nil {
 		if err := json.Unmarshal(b, out); err != nil {
 			t.Fatal(err)
@@ -37,158 +52,112 @@ func run(t *testing.T, c *day1.Client, name, input string, out any) error {
 }
 
 // must is run that fails the test on error.
-func must(t *testing.T, c *day1.Client, name, input string, out any) {
+func must(t *testing.T, s *agenttool.Session, name, input string, out any) {
 	t.Helper()
-	if err := run(t, c, name, input, out); err != nil {
+	if err := run(t, s, name, input, out); err != nil {
 		t.Fatalf("%s %s: %v", name, input, err)
 	}
 }
 
-// TestSchemas checks that every tool has a unique name, a description and an object
-// schema whose properties and required fields are those of its input.
-func TestSchemas(t *testing.T) {
+// valid fails the test unless the JSON b is valid under schema.
+func valid(t *testing.T, schema *jsonschema.Schema, b []byte, what string) {
+	t.Helper()
+	rs, err := schema.Resolve(nil)
+	if err != nil {
+		t.Fatalf("%s: the schema does not resolve: %v", what, err)
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	if err := rs.Validate(v); err != nil {
+		t.Errorf("%s: the output does not match its schema: %v\n%s", what, err, b)
+	}
+}
+
+// Every tool has a unique memory_ name, a description and object schemas, and Find
+// finds it; each call of Tools returns a list of its own.
+func TestToolsAreDescribed(t *testing.T) {
 	seen := map[string]bool{}
-	for _, tl := range agenttool.Tools() {
-		if seen[tl.Name] || tl.Description == "" || tl.InputSchema == nil || tl.InputSchema.Type != "object" || len(tl.InputSchema.Properties) == 0 {
-			t.Errorf("tool %q: duplicate %v, description %q, schema %+v", tl.Name, seen[tl.Name], tl.Description, tl.InputSchema)
+	tools := agenttool.Tools()
+	for _, tl := range tools {
+		if seen[tl.Name] || !strings.HasPrefix(tl.Name, "memory_") || tl.Description == "" || tl.Run == nil {
+			t.Errorf("tool %q: duplicate %v, description %q", tl.Name, seen[tl.Name], tl.Description)
 		}
 		seen[tl.Name] = true
-	}
-	search, _ := agenttool.Find("search_memory_at")
-	for _, p := range []string{"query", "at", "limit", "include_expired"} {
-		if search.InputSchema.Properties[p] == nil {
-			t.Errorf("search_memory_at has no property %q", p)
+		for what, s := range map[string]*jsonschema.Schema{"input": tl.InputSchema, "output": tl.OutputSchema} {
+			if s == nil || s.Type != "object" {
+				t.Errorf("%s: the %s schema is %+v; want an object", tl.Name, what, s)
+			}
+		}
+		if got, ok := agenttool.Find(tl.Name); !ok || got.Name != tl.Name {
+			t.Errorf("Find(%q) = %q, %v", tl.Name, got.Name, ok)
 		}
 	}
-	if !slices.Contains(search.InputSchema.Required, "query") || !slices.Contains(search.InputSchema.Required, "at") {
-		t.Errorf("search_memory_at requires %v; want query and at", search.InputSchema.Required)
+	if len(tools) < 30 {
+		t.Errorf("%d tools", len(tools))
+	}
+	tools[0].Name = "changed"
+	if agenttool.Tools()[0].Name == "changed" {
+		t.Error("Tools returned a list another call shares")
+	}
+	if _, ok := agenttool.Find("search_memory"); ok {
+		t.Error("Find found a tool of a name no tool has")
 	}
 }
 
-// TestToolsWorkTogether writes, searches, branches, diffs, merges (refused for a
-// conflict, then accepting the source), snapshots, searches the past and corrects,
-// through the tools alone.
-func TestToolsWorkTogether(t *testing.T) {
-	ctx := context.Background()
-	c, err := day1.Open(ctx, day1.Config{})
-	if err != nil {
-		t.Fatal(err)
+// A session carries its current branch from one call to the next, and another
+// session of the same memory has its own; the caller's name is recorded where a call
+// names nobody.
+func TestSessions(t *testing.T) {
+	c := open(t)
+	a := agenttool.NewSession(c, "agent-a")
+	b := agenttool.NewSession(c, "")
+	if b.Caller() != "agent" || a.Client() != c {
+		t.Errorf("NewSession: caller %q, client %p; want agent, %p", b.Caller(), a.Client(), c)
 	}
-	defer c.Close()
-
-	var w agenttool.WriteFactOutput
-	must(t, c, "write_fact", `{"text":"The API listens on port 8080","category":"config"}`, &w)
-	if w.Outcome != "created" || w.FactID == "" {
-		t.Fatalf("write_fact: %+v", w)
+	must(t, a, "memory_branch_create", `{"branch_name":"task/a"}`, nil)
+	var sw agenttool.BranchSwitchOut
+	must(t, a, "memory_branch_switch", `{"branch_name":"task/a"}`, &sw)
+	if sw.Current != "task/a" || sw.Previous != "main" || a.Branch() != "task/a" {
+		t.Errorf("switch = %+v, session branch %q", sw, a.Branch())
 	}
-	port := w.FactID
-	var found agenttool.SearchOutput
-	must(t, c, "search_memory", `{"query":"which port does the API listen on"}`, &found)
-	if len(found.Hits) != 1 || found.Hits[0].ID != port || found.Hits[0].Relevance <= 0 {
-		t.Fatalf("search_memory: %+v", found)
+	var wa, wb agenttool.WriteFactOut
+	must(t, a, "memory_write_fact", `{"fact_text":"Agent A works on the token cache"}`, &wa)
+	must(t, b, "memory_write_fact", `{"fact_text":"Agent B works on the rate limiter"}`, &wb)
+	if wa.Fact.Branch != "task/a" || wb.Fact.Branch != "main" {
+		t.Errorf("writes landed on %s and %s; want task/a and main", wa.Fact.Branch, wb.Fact.Branch)
 	}
-	must(t, c, "search_memory", `{"query":"quantum banana smoothie"}`, &found)
-	if len(found.Hits) != 0 {
-		t.Errorf("a search about nothing in memory found %+v", found.Hits)
+	var fixed agenttool.CorrectFactOut
+	must(t, a, "memory_fact_correct", `{"fact_id":"`+wa.FactID+`","action":"update","fact_text":"Agent A works on the session cache","reason":"misread the ticket"}`, &fixed)
+	if fixed.Fact.Text != "Agent A works on the session cache" || fixed.Fact.Metadata["corrected_by"] != "agent-a" {
+		t.Errorf("correction = %+v; want the new text, corrected by agent-a", fixed.Fact)
 	}
-
-	var sn agenttool.SnapshotOutput
-	must(t, c, "create_snapshot", `{"name":"before"}`, &sn)
-	must(t, c, "create_branch", `{"name":"agent-a"}`, nil)
-	must(t, c, "correct_fact", `{"fact_id":"`+port+`","action":"update","text":"The API listens on port 9090","reason":"moved","branch":"agent-a"}`, nil)
-	must(t, c, "correct_fact", `{"fact_id":"`+port+`","action":"update","text":"The API listens on port 7070","reason":"moved too"}`, nil)
-
-	var d agenttool.DiffOutput
-	must(t, c, "diff_branches", `{"source":"agent-a"}`, &d)
-	if len(d.Changes) != 1 || d.Changes[0].ID != port || len(d.Conflicts) != 1 || d.Conflicts[0].Reason != "both_changed" {
-		t.Fatalf("diff_branches: %+v", d)
-	}
-	var m agenttool.MergeOutput
-	must(t, c, "merge_branch", `{"source":"agent-a"}`, &m)
-	if m.Applied || len(m.Conflicts) != 1 {
-		t.Fatalf("merge_branch with the fail policy: %+v; want it refused with the conflict", m)
-	}
-	must(t, c, "merge_branch", `{"source":"agent-a","policy":"accept"}`, &m)
-	if !m.Applied || m.MergeID == "" {
-		t.Fatalf("merge_branch accepting the source: %+v", m)
-	}
-	must(t, c, "search_memory", `{"query":"API port","kinds":["fact"]}`, &found)
-	if len(found.Hits) != 1 || found.Hits[0].Text != "The API listens on port 9090" {
-		t.Errorf("after the merge: %+v", found.Hits)
-	}
-	must(t, c, "search_memory_at", `{"query":"API port","at":"before","kinds":["fact"]}`, &found)
-	if len(found.Hits) != 1 || found.Hits[0].Text != "The API listens on port 8080" {
-		t.Errorf("the past at the snapshot: %+v", found.Hits)
-	}
-	var at agenttool.SearchOutput
-	must(t, c, "search_memory_at", `{"query":"API port","at":"`+sn.CreatedAt.Format("2006-01-02T15:04:05.999999999Z07:00")+`"}`, &at)
-	if len(at.Hits) != 1 || at.Hits[0].Text != "The API listens on port 8080" {
-		t.Errorf("the past at the snapshot's instant: %+v", at.Hits)
+	var found agenttool.SearchOut
+	must(t, b, "memory_search", `{"query":"session cache","branch":"task/a"}`, &found)
+	if len(found.Hits) == 0 || found.Hits[0].ID != wa.FactID {
+		t.Errorf("search of task/a = %+v; want %s", found.Hits, wa.FactID)
 	}
 }
 
-// TestHandOff hands a task's work from one agent to another through the tools: the
-// receiver gets its branch, the instructions, the facts and the open objectives, and
-// a second accept is refused.
-func TestHandOff(t *testing.T) {
-	ctx := context.Background()
-	c, err := day1.Open(ctx, day1.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if _, err := c.CreateTask(ctx, day1.TaskSpec{Name: "fix-refresh", Objectives: []string{"Find the cause", "Fix it"}}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.JoinTask(ctx, day1.JoinRequest{Task: "fix-refresh", Agent: "ann"}); err != nil {
-		t.Fatal(err)
-	}
-	must(t, c, "write_fact", `{"text":"The refresh handler skips the expiry check","branch":"task/fix-refresh/ann"}`, nil)
-	var h agenttool.HandOffOutput
-	must(t, c, "hand_off", `{"task":"fix-refresh","from_agent":"ann","to_agent":"bob","instructions":"Add the check and a test","blockers":["CI is slow"],"include_unverified":true}`, &h)
-	if h.HandoffID == "" || h.Status != "pending" || h.ToAgent != "bob" {
-		t.Fatalf("hand_off: %+v", h)
-	}
-	var a agenttool.AcceptOutput
-	must(t, c, "accept_handoff", `{"handoff_id":"`+h.HandoffID+`","agent":"bob"}`, &a)
-	want := agenttool.AcceptOutput{Branch: "task/fix-refresh/bob", FromAgent: "ann", Instructions: "Add the check and a test",
-		Facts: []string{"The refresh handler skips the expiry check"}, PendingObjectives: []string{"Find the cause", "Fix it"},
-		Blockers: a.Blockers}
-	if !slices.Contains(a.Blockers, "CI is slow") || !reflect.DeepEqual(a, want) {
-		t.Errorf("accept_handoff: %+v; want %+v with the blocker CI is slow", a, want)
-	}
-	if err := run(t, c, "accept_handoff", `{"handoff_id":"`+h.HandoffID+`","agent":"bob"}`, nil); !errors.Is(err, day1.ErrConflict) {
-		t.Errorf("a second accept: %v; want ErrConflict", err)
-	}
-	if err := run(t, c, "hand_off", `{"task":"fix-refresh","from_agent":"ann","type":"sideways"}`, nil); !errors.Is(err, day1.ErrInvalidArgument) {
-		t.Errorf("hand_off of an unknown type: %v; want ErrInvalidArgument", err)
-	}
-}
-
-// TestBadInput checks that bad input is an error wrapping day1.ErrInvalidArgument and
-// that the Client's own errors come back as they are.
+// Bad input is an invalid argument naming what is wrong; a tool without a session
+// says so.
 func TestBadInput(t *testing.T) {
-	ctx := context.Background()
-	c, err := day1.Open(ctx, day1.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	for name, input := range map[string]string{
-		"write_fact":       `{"text":"x","colour":"blue"}`,
-		"search_memory":    `{"query":"x","limit":500}`,
-		"search_memory_at": `{"query":"x","at":""}`,
-		"correct_fact":     `[1, 2]`,
-		"merge_branch":     `{"source":"main","policy":"maybe"}`,
+	s := agenttool.NewSession(open(t), "test")
+	for _, c := range []struct{ tool, input, field string }{
+		{"memory_search", `{"query":"x","bogus":1}`, "input"},
+		{"memory_search", `{"query":`, "input"},
+		{"memory_write_fact", `{"fact_text":"x","expires_in":"soon"}`, "expires_in"},
+		{"memory_search", `{"query":"x","limit":-1}`, "SearchQuery.Limit"},
 	} {
-		if err := run(t, c, name, input, nil); !errors.Is(err, day1.ErrInvalidArgument) {
-			t.Errorf("%s %s: %v; want ErrInvalidArgument", name, input, err)
+		err := run(t, s, c.tool, c.input, nil)
+		var ve *day1.ValidationError
+		if !errors.Is(err, day1.ErrInvalidArgument) || !errors.As(err, &ve) || ve.Field != c.field {
+			t.Errorf("%s %s: %v; want an invalid %s", c.tool, c.input, err, c.field)
 		}
 	}
-	if err := run(t, c, "write_fact", `{"text":"the freeze holds","expires_in":"soon"}`, nil); !errors.Is(err, day1.ErrInvalidArgument) {
-		t.Errorf("write_fact with a bad expires_in: %v", err)
-	}
-	if err := run(t, c, "diff_branches", `{"source":"nowhere"}`, nil); !errors.Is(err, day1.ErrBranchNotFound) {
-		t.Errorf("diff_branches of a missing branch: %v; want ErrBranchNotFound", err)
+	tl, _ := agenttool.Find("memory_search")
+	if _, err := tl.Run(context.Background(), nil, json.RawMessage(`{"query":"x"}`)); !errors.Is(err, day1.ErrInvalidArgument) {
+		t.Errorf("a call with no session: %v; want ErrInvalidArgument", err)
 	}
 }

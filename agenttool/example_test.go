@@ -5,14 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"log"
-	"strings"
 
 	"github.com/day1ai/day1"
 	"github.com/day1ai/day1/agenttool"
 )
 
 // A framework adapter, or an agent loop of one's own, offers the model the tools and
-// runs the calls it makes.
+// runs the calls it makes for the agent's session.
 func Example() {
 	ctx := context.Background()
 	c, err := day1.Open(ctx, day1.Config{})
@@ -20,26 +19,25 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer c.Close()
-	var names []string
-	for _, t := range agenttool.Tools() {
-		names = append(names, t.Name)
-	}
-	fmt.Println(strings.Join(names, " "))
+	s := agenttool.NewSession(c, "release-bot")
 
-	// The model calls write_fact, then search_memory.
-	write, _ := agenttool.Find("write_fact")
-	if _, err := write.Run(ctx, c, json.RawMessage(`{"text":"The release branch is cut every Thursday"}`)); err != nil {
-		log.Fatal(err)
-	}
-	search, _ := agenttool.Find("search_memory")
-	out, err := search.Run(ctx, c, json.RawMessage(`{"query":"when is the release branch cut"}`))
+	// The model calls memory_write_fact, then memory_search.
+	write, _ := agenttool.Find("memory_write_fact")
+	res, err := write.Run(ctx, s, json.RawMessage(`{"fact_text":"The release branch is cut every Thursday"}`))
 	if err != nil {
 		log.Fatal(err)
 	}
-	for _, h := range out.(agenttool.SearchOutput).Hits {
+	w := res.Output.(agenttool.WriteFactOut)
+	fmt.Println(w.Outcome, "on", w.Fact.Branch)
+	search, _ := agenttool.Find("memory_search")
+	res, err = search.Run(ctx, s, json.RawMessage(`{"query":"when is the release branch cut"}`))
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, h := range res.Output.(agenttool.SearchOut).Hits {
 		fmt.Println(h.Kind, h.Text)
 	}
 	// Output:
-	// search_memory search_memory_at write_fact correct_fact create_branch diff_branches merge_branch create_snapshot hand_off accept_handoff
+	// created on main
 	// fact The release branch is cut every Thursday
 }

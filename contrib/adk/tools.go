@@ -13,16 +13,18 @@ import (
 )
 
 // MemoryTools returns day1's memory tools over c as ADK function tools, for an LLM
-// agent's Tools: search_memory, search_memory_at, write_fact, correct_fact,
-// create_branch, diff_branches, merge_branch, create_snapshot, hand_off and
-// accept_handoff, with the names, descriptions and input schemas that package
-// agenttool gives every framework. They
-// act on c directly, on the branches the model names (main by default); the
+// agent's Tools: every tool of package agenttool (memory_search, memory_write_fact,
+// memory_branch_create, memory_branch_merge, memory_snapshot, memory_time_travel,
+// memory_handoff_create, ...), with the names, descriptions and schemas that the MCP
+// server and every framework adapter share. The tools of one call share one
+// agenttool.Session, whose caller is "adk": memory_branch_switch sets the branch
+// their later calls work on when they name none (main at first). The
 // MemoryService's per-user branches are theirs to name.
 func MemoryTools(c *day1.Client) ([]tool.Tool, error) {
 	if c == nil {
 		return nil, fmt.Errorf("day1/adk: MemoryTools needs a Client: %w", day1.ErrInvalidArgument)
 	}
+	sess := agenttool.NewSession(c, "adk")
 	var out []tool.Tool
 	for _, t := range agenttool.Tools() {
 		ft, err := functiontool.New(functiontool.Config{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema},
@@ -31,11 +33,11 @@ func MemoryTools(c *day1.Client) ([]tool.Tool, error) {
 				if err != nil {
 					return nil, err
 				}
-				res, err := t.Run(ctx, c, in)
+				res, err := t.Run(ctx, sess, in)
 				if err != nil {
 					return nil, err
 				}
-				b, err := json.Marshal(res)
+				b, err := json.Marshal(res.Output)
 				if err != nil {
 					return nil, err
 				}

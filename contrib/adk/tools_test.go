@@ -20,8 +20,8 @@ import (
 )
 
 // toolModel is an ADK model.LLM that follows a script with day1's memory tools: a
-// turn "remember: X" makes it call write_fact with X, a question (ending in '?') makes
-// it call search_memory with it, and a tool's answer makes it reply with what the
+// turn "remember: X" makes it call memory_write_fact with X, a question (ending in '?') makes
+// it call memory_search with it, and a tool's answer makes it reply with what the
 // tool returned: "stored <outcome>", or the first hit's text, or "nothing found".
 type toolModel struct{}
 
@@ -36,7 +36,7 @@ func (m toolModel) GenerateContent(ctx context.Context, req *model.LLMRequest, s
 }
 
 func (toolModel) reply(req *model.LLMRequest) (*model.LLMResponse, error) {
-	for _, name := range []string{"write_fact", "search_memory"} {
+	for _, name := range []string{"memory_write_fact", "memory_search"} {
 		if _, ok := req.Tools[name]; !ok {
 			return nil, fmt.Errorf("the request offers no %s tool", name)
 		}
@@ -57,14 +57,14 @@ func (toolModel) reply(req *model.LLMRequest) (*model.LLMResponse, error) {
 		}
 		b, _ := json.Marshal(r.Response)
 		switch r.Name {
-		case "write_fact":
-			var w agenttool.WriteFactOutput
+		case "memory_write_fact":
+			var w agenttool.WriteFactOut
 			if err := json.Unmarshal(b, &w); err != nil {
 				return nil, err
 			}
 			return text("stored " + w.Outcome)
-		case "search_memory":
-			var s agenttool.SearchOutput
+		case "memory_search":
+			var s agenttool.SearchOut
 			if err := json.Unmarshal(b, &s); err != nil {
 				return nil, err
 			}
@@ -80,17 +80,17 @@ func (toolModel) reply(req *model.LLMRequest) (*model.LLMResponse, error) {
 		said += p.Text
 	}
 	if fact, ok := strings.CutPrefix(said, "remember: "); ok {
-		return call("write_fact", map[string]any{"text": fact})
+		return call("memory_write_fact", map[string]any{"fact_text": fact})
 	}
 	if strings.HasSuffix(said, "?") {
-		return call("search_memory", map[string]any{"query": said})
+		return call("memory_search", map[string]any{"query": said})
 	}
 	return text("ok")
 }
 
 // TestMemoryToolsInARunner gives an ADK LLM agent day1's memory tools and drives it
-// with a real runner: the model stores a fact with write_fact in one session and finds
-// it with search_memory in another, on every store.
+// with a real runner: the model stores a fact with memory_write_fact in one session and finds
+// it with memory_search in another, on every store.
 func TestMemoryToolsInARunner(t *testing.T) {
 	forEachStore(t, func(t *testing.T, c *day1.Client) {
 		tools, err := adk.MemoryTools(c)

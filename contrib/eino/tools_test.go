@@ -53,16 +53,23 @@ func TestMemoryToolsInAToolsNode(t *testing.T) {
 			}
 			return msgs[0].Content
 		}
-		var w agenttool.WriteFactOutput
-		if err := json.Unmarshal([]byte(call("write_fact", `{"text":"The gateway terminates TLS for every service"}`)), &w); err != nil || w.Outcome != "created" {
-			t.Fatalf("write_fact: %+v, %v", w, err)
+		var w agenttool.WriteFactOut
+		if err := json.Unmarshal([]byte(call("memory_write_fact", `{"fact_text":"The gateway terminates TLS for every service"}`)), &w); err != nil || w.Outcome != "created" {
+			t.Fatalf("memory_write_fact: %+v, %v", w, err)
 		}
-		var found agenttool.SearchOutput
-		if err := json.Unmarshal([]byte(call("search_memory", `{"query":"who terminates TLS"}`)), &found); err != nil {
+		var found agenttool.SearchOut
+		if err := json.Unmarshal([]byte(call("memory_search", `{"query":"who terminates TLS"}`)), &found); err != nil {
 			t.Fatal(err)
 		}
 		if len(found.Hits) != 1 || found.Hits[0].ID != w.FactID {
-			t.Errorf("search_memory: %+v; want the fact just written", found.Hits)
+			t.Errorf("memory_search: %+v; want the fact just written", found.Hits)
+		}
+		// The tools share a session: a switch of branch holds for the calls after it.
+		call("memory_branch_create", `{"branch_name":"agent/eino"}`)
+		call("memory_branch_switch", `{"branch_name":"agent/eino"}`)
+		var w2 agenttool.WriteFactOut
+		if err := json.Unmarshal([]byte(call("memory_write_fact", `{"fact_text":"The eino agent works on its own branch"}`)), &w2); err != nil || w2.Fact.Branch != "agent/eino" {
+			t.Errorf("a write after memory_branch_switch: %+v, %v; want it on agent/eino", w2, err)
 		}
 		// Bad arguments are an error of the tool, typed.
 		_, err = tools[0].(tool.InvokableTool).InvokableRun(ctx, `{"query":"x","bogus":1}`)

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/day1ai/day1"
+	"github.com/day1ai/day1/agenttool"
 )
 
 // Resource addresses.
@@ -65,16 +66,26 @@ func jsonResource(uri string, v any) (*mcp.ReadResourceResult, error) {
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(data)}}}, nil
 }
 
-func (m *memServer) readBranches(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	bs, err := m.c.Branches(ctx, day1.BranchFilter{})
+// read runs the tool name with args for a resource read and returns its output.
+func (m *memServer) read(ctx context.Context, name string, args map[string]string) (any, error) {
+	t, ok := agenttool.Find(name)
+	if !ok {
+		return nil, errors.New("no tool " + name) // a bug: the tools are this module's
+	}
+	in, err := json.Marshal(args)
 	if err != nil {
 		return nil, err
 	}
-	views := make([]branchView, len(bs))
-	for i, b := range bs {
-		views[i] = viewBranch(b)
+	res, err := t.Run(ctx, agenttool.NewSession(m.c, "mcp"), in)
+	return res.Output, err
+}
+
+func (m *memServer) readBranches(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	out, err := m.read(ctx, "memory_branch_list", nil)
+	if err != nil {
+		return nil, err
 	}
-	return jsonResource(req.Params.URI, views)
+	return jsonResource(req.Params.URI, out.(agenttool.BranchListOut).Branches)
 }
 
 func (m *memServer) readTimeline(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
@@ -83,11 +94,11 @@ func (m *memServer) readTimeline(ctx context.Context, req *mcp.ReadResourceReque
 	if !ok || branch == "" {
 		return nil, resourceNotFound(uri)
 	}
-	evs, err := m.c.Timeline(ctx, day1.TimelineQuery{Branch: branch})
+	out, err := m.read(ctx, "memory_timeline", map[string]string{"branch": branch})
 	if err != nil {
 		return nil, readError(uri, err)
 	}
-	return jsonResource(uri, timelineOut{Branch: branch, Events: viewEvents(evs)})
+	return jsonResource(uri, out)
 }
 
 func (m *memServer) readReplay(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
@@ -96,9 +107,9 @@ func (m *memServer) readReplay(ctx context.Context, req *mcp.ReadResourceRequest
 	if !ok || task == "" {
 		return nil, resourceNotFound(uri)
 	}
-	tr, err := m.c.TaskReplay(ctx, task, day1.ReplayOptions{})
+	out, err := m.read(ctx, "memory_task_replay", map[string]string{"task_id": task})
 	if err != nil {
 		return nil, readError(uri, err)
 	}
-	return jsonResource(uri, viewReplay(tr))
+	return jsonResource(uri, out)
 }

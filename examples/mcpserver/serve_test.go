@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/day1ai/day1/agenttool"
 	"github.com/day1ai/day1/internal/testkit"
 )
 
@@ -23,27 +24,27 @@ func TestHTTPSessions(t *testing.T) {
 	url, _ := startHTTP(t, "-memory", "-http", "127.0.0.1:0")
 	a, b := connectHTTP(t, url), connectHTTP(t, url)
 	for _, name := range []string{"agent-a", "agent-b"} {
-		call[branchView](t, a, "memory_branch_create", map[string]any{"branch_name": name})
+		call[agenttool.BranchView](t, a, "memory_branch_create", map[string]any{"branch_name": name})
 	}
-	call[branchSwitchOut](t, a, "memory_branch_switch", map[string]any{"branch_name": "agent-a"})
-	call[branchSwitchOut](t, b, "memory_branch_switch", map[string]any{"branch_name": "agent-b"})
+	call[agenttool.BranchSwitchOut](t, a, "memory_branch_switch", map[string]any{"branch_name": "agent-a"})
+	call[agenttool.BranchSwitchOut](t, b, "memory_branch_switch", map[string]any{"branch_name": "agent-b"})
 
-	wa := call[writeFactOut](t, a, "memory_write_fact", map[string]any{"fact_text": "Agent A prefers table-driven tests"})
-	wb := call[writeFactOut](t, b, "memory_write_fact", map[string]any{"fact_text": "Agent B found the flaky test in the cache layer"})
+	wa := call[agenttool.WriteFactOut](t, a, "memory_write_fact", map[string]any{"fact_text": "Agent A prefers table-driven tests"})
+	wb := call[agenttool.WriteFactOut](t, b, "memory_write_fact", map[string]any{"fact_text": "Agent B found the flaky test in the cache layer"})
 	if wa.Fact.Branch != "agent-a" || wb.Fact.Branch != "agent-b" {
 		t.Fatalf("writes landed on %s and %s, want agent-a and agent-b", wa.Fact.Branch, wb.Fact.Branch)
 	}
-	if la := call[branchListOut](t, a, "memory_branch_list", nil); la.Current != "agent-a" {
+	if la := call[agenttool.BranchListOut](t, a, "memory_branch_list", nil); la.Current != "agent-a" {
 		t.Errorf("session A's current branch is %s", la.Current)
 	}
 	// Each session's reads default to its own branch, and main saw neither write.
-	sa := call[searchOut](t, a, "memory_search", map[string]any{"query": "flaky cache layer", "search_type": "keyword"})
-	sb := call[searchOut](t, b, "memory_search", map[string]any{"query": "flaky cache layer", "search_type": "keyword"})
+	sa := call[agenttool.SearchOut](t, a, "memory_search", map[string]any{"query": "flaky cache layer", "search_type": "keyword"})
+	sb := call[agenttool.SearchOut](t, b, "memory_search", map[string]any{"query": "flaky cache layer", "search_type": "keyword"})
 	if len(sa.Hits) != 0 || len(sb.Hits) != 1 || sb.Hits[0].ID != wb.FactID {
 		t.Errorf("search for B's fact: from A %+v, from B %+v", sa.Hits, sb.Hits)
 	}
 	c := connectHTTP(t, url)
-	if tl := call[timelineOut](t, c, "memory_timeline", nil); tl.Branch != "main" || len(tl.Events) != 0 {
+	if tl := call[agenttool.TimelineOut](t, c, "memory_timeline", nil); tl.Branch != "main" || len(tl.Events) != 0 {
 		t.Errorf("a new session reads %s with %d events, want an empty main", tl.Branch, len(tl.Events))
 	}
 }
@@ -76,7 +77,7 @@ func TestHTTPToken(t *testing.T) {
 		t.Errorf("without the token: status %d, want 401", code)
 	}
 	cs := connectWithToken(t, url, token)
-	call[writeFactOut](t, cs, "memory_write_fact", map[string]any{"fact_text": "tokens work"})
+	call[agenttool.WriteFactOut](t, cs, "memory_write_fact", map[string]any{"fact_text": "tokens work"})
 }
 
 // TestServersShareOnePath runs two servers on one durable store, as two agent
@@ -99,13 +100,13 @@ func TestServersShareOnePath(t *testing.T) {
 func serversShareOnePath(t *testing.T, dir string) {
 	a := connectStdio(t, "-path", dir)
 	b := connectStdio(t, "-path", dir)
-	wa := call[writeFactOut](t, a, "memory_write_fact", map[string]any{"fact_text": "The flaky test waits on the cache warmer"})
-	o := call[writeObservationOut](t, b, "memory_write_observation", map[string]any{
+	wa := call[agenttool.WriteFactOut](t, a, "memory_write_fact", map[string]any{"fact_text": "The flaky test waits on the cache warmer"})
+	o := call[agenttool.WriteObservationOut](t, b, "memory_write_observation", map[string]any{
 		"observation_type": "tool_use", "summary": "ran go test ./...", "tool_name": "Bash", "session_id": "hook-1",
 	})
 	deadline := time.Now().Add(time.Second)
 	for {
-		tl := call[timelineOut](t, a, "memory_timeline", map[string]any{"session_id": "hook-1"})
+		tl := call[agenttool.TimelineOut](t, a, "memory_timeline", map[string]any{"session_id": "hook-1"})
 		if len(tl.Events) == 1 && tl.Events[0].ID == o.ObservationID {
 			break
 		}
@@ -114,7 +115,7 @@ func serversShareOnePath(t *testing.T, dir string) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	wb := call[writeFactOut](t, b, "memory_write_fact", map[string]any{"fact_text": "The flaky test waits on the cache warmer"})
+	wb := call[agenttool.WriteFactOut](t, b, "memory_write_fact", map[string]any{"fact_text": "The flaky test waits on the cache warmer"})
 	if wb.FactID != wa.FactID {
 		t.Errorf("the text the first server wrote, written through the second: fact %s; want the first's %s", wb.FactID, wa.FactID)
 	}

@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/day1ai/day1"
+	"github.com/day1ai/day1/agenttool"
 )
 
 // serverName and serverVersion identify the server to MCP clients.
@@ -25,17 +27,19 @@ snapshot memory and read the past (memory_snapshot, memory_time_travel). Tasks, 
 verification, bundles and replays coordinate several agents. A call that names no branch
 uses the branch memory_branch_switch chose for this session, or main.`
 
-// memServer holds the memory and the state each MCP session keeps: its current branch.
+// memServer holds the memory and the state each MCP session keeps: its
+// agenttool.Session (the current branch, and the client's name as the caller).
 type memServer struct {
 	c *day1.Client
 
-	mu      sync.Mutex
-	current map[*mcp.ServerSession]string
+	mu       sync.Mutex
+	sessions map[*mcp.ServerSession]*agenttool.Session
 }
 
-// newServer returns an MCP server with every tool and resource of the memory c.
+// newServer returns an MCP server with every tool of package agenttool and the
+// resources of the memory c.
 func newServer(c *day1.Client) *mcp.Server {
-	m := &memServer{c: c, current: make(map[*mcp.ServerSession]string)}
+	m := &memServer{c: c, sessions: make(map[*mcp.ServerSession]*agenttool.Session)}
 	s := mcp.NewServer(&mcp.Implementation{Name: serverName, Title: "day1 memory", Version: serverVersion}, &mcp.ServerOptions{
 		Instructions: instructions,
 		// Sessions of the newest protocol carry no state from one request to the next,
@@ -44,17 +48,9 @@ func newServer(c *day1.Client) *mcp.Server {
 		InitializedHandler:        m.initialized,
 		Capabilities:              &mcp.ServerCapabilities{},
 	})
-	m.addWriteTools(s)
-	m.addReadTools(s)
-	m.addBranchTools(s)
-	m.addSnapshotTools(s)
-	m.addTaskTools(s)
-	m.addHandoffTools(s)
-	m.addConversationTools(s)
-	m.addCurationTools(s)
-	m.addBundleTools(s)
-	m.addReplayTools(s)
-	m.addSessionTools(s)
+	for _, t := range agenttool.Tools() {
+		m.addTool(s, t)
+	}
 	m.addResources(s)
 	return s
 }
@@ -73,53 +69,46 @@ func (m *memServer) initialized(_ context.Context, req *mcp.InitializedRequest) 
 	go func() {
 		_ = ss.Wait()
 		m.mu.Lock()
-		delete(m.current, ss)
+		delete(m.sessions, ss)
 		m.mu.Unlock()
 	}()
 }
 
-// branch returns the branch a call works on: the one it names, else the session's
-// current branch, else "" (the library's default branch).
-func (m *memServer) branch(ss *mcp.ServerSession, named string) string {
-	if named != "" || ss == nil {
-		return named
+// session returns the tools' session of an MCP session, made at its first call; a
+// request with no MCP session gets one of its own.
+func (m *memServer) session(ss *mcp.ServerSession) *agenttool.Session {
+	if ss == nil {
+		return agenttool.NewSession(m.c, "mcp")
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.current[ss]
-}
-
-// setBranch makes name the session's current branch and returns the previous one.
-func (m *memServer) setBranch(ss *mcp.ServerSession, name string) string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	prev := m.current[ss]
-	m.current[ss] = name
-	return prev
-}
-
-// currentBranch returns the session's current branch, day1.DefaultBranch when it has
-// not switched.
-func (m *memServer) currentBranch(ss *mcp.ServerSession) string {
-	if b := m.branch(ss, ""); b != "" {
-		return b
+	s := m.sessions[ss]
+	if s == nil {
+		s = agenttool.NewSession(m.c, clientName(ss))
+		m.sessions[ss] = s
 	}
-	return day1.DefaultBranch
+	return s
 }
 
-// handler is a tool's work: it returns the structured result and one short line of text.
-type handler[In, Out any] func(ctx context.Context, ss *mcp.ServerSession, in In) (Out, string, error)
+// clientName names the MCP client of a session, as it introduced itself, or "mcp".
+func clientName(ss *mcp.ServerSession) string {
+	if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil && p.ClientInfo.Name != "" {
+		return p.ClientInfo.Name
+	}
+	return "mcp"
+}
 
-// addTool adds a tool whose errors become tool errors carrying the library's message,
-// so that the model reads why and the server goes on serving.
-func addTool[In, Out any](s *mcp.Server, name, description string, h handler[In, Out]) {
-	mcp.AddTool(s, &mcp.Tool{Name: name, Description: description},
-		func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
-			out, text, err := h(ctx, req.Session, in)
+// addTool serves a tool: its answer is the tool's output as structured content and
+// its line of text; its errors become tool errors carrying the library's message, so
+// that the model reads why and the server goes on serving. The SDK checks the
+// arguments and the answer against the tool's schemas.
+func (m *memServer) addTool(s *mcp.Server, t agenttool.Tool) {
+	mcp.AddTool(s, &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema},
+		func(ctx context.Context, req *mcp.CallToolRequest, in json.RawMessage) (*mcp.CallToolResult, any, error) {
+			res, err := t.Run(ctx, m.session(req.Session), in)
 			if err != nil {
-				var zero Out
-				return nil, zero, err
+				return nil, nil, err
 			}
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: res.Text}}}, res.Output, nil
 		})
 }

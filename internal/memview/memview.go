@@ -94,6 +94,8 @@ func Summary(r day1.Record, n int) string {
 		s = r.Title
 	case day1.Message:
 		s = string(r.Role) + ": " + r.Content
+	case day1.Alias:
+		s = "alias of fact " + r.Target
 	}
 	s = strings.Join(strings.Fields(s), " ")
 	if n > 0 {
@@ -123,6 +125,8 @@ func Agent(r day1.Record) string {
 	case day1.Relation:
 		return r.AgentID
 	case day1.Conversation:
+		return r.AgentID
+	case day1.Message:
 		return r.AgentID
 	}
 	return ""

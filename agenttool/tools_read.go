@@ -1,4 +1,4 @@
-package main
+package agenttool
 
 import (
 	"context"
@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/day1ai/day1"
 	"github.com/day1ai/day1/internal/memview"
@@ -17,19 +15,21 @@ import (
 // defaultSearchLimit is the most hits a search returns when it names no limit.
 const defaultSearchLimit = 10
 
-type timeRange struct {
+// TimeRange bounds the creation time of the records a read returns.
+type TimeRange struct {
 	After  string `json:"after,omitempty" jsonschema:"keep records created at or after this RFC 3339 time"`
 	Before string `json:"before,omitempty" jsonschema:"keep records created before this RFC 3339 time"`
 }
 
-type searchIn struct {
+// SearchIn is the input of memory_search.
+type SearchIn struct {
 	Query          string     `json:"query" jsonschema:"what to look for, in natural language or keywords"`
 	SearchType     string     `json:"search_type,omitempty" jsonschema:"hybrid (default: keyword and semantic ranking fused), vector (semantic only) or keyword (BM25 only)"`
 	Branch         string     `json:"branch,omitempty" jsonschema:"branch to search (default: this session's current branch, else main)"`
 	Category       string     `json:"category,omitempty" jsonschema:"keep facts of this category only"`
 	AgentID        string     `json:"agent_id,omitempty" jsonschema:"keep the records of this agent only"`
 	Limit          int        `json:"limit,omitempty" jsonschema:"most hits to return (default 10)"`
-	TimeRange      *timeRange `json:"time_range,omitempty" jsonschema:"keep records created in this time range"`
+	TimeRange      *TimeRange `json:"time_range,omitempty" jsonschema:"keep records created in this time range"`
 	Kinds          []string   `json:"kinds,omitempty" jsonschema:"search these kinds only: fact, observation, conversation (titles), message (default: all four)"`
 	Role           string     `json:"role,omitempty" jsonschema:"keep the messages of this speaker only: user, assistant, tool_call, tool_result, system"`
 	Conversation   string     `json:"conversation_id,omitempty" jsonschema:"keep the messages of this conversation only"`
@@ -39,7 +39,8 @@ type searchIn struct {
 	IncludeExpired bool       `json:"include_expired,omitempty" jsonschema:"also return facts whose expiry has passed (default false)"`
 }
 
-type hitView struct {
+// HitView is a hit as the tools return it.
+type HitView struct {
 	Kind  string  `json:"kind" jsonschema:"fact, observation, conversation or message"`
 	ID    string  `json:"id"`
 	Score float64 `json:"score"`
@@ -57,43 +58,48 @@ type hitView struct {
 	Title        string        `json:"conversation_title,omitempty"`
 	Seq          int           `json:"seq,omitempty"`
 	Role         string        `json:"role,omitempty"`
-	Before       []messageLine `json:"before,omitempty" jsonschema:"the messages just before a message hit, with a window"`
-	After        []messageLine `json:"after,omitempty" jsonschema:"the messages just after a message hit, with a window"`
+	Before       []MessageLine `json:"before,omitempty" jsonschema:"the messages just before a message hit, with a window"`
+	After        []MessageLine `json:"after,omitempty" jsonschema:"the messages just after a message hit, with a window"`
 }
 
-// messageLine is a neighbouring message of a message hit.
-type messageLine struct {
+// MessageLine is a neighbouring message of a message hit.
+type MessageLine struct {
 	ID      string `json:"id"`
 	Seq     int    `json:"seq"`
 	Role    string `json:"role"`
 	Content string `json:"content"`
 }
 
-type searchOut struct {
+// SearchOut is the output of memory_search.
+type SearchOut struct {
 	Branch string    `json:"branch"`
-	Hits   []hitView `json:"hits"`
+	Hits   []HitView `json:"hits"`
 }
 
-type graphIn struct {
+// GraphIn is the input of memory_graph_query.
+type GraphIn struct {
 	Entity       string `json:"entity" jsonschema:"the entity to start from, as written in relations, e.g. AuthService"`
 	RelationType string `json:"relation_type,omitempty" jsonschema:"follow relations of this type only"`
 	Depth        int    `json:"depth,omitempty" jsonschema:"how many relations away to walk, 1 to 5 (default 1)"`
 	Branch       string `json:"branch,omitempty" jsonschema:"branch to read (default: this session's current branch, else main)"`
 }
 
-type graphNode struct {
+// GraphNode is an entity a graph query reached, and how many relations away.
+type GraphNode struct {
 	Entity string `json:"entity"`
 	Depth  int    `json:"depth"`
 }
 
-type graphOut struct {
+// GraphOut is the output of memory_graph_query.
+type GraphOut struct {
 	Root      string         `json:"root"`
-	Nodes     []graphNode    `json:"nodes"`
-	Edges     []relationView `json:"edges"`
+	Nodes     []GraphNode    `json:"nodes"`
+	Edges     []RelationView `json:"edges"`
 	Truncated bool           `json:"truncated,omitempty"`
 }
 
-type timelineIn struct {
+// TimelineIn is the input of memory_timeline.
+type TimelineIn struct {
 	SessionID      string   `json:"session_id,omitempty" jsonschema:"keep the records of this session"`
 	Branch         string   `json:"branch,omitempty" jsonschema:"branch to read (default: this session's current branch, else main)"`
 	After          string   `json:"after,omitempty" jsonschema:"keep records created at or after this RFC 3339 time"`
@@ -107,36 +113,38 @@ type timelineIn struct {
 	IncludeExpired bool     `json:"include_expired,omitempty" jsonschema:"also list facts whose expiry has passed (default false)"`
 }
 
-type timelineOut struct {
+// TimelineOut is the output of memory_timeline.
+type TimelineOut struct {
 	Branch string      `json:"branch"`
-	Events []eventView `json:"events"`
+	Events []EventView `json:"events"`
 }
 
-func (m *memServer) addReadTools(s *mcp.Server) {
-	addTool(s, "memory_search",
-		"Search memory (facts, observations, conversation titles and messages) for what is relevant to a question before working on it. Hybrid search fuses keyword and semantic ranking. With a window, each message hit comes with the turns around it.",
-		m.search)
-	addTool(s, "memory_graph_query",
-		"Walk the knowledge graph around an entity: the relations that touch it and, with depth, their neighbours.",
-		m.graph)
-	addTool(s, "memory_record_get",
-		"Read one record in full (a fact, observation, relation, conversation or message) by kind/id on a branch.",
-		m.recordGet)
-	addTool(s, "memory_timeline",
-		"List what was recorded on a branch in time order (facts, observations, relations, conversations, messages), e.g. everything a session did.",
-		m.timeline)
+func readTools() []Tool {
+	return []Tool{
+		tool("memory_search",
+			"Search memory (facts, observations, conversation titles and messages) for what is relevant to a question before working on it. Hybrid search fuses keyword and semantic ranking. With a window, each message hit comes with the turns around it.",
+			(*caller).search),
+		tool("memory_graph_query",
+			"Walk the knowledge graph around an entity: the relations that touch it and, with depth, their neighbours.",
+			(*caller).graph),
+		tool("memory_record_get",
+			"Read one record in full (a fact, observation, relation, conversation or message) by kind/id on a branch.",
+			(*caller).recordGet),
+		tool("memory_timeline",
+			"List what was recorded on a branch in time order (facts, observations, relations, conversations, messages), e.g. everything a session did.",
+			(*caller).timeline)}
 }
 
-func (m *memServer) search(ctx context.Context, ss *mcp.ServerSession, in searchIn) (searchOut, string, error) {
-	q, err := m.searchQuery(ss, in)
+func (m *caller) search(ctx context.Context, in SearchIn) (SearchOut, string, error) {
+	q, err := m.searchQuery(in)
 	if err != nil {
-		return searchOut{}, "", err
+		return SearchOut{}, "", err
 	}
 	hits, err := m.c.Search(ctx, q)
 	if err != nil {
-		return searchOut{}, "", err
+		return SearchOut{}, "", err
 	}
-	out := searchOut{Branch: branchName(q.Branch), Hits: viewHits(hits)}
+	out := SearchOut{Branch: branchName(q.Branch), Hits: viewHits(hits)}
 	if len(hits) == 0 && q.MinRelevance > 0 {
 		return out, fmt.Sprintf("nothing relevant on %s (no hit reached relevance %.2f; min_relevance 0 returns every hit)", out.Branch, q.MinRelevance), nil
 	}
@@ -144,9 +152,9 @@ func (m *memServer) search(ctx context.Context, ss *mcp.ServerSession, in search
 }
 
 // searchQuery turns search arguments into a query.
-func (m *memServer) searchQuery(ss *mcp.ServerSession, in searchIn) (day1.SearchQuery, error) {
+func (m *caller) searchQuery(in SearchIn) (day1.SearchQuery, error) {
 	q := day1.SearchQuery{
-		Branch: m.branch(ss, in.Branch), Text: in.Query, Mode: day1.SearchMode(in.SearchType),
+		Branch: m.branch(in.Branch), Text: in.Query, Mode: day1.SearchMode(in.SearchType),
 		Limit: in.Limit, Window: in.Window, IncludeExpired: in.IncludeExpired,
 		Filter: day1.Filter{Category: in.Category, AgentID: in.AgentID, Role: day1.Role(in.Role),
 			ConversationID: in.Conversation, SessionID: in.SessionID},
@@ -177,10 +185,10 @@ func (m *memServer) searchQuery(ss *mcp.ServerSession, in searchIn) (day1.Search
 	return q, nil
 }
 
-func viewHits(hits []day1.Hit) []hitView {
-	out := make([]hitView, 0, len(hits))
+func viewHits(hits []day1.Hit) []HitView {
+	out := make([]HitView, 0, len(hits))
 	for _, h := range hits {
-		v := hitView{Kind: string(h.Record.RecordKind()), ID: h.Record.RecordID(), Score: h.Score, Relevance: h.Relevance,
+		v := HitView{Kind: string(h.Record.RecordKind()), ID: h.Record.RecordID(), Score: h.Score, Relevance: h.Relevance,
 			Branch: h.Record.RecordBranch(), Created: h.Record.RecordTime(), FoundBy: []string{}}
 		for _, r := range h.FoundBy {
 			v.FoundBy = append(v.FoundBy, string(r))
@@ -201,10 +209,10 @@ func viewHits(hits []day1.Hit) []hitView {
 	return out
 }
 
-func messageLines(ms []day1.Message) []messageLine {
-	var out []messageLine
+func messageLines(ms []day1.Message) []MessageLine {
+	var out []MessageLine
 	for _, m := range ms {
-		out = append(out, messageLine{ID: m.ID, Seq: m.Seq, Role: string(m.Role), Content: m.Content})
+		out = append(out, MessageLine{ID: m.ID, Seq: m.Seq, Role: string(m.Role), Content: m.Content})
 	}
 	return out
 }
@@ -217,18 +225,18 @@ func branchName(b string) string {
 	return b
 }
 
-func (m *memServer) graph(ctx context.Context, ss *mcp.ServerSession, in graphIn) (graphOut, string, error) {
-	q := day1.GraphQuery{Branch: m.branch(ss, in.Branch), Entity: in.Entity, Depth: in.Depth}
+func (m *caller) graph(ctx context.Context, in GraphIn) (GraphOut, string, error) {
+	q := day1.GraphQuery{Branch: m.branch(in.Branch), Entity: in.Entity, Depth: in.Depth}
 	if in.RelationType != "" {
 		q.Types = []string{in.RelationType}
 	}
 	g, err := m.c.Graph(ctx, q)
 	if err != nil {
-		return graphOut{}, "", err
+		return GraphOut{}, "", err
 	}
-	out := graphOut{Root: g.Root, Truncated: g.Truncated, Nodes: []graphNode{}, Edges: []relationView{}}
+	out := GraphOut{Root: g.Root, Truncated: g.Truncated, Nodes: []GraphNode{}, Edges: []RelationView{}}
 	for _, n := range g.Nodes {
-		out.Nodes = append(out.Nodes, graphNode{Entity: n.Entity, Depth: n.Depth})
+		out.Nodes = append(out.Nodes, GraphNode{Entity: n.Entity, Depth: n.Depth})
 	}
 	for _, e := range g.Edges {
 		out.Edges = append(out.Edges, viewRelation(e))
@@ -236,63 +244,48 @@ func (m *memServer) graph(ctx context.Context, ss *mcp.ServerSession, in graphIn
 	return out, fmt.Sprintf("%d entities and %d relations around %s", len(out.Nodes), len(out.Edges), g.Root), nil
 }
 
-func (m *memServer) timeline(ctx context.Context, ss *mcp.ServerSession, in timelineIn) (timelineOut, string, error) {
-	q := day1.TimelineQuery{Branch: m.branch(ss, in.Branch), SessionID: in.SessionID, Limit: in.Limit, AgentID: in.AgentID, TaskID: in.TaskID,
+func (m *caller) timeline(ctx context.Context, in TimelineIn) (TimelineOut, string, error) {
+	q := day1.TimelineQuery{Branch: m.branch(in.Branch), SessionID: in.SessionID, Limit: in.Limit, AgentID: in.AgentID, TaskID: in.TaskID,
 		Newest: in.Newest, ByUpdate: in.ByUpdate, IncludeExpired: in.IncludeExpired}
 	for _, k := range in.Kinds {
 		switch kind := day1.Kind(k); kind {
 		case day1.KindFact, day1.KindObservation, day1.KindRelation, day1.KindConversation, day1.KindMessage:
 			q.Kinds = append(q.Kinds, kind)
 		default:
-			return timelineOut{}, "", store.Invalid("kinds", "must be fact, observation, relation, conversation or message", k)
+			return TimelineOut{}, "", store.Invalid("kinds", "must be fact, observation, relation, conversation or message", k)
 		}
 	}
 	var err error
 	if q.Since, err = parseTime("after", in.After); err != nil {
-		return timelineOut{}, "", err
+		return TimelineOut{}, "", err
 	}
 	if q.Until, err = parseTime("before", in.Before); err != nil {
-		return timelineOut{}, "", err
+		return TimelineOut{}, "", err
 	}
 	evs, err := m.c.Timeline(ctx, q)
 	if err != nil {
-		return timelineOut{}, "", err
+		return TimelineOut{}, "", err
 	}
-	out := timelineOut{Branch: branchName(q.Branch), Events: viewEvents(evs)}
+	out := TimelineOut{Branch: branchName(q.Branch), Events: viewEvents(evs)}
 	return out, fmt.Sprintf("%d events on %s", len(out.Events), out.Branch), nil
 }
 
-func viewEvents(evs []day1.Event) []eventView {
-	out := make([]eventView, len(evs))
+func viewEvents(evs []day1.Event) []EventView {
+	out := make([]EventView, len(evs))
 	for i, e := range evs {
-		out[i] = eventView{At: e.At, Kind: string(e.Ref.Kind), ID: e.Ref.ID, Branch: e.Record.RecordBranch(), Agent: agentOf(e.Record), Summary: e.Summary}
+		out[i] = EventView{At: e.At, Kind: string(e.Ref.Kind), ID: e.Ref.ID, Branch: e.Record.RecordBranch(), Agent: memview.Agent(e.Record), Summary: e.Summary}
 	}
 	return out
 }
 
-// agentOf returns the agent a record names.
-func agentOf(r day1.Record) string {
-	switch r := r.(type) {
-	case day1.Fact:
-		return r.AgentID
-	case day1.Observation:
-		return r.AgentID
-	case day1.Relation:
-		return r.AgentID
-	case day1.Conversation:
-		return r.AgentID
-	case day1.Message:
-		return r.AgentID
-	}
-	return ""
-}
-
-type recordGetIn struct {
+// RecordGetIn is the input of memory_record_get.
+type RecordGetIn struct {
 	Ref    string `json:"ref" jsonschema:"the record as kind/id, e.g. fact/f-jwt; a bare id means a fact"`
 	Branch string `json:"branch,omitempty" jsonschema:"branch to read (default: this session's current branch, else main)"`
 }
 
-type recordOut struct {
+// RecordOut is the output of memory_record_get.
+type RecordOut struct {
 	Kind      string         `json:"kind"`
 	ID        string         `json:"id"`
 	Branch    string         `json:"branch,omitempty"`
@@ -302,12 +295,12 @@ type recordOut struct {
 	Record    map[string]any `json:"record" jsonschema:"the record's fields, without its embedding"`
 }
 
-func (m *memServer) recordGet(ctx context.Context, ss *mcp.ServerSession, in recordGetIn) (recordOut, string, error) {
+func (m *caller) recordGet(ctx context.Context, in RecordGetIn) (RecordOut, string, error) {
 	ref, err := parseRef("ref", in.Ref)
 	if err != nil {
-		return recordOut{}, "", err
+		return RecordOut{}, "", err
 	}
-	branch := m.branch(ss, in.Branch)
+	branch := m.branch(in.Branch)
 	var rec day1.Record
 	switch ref.Kind {
 	case day1.KindFact:
@@ -322,16 +315,16 @@ func (m *memServer) recordGet(ctx context.Context, ss *mcp.ServerSession, in rec
 		rec, err = m.c.GetMessage(ctx, branch, ref.ID)
 	}
 	if err != nil {
-		return recordOut{}, "", err
+		return RecordOut{}, "", err
 	}
 	v := memview.View(rec)
-	out := recordOut{Kind: string(v.Kind), ID: v.ID, Branch: v.Branch, Agent: v.Agent, Summary: v.Summary, CreatedAt: v.CreatedAt}
+	out := RecordOut{Kind: string(v.Kind), ID: v.ID, Branch: v.Branch, Agent: v.Agent, Summary: v.Summary, CreatedAt: v.CreatedAt}
 	data, err := json.Marshal(v.Record)
 	if err != nil {
-		return recordOut{}, "", err
+		return RecordOut{}, "", err
 	}
 	if err := json.Unmarshal(data, &out.Record); err != nil {
-		return recordOut{}, "", err
+		return RecordOut{}, "", err
 	}
 	return out, v.Summary, nil
 }

@@ -1,21 +1,21 @@
-package main
+package agenttool
 
 import (
 	"context"
 	"fmt"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/day1ai/day1"
 )
 
-type taskReplayIn struct {
+// TaskReplayIn is the input of memory_task_replay.
+type TaskReplayIn struct {
 	TaskID              string `json:"task_id" jsonschema:"the task's name"`
 	VerifiedOnly        bool   `json:"verified_only,omitempty" jsonschema:"keep only verified facts and conversations among the record steps"`
 	IncludeObservations bool   `json:"include_observations,omitempty" jsonschema:"put observations in the timeline too"`
 }
 
-type contributionView struct {
+// ContributionView is what one agent did in a replayed task.
+type ContributionView struct {
 	Agent         string `json:"agent_id"`
 	Role          string `json:"role,omitempty"`
 	Branch        string `json:"branch,omitempty"`
@@ -27,7 +27,8 @@ type contributionView struct {
 	Conversations int    `json:"conversations"`
 }
 
-type outcomeView struct {
+// OutcomeView is how a replayed task ended.
+type OutcomeView struct {
 	Status            string  `json:"status"`
 	ResultSummary     string  `json:"result_summary,omitempty"`
 	MergeID           string  `json:"merge_id,omitempty"`
@@ -38,18 +39,19 @@ type outcomeView struct {
 	DurationSeconds   float64 `json:"duration_seconds"`
 }
 
-type taskReplayOut struct {
+// TaskReplayOut is the output of memory_task_replay.
+type TaskReplayOut struct {
 	TaskID   string             `json:"task_id"`
-	Timeline []eventView        `json:"timeline"`
-	Agents   []contributionView `json:"agents"`
-	KeyFacts []factView         `json:"key_facts" jsonschema:"the verified facts, oldest first"`
+	Timeline []EventView        `json:"timeline"`
+	Agents   []ContributionView `json:"agents"`
+	KeyFacts []FactView         `json:"key_facts" jsonschema:"the verified facts, oldest first"`
 	// Decisions are the run's decision points.
-	Decisions []decisionView `json:"decisions" jsonschema:"the decision points of the task's conversations, in order"`
-	Outcome   outcomeView    `json:"outcome"`
+	Decisions []DecisionView `json:"decisions" jsonschema:"the decision points of the task's conversations, in order"`
+	Outcome   OutcomeView    `json:"outcome"`
 }
 
-// decisionView is a decision point of a replayed task.
-type decisionView struct {
+// DecisionView is a decision point of a replayed task.
+type DecisionView struct {
 	ConversationID string   `json:"conversation_id"`
 	MessageID      string   `json:"message_id"`
 	Seq            int      `json:"seq"`
@@ -58,12 +60,14 @@ type decisionView struct {
 	Reasons        []string `json:"reasons" jsonschema:"why the message is a decision point: intent, recovery, tool_success"`
 }
 
-type compareTasksIn struct {
+// CompareTasksIn is the input of memory_compare_tasks.
+type CompareTasksIn struct {
 	TaskIDA string `json:"task_id_a" jsonschema:"the first run's task"`
 	TaskIDB string `json:"task_id_b" jsonschema:"the second run's task"`
 }
 
-type runView struct {
+// RunView is one task run in a comparison of tasks.
+type RunView struct {
 	TaskID            string   `json:"task_id"`
 	Status            string   `json:"status"`
 	DurationSeconds   float64  `json:"duration_seconds"`
@@ -75,9 +79,10 @@ type runView struct {
 	Decisions         int      `json:"decisions"`
 }
 
-type compareTasksOut struct {
-	A               runView  `json:"a"`
-	B               runView  `json:"b"`
+// CompareTasksOut is the output of memory_compare_tasks.
+type CompareTasksOut struct {
+	A               RunView  `json:"a"`
+	B               RunView  `json:"b"`
 	SharedFacts     []string `json:"shared_facts" jsonschema:"facts both runs produced (as run A wrote them)"`
 	OnlyA           []string `json:"only_a"`
 	OnlyB           []string `json:"only_b"`
@@ -87,44 +92,45 @@ type compareTasksOut struct {
 	DurationDelta   float64  `json:"duration_delta_seconds" jsonschema:"B's duration minus A's"`
 }
 
-func (m *memServer) addReplayTools(s *mcp.Server) {
-	addTool(s, "memory_task_replay",
-		"Replay a task's run from memory: every step in order (joins, facts, conversations, verifications, handoffs, merges), each agent's contribution, the verified facts and the outcome.",
-		m.taskReplay)
-	addTool(s, "memory_compare_tasks",
-		"Compare two runs of a task: facts and decisions both made or only one did, scores, durations, handoffs and errors.",
-		m.compareTasks)
+func replayTools() []Tool {
+	return []Tool{
+		tool("memory_task_replay",
+			"Replay a task's run from memory: every step in order (joins, facts, conversations, verifications, handoffs, merges), each agent's contribution, the verified facts and the outcome.",
+			(*caller).taskReplay),
+		tool("memory_compare_tasks",
+			"Compare two runs of a task: facts and decisions both made or only one did, scores, durations, handoffs and errors.",
+			(*caller).compareTasks)}
 }
 
-func (m *memServer) taskReplay(ctx context.Context, _ *mcp.ServerSession, in taskReplayIn) (taskReplayOut, string, error) {
+func (m *caller) taskReplay(ctx context.Context, in TaskReplayIn) (TaskReplayOut, string, error) {
 	tr, err := m.c.TaskReplay(ctx, in.TaskID, day1.ReplayOptions{VerifiedOnly: in.VerifiedOnly, IncludeObservations: in.IncludeObservations})
 	if err != nil {
-		return taskReplayOut{}, "", err
+		return TaskReplayOut{}, "", err
 	}
 	out := viewReplay(tr)
 	return out, fmt.Sprintf("task %s: %d steps by %d agents, %s", out.TaskID, len(out.Timeline), len(out.Agents), out.Outcome.Status), nil
 }
 
-func viewReplay(tr day1.TaskReplay) taskReplayOut {
-	out := taskReplayOut{
-		TaskID: tr.Task.Name, Timeline: make([]eventView, len(tr.Timeline)),
-		Agents: make([]contributionView, len(tr.Agents)), KeyFacts: viewFacts(tr.KeyFacts),
-		Outcome: outcomeView{
+func viewReplay(tr day1.TaskReplay) TaskReplayOut {
+	out := TaskReplayOut{
+		TaskID: tr.Task.Name, Timeline: make([]EventView, len(tr.Timeline)),
+		Agents: make([]ContributionView, len(tr.Agents)), KeyFacts: viewFacts(tr.KeyFacts),
+		Outcome: OutcomeView{
 			Status: string(tr.Outcome.Status), ResultSummary: tr.Outcome.ResultSummary,
 			MergeID: tr.Outcome.MergeID, MergedInto: tr.Outcome.MergedInto,
 			Facts: tr.Outcome.Facts, FactsVerified: tr.Outcome.FactsVerified,
 			VerificationScore: tr.Outcome.VerificationScore, DurationSeconds: tr.Outcome.Duration.Seconds(),
 		},
 	}
-	out.Decisions = make([]decisionView, len(tr.Decisions))
+	out.Decisions = make([]DecisionView, len(tr.Decisions))
 	for i, d := range tr.Decisions {
-		out.Decisions[i] = decisionView{ConversationID: d.Conversation, MessageID: d.MessageID, Seq: d.Seq, Agent: d.Agent, Content: d.Content, Reasons: d.Reasons}
+		out.Decisions[i] = DecisionView{ConversationID: d.Conversation, MessageID: d.MessageID, Seq: d.Seq, Agent: d.Agent, Content: d.Content, Reasons: d.Reasons}
 	}
 	for i, e := range tr.Timeline {
-		out.Timeline[i] = eventView{At: e.At, Kind: string(e.Kind), ID: e.ID, Branch: e.Branch, Agent: e.Agent, Summary: e.Summary}
+		out.Timeline[i] = EventView{At: e.At, Kind: string(e.Kind), ID: e.ID, Branch: e.Branch, Agent: e.Agent, Summary: e.Summary}
 	}
 	for i, a := range tr.Agents {
-		out.Agents[i] = contributionView{
+		out.Agents[i] = ContributionView{
 			Agent: a.Agent, Role: a.Role, Branch: a.Branch, Summary: a.Summary, Facts: len(a.Facts),
 			FactsVerified: a.FactsVerified, Observations: a.Observations, Errors: a.Errors, Conversations: len(a.Conversations),
 		}
@@ -132,12 +138,12 @@ func viewReplay(tr day1.TaskReplay) taskReplayOut {
 	return out
 }
 
-func (m *memServer) compareTasks(ctx context.Context, _ *mcp.ServerSession, in compareTasksIn) (compareTasksOut, string, error) {
+func (m *caller) compareTasks(ctx context.Context, in CompareTasksIn) (CompareTasksOut, string, error) {
 	rc, err := m.c.CompareTaskRuns(ctx, in.TaskIDA, in.TaskIDB)
 	if err != nil {
-		return compareTasksOut{}, "", err
+		return CompareTasksOut{}, "", err
 	}
-	out := compareTasksOut{
+	out := CompareTasksOut{
 		A: viewRun(rc.A), B: viewRun(rc.B), SharedFacts: []string{}, OnlyA: factTexts(rc.OnlyA), OnlyB: factTexts(rc.OnlyB),
 		SharedDecisions: len(rc.SharedDecisions), Method: rc.Method, ScoreDelta: rc.ScoreDelta,
 		DurationDelta: rc.DurationDelta.Seconds(),
@@ -149,8 +155,8 @@ func (m *memServer) compareTasks(ctx context.Context, _ *mcp.ServerSession, in c
 		len(out.SharedFacts), len(out.OnlyA), in.TaskIDA, len(out.OnlyB), in.TaskIDB), nil
 }
 
-func viewRun(r day1.RunSummary) runView {
-	v := runView{
+func viewRun(r day1.RunSummary) RunView {
+	v := RunView{
 		TaskID: r.Task, Status: string(r.Status), DurationSeconds: r.Duration.Seconds(), Facts: r.Facts,
 		FactsVerified: r.FactsVerified, VerificationScore: r.VerificationScore, Handoffs: len(r.Handoffs),
 		Errors: []string{}, Decisions: len(r.Decisions),

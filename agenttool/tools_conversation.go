@@ -1,15 +1,14 @@
-package main
+package agenttool
 
 import (
 	"context"
 	"fmt"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/day1ai/day1"
 )
 
-type conversationCreateIn struct {
+// ConversationCreateIn is the input of memory_conversation_create.
+type ConversationCreateIn struct {
 	Title     string `json:"title" jsonschema:"what the conversation is about"`
 	Branch    string `json:"branch,omitempty" jsonschema:"branch to write to (default: this session's current branch, else main)"`
 	SessionID string `json:"session_id,omitempty"`
@@ -17,13 +16,15 @@ type conversationCreateIn struct {
 	AgentID   string `json:"agent_id,omitempty"`
 }
 
-type conversationCreateOut struct {
+// ConversationCreateOut is the output of memory_conversation_create.
+type ConversationCreateOut struct {
 	ConversationID string `json:"conversation_id"`
 	Branch         string `json:"branch"`
 	Outcome        string `json:"outcome"`
 }
 
-type messageAppendIn struct {
+// MessageAppendIn is the input of memory_message_append.
+type MessageAppendIn struct {
 	ConversationID string `json:"conversation_id" jsonschema:"the conversation to append to"`
 	Role           string `json:"role" jsonschema:"user, assistant, tool_call, tool_result or system"`
 	Content        string `json:"content" jsonschema:"the message's text"`
@@ -31,14 +32,16 @@ type messageAppendIn struct {
 	Branch         string `json:"branch,omitempty" jsonschema:"the conversation's branch (default: this session's current branch, else main)"`
 }
 
-type messageAppendOut struct {
+// MessageAppendOut is the output of memory_message_append.
+type MessageAppendOut struct {
 	MessageID      string `json:"message_id"`
 	ConversationID string `json:"conversation_id"`
 	Seq            int    `json:"seq" jsonschema:"the message's sequence number in the conversation, from 1"`
 	Branch         string `json:"branch"`
 }
 
-type cherryPickConversationIn struct {
+// CherryPickConversationIn is the input of memory_cherry_pick_conversation.
+type CherryPickConversationIn struct {
 	ConversationID string `json:"conversation_id" jsonschema:"the conversation to copy"`
 	SourceBranch   string `json:"source_branch,omitempty" jsonschema:"the branch it is on (default: this session's current branch, else main)"`
 	TargetBranch   string `json:"target_branch" jsonschema:"the branch to copy it to"`
@@ -47,69 +50,73 @@ type cherryPickConversationIn struct {
 	Verify         bool   `json:"verify,omitempty" jsonschema:"judge the conversation first and keep the verdict with the copy"`
 }
 
-type pickOut struct {
+// PickOut is the output of memory_cherry_pick_conversation and memory_cherry_pick_decisions.
+type PickOut struct {
 	ConversationID string        `json:"conversation_id" jsonschema:"the conversation on the target branch"`
 	TargetBranch   string        `json:"target_branch"`
 	Messages       int           `json:"messages" jsonschema:"messages written to the target"`
 	Picked         []string      `json:"picked" jsonschema:"ids of the source messages picked"`
-	Decisions      []decisionOut `json:"decisions,omitempty"`
+	Decisions      []DecisionOut `json:"decisions,omitempty"`
 	By             string        `json:"by,omitempty" jsonschema:"who chose or judged: model:<name> or heuristic"`
-	Verdict        *verdictView  `json:"verdict,omitempty"`
+	Verdict        *VerdictView  `json:"verdict,omitempty"`
 }
 
-type decisionOut struct {
+// DecisionOut is a decision point a cherry-pick of decisions took.
+type DecisionOut struct {
 	Seq       int      `json:"seq"`
 	MessageID string   `json:"message_id"`
 	Reasons   []string `json:"reasons"`
 }
 
-type cherryPickDecisionsIn struct {
+// CherryPickDecisionsIn is the input of memory_cherry_pick_decisions.
+type CherryPickDecisionsIn struct {
 	ConversationID string `json:"conversation_id" jsonschema:"the conversation to take the decision points of"`
 	SourceBranch   string `json:"source_branch,omitempty" jsonschema:"the branch it is on (default: this session's current branch, else main)"`
 	TargetBranch   string `json:"target_branch" jsonschema:"the branch to copy them to"`
 }
 
-func (m *memServer) addConversationTools(s *mcp.Server) {
-	addTool(s, "memory_conversation_create",
-		"Start a conversation record, the container of messages appended with memory_message_append.",
-		m.conversationCreate)
-	addTool(s, "memory_message_append",
-		"Append one message (user, assistant, tool_call, tool_result or system) to a conversation; it gets the next sequence number.",
-		m.messageAppend)
-	addTool(s, "memory_cherry_pick_conversation",
-		"Copy a conversation that went right (or a range of its messages) to another branch, e.g. from an agent's branch to the task branch.",
-		m.cherryPickConversation)
-	addTool(s, "memory_cherry_pick_decisions",
-		"Copy only the decision points of a conversation (stated intents, recoveries after errors) to another branch.",
-		m.cherryPickDecisions)
+func conversationTools() []Tool {
+	return []Tool{
+		tool("memory_conversation_create",
+			"Start a conversation record, the container of messages appended with memory_message_append.",
+			(*caller).conversationCreate),
+		tool("memory_message_append",
+			"Append one message (user, assistant, tool_call, tool_result or system) to a conversation; it gets the next sequence number.",
+			(*caller).messageAppend),
+		tool("memory_cherry_pick_conversation",
+			"Copy a conversation that went right (or a range of its messages) to another branch, e.g. from an agent's branch to the task branch.",
+			(*caller).cherryPickConversation),
+		tool("memory_cherry_pick_decisions",
+			"Copy only the decision points of a conversation (stated intents, recoveries after errors) to another branch.",
+			(*caller).cherryPickDecisions)}
 }
 
-func (m *memServer) conversationCreate(ctx context.Context, ss *mcp.ServerSession, in conversationCreateIn) (conversationCreateOut, string, error) {
+func (m *caller) conversationCreate(ctx context.Context, in ConversationCreateIn) (ConversationCreateOut, string, error) {
 	w, err := m.c.WriteConversation(ctx, day1.Conversation{
-		Branch: m.branch(ss, in.Branch), Title: in.Title, SessionID: in.SessionID, TaskID: in.TaskID, AgentID: in.AgentID,
+		Branch: m.branch(in.Branch), Title: in.Title, SessionID: in.SessionID, TaskID: in.TaskID, AgentID: in.AgentID,
 	})
 	if err != nil {
-		return conversationCreateOut{}, "", err
+		return ConversationCreateOut{}, "", err
 	}
-	out := conversationCreateOut{ConversationID: w.Record.ID, Branch: w.Record.Branch, Outcome: string(w.Outcome)}
+	out := ConversationCreateOut{ConversationID: w.Record.ID, Branch: w.Record.Branch, Outcome: string(w.Outcome)}
 	return out, fmt.Sprintf("conversation %s on %s", out.ConversationID, out.Branch), nil
 }
 
-func (m *memServer) messageAppend(ctx context.Context, ss *mcp.ServerSession, in messageAppendIn) (messageAppendOut, string, error) {
+func (m *caller) messageAppend(ctx context.Context, in MessageAppendIn) (MessageAppendOut, string, error) {
 	w, err := m.c.AppendMessage(ctx, day1.Message{
-		Branch: m.branch(ss, in.Branch), ConversationID: in.ConversationID, Role: day1.Role(in.Role),
+		Branch: m.branch(in.Branch), ConversationID: in.ConversationID, Role: day1.Role(in.Role),
 		Content: in.Content, Tool: in.Tool,
 	})
 	if err != nil {
-		return messageAppendOut{}, "", err
+		return MessageAppendOut{}, "", err
 	}
 	r := w.Record
-	out := messageAppendOut{MessageID: r.ID, ConversationID: r.ConversationID, Seq: r.Seq, Branch: r.Branch}
+	out := MessageAppendOut{MessageID: r.ID, ConversationID: r.ConversationID, Seq: r.Seq, Branch: r.Branch}
 	return out, fmt.Sprintf("message %d of %s", r.Seq, r.ConversationID), nil
 }
 
-func (m *memServer) cherryPickConversation(ctx context.Context, ss *mcp.ServerSession, in cherryPickConversationIn) (pickOut, string, error) {
-	src := m.branch(ss, in.SourceBranch)
+func (m *caller) cherryPickConversation(ctx context.Context, in CherryPickConversationIn) (PickOut, string, error) {
+	src := m.branch(in.SourceBranch)
 	var res day1.PickResult
 	var err error
 	if in.FromSequence != nil || in.ToSequence != nil {
@@ -125,30 +132,30 @@ func (m *memServer) cherryPickConversation(ctx context.Context, ss *mcp.ServerSe
 		})
 	}
 	if err != nil {
-		return pickOut{}, "", err
+		return PickOut{}, "", err
 	}
 	out := viewPick(res, in.TargetBranch)
 	return out, fmt.Sprintf("picked %d messages of %s into %s on %s", len(out.Picked), in.ConversationID, out.ConversationID, in.TargetBranch), nil
 }
 
-func (m *memServer) cherryPickDecisions(ctx context.Context, ss *mcp.ServerSession, in cherryPickDecisionsIn) (pickOut, string, error) {
+func (m *caller) cherryPickDecisions(ctx context.Context, in CherryPickDecisionsIn) (PickOut, string, error) {
 	res, err := m.c.CherryPickDecisions(ctx, day1.DecisionPick{
-		Source: m.branch(ss, in.SourceBranch), Target: in.TargetBranch, ConversationID: in.ConversationID,
+		Source: m.branch(in.SourceBranch), Target: in.TargetBranch, ConversationID: in.ConversationID,
 	})
 	if err != nil {
-		return pickOut{}, "", err
+		return PickOut{}, "", err
 	}
 	out := viewPick(res, in.TargetBranch)
 	return out, fmt.Sprintf("%d decision points of %s picked into %s", len(out.Decisions), in.ConversationID, in.TargetBranch), nil
 }
 
-func viewPick(res day1.PickResult, target string) pickOut {
-	out := pickOut{
+func viewPick(res day1.PickResult, target string) PickOut {
+	out := PickOut{
 		ConversationID: res.Conversation.ID, TargetBranch: target, Messages: len(res.Messages),
 		Picked: append([]string{}, res.Picked...), By: res.By,
 	}
 	for _, d := range res.Decisions {
-		out.Decisions = append(out.Decisions, decisionOut{Seq: d.Seq, MessageID: d.MessageID, Reasons: d.Reasons})
+		out.Decisions = append(out.Decisions, DecisionOut{Seq: d.Seq, MessageID: d.MessageID, Reasons: d.Reasons})
 	}
 	if res.Verdict != nil {
 		v := viewVerdict(*res.Verdict)

@@ -1,7 +1,6 @@
-package main
+package agenttool
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
@@ -51,41 +50,8 @@ func orDefault[T any](v *T, def T) T {
 	return *v
 }
 
-// summarize returns one line describing a record.
-func summarize(r day1.Record) string {
-	var s string
-	switch r := r.(type) {
-	case day1.Fact:
-		s = r.Text
-	case day1.Observation:
-		s = string(r.Type) + ": " + r.Summary
-	case day1.Relation:
-		s = fmt.Sprintf("%s -%s-> %s", r.Source, r.Type, r.Target)
-	case day1.Conversation:
-		s = r.Title
-	case day1.Message:
-		s = string(r.Role) + ": " + r.Content
-	case day1.Alias:
-		s = "alias of fact " + r.Target
-	}
-	return shorten(s, 200)
-}
-
-// shorten cuts s to at most n bytes on a rune boundary.
-func shorten(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !isRuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
-
-// factView is a fact as the tools return it.
-type factView struct {
+// FactView is a fact as the tools return it.
+type FactView struct {
 	ID           string    `json:"id"`
 	Branch       string    `json:"branch"`
 	Text         string    `json:"text"`
@@ -104,8 +70,8 @@ type factView struct {
 	Metadata map[string]string `json:"metadata,omitempty" jsonschema:"the fact's metadata, with corrected_by and correction_reason when it was corrected"`
 }
 
-func viewFact(f day1.Fact) factView {
-	return factView{
+func viewFact(f day1.Fact) FactView {
+	return FactView{
 		ID: f.ID, Branch: f.Branch, Text: f.Text, Category: f.Category, Confidence: f.Confidence,
 		Status: string(f.Status), Verification: string(f.Verify.Status), Score: f.Verify.Score,
 		ParentID: f.ParentID, SessionID: f.SessionID, TaskID: f.TaskID, AgentID: f.AgentID,
@@ -113,16 +79,16 @@ func viewFact(f day1.Fact) factView {
 	}
 }
 
-func viewFacts(fs []day1.Fact) []factView {
-	out := make([]factView, len(fs))
+func viewFacts(fs []day1.Fact) []FactView {
+	out := make([]FactView, len(fs))
 	for i, f := range fs {
 		out[i] = viewFact(f)
 	}
 	return out
 }
 
-// observationView is an observation as the tools return it.
-type observationView struct {
+// ObservationView is an observation as the tools return it.
+type ObservationView struct {
 	ID        string    `json:"id"`
 	Branch    string    `json:"branch"`
 	Type      string    `json:"observation_type"`
@@ -134,15 +100,15 @@ type observationView struct {
 	CreatedAt time.Time `json:"created_at"`
 }
 
-func viewObservation(o day1.Observation) observationView {
-	return observationView{
+func viewObservation(o day1.Observation) ObservationView {
+	return ObservationView{
 		ID: o.ID, Branch: o.Branch, Type: string(o.Type), Summary: o.Summary, Tool: o.Tool,
 		SessionID: o.SessionID, TaskID: o.TaskID, AgentID: o.AgentID, CreatedAt: o.CreatedAt,
 	}
 }
 
-// relationView is a relation as the tools return it.
-type relationView struct {
+// RelationView is a relation as the tools return it.
+type RelationView struct {
 	ID         string            `json:"id"`
 	Branch     string            `json:"branch"`
 	Source     string            `json:"source_entity"`
@@ -153,15 +119,15 @@ type relationView struct {
 	CreatedAt  time.Time         `json:"created_at"`
 }
 
-func viewRelation(r day1.Relation) relationView {
-	return relationView{
+func viewRelation(r day1.Relation) RelationView {
+	return RelationView{
 		ID: r.ID, Branch: r.Branch, Source: r.Source, Target: r.Target, Type: r.Type,
 		Properties: r.Properties, ValidFrom: r.ValidFrom, CreatedAt: r.CreatedAt,
 	}
 }
 
-// branchView is a branch as the tools return it.
-type branchView struct {
+// BranchView is a branch as the tools return it.
+type BranchView struct {
 	Name        string    `json:"name"`
 	Parent      string    `json:"parent,omitempty"`
 	Status      string    `json:"status"`
@@ -171,15 +137,15 @@ type branchView struct {
 	MergedInto  string    `json:"merged_into,omitempty"`
 }
 
-func viewBranch(b day1.Branch) branchView {
-	return branchView{
+func viewBranch(b day1.Branch) BranchView {
+	return BranchView{
 		Name: b.Name, Parent: b.Parent, Status: string(b.Status), Description: b.Description,
 		ForkedAt: b.ForkedAt, CreatedAt: b.CreatedAt, MergedInto: b.MergedInto,
 	}
 }
 
-// sessionView is a session as the tools return it.
-type sessionView struct {
+// SessionView is a session as the tools return it.
+type SessionView struct {
 	ID        string    `json:"id"`
 	Branch    string    `json:"branch"`
 	AgentID   string    `json:"agent_id,omitempty"`
@@ -190,15 +156,15 @@ type sessionView struct {
 	EndedAt   time.Time `json:"ended_at,omitzero"`
 }
 
-func viewSession(s day1.Session) sessionView {
-	return sessionView{
+func viewSession(s day1.Session) SessionView {
+	return SessionView{
 		ID: s.ID, Branch: s.Branch, AgentID: s.AgentID, TaskID: s.TaskID, Status: string(s.Status),
 		Summary: s.Summary, StartedAt: s.StartedAt, EndedAt: s.EndedAt,
 	}
 }
 
-// verdictView is a judge's verdict as the tools return it.
-type verdictView struct {
+// VerdictView is a judge's verdict as the tools return it.
+type VerdictView struct {
 	Ref         string  `json:"ref" jsonschema:"the record judged, as kind/id"`
 	Status      string  `json:"status" jsonschema:"verified, invalidated or pending"`
 	Score       float64 `json:"score"`
@@ -206,12 +172,12 @@ type verdictView struct {
 	By          string  `json:"by" jsonschema:"model:<name> or heuristic"`
 }
 
-func viewVerdict(v day1.Verdict) verdictView {
-	return verdictView{Ref: v.Ref.String(), Status: string(v.Status), Score: v.Score, Explanation: v.Explanation, By: v.By}
+func viewVerdict(v day1.Verdict) VerdictView {
+	return VerdictView{Ref: v.Ref.String(), Status: string(v.Status), Score: v.Score, Explanation: v.Explanation, By: v.By}
 }
 
-// eventView is one step of a timeline.
-type eventView struct {
+// EventView is one step of a timeline.
+type EventView struct {
 	At      time.Time `json:"at"`
 	Kind    string    `json:"kind"`
 	ID      string    `json:"id"`

@@ -1,68 +1,77 @@
-package main
+package agenttool
 
 import (
 	"context"
 	"fmt"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/day1ai/day1"
+	"github.com/day1ai/day1/internal/memview"
 )
 
-type branchCreateIn struct {
+// BranchCreateIn is the input of memory_branch_create.
+type BranchCreateIn struct {
 	BranchName   string `json:"branch_name" jsonschema:"the new branch, e.g. experiment-new-auth or task/fix-auth/agent-a"`
 	ParentBranch string `json:"parent_branch,omitempty" jsonschema:"the branch to fork from (default main); the new branch sees it as it is now"`
 	Description  string `json:"description,omitempty" jsonschema:"what the branch is for"`
 }
 
-type branchListIn struct {
+// BranchListIn is the input of memory_branch_list.
+type BranchListIn struct {
 	Status string `json:"status,omitempty" jsonschema:"keep branches with this status: active, merged or archived"`
 }
 
-type branchListOut struct {
+// BranchListOut is the output of memory_branch_list.
+type BranchListOut struct {
 	Current  string       `json:"current" jsonschema:"this session's current branch"`
-	Branches []branchView `json:"branches"`
+	Branches []BranchView `json:"branches"`
 }
 
-type branchSwitchIn struct {
+// BranchSwitchIn is the input of memory_branch_switch.
+type BranchSwitchIn struct {
 	BranchName string `json:"branch_name" jsonschema:"the branch later calls of this session use when they name none"`
 }
 
-type branchSwitchOut struct {
+// BranchSwitchOut is the output of memory_branch_switch.
+type BranchSwitchOut struct {
 	Current  string     `json:"current"`
 	Previous string     `json:"previous"`
-	Branch   branchView `json:"branch"`
+	Branch   BranchView `json:"branch"`
 }
 
-type branchDiffIn struct {
+// BranchDiffIn is the input of memory_branch_diff.
+type BranchDiffIn struct {
 	SourceBranch string `json:"source_branch" jsonschema:"the branch whose changes would be merged"`
 	TargetBranch string `json:"target_branch" jsonschema:"the branch that would receive them, e.g. main"`
 	Category     string `json:"category,omitempty" jsonschema:"compare facts of this category only"`
 }
 
-type changeView struct {
+// ChangeView is a change as the tools return it.
+type ChangeView struct {
 	Ref     string `json:"ref" jsonschema:"kind/id of the record"`
 	Op      string `json:"op" jsonschema:"added, updated or deleted"`
 	Summary string `json:"summary"`
 }
 
-type conflictView struct {
+// ConflictView is a conflict as the tools return it.
+type ConflictView struct {
 	Ref    string `json:"ref"`
 	Reason string `json:"reason" jsonschema:"both_changed, both_superseded, contradictory (each side added a fact that contradicts the other's) or duplicate (each side added a fact that says the same as the other's)"`
 	Source string `json:"source" jsonschema:"the source side's version"`
 	Target string `json:"target" jsonschema:"the target side's version"`
 }
 
-type branchDiffOut struct {
+// BranchDiffOut is the output of memory_branch_diff.
+type BranchDiffOut struct {
 	Source        string         `json:"source_branch"`
 	Target        string         `json:"target_branch"`
 	Base          string         `json:"merge_base" jsonschema:"the branch or merge the comparison starts from"`
-	SourceChanges []changeView   `json:"source_changes"`
-	TargetChanges []changeView   `json:"target_changes"`
-	Conflicts     []conflictView `json:"conflicts"`
+	SourceChanges []ChangeView   `json:"source_changes"`
+	TargetChanges []ChangeView   `json:"target_changes"`
+	Conflicts     []ConflictView `json:"conflicts"`
 }
 
-type branchMergeIn struct {
+// BranchMergeIn is the input of memory_branch_merge.
+type BranchMergeIn struct {
 	SourceBranch   string   `json:"source_branch" jsonschema:"the branch whose changes are merged"`
 	TargetBranch   string   `json:"target_branch,omitempty" jsonschema:"the branch that receives them (default main)"`
 	Strategy       string   `json:"strategy" jsonschema:"native (adopt every change; conflicts follow conflict_policy), auto (non-conflicting changes adopted, conflicts decided by the judge), cherry_pick (only the records in items) or squash (the net effect)"`
@@ -71,85 +80,88 @@ type branchMergeIn struct {
 	DryRun         bool     `json:"dry_run,omitempty" jsonschema:"compute what would be merged without changing anything"`
 }
 
-type mergeItemView struct {
+// MergeItemView is a merge item as the tools return it.
+type MergeItemView struct {
 	Ref    string `json:"ref"`
 	Action string `json:"action"`
 }
 
-type branchMergeOut struct {
+// BranchMergeOut is the output of memory_branch_merge.
+type BranchMergeOut struct {
 	MergeID  string          `json:"merge_id,omitempty"`
 	Source   string          `json:"source_branch"`
 	Target   string          `json:"target_branch"`
 	Strategy string          `json:"strategy"`
 	Applied  bool            `json:"applied" jsonschema:"false for a dry run"`
-	Merged   []mergeItemView `json:"merged"`
-	Rejected []mergeItemView `json:"rejected"`
+	Merged   []MergeItemView `json:"merged"`
+	Rejected []MergeItemView `json:"rejected"`
 	Resolved int             `json:"conflicts_resolved"`
 }
 
-func (m *memServer) addBranchTools(s *mcp.Server) {
-	addTool(s, "memory_branch_create",
-		"Create an isolated branch of memory to experiment or to work on a task without touching main; it starts as a copy of its parent, in constant time.",
-		m.branchCreate)
-	addTool(s, "memory_branch_list",
-		"List the branches of memory, and this session's current branch.",
-		m.branchList)
-	addTool(s, "memory_branch_switch",
-		"Make a branch this session's current branch: later calls that name no branch read and write it.",
-		m.branchSwitch)
-	addTool(s, "memory_branch_diff",
-		"Compare two branches: what each side added, updated or deleted since they parted, and the conflicts a merge would meet.",
-		m.branchDiff)
-	addTool(s, "memory_branch_merge",
-		"Merge a branch into another (main by default), atomically and recorded in the merge history; use dry_run to preview.",
-		m.branchMerge)
+func branchTools() []Tool {
+	return []Tool{
+		tool("memory_branch_create",
+			"Create an isolated branch of memory to experiment or to work on a task without touching main; it starts as a copy of its parent, in constant time.",
+			(*caller).branchCreate),
+		tool("memory_branch_list",
+			"List the branches of memory, and this session's current branch.",
+			(*caller).branchList),
+		tool("memory_branch_switch",
+			"Make a branch this session's current branch: later calls that name no branch read and write it.",
+			(*caller).branchSwitch),
+		tool("memory_branch_diff",
+			"Compare two branches: what each side added, updated or deleted since they parted, and the conflicts a merge would meet.",
+			(*caller).branchDiff),
+		tool("memory_branch_merge",
+			"Merge a branch into another (main by default), atomically and recorded in the merge history; use dry_run to preview.",
+			(*caller).branchMerge)}
 }
 
-func (m *memServer) branchCreate(ctx context.Context, _ *mcp.ServerSession, in branchCreateIn) (branchView, string, error) {
+func (m *caller) branchCreate(ctx context.Context, in BranchCreateIn) (BranchView, string, error) {
 	b, err := m.c.Branch(ctx, in.BranchName, day1.BranchOptions{From: in.ParentBranch, Description: in.Description})
 	if err != nil {
-		return branchView{}, "", err
+		return BranchView{}, "", err
 	}
 	return viewBranch(b), fmt.Sprintf("branch %s created from %s", b.Name, b.Parent), nil
 }
 
-func (m *memServer) branchList(ctx context.Context, ss *mcp.ServerSession, in branchListIn) (branchListOut, string, error) {
+func (m *caller) branchList(ctx context.Context, in BranchListIn) (BranchListOut, string, error) {
 	bs, err := m.c.Branches(ctx, day1.BranchFilter{Status: day1.BranchStatus(in.Status)})
 	if err != nil {
-		return branchListOut{}, "", err
+		return BranchListOut{}, "", err
 	}
-	out := branchListOut{Current: m.currentBranch(ss), Branches: make([]branchView, len(bs))}
+	out := BranchListOut{Current: m.currentBranch(), Branches: make([]BranchView, len(bs))}
 	for i, b := range bs {
 		out.Branches[i] = viewBranch(b)
 	}
 	return out, fmt.Sprintf("%d branches; current %s", len(bs), out.Current), nil
 }
 
-func (m *memServer) branchSwitch(ctx context.Context, ss *mcp.ServerSession, in branchSwitchIn) (branchSwitchOut, string, error) {
+func (m *caller) branchSwitch(ctx context.Context, in BranchSwitchIn) (BranchSwitchOut, string, error) {
 	b, err := m.c.GetBranch(ctx, in.BranchName)
 	if err != nil {
-		return branchSwitchOut{}, "", err
+		return BranchSwitchOut{}, "", err
 	}
-	prev := branchName(m.setBranch(ss, b.Name))
-	return branchSwitchOut{Current: b.Name, Previous: prev, Branch: viewBranch(b)}, "switched to " + b.Name, nil
+	prev := branchName(m.setBranch(b.Name))
+	return BranchSwitchOut{Current: b.Name, Previous: prev, Branch: viewBranch(b)}, "switched to " + b.Name, nil
 }
 
-func (m *memServer) branchDiff(ctx context.Context, _ *mcp.ServerSession, in branchDiffIn) (branchDiffOut, string, error) {
+func (m *caller) branchDiff(ctx context.Context, in BranchDiffIn) (BranchDiffOut, string, error) {
 	d, err := m.c.Diff(ctx, in.SourceBranch, in.TargetBranch)
 	if err != nil {
-		return branchDiffOut{}, "", err
+		return BranchDiffOut{}, "", err
 	}
 	// The library keeps the facts of the category, as they are now or were before.
 	d = d.Filter(day1.Filter{Category: in.Category})
-	out := branchDiffOut{
+	out := BranchDiffOut{
 		Source: d.Source, Target: d.Target, Base: d.Base,
 		SourceChanges: viewChanges(d.SourceChanges), TargetChanges: viewChanges(d.TargetChanges),
-		Conflicts: []conflictView{},
+		Conflicts: []ConflictView{},
 	}
 	for _, c := range d.Conflicts {
-		out.Conflicts = append(out.Conflicts, conflictView{
+		out.Conflicts = append(out.Conflicts, ConflictView{
 			Ref: c.Ref.String(), Reason: string(c.Reason),
-			Source: summarize(changeRecord(c.Source)), Target: summarize(changeRecord(c.Target)),
+			Source: memview.Summary(changeRecord(c.Source), 200), Target: memview.Summary(changeRecord(c.Target), 200),
 		})
 	}
 	return out, fmt.Sprintf("%s has %d changes, %s has %d, %d conflicts",
@@ -164,19 +176,19 @@ func changeRecord(c day1.Change) day1.Record {
 	return c.Before
 }
 
-func viewChanges(cs []day1.Change) []changeView {
-	out := []changeView{}
+func viewChanges(cs []day1.Change) []ChangeView {
+	out := []ChangeView{}
 	for _, c := range cs {
 		r := changeRecord(c)
 		if r == nil {
 			continue
 		}
-		out = append(out, changeView{Ref: c.Ref.String(), Op: string(c.Op), Summary: summarize(r)})
+		out = append(out, ChangeView{Ref: c.Ref.String(), Op: string(c.Op), Summary: memview.Summary(r, 200)})
 	}
 	return out
 }
 
-func (m *memServer) branchMerge(ctx context.Context, _ *mcp.ServerSession, in branchMergeIn) (branchMergeOut, string, error) {
+func (m *caller) branchMerge(ctx context.Context, in BranchMergeIn) (BranchMergeOut, string, error) {
 	req := day1.MergeRequest{
 		Source: in.SourceBranch, Target: in.TargetBranch, Strategy: day1.Strategy(in.Strategy),
 		Policy: day1.ConflictPolicy(in.ConflictPolicy), DryRun: in.DryRun, MergedBy: "mcp",
@@ -187,16 +199,16 @@ func (m *memServer) branchMerge(ctx context.Context, _ *mcp.ServerSession, in br
 	for i, it := range in.Items {
 		ref, err := parseRef(fmt.Sprintf("items[%d]", i), it)
 		if err != nil {
-			return branchMergeOut{}, "", err
+			return BranchMergeOut{}, "", err
 		}
 		req.Pick = append(req.Pick, ref)
 	}
 	res, err := m.c.Merge(ctx, req)
 	if err != nil {
-		return branchMergeOut{}, "", err
+		return BranchMergeOut{}, "", err
 	}
 	r := res.Record
-	out := branchMergeOut{
+	out := BranchMergeOut{
 		MergeID: r.ID, Source: r.Source, Target: r.Target, Strategy: string(r.Strategy), Applied: res.Applied,
 		Merged: viewMergeItems(r.Merged), Rejected: viewMergeItems(r.Rejected), Resolved: len(r.Resolutions),
 	}
@@ -210,10 +222,10 @@ func (m *memServer) branchMerge(ctx context.Context, _ *mcp.ServerSession, in br
 	return out, fmt.Sprintf("%s %d records of %s into %s (%s)", verb, len(out.Merged), r.Source, r.Target, r.Strategy), nil
 }
 
-func viewMergeItems(items []day1.MergeItem) []mergeItemView {
-	out := make([]mergeItemView, len(items))
+func viewMergeItems(items []day1.MergeItem) []MergeItemView {
+	out := make([]MergeItemView, len(items))
 	for i, it := range items {
-		out[i] = mergeItemView{Ref: it.Ref.String(), Action: string(it.Action)}
+		out[i] = MergeItemView{Ref: it.Ref.String(), Action: string(it.Action)}
 	}
 	return out
 }
