@@ -3,7 +3,7 @@ module github.com/day1ai/day1/contrib/adk
 go 1.26.5
 
 require (
-	github.com/day1ai/day1 v0.0.0
+	github.com/day1ai/day1 v0.0.0-20261207090245-4a5f1f63a4c9
 	github.com/google/go-cmp v0.7.0
 	google.golang.org/adk/v2 v2.2.0
 	google.golang.org/genai v1.66.0

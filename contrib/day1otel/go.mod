@@ -3,7 +3,7 @@ module github.com/day1ai/day1/contrib/day1otel
 go 1.25.0
 
 require (
-	github.com/day1ai/day1 v0.0.0
+	github.com/day1ai/day1 v0.0.0-20261207090245-4a5f1f63a4c9
 	github.com/google/go-cmp v0.7.0
 	go.opentelemetry.io/otel v1.42.0
 	go.opentelemetry.io/otel/metric v1.42.0

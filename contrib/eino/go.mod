@@ -4,7 +4,7 @@ go 1.25.0
 
 require (
 	github.com/cloudwego/eino v0.9.13
-	github.com/day1ai/day1 v0.0.0
+	github.com/day1ai/day1 v0.0.0-20261207090245-4a5f1f63a4c9
 	github.com/eino-contrib/jsonschema v1.0.3
 	github.com/google/go-cmp v0.7.0
 )
