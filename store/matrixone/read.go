@@ -665,10 +665,12 @@ func (s *Store) keyword(ctx context.Context, p pos, kind store.Kind, q store.Sea
 		return nil, nil
 	}
 	avg := float64(sumLen) / float64(n)
-	// store.Ranked.Full: a term no row holds counts as the rarest.
+	// store.Ranked.Full: a term no row holds counts as the rarest, weighted by
+	// textsearch.AbsentWeights.
+	absent := textsearch.AbsentWeights(q.Text)
 	idfs := make([]float64, 0, len(terms))
 	for term := range terms {
-		idfs = append(idfs, textsearch.DefaultBM25.IDF(df[term], int(n)))
+		idfs = append(idfs, absent.Of(term, df[term], textsearch.DefaultBM25.IDF(df[term], int(n))))
 	}
 	full := textsearch.Full(idfs)
 	for i := range cands {

@@ -236,7 +236,7 @@ func (s *Store) termSearch(ctx context.Context, p pos, kind store.Kind, q store.
 	if err != nil {
 		return nil, false, err
 	}
-	cands, full := ix.rank(terms, p.cut)
+	cands, full := ix.rank(terms, textsearch.AbsentWeights(q.Text), p.cut)
 	ix.mu.Unlock()
 	s.termQueries.Add(1)
 	out, complete, err := s.fetchBest(ctx, p, kind, q, cands, k, maxTermFetches)
@@ -250,7 +250,7 @@ func (s *Store) termSearch(ctx context.Context, p pos, kind store.Kind, q store.
 // rank scores every version visible at cut holding one of the terms, best first, ties
 // by id, and returns the score of a full match (store.Ranked.Full). The caller holds
 // ix.mu.
-func (ix *termIndex) rank(terms map[string]int, cut int64) ([]termCand, float64) {
+func (ix *termIndex) rank(terms map[string]int, absent textsearch.Weights, cut int64) ([]termCand, float64) {
 	if ix.statsCut != cut {
 		ix.n, ix.sumLen = 0, 0
 		for i := range ix.ents {
@@ -285,7 +285,7 @@ func (ix *termIndex) rank(terms map[string]int, cut int64) ([]termCand, float64)
 			}
 		}
 		idf := textsearch.DefaultBM25.IDF(df, int(ix.n))
-		idfs = append(idfs, idf)
+		idfs = append(idfs, absent.Of(t, df, idf))
 		rk.Term(l, idf)
 	}
 	acc := rk.All(avg, func(ord int32) int { return int(ix.ents[ord].docLen) })

@@ -308,10 +308,11 @@ func (s *Store) keyword(vw view, ix *kindIndex, kind store.Kind, q store.SearchQ
 	rk := &sc.scorer
 	rk.Reset()
 	var idfs []float64 // of the query's terms, for store.Ranked.Full
+	absent := textsearch.AbsentWeights(q.Text)
 	for term := range textsearch.TermFreqs(textsearch.Terms(q.Text)) {
 		list := ix.postings[term]
 		if list == nil {
-			idfs = append(idfs, textsearch.DefaultBM25.IDF(0, n))
+			idfs = append(idfs, absent.Of(term, 0, textsearch.DefaultBM25.IDF(0, n)))
 			continue
 		}
 		df := 0
@@ -351,7 +352,7 @@ func (s *Store) keyword(vw view, ix *kindIndex, kind store.Kind, q store.SearchQ
 			rk.Keep(p)
 		}
 		idf := textsearch.DefaultBM25.IDF(df, n)
-		idfs = append(idfs, idf)
+		idfs = append(idfs, absent.Of(term, df, idf))
 		rk.Term(list, idf)
 	}
 	best := rk.Top(avg, k, ix.longDoc)

@@ -619,10 +619,10 @@ type termList struct {
 	upTo int64
 }
 
-// termLists returns the postings of the query's terms, each list read from the driver
-// at its first use and extended with the rows indexed since at each later one. Only
-// rows the index holds are listed.
-func (ix *index) termLists(ctx context.Context, r driver.Reader, kind store.Kind, terms map[string]int) ([]*textsearch.List, error) {
+// termLists returns the query's terms and their postings, each list read from the
+// driver at its first use and extended with the rows indexed since at each later one.
+// Only rows the index holds are listed.
+func (ix *index) termLists(ctx context.Context, r driver.Reader, kind store.Kind, terms map[string]int) ([]string, []*textsearch.List, error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if ix.terms == nil {
@@ -633,6 +633,7 @@ func (ix *index) termLists(ctx context.Context, r driver.Reader, kind store.Kind
 		byTerm = map[string]*termList{}
 		ix.terms[kind] = byTerm
 	}
+	names := make([]string, 0, len(terms))
 	out := make([]*textsearch.List, 0, len(terms))
 	for t := range terms {
 		tl := byTerm[t]
@@ -651,13 +652,14 @@ func (ix *index) termLists(ctx context.Context, r driver.Reader, kind store.Kind
 				return nil
 			})
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			tl.upTo = ix.lastRID
 		}
+		names = append(names, t)
 		out = append(out, &tl.list)
 	}
-	return out, nil
+	return names, out, nil
 }
 
 // stats returns the number of live records of a kind the view sees and the sum of
@@ -716,7 +718,7 @@ func (ix *index) count(p int32, d int) {
 func (s *Store) keyword(ctx context.Context, v view, kind store.Kind, q store.SearchQuery, k int) ([]store.Ranked, error) {
 	ix := &s.ix
 	terms := textsearch.TermFreqs(textsearch.Terms(q.Text))
-	lists, err := ix.termLists(ctx, v.st.r, kind, terms)
+	names, lists, err := ix.termLists(ctx, v.st.r, kind, terms)
 	if err != nil {
 		return nil, err
 	}
@@ -735,8 +737,9 @@ func (s *Store) keyword(ctx context.Context, v view, kind store.Kind, q store.Se
 	defer scorers.Put(sc)
 	sc.Reset()
 	br, atHead := ix.headOf(v)
-	var idfs []float64
-	for _, l := range lists {
+	var idfs []float64 // of the query's terms, for store.Ranked.Full
+	absent := textsearch.AbsentWeights(q.Text)
+	for i, l := range lists {
 		df := 0
 		for _, p := range l.Postings {
 			var hist bool
@@ -757,7 +760,7 @@ func (s *Store) keyword(ctx context.Context, v view, kind store.Kind, q store.Se
 			}
 		}
 		idf := textsearch.DefaultBM25.IDF(df, n)
-		idfs = append(idfs, idf)
+		idfs = append(idfs, absent.Of(names[i], df, idf))
 		sc.Term(l, idf)
 	}
 	long := func(ord int32) int { return int(ix.rows[ord].dlen) }

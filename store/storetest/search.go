@@ -499,6 +499,35 @@ func testRelevance(t *testing.T, h Harness) {
 		}
 	})
 
+	subtest(t, h, area, "an absent time does not count against a hit, an absent name twice", func(e *env) {
+		e.writeSearchFixture()
+		rel := func(text string) float64 {
+			hits := e.search(main, store.SearchQuery{WindowWeight: noContext, IncludeHistory: true, Text: text, Mode: store.Keyword, Kinds: factsOnly})
+			if len(hits) == 0 || hits[0].Record.RecordID() != "fA" {
+				e.t.Fatalf("%q: %v; want fA first", text, relevances(hits))
+			}
+			return hits[0].Relevance
+		}
+		whole := rel("kerberos ticket")
+		// Records keep their time apart from their text: a date no record holds
+		// says nothing against them.
+		if r := rel("the kerberos ticket in May 2023"); math.Abs(r-whole) > eps {
+			e.t.Errorf("relevance with a date no record holds = %v; want %v, as without it", r, whole)
+		}
+		// A name no record holds counts twice a word no record holds.
+		word, name := rel("the zeppelin kerberos ticket"), rel("the Zeppelin kerberos ticket")
+		if !(name < word && word < whole) {
+			e.t.Errorf("relevance with a word no record holds = %v, with a name = %v; want the name lower, both below %v", word, name, whole)
+		}
+		// At the start of a sentence, or in a title, a capital names nothing.
+		if r := rel("Zeppelin kerberos ticket"); math.Abs(r-word) > eps {
+			e.t.Errorf("relevance with the word at the start = %v; want %v", r, word)
+		}
+		if r := rel("Zeppelin Kerberos Ticket Rules"); r < name {
+			e.t.Errorf("relevance of a title = %v; want no less than %v", r, name)
+		}
+	})
+
 	subtest(t, h, area, "relevance by vector is the positive cosine", func(e *env) {
 		e.writeSearchFixture()
 		// At a right angle to the query, and facing away from it: not like it at all.
