@@ -97,8 +97,8 @@ func TestConformance(t *testing.T) {
 			}
 			return open(t, dsn)
 		},
-		Retained: func(t *testing.T, r time.Duration) store.Store {
-			s, err := matrixone.Open(context.Background(), matrixone.Options{DSN: testDatabase(t), Dimensions: 8, MaxOpenConns: 8, Retention: r})
+		Retained: func(t *testing.T, r time.Duration, now func() time.Time) store.Store {
+			s, err := matrixone.Open(context.Background(), matrixone.Options{DSN: testDatabase(t), Dimensions: 8, MaxOpenConns: 8, Retention: r, Now: now})
 			if err != nil {
 				t.Fatalf("matrixone.Open: %v", err)
 			}

@@ -31,8 +31,8 @@ func TestConformance(t *testing.T) {
 			}
 			return s
 		},
-		Retained: func(t *testing.T, r time.Duration) store.Store {
-			s, err := memstore.New(memstore.Options{Retention: r})
+		Retained: func(t *testing.T, r time.Duration, now func() time.Time) store.Store {
+			s, err := memstore.New(memstore.Options{Retention: r, Now: now})
 			if err != nil {
 				t.Fatalf("memstore.New: %v", err)
 			}
@@ -107,8 +107,8 @@ func TestConformanceCompacted(t *testing.T) {
 			return open(t, dir)
 		},
 		// A store that compacts in the background after nearly every write.
-		Retained: func(t *testing.T, r time.Duration) store.Store {
-			s, err := memstore.New(memstore.Options{Path: t.TempDir(), Retention: r, CompactMinBytes: 1, CompactRatio: 0.01})
+		Retained: func(t *testing.T, r time.Duration, now func() time.Time) store.Store {
+			s, err := memstore.New(memstore.Options{Path: t.TempDir(), Retention: r, Now: now, CompactMinBytes: 1, CompactRatio: 0.01})
 			if err != nil {
 				t.Fatalf("memstore.New: %v", err)
 			}

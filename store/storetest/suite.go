@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,8 +27,9 @@ type Harness struct {
 	// Retained returns a new, empty store like New that keeps the history of the
 	// last r only: reads at older instants fail with store.ErrTooOld. The store may
 	// drop older history whenever it likes (compact), but never what a snapshot
-	// reads. nil skips the retention subtests.
-	Retained func(t *testing.T, r time.Duration) store.Store
+	// reads. Its clock is now, which the test moves on past the retention. nil
+	// skips the retention subtests.
+	Retained func(t *testing.T, r time.Duration, now func() time.Time) store.Store
 	// Unsupported lists features the store lacks, by subtest area name, with the
 	// reason; those subtests t.Skip with the reason. A key is an area ("search") or an
 	// area and a subtest ("search/hybrid weighted fusion").
@@ -240,6 +242,24 @@ func (e *env) state(v store.View) map[store.Kind][]store.Record {
 
 // tick sleeps long enough that the next commit gets a later time than the last one,
 // and returns an instant strictly between them.
+// clock is a clock a test moves by hand.
+type clock struct {
+	mu sync.Mutex
+	at time.Time
+}
+
+func (c *clock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.at
+}
+
+func (c *clock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.at = c.at.Add(d)
+}
+
 func tick() time.Time {
 	time.Sleep(5 * time.Millisecond)
 	now := time.Now()

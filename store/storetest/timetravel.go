@@ -169,14 +169,17 @@ func testTimeTravel(t *testing.T, h Harness) {
 		}
 		t.Parallel()
 		const r = 3 * time.Second
-		e := &env{t: t, h: h, s: h.Retained(t, r), ctx: t.Context()}
+		clk := &clock{at: time.Now().UTC().Truncate(time.Millisecond)}
+		e := &env{t: t, h: h, s: h.Retained(t, r, clk.now), ctx: t.Context()}
 		t.Cleanup(func() { e.s.Close() })
 		e.put1(main, store.Fact{ID: "f1", Text: "alpha original", Embedding: vec(1)})
 		e.snapshot(main, "s1")
-		t1 := tick()
+		clk.advance(5 * time.Millisecond)
+		t1 := clk.now()
+		clk.advance(5 * time.Millisecond)
 		e.put1(main, store.Fact{ID: "f1", Text: "alpha changed", Embedding: vec(4, 3)})
 		same(e.t, "f1 at t1, within the retention", "alpha original", textOf(e.get(atTime(main, t1), factRef("f1"))))
-		time.Sleep(time.Until(t1.Add(r + 500*time.Millisecond)))
+		clk.advance(r + 500*time.Millisecond)
 		// Writes after the window has passed, which a store that compacts may take as
 		// its cue.
 		for i := range 3 {
@@ -195,7 +198,7 @@ func testTimeTravel(t *testing.T, h Harness) {
 		e.branch(store.BranchSpec{Name: "from-s1", At: store.Point{Snapshot: "s1"}})
 		same(e.t, "f1 on a branch from the snapshot", "alpha original", textOf(e.get(head("from-s1"), factRef("f1"))))
 		same(e.t, "f1 at head", "alpha changed", textOf(e.get(head(main), factRef("f1"))))
-		same(e.t, "f1 just now", "alpha changed", textOf(e.get(atTime(main, time.Now()), factRef("f1"))))
+		same(e.t, "f1 just now", "alpha changed", textOf(e.get(atTime(main, clk.now()), factRef("f1"))))
 	})
 
 	subtest(t, h, area, "a snapshot of another branch cannot be read", func(e *env) {
