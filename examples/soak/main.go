@@ -301,7 +301,8 @@ func (s *soak) seed(ctx context.Context) error {
 // an error when no operation has ended for stall while the agents work: a deadlock
 // or a hang.
 func watch(s *soak, log io.Writer, start time.Time, done <-chan struct{}, stall time.Duration) error {
-	t := time.NewTicker(time.Second)
+	// Look four times a stall, at most each second.
+	t := time.NewTicker(min(time.Second, max(stall/4, time.Millisecond)))
 	defer t.Stop()
 	last, lastAt, nextLog := int64(-1), start, start.Add(30*time.Second)
 	for {

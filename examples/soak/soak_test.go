@@ -164,13 +164,13 @@ func TestModelCatchesDifferences(t *testing.T) {
 // TestWatchFindsAHang: when no operation ends for the stall time, watch says so.
 func TestWatchFindsAHang(t *testing.T) {
 	s := &soak{st: newStats(), m: newModel()}
-	err := watch(s, io.Discard, time.Now(), make(chan struct{}), 1500*time.Millisecond)
+	err := watch(s, io.Discard, time.Now(), make(chan struct{}), 200*time.Millisecond)
 	if err == nil || !strings.Contains(err.Error(), "deadlock") {
 		t.Fatalf("watch with no operation ending = %v, want a deadlock error", err)
 	}
 	done := make(chan struct{})
 	close(done)
-	if err := watch(s, io.Discard, time.Now(), done, time.Second); err != nil {
+	if err := watch(s, io.Discard, time.Now(), done, 200*time.Millisecond); err != nil {
 		t.Fatalf("watch of finished agents = %v", err)
 	}
 }
