@@ -56,6 +56,16 @@ func TestListTools(t *testing.T) {
 	if len(names) != len(contractTools) {
 		t.Errorf("got %d tools, want %d: %v", len(names), len(contractTools), names)
 	}
+	// The server serves agenttool's list, which the framework adapters offer too.
+	var described []string
+	for _, tl := range agenttool.Tools() {
+		described = append(described, tl.Name)
+	}
+	slices.Sort(described)
+	served := slices.Sorted(slices.Values(names))
+	if !slices.Equal(served, described) {
+		t.Errorf("the server serves %v; agenttool describes %v", served, described)
+	}
 	// The README counts them; the plugin and the server's README name one binary.
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
