@@ -77,6 +77,9 @@ type Index struct {
 	// Expires is when a fact expires (store.Fact.ExpiresAt, Unix nanoseconds); 0 for
 	// none.
 	Expires int64
+	// Updated is the time of the record's current version (store.UpdateTime, Unix
+	// nanoseconds), which lists by update are ordered by.
+	Updated int64
 }
 
 // Meta is what a driver returns of a row for the portable store's indexes: all but
@@ -97,6 +100,9 @@ type Meta struct {
 	Order   int64
 	Time    int64
 	Expires int64
+	// Updated is Index.Updated; 0 for a row its driver kept without one (a file
+	// written before drivers kept it), whose record then says.
+	Updated int64
 }
 
 // BranchRow is a branch as a driver keeps it.

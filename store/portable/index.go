@@ -64,8 +64,10 @@ type index struct {
 	// terms caches the postings of the terms searched (termLists).
 	terms map[store.Kind]map[string]*termList
 	// updated holds, by position, the update time (store.UpdateTime, Unix
-	// nanoseconds) of the rows of facts and conversations that lists by update have
-	// read: rows never change, so each is read once in a process (listByUpdate).
+	// nanoseconds) of the rows whose update time is not their time (meta.time): from
+	// their driver's rows, or, for rows kept without one (meta.updKnown false), read
+	// from their records by the first list by update that needs them; rows never
+	// change, so each is read once in a process (listByUpdate).
 	updated map[int32]int64
 }
 
@@ -83,6 +85,7 @@ type meta struct {
 	del        bool
 	hist       bool  // history: driver.Index.History
 	dead       bool  // its branch was deleted
+	updKnown   bool  // its update time is known: updated[p], else time
 	dlen       int32 // search text length, in terms
 	vslot      int32 // position of its code in its kind's codes, -1 for none
 }
@@ -155,6 +158,15 @@ func (ix *index) add(m driver.Meta) {
 			ix.expires = map[int32]int64{}
 		}
 		ix.expires[p] = m.Expires
+	}
+	if m.Updated != 0 {
+		row.updKnown = true
+		if m.Updated != m.Time {
+			if ix.updated == nil {
+				ix.updated = map[int32]int64{}
+			}
+			ix.updated[p] = m.Updated
+		}
 	}
 	if len(m.Code) > 0 && len(m.Code)%8 == 0 {
 		kv := ix.kinds[m.Kind]
@@ -596,6 +608,7 @@ func indexOf(r store.Record) driver.Index {
 	}
 	ix.History = store.IsHistory(r)
 	ix.Time = r.RecordTime().UnixNano()
+	ix.Updated = store.UpdateTime(r).UnixNano()
 	switch x := r.(type) {
 	case store.Fact:
 		ix.Group, ix.Order = x.SessionID, x.CreatedAt.UnixNano()

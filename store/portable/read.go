@@ -115,11 +115,10 @@ func groupOf(q store.ListQuery) string {
 const updateChunk = 2000
 
 // listByUpdate lists, in update order (store.OrderUpdated), the facts or
-// conversations of a query whose filter the index decides. The update time is in the
-// record, not in the index's rows: the rows the index has not seen listed by update
-// are read once, a chunk at a time, and their times kept (index.updated), so a
-// process pays for each row once and later lists order the rows from memory and read
-// only their page.
+// conversations of a query whose filter the index decides, by the update times the
+// index holds. The rows a driver kept without one (a file written before drivers
+// kept them) are read once, a chunk at a time, and their times kept
+// (index.updated), so a process pays for each such row once.
 func (s *Store) listByUpdate(ctx context.Context, st *state, v view, q store.ListQuery) ([]store.Record, error) {
 	ix := &s.ix
 	if err := ix.catchUp(ctx, st.r, st, len(v.chain) > 1, false); err != nil {
@@ -129,7 +128,7 @@ func (s *Store) listByUpdate(ctx context.Context, st *state, v view, q store.Lis
 	ps := ix.visibleRows(v, q)
 	var unseen []int32
 	for _, p := range ps {
-		if _, ok := ix.updated[p]; !ok {
+		if _, ok := ix.updated[p]; !ok && !ix.rows[p].updKnown {
 			unseen = append(unseen, p)
 		}
 	}
@@ -152,11 +151,20 @@ func (s *Store) listByUpdate(ctx context.Context, st *state, v view, q store.Lis
 		ix.mu.Unlock()
 	}
 	return ix.page(ctx, v, q, ps, func(a, b int32) int {
-		if c := cmp.Compare(ix.updated[a], ix.updated[b]); c != 0 {
+		if c := cmp.Compare(ix.updateOf(a), ix.updateOf(b)); c != 0 {
 			return c
 		}
 		return strings.Compare(ix.rows[a].id, ix.rows[b].id)
 	})
+}
+
+// updateOf returns the update time of row p: updated[p], else its time. Callers hold
+// ix.mu.
+func (ix *index) updateOf(p int32) int64 {
+	if t, ok := ix.updated[p]; ok {
+		return t
+	}
+	return ix.rows[p].time
 }
 
 // listIndexed lists the records of a query whose filter the index decides (none, or

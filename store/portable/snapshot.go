@@ -18,14 +18,15 @@ import (
 // rows); "rows/N", a fixed-size entry per row, partRows rows per part; "ids/N", the
 // same rows' ids; "codes/K/N", the code slots of kind K, partRows slots per part, each
 // its row's position and code; "expires", the position and expiry of each row of a
-// fact that has one. A process loads the saved index, then catches up with
+// fact that has one; "updates", the position and update time of each row whose
+// update time is not its time (index.updated). A process loads the saved index, then catches up with
 // the rows committed since, as it does between reads.
 
 const (
 	collIndex    = "index"
 	indexHead    = "head"
 	indexMagic   = "d1ix"
-	indexVersion = 5
+	indexVersion = 6
 	rowBytes     = 64
 	partRows     = 1 << 16
 	saveFraction = 8 // rows read past the saved copy, as a fraction of those saved, before a save
@@ -68,6 +69,9 @@ func (ix *index) encodeRows(lo, hi int) []byte {
 		if m.hist {
 			flags |= 4
 		}
+		if m.updKnown {
+			flags |= 8
+		}
 		b = append(b, kindCode(m.kind), flags, 0, 0)
 	}
 	return b
@@ -98,34 +102,6 @@ func (kv *kindVecs) encodeCodes(lo, hi int) []byte {
 	return b
 }
 
-// encodeExpires packs the expiries of the rows that have one: each its row's
-// position, then its expiry, in position order.
-func (ix *index) encodeExpires() []byte {
-	ps := slices.Sorted(maps.Keys(ix.expires))
-	b := make([]byte, 0, len(ps)*12)
-	for _, p := range ps {
-		b = binary.LittleEndian.AppendUint32(b, uint32(p))
-		b = binary.LittleEndian.AppendUint64(b, uint64(ix.expires[p]))
-	}
-	return b
-}
-
-// decodeExpires sets the expiries of rows from an "expires" item.
-func (ix *index) decodeExpires(b []byte) error {
-	if len(b)%12 != 0 {
-		return errIndexFormat
-	}
-	ix.expires = make(map[int32]int64, len(b)/12)
-	for i := 0; i < len(b); i += 12 {
-		p := int32(binary.LittleEndian.Uint32(b[i:]))
-		if p < 0 || int(p) >= len(ix.rows) {
-			return errIndexFormat
-		}
-		ix.expires[p] = int64(binary.LittleEndian.Uint64(b[i+4:]))
-	}
-	return nil
-}
-
 var errIndexFormat = errors.New("saved index is damaged or of another version")
 
 // decodeRows fills rows [lo, lo+len(b)/rowBytes) from a "rows" part.
@@ -148,7 +124,7 @@ func (ix *index) decodeRows(lo int, b []byte) error {
 		if !ok {
 			return errIndexFormat
 		}
-		m.kind, m.del, m.dead, m.hist, m.key, m.vslot = k, e[61]&1 != 0, e[61]&2 != 0, e[61]&4 != 0, -1, -1
+		m.kind, m.del, m.dead, m.hist, m.updKnown, m.key, m.vslot = k, e[61]&1 != 0, e[61]&2 != 0, e[61]&4 != 0, e[61]&8 != 0, -1, -1
 		ix.rids[lo+i] = m.rid
 	}
 	return nil
@@ -214,6 +190,34 @@ func (ix *index) decodeCodes(kind store.Kind, words int, b []byte) error {
 	return nil
 }
 
+// encodeTimes packs the times of rows held apart (index.expires, index.updated):
+// each its row's position, then its time, in position order.
+func encodeTimes(m map[int32]int64) []byte {
+	ps := slices.Sorted(maps.Keys(m))
+	b := make([]byte, 0, len(ps)*12)
+	for _, p := range ps {
+		b = binary.LittleEndian.AppendUint32(b, uint32(p))
+		b = binary.LittleEndian.AppendUint64(b, uint64(m[p]))
+	}
+	return b
+}
+
+// decodeTimes reads what encodeTimes packed, for an index of n rows.
+func decodeTimes(b []byte, n int) (map[int32]int64, error) {
+	if len(b)%12 != 0 {
+		return nil, errIndexFormat
+	}
+	m := make(map[int32]int64, len(b)/12)
+	for i := 0; i < len(b); i += 12 {
+		p := int32(binary.LittleEndian.Uint32(b[i:]))
+		if p < 0 || int(p) >= n {
+			return nil, errIndexFormat
+		}
+		m[p] = int64(binary.LittleEndian.Uint64(b[i+4:]))
+	}
+	return m, nil
+}
+
 // load fills an empty index from its saved copy, if there is one the reader can use:
 // false when there is none. A damaged copy is left for the next save to replace; the
 // index is then built from the rows.
@@ -243,7 +247,13 @@ func (ix *index) load(ctx context.Context, r driver.Reader) (bool, error) {
 		case scan(id, "ids/%d", &part):
 			return ix.decodeIDs(part*partRows, data)
 		case id == "expires":
-			return ix.decodeExpires(data)
+			m, err := decodeTimes(data, len(ix.rows))
+			ix.expires = m
+			return err
+		case id == "updates":
+			m, err := decodeTimes(data, len(ix.rows))
+			ix.updated = m
+			return err
 		case scan(id, "codes/%d/%d/%d", &kind, &words, &part):
 			k, ok := kindOfCode(uint8(kind))
 			if !ok {
@@ -317,7 +327,12 @@ func (ix *index) save(ctx context.Context, w driver.Writer) error {
 		}
 	}
 	if len(ix.expires) > 0 {
-		if err := put("expires", ix.encodeExpires()); err != nil {
+		if err := put("expires", encodeTimes(ix.expires)); err != nil {
+			return err
+		}
+	}
+	if len(ix.updated) > 0 {
+		if err := put("updates", encodeTimes(ix.updated)); err != nil {
 			return err
 		}
 	}

@@ -32,7 +32,8 @@ func openAt(t *testing.T, dir string) *portable.Store {
 
 // TestSavedIndex writes enough for the index to be saved, branches and deletes past
 // the save, and checks that a new store, which loads the saved index and catches up,
-// searches exactly as the store that built its index row by row, expiries included.
+// searches and lists by update exactly as the store that built its index row by row,
+// expiries and update times included.
 func TestSavedIndex(t *testing.T) {
 	defer portable.SetSaveMinRows(50)()
 	ctx := context.Background()
@@ -52,6 +53,9 @@ func TestSavedIndex(t *testing.T) {
 				Text: fmt.Sprintf("fact %d says %s and %s", n, words[n%8], words[(n/8)%8])}
 			if n%5 == 0 {
 				f.CreatedAt, f.ExpiresAt = written, written.Add(time.Hour)
+			}
+			if n%7 == 0 { // versions written later than their records were made
+				f.CreatedAt, f.UpdatedAt = written.Add(-time.Hour), written.Add(time.Duration(240-n)*time.Minute)
 			}
 			recs = append(recs, f)
 		}
@@ -110,6 +114,29 @@ func TestSavedIndex(t *testing.T) {
 			}
 		}
 	}
+	for _, branch := range []string{store.DefaultBranch, "b"} {
+		v := store.View{Branch: branch}
+		q := store.ListQuery{Kind: store.KindFact, Order: store.OrderUpdated, Limit: 300}
+		want, err := a.List(ctx, v, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := b.List(ctx, v, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(recordIDs(want), recordIDs(got)); diff != "" {
+			t.Errorf("List(%s) by update with the loaded index differs (-built +loaded):\n%s", branch, diff)
+		}
+	}
+}
+
+func recordIDs(rs []store.Record) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.RecordID()
+	}
+	return out
 }
 
 func ids(hs []store.Hit) []string {

@@ -121,9 +121,10 @@ const LockName = "memory.lock"
 const appID = 0x64617931
 
 // formatVersion is the version of the tables this package writes (PRAGMA user_version).
-// Version 2 added rows.exp (driver.Index.Expires); a writer upgrades a file of version
-// 1 as it opens it, and a reader of one reads no expiry.
-const formatVersion = 2
+// Version 2 added rows.exp (driver.Index.Expires), version 3 rows.upd
+// (driver.Index.Updated); a writer upgrades an older file as it opens it, and a
+// reader of one reads no expiry (before 2) and no update time (before 3).
+const formatVersion = 3
 
 // pageSize is the size of the database's pages.
 var pageSize = 65536
@@ -206,9 +207,10 @@ type Driver struct {
 	// lock queues the writers of every process: a file lock they wait on without
 	// polling the database (SQLite's own wait sleeps up to 100 ms at a time).
 	lock *filelock.Lock
-	// expCol is what reads select for a row's expiry: the column, or 0 on a file of
-	// format version 1 opened for reading, which has none.
-	expCol string
+	// expCol and updCol are what reads select for a row's expiry and update time:
+	// the columns, or 0 on a file opened for reading whose format version is older
+	// than the column's (2 and 3).
+	expCol, updCol string
 	// vacuum says the file gives the pages a compaction frees back to the file
 	// system (auto_vacuum=INCREMENTAL, which files made before it lack).
 	vacuum bool
@@ -244,7 +246,7 @@ func Open(ctx context.Context, opts Options) (*Driver, error) {
 	} else if err := checkFolder(dir); err != nil {
 		return nil, err
 	}
-	d := &Driver{path: path, opts: opts, expCol: "exp"}
+	d := &Driver{path: path, opts: opts, expCol: "exp", updCol: "upd"}
 	var err error
 	if d.rdb, err = sql.Open("sqlite", d.dsn(false)); err != nil {
 		return nil, fmt.Errorf("day1: sqlite: %w", err)
@@ -317,7 +319,8 @@ CREATE TABLE IF NOT EXISTS rows (
 	ord INTEGER NOT NULL,
 	time INTEGER NOT NULL,
 	code BLOB,
-	exp INTEGER NOT NULL DEFAULT 0
+	exp INTEGER NOT NULL DEFAULT 0,
+	upd INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS bodies (
 	rid INTEGER PRIMARY KEY,
@@ -355,10 +358,13 @@ func (d *Driver) setup(ctx context.Context) error {
 	case app == appID && ver > formatVersion:
 		return fmt.Errorf("%w: %s was written by a newer day1 (format %d; this one reads %d): upgrade day1",
 			store.ErrNotSupported, d.path, ver, formatVersion)
-	case app == appID && ver == 1 && d.opts.ReadOnly:
-		d.expCol = "0" // no expiries before version 2
+	case app == appID && ver < formatVersion && d.opts.ReadOnly:
+		d.updCol = "0" // no update times before version 3
+		if ver == 1 {
+			d.expCol = "0" // no expiries before version 2
+		}
 		return nil
-	case app == appID && ver == 1:
+	case app == appID && ver < formatVersion:
 		return d.upgrade(ctx)
 	case app == appID:
 		return nil
@@ -407,8 +413,9 @@ func (d *Driver) setup(ctx context.Context) error {
 	return d.openError(tx.Commit())
 }
 
-// upgrade brings a file of format version 1 to version 2 (rows.exp), in one write
-// transaction; another process may have done it first.
+// upgrade brings a file of an older format version to this one (version 2:
+// rows.exp; version 3: rows.upd), in one write transaction; another process may have
+// done it first.
 func (d *Driver) upgrade(ctx context.Context) error {
 	tx, err := d.wdb.BeginTx(ctx, nil)
 	if err != nil {
@@ -419,13 +426,23 @@ func (d *Driver) upgrade(ctx context.Context) error {
 	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&ver); err != nil {
 		return d.openError(err)
 	}
-	if ver >= 2 {
+	if ver >= formatVersion {
 		return nil
 	}
-	if _, err := tx.ExecContext(ctx, "ALTER TABLE rows ADD COLUMN exp INTEGER NOT NULL DEFAULT 0"); err != nil {
-		return d.openError(err)
+	for _, u := range []struct {
+		ver int64
+		sql string
+	}{
+		{2, "ALTER TABLE rows ADD COLUMN exp INTEGER NOT NULL DEFAULT 0"},
+		{3, "ALTER TABLE rows ADD COLUMN upd INTEGER NOT NULL DEFAULT 0"},
+	} {
+		if ver < u.ver {
+			if _, err := tx.ExecContext(ctx, u.sql); err != nil {
+				return d.openError(err)
+			}
+		}
 	}
-	if _, err := tx.ExecContext(ctx, "PRAGMA user_version=2"); err != nil {
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version=%d", formatVersion)); err != nil {
 		return d.openError(err)
 	}
 	return d.openError(tx.Commit())
@@ -671,7 +688,7 @@ func (r *reader) Rows(ctx context.Context, kind store.Kind, branch, at int64, fn
 // Meta implements driver.Reader.
 func (r *reader) Meta(ctx context.Context, after int64, fn func(driver.Meta) error) error {
 	rows, err := r.q.QueryContext(ctx,
-		"SELECT rid, kind, id, br, seq, until, del, tkey, dlen, grp, ord, time, code, "+r.d.expCol+" FROM rows WHERE rid > ? AND seq <= ? ORDER BY rid", after, r.head.Seq)
+		"SELECT rid, kind, id, br, seq, until, del, tkey, dlen, grp, ord, time, code, "+r.d.expCol+", "+r.d.updCol+" FROM rows WHERE rid > ? AND seq <= ? ORDER BY rid", after, r.head.Seq)
 	if err != nil {
 		return r.d.fail(err)
 	}
@@ -680,7 +697,7 @@ func (r *reader) Meta(ctx context.Context, after int64, fn func(driver.Meta) err
 		var m driver.Meta
 		var kind string
 		var del int
-		if err := rows.Scan(&m.RID, &kind, &m.ID, &m.Branch, &m.Seq, &m.Until, &del, &m.TextKey, &m.DocLen, &m.Group, &m.Order, &m.Time, &m.Code, &m.Expires); err != nil {
+		if err := rows.Scan(&m.RID, &kind, &m.ID, &m.Branch, &m.Seq, &m.Until, &del, &m.TextKey, &m.DocLen, &m.Group, &m.Order, &m.Time, &m.Code, &m.Expires, &m.Updated); err != nil {
 			return r.d.fail(err)
 		}
 		m.Kind, m.Deleted, m.History = store.Kind(kind), del&1 != 0, del&2 != 0
@@ -921,13 +938,13 @@ func (w *writer) putChunk(ctx context.Context, rows []driver.Row) error {
 			del |= 2
 		}
 		ix := r.Index
-		rowArgs = append(rowArgs, rid, r.Branch, string(r.Kind), r.ID, seq, driver.Never, del, ix.TextKey, ix.DocLen, ix.Group, ix.Order, ix.Time, ix.Code, ix.Expires)
+		rowArgs = append(rowArgs, rid, r.Branch, string(r.Kind), r.ID, seq, driver.Never, del, ix.TextKey, ix.DocLen, ix.Group, ix.Order, ix.Time, ix.Code, ix.Expires, ix.Updated)
 		bodyArgs = append(bodyArgs, rid, r.Data, r.Vector)
 		for i, term := range ix.Terms {
 			postArgs = append(postArgs, string(r.Kind), term, rid, ix.Counts[i])
 		}
 	}
-	if err := w.insert(ctx, "rows (rid, br, kind, id, seq, until, del, tkey, dlen, grp, ord, time, code, exp)", 14, rowArgs); err != nil {
+	if err := w.insert(ctx, "rows (rid, br, kind, id, seq, until, del, tkey, dlen, grp, ord, time, code, exp, upd)", 15, rowArgs); err != nil {
 		return err
 	}
 	if err := w.insert(ctx, "bodies (rid, data, vec)", 3, bodyArgs); err != nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -256,14 +257,31 @@ func TestWritersQueueOnTheLockFile(t *testing.T) {
 	}
 }
 
-// TestUpgradeFromVersion1 makes a memory of format version 1 (no rows.exp) and opens
-// it: a reader reads it as it is, with no expiries; a writer upgrades it to version 2,
-// and facts written then expire.
-func TestUpgradeFromVersion1(t *testing.T) {
+// TestUpgradeOlderFormats makes memories of format versions 1 (no rows.exp, no
+// rows.upd) and 2 (no rows.upd) and opens them: a reader reads each as it is, with no
+// expiries before 2; a writer upgrades it to the current version, after which facts
+// written expire, and lists by update order the rows kept without an update time
+// and those with one alike.
+func TestUpgradeOlderFormats(t *testing.T) {
+	for _, c := range []struct {
+		version int
+		drop    []string
+	}{{1, []string{"exp", "upd"}}, {2, []string{"upd"}}} {
+		t.Run(fmt.Sprint("version ", c.version), func(t *testing.T) {
+			upgradeFrom(t, c.version, c.drop)
+		})
+	}
+}
+
+func upgradeFrom(t *testing.T, version int, drop []string) {
 	ctx := context.Background()
 	dir := t.TempDir()
+	at := time.Date(2025, 3, 1, 9, 0, 0, 0, time.UTC)
 	s := open(t, dir, sqlite.Options{NoSync: true})
-	if _, err := s.Put(ctx, store.DefaultBranch, []store.Record{store.Fact{ID: "old", Text: "the canteen opens at noon"}}, store.PutOptions{}); err != nil {
+	if _, err := s.Put(ctx, store.DefaultBranch, []store.Record{
+		store.Fact{ID: "old", Text: "the canteen opens at noon", CreatedAt: at.Add(-2 * time.Hour)},
+		store.Fact{ID: "older", Text: "the library opens at nine", CreatedAt: at.Add(-3 * time.Hour)},
+	}, store.PutOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -271,13 +289,18 @@ func TestUpgradeFromVersion1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []string{"ALTER TABLE rows DROP COLUMN exp", "PRAGMA user_version=1"} {
+	var qs []string
+	for _, col := range drop {
+		qs = append(qs, "ALTER TABLE rows DROP COLUMN "+col)
+	}
+	qs = append(qs, fmt.Sprintf("PRAGMA user_version=%d", version), "DELETE FROM items WHERE coll = 'index'")
+	for _, q := range qs {
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
 	db.Close()
-	version := func() int {
+	format := func() int {
 		t.Helper()
 		db, err := sql.Open("sqlite", filepath.Join(dir, sqlite.FileName))
 		if err != nil {
@@ -292,27 +315,36 @@ func TestUpgradeFromVersion1(t *testing.T) {
 	}
 
 	r := open(t, dir, sqlite.Options{ReadOnly: true})
-	got, err := r.List(ctx, store.View{}, store.ListQuery{Kind: store.KindFact, Filter: store.Filter{NotExpired: true}})
-	if err != nil || len(got) != 1 {
-		t.Errorf("a reader of version 1 lists %v, %v; want the one fact", got, err)
+	got, err := r.List(ctx, store.View{}, store.ListQuery{Kind: store.KindFact, Filter: store.Filter{NotExpired: true}, Order: store.OrderUpdated})
+	if err != nil || len(got) != 2 || got[0].RecordID() != "older" {
+		t.Errorf("a reader of version %d lists by update %v, %v; want older, then old", version, got, err)
 	}
 	r.Close()
-	if v := version(); v != 1 {
+	if v := format(); v != version {
 		t.Fatalf("a reader changed the format to %d", v)
 	}
 
 	w := open(t, dir, sqlite.Options{NoSync: true})
 	defer w.Close()
-	if v := version(); v != 2 {
-		t.Errorf("format after a writer opened it: %d; want 2", v)
+	if v := format(); v != 3 {
+		t.Errorf("format after a writer opened it: %d; want 3", v)
 	}
-	at := time.Date(2025, 3, 1, 9, 0, 0, 0, time.UTC)
-	if _, err := w.Put(ctx, store.DefaultBranch, []store.Record{store.Fact{ID: "new", Text: "the canteen closes at two",
-		CreatedAt: at, ExpiresAt: at.Add(time.Hour)}}, store.PutOptions{}); err != nil {
+	if _, err := w.Put(ctx, store.DefaultBranch, []store.Record{
+		store.Fact{ID: "new", Text: "the canteen closes at two", CreatedAt: at, ExpiresAt: at.Add(time.Hour)},
+		store.Fact{ID: "older", Text: "the library opens at ten", CreatedAt: at.Add(-3 * time.Hour), UpdatedAt: at.Add(time.Minute)},
+	}, store.PutOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	live, err := w.List(ctx, store.View{}, store.ListQuery{Kind: store.KindFact, Filter: store.Filter{LiveAt: at.Add(2 * time.Hour)}})
-	if err != nil || len(live) != 1 || live[0].RecordID() != "old" {
-		t.Errorf("facts live two hours later: %v, %v; want old alone", live, err)
+	if err != nil || len(live) != 2 || live[0].RecordID() != "older" || live[1].RecordID() != "old" {
+		t.Errorf("facts live two hours later: %v, %v; want older and old", live, err)
+	}
+	byUpdate, err := w.List(ctx, store.View{}, store.ListQuery{Kind: store.KindFact, Order: store.OrderUpdated})
+	var ids []string
+	for _, r := range byUpdate {
+		ids = append(ids, r.RecordID())
+	}
+	if err != nil || !slices.Equal(ids, []string{"old", "new", "older"}) {
+		t.Errorf("facts by update: %v, %v; want old (kept without an update time), new, older (updated last)", ids, err)
 	}
 }
