@@ -138,6 +138,12 @@ func TestSessions(t *testing.T) {
 	if len(found.Hits) == 0 || found.Hits[0].ID != wa.FactID {
 		t.Errorf("search of task/a = %+v; want %s", found.Hits, wa.FactID)
 	}
+	var merged agenttool.BranchMergeOut
+	must(t, a, "memory_branch_merge", `{"source_branch":"task/a"}`, &merged)
+	ms, err := c.Merges(context.Background(), day1.MergeFilter{Target: day1.DefaultBranch})
+	if err != nil || len(ms) != 1 || ms[0].ID != merged.MergeID || ms[0].MergedBy != "agent-a" {
+		t.Errorf("merges into main: %+v, %v; want %s, merged by agent-a", ms, err, merged.MergeID)
+	}
 }
 
 // Bad input is an invalid argument naming what is wrong; a tool without a session

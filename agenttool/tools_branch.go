@@ -191,7 +191,7 @@ func viewChanges(cs []day1.Change) []ChangeView {
 func (m *caller) branchMerge(ctx context.Context, in BranchMergeIn) (BranchMergeOut, string, error) {
 	req := day1.MergeRequest{
 		Source: in.SourceBranch, Target: in.TargetBranch, Strategy: day1.Strategy(in.Strategy),
-		Policy: day1.ConflictPolicy(in.ConflictPolicy), DryRun: in.DryRun, MergedBy: "mcp",
+		Policy: day1.ConflictPolicy(in.ConflictPolicy), DryRun: in.DryRun, MergedBy: m.name(),
 	}
 	if req.Target == "" {
 		req.Target = day1.DefaultBranch

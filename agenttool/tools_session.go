@@ -15,7 +15,7 @@ const defaultSessionLimit = 10
 type SessionStartIn struct {
 	SessionID string `json:"session_id" jsonschema:"the session's id, e.g. the agent runtime's session id; starting it again is harmless"`
 	AgentID   string `json:"agent_id,omitempty" jsonschema:"the agent running the session"`
-	Branch    string `json:"branch,omitempty" jsonschema:"the branch the session works on (default: this MCP session's current branch, else main)"`
+	Branch    string `json:"branch,omitempty" jsonschema:"the branch the session works on (default: this session's current branch, else main)"`
 	TaskID    string `json:"task_id,omitempty" jsonschema:"the task the session works on"`
 }
 

@@ -55,7 +55,7 @@ type CorrectFactIn struct {
 	Confidence *float64          `json:"confidence,omitempty" jsonschema:"update: the corrected confidence, 0 to 1"`
 	Metadata   map[string]string `json:"metadata,omitempty" jsonschema:"update: metadata keys to set; an empty value removes the key"`
 	Reason     string            `json:"reason" jsonschema:"why the fact is corrected; kept with the correction"`
-	By         string            `json:"by,omitempty" jsonschema:"who corrects it (default: the MCP client's name)"`
+	By         string            `json:"by,omitempty" jsonschema:"who corrects it (default: the session's caller, such as the MCP client's name)"`
 	Branch     string            `json:"branch,omitempty" jsonschema:"branch of the fact (default: this session's current branch, else main)"`
 }
 
