@@ -20,7 +20,8 @@ import (
 )
 
 // toolModel is an ADK model.LLM that follows a script with day1's memory tools: a
-// turn "remember: X" makes it call memory_write_fact with X, a question (ending in '?') makes
+// turn "remember: X" makes it call memory_write_fact with X, "work on: B" makes it
+// create branch B and switch to it, a question (ending in '?') makes
 // it call memory_search with it, and a tool's answer makes it reply with what the
 // tool returned: "stored <outcome>", or the first hit's text, or "nothing found".
 type toolModel struct{}
@@ -62,7 +63,22 @@ func (toolModel) reply(req *model.LLMRequest) (*model.LLMResponse, error) {
 			if err := json.Unmarshal(b, &w); err != nil {
 				return nil, err
 			}
+			if w.Fact.Branch != "main" {
+				return text("stored " + w.Outcome + " on " + w.Fact.Branch)
+			}
 			return text("stored " + w.Outcome)
+		case "memory_branch_create":
+			var br agenttool.BranchView
+			if err := json.Unmarshal(b, &br); err != nil {
+				return nil, err
+			}
+			return call("memory_branch_switch", map[string]any{"branch_name": br.Name})
+		case "memory_branch_switch":
+			var sw agenttool.BranchSwitchOut
+			if err := json.Unmarshal(b, &sw); err != nil {
+				return nil, err
+			}
+			return text("on " + sw.Current)
 		case "memory_search":
 			var s agenttool.SearchOut
 			if err := json.Unmarshal(b, &s); err != nil {
@@ -81,6 +97,9 @@ func (toolModel) reply(req *model.LLMRequest) (*model.LLMResponse, error) {
 	}
 	if fact, ok := strings.CutPrefix(said, "remember: "); ok {
 		return call("memory_write_fact", map[string]any{"fact_text": fact})
+	}
+	if branch, ok := strings.CutPrefix(said, "work on: "); ok {
+		return call("memory_branch_create", map[string]any{"branch_name": branch})
 	}
 	if strings.HasSuffix(said, "?") {
 		return call("memory_search", map[string]any{"query": said})
@@ -117,6 +136,16 @@ func TestMemoryToolsInARunner(t *testing.T) {
 		}
 		if got := say(t, r, "ana", "s3", "What colour is the office cat?"); got != "nothing found" {
 			t.Errorf("a question memory knows nothing about got %q", got)
+		}
+		// A session that switches branch keeps writing there; another session does not.
+		if got := say(t, r, "ana", "s4", "work on: notes/ana"); got != "on notes/ana" {
+			t.Fatalf("the switch answered %q", got)
+		}
+		if got := say(t, r, "ana", "s4", "remember: The ana branch holds drafts"); got != "stored created on notes/ana" {
+			t.Errorf("a write after the switch answered %q", got)
+		}
+		if got := say(t, r, "ana", "s5", "remember: Drafts go to the wiki"); got != "stored created" {
+			t.Errorf("a write in another session answered %q; want it on main", got)
 		}
 	})
 }
