@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/day1ai/day1/store"
@@ -93,7 +92,10 @@ func (s *Store) landKind(ctx context.Context, w *writeTx, k store.Kind, sb, tb b
 	sel[2], sel[3] = "?", "?" // rev, next_rev
 	insert := "INSERT INTO " + dst + " (" + strings.Join(cols, ", ") + ") SELECT " + strings.Join(sel, ", ") + " FROM " + src + " WHERE vid IN ("
 	var merged []store.MergeItem
-	after := int64(math.MinInt64)
+	// A version written since the fork has a revision above it, so a vid of at least
+	// (forkRev+1)<<vidShift: the reads start there, in the table's key order, rather
+	// than at the inherited versions.
+	after := (sb.forkRev+1)<<vidShift - 1
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err

@@ -34,7 +34,9 @@ func testLand(t *testing.T, h Harness) {
 		}
 		e.put("stage", store.PutOptions{}, added...)
 		e.put1("stage", store.Fact{ID: "f1", Text: "service 1 listens on port 9001"})
-		if err := e.s.Delete(e.ctx, "stage", []store.Ref{store.FactRef("f2")}); err != nil {
+		// A record made and deleted on the stage, which main never held: not landed.
+		e.put1("stage", store.Fact{ID: "brief", Text: "a note the stage took back"})
+		if err := e.s.Delete(e.ctx, "stage", []store.Ref{store.FactRef("f2"), store.FactRef("brief")}); err != nil {
 			e.t.Fatal(err)
 		}
 		if _, err := l.Land(e.ctx, "deep", store.DefaultBranch, store.MergeRecord{}); !errors.Is(err, store.ErrStale) {
@@ -63,6 +65,9 @@ func testLand(t *testing.T, h Harness) {
 		}
 		if _, err := e.s.Get(e.ctx, main, store.FactRef("f2")); !errors.Is(err, store.ErrNotFound) {
 			e.t.Errorf("f2 on main: %v; want deleted", err)
+		}
+		if _, err := e.s.Get(e.ctx, main, store.FactRef("brief")); !errors.Is(err, store.ErrNotFound) {
+			e.t.Errorf("brief on main: %v; want never there", err)
 		}
 		d, err := e.s.Diff(e.ctx, "stage", store.DefaultBranch)
 		if err != nil || len(d.SourceChanges)+len(d.TargetChanges)+len(d.Conflicts) != 0 {
