@@ -131,7 +131,9 @@ type Reader interface {
 	// markers included, ordered by ID. An error from fn stops it and is returned.
 	Rows(ctx context.Context, kind store.Kind, branch, at int64, fn func(Row) error) error
 	// Meta calls fn with every row whose RID is above after, by RID, without its
-	// record: what the portable store's indexes are built and caught up from.
+	// record: what the portable store's indexes are built and caught up from. Meta and
+	// Ended of a Writer report what was committed before it, never its own writes:
+	// indexes that outlive a commit must not hold one that may yet fail.
 	Meta(ctx context.Context, after int64, fn func(Meta) error) error
 	// Ended calls fn with every row a commit after seq ended: its RID and Until.
 	Ended(ctx context.Context, after int64, fn func(rid, until int64) error) error

@@ -268,7 +268,6 @@ func ParseDSN(dsn string) (*mysql.Config, error) {
 	return cfg, nil
 }
 
-// OpenStore makes Options a store.Opener (a day1.Config's Backend): it opens the
 // Database returns the DSN the options name.
 func (o Options) Database() string { return o.DSN }
 
@@ -280,6 +279,7 @@ func (o Options) WithDatabase(dsn string) store.Opener {
 
 var _ store.DatabaseOpener = Options{}
 
+// OpenStore makes Options a store.Opener (a day1.Config's Backend): it opens the
 // database as Open does, with env's embedding width and clock where o has none.
 func (o Options) OpenStore(ctx context.Context, env store.OpenEnv) (store.Store, error) {
 	env.Fill(&o.Dimensions, &o.Now, &o.Logger)

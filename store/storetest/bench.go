@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -46,7 +47,8 @@ type BenchHarness struct {
 	// the sub-benchmark that made it.
 	New func(tb testing.TB) store.Store
 	// Sizes are the numbers of facts the read benchmarks load, in increasing order,
-	// from 1,000 to MaxBenchSize. Default 1,000, 10,000 and 100,000.
+	// from 1,000 to MaxBenchSize. Default 1,000, 10,000 and 100,000. The variable
+	// DAY1_BENCH_SIZES (comma-separated, e.g. 1000,10000), when set, replaces them.
 	Sizes []int
 	// Branches are the numbers of other branches PutBesideBranches writes beside.
 	// Default 0, 100 and 400; a store whose forks copy tables wants fewer.
@@ -80,6 +82,16 @@ func RunBenchmarks(b *testing.B, h BenchHarness) {
 		b.Fatal("storetest: BenchHarness.New is required")
 	}
 	sizes := h.Sizes
+	if env := os.Getenv("DAY1_BENCH_SIZES"); env != "" {
+		sizes = nil
+		for _, f := range strings.Split(env, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil {
+				b.Fatalf("storetest: DAY1_BENCH_SIZES: %v", err)
+			}
+			sizes = append(sizes, n)
+		}
+	}
 	if len(sizes) == 0 {
 		sizes = []int{1_000, 10_000, MaxBenchSize}
 	}
