@@ -155,7 +155,7 @@ func (e *Engine) Checkpoint(ctx context.Context, r CheckpointRequest) (Checkpoin
 	if err != nil {
 		return Checkpoint{}, err
 	}
-	err = e.retry(ctx, func() error {
+	_, err = e.update(ctx, func(b *batch) error {
 		t, err := e.activeTask(ctx, r.Task)
 		if err != nil {
 			return err
@@ -172,14 +172,11 @@ func (e *Engine) Checkpoint(ctx context.Context, r CheckpointRequest) (Checkpoin
 		if r.Session != "" {
 			m.Session = r.Session
 		}
-		_, err = e.commit(ctx, "", false,
-			func() (store.DocWrite, error) { return checkpointWrite(c) },
-			func() (store.DocWrite, error) { return taskWrite(t, store.DocMatch) },
-			func() (store.DocWrite, error) { return memberWrite(m, store.DocMatch) },
-			func() (store.DocWrite, error) {
-				return e.event(Event{Kind: EventCheckpoint, Task: r.Task, Actor: r.Agent, To: c.ID, Note: r.Note})
-			})
-		return err
+		b.put(checkpointWrite(c))
+		b.put(taskWrite(t, store.DocMatch))
+		b.put(memberWrite(m, store.DocMatch))
+		b.put(e.event(Event{Kind: EventCheckpoint, Task: r.Task, Actor: r.Agent, To: c.ID, Note: r.Note}))
+		return nil
 	})
 	if err != nil {
 		return Checkpoint{}, err
@@ -247,7 +244,7 @@ func (e *Engine) ResumeFromCheckpoint(ctx context.Context, r ResumeRequest) (Res
 	}
 	res := Resumption{Checkpoint: cs[0]}
 	agent := res.Checkpoint.Agent
-	err = e.retry(ctx, func() error {
+	docs, err := e.update(ctx, func(b *batch) error {
 		t, err := e.activeTask(ctx, r.Task)
 		if err != nil {
 			return err
@@ -264,6 +261,7 @@ func (e *Engine) ResumeFromCheckpoint(ctx context.Context, r ResumeRequest) (Res
 		if err != nil {
 			return err
 		}
+		b.undoing(m.Branch, created)
 		now := e.now()
 		from := m.Status
 		m.Status, m.LeftAt, m.LastActivity = MemberActive, time.Time{}, now
@@ -271,22 +269,16 @@ func (e *Engine) ResumeFromCheckpoint(ctx context.Context, r ResumeRequest) (Res
 			m.Session = r.Session
 		}
 		touch(&t, now)
-		docs, err := e.commit(ctx, m.Branch, created,
-			func() (store.DocWrite, error) { return memberWrite(m, store.DocMatch) },
-			func() (store.DocWrite, error) { return taskWrite(t, store.DocMatch) },
-			func() (store.DocWrite, error) {
-				return e.event(Event{Kind: EventCheckpointUsed, Task: r.Task, Actor: agent, From: string(from), To: string(MemberActive), Note: res.Checkpoint.ID})
-			})
-		if err != nil {
-			return err
-		}
-		m.Version = docs[0].Version
+		b.put(memberWrite(m, store.DocMatch))
+		b.put(taskWrite(t, store.DocMatch))
+		b.put(e.event(Event{Kind: EventCheckpointUsed, Task: r.Task, Actor: agent, From: string(from), To: string(MemberActive), Note: res.Checkpoint.ID}))
 		res.Member = m
 		return nil
 	})
 	if err != nil {
 		return Resumption{}, err
 	}
+	res.Member.Version = docs[0].Version
 	return res, nil
 }
 

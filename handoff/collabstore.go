@@ -196,13 +196,10 @@ func (e *Engine) OpenCollaboration(ctx context.Context, spec CollabSpec) (Collab
 		Task: spec.Task, Handoff: spec.Handoff, Context: maps.Clone(spec.Context),
 		CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(spec.TTL),
 	}
-	docs, err := e.commit(ctx, "", false,
-		func() (store.DocWrite, error) {
-			return jsonField("CollabSpec.Context")(sessionWrite(s, store.DocCreate))
-		},
-		func() (store.DocWrite, error) {
-			return e.event(Event{Kind: EventCollabOpened, Task: s.Task, Handoff: s.Handoff, Actor: s.Initiator, To: string(PhaseDiscovery), Note: s.ID}, parts...)
-		})
+	b := e.batch()
+	b.put(jsonField("CollabSpec.Context")(sessionWrite(s, store.DocCreate)))
+	b.put(e.event(Event{Kind: EventCollabOpened, Task: s.Task, Handoff: s.Handoff, Actor: s.Initiator, To: string(PhaseDiscovery), Note: s.ID}, parts...))
+	docs, err := b.commit(ctx)
 	if err != nil {
 		return CollabSession{}, err
 	}
@@ -332,7 +329,7 @@ func (e *Engine) Send(ctx context.Context, m Message) (Message, error) {
 	if err := m.Validate(); err != nil {
 		return Message{}, err
 	}
-	err := e.retry(ctx, func() error {
+	_, err := e.update(ctx, func(b *batch) error {
 		s, err := e.readSession(ctx, m.SessionID)
 		if err != nil {
 			return err
@@ -364,9 +361,7 @@ func (e *Engine) Send(ctx context.Context, m Message) (Message, error) {
 				return store.Invalid("Message.CorrelationID", fmt.Sprintf("names a message of session %s, not of %s", corr.SessionID, m.SessionID), m.CorrelationID)
 			}
 		}
-		ws := []func() (store.DocWrite, error){
-			func() (store.DocWrite, error) { return jsonField("Message.Payload")(messageWrite(m)) },
-		}
+		b.put(jsonField("Message.Payload")(messageWrite(m)))
 		s.UpdatedAt = now
 		if m.Type == MessageAcknowledge && corr.Type == MessageNegotiate {
 			if terms, ok := corr.Payload["terms"].(map[string]any); ok {
@@ -380,13 +375,10 @@ func (e *Engine) Send(ctx context.Context, m Message) (Message, error) {
 			if to == PhaseCompletion {
 				s.CompletedAt, s.Outcome = now, "cancelled"
 			}
-			ws = append(ws, func() (store.DocWrite, error) {
-				return e.event(Event{Kind: EventCollabPhase, Task: s.Task, Handoff: s.Handoff, Actor: m.Sender, From: string(from), To: string(to), Note: s.ID}, m.Receiver)
-			})
+			b.put(e.event(Event{Kind: EventCollabPhase, Task: s.Task, Handoff: s.Handoff, Actor: m.Sender, From: string(from), To: string(to), Note: s.ID}, m.Receiver))
 		}
-		ws = append(ws, func() (store.DocWrite, error) { return sessionWrite(s, store.DocMatch) })
-		_, err = e.commit(ctx, "", false, ws...)
-		return err
+		b.put(sessionWrite(s, store.DocMatch))
+		return nil
 	})
 	if err != nil {
 		return Message{}, err
@@ -470,7 +462,7 @@ func (e *Engine) AdvanceCollaboration(ctx context.Context, r PhaseAdvance) (Coll
 	}
 	id, to, by, outcome := r.Session, r.To, r.By, r.Outcome
 	var s CollabSession
-	err := e.retry(ctx, func() error {
+	docs, err := e.update(ctx, func(b *batch) error {
 		var err error
 		if s, err = e.readSession(ctx, id); err != nil {
 			return err
@@ -489,18 +481,15 @@ func (e *Engine) AdvanceCollaboration(ctx context.Context, r PhaseAdvance) (Coll
 		if to == PhaseCompletion {
 			s.CompletedAt, s.Outcome = now, outcome
 		}
-		docs, err := e.commit(ctx, "", false,
-			func() (store.DocWrite, error) { return sessionWrite(s, store.DocMatch) },
-			func() (store.DocWrite, error) {
-				return e.event(Event{Kind: EventCollabPhase, Task: s.Task, Handoff: s.Handoff, Actor: by, From: string(from), To: string(to), Note: s.ID})
-			})
-		if err != nil {
-			return err
-		}
-		s.Version = docs[0].Version
+		b.put(sessionWrite(s, store.DocMatch))
+		b.put(e.event(Event{Kind: EventCollabPhase, Task: s.Task, Handoff: s.Handoff, Actor: by, From: string(from), To: string(to), Note: s.ID}))
 		return nil
 	})
-	return s, err
+	if err != nil {
+		return CollabSession{}, err
+	}
+	s.Version = docs[0].Version
+	return s, nil
 }
 
 // CleanupCollaborations deletes the messages whose TTL ran out and the sessions past

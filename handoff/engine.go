@@ -142,6 +142,86 @@ func (e *Engine) retry(ctx context.Context, fn func() error) error {
 	return fmt.Errorf("day1: gave up after %d attempts, as other writers kept changing the same records; retry later: %w", maxRetries, err)
 }
 
+// batch is one atomic batch of document writes: what one attempt of Engine.update
+// puts, or what a step of a larger operation commits with Engine.batch.
+type batch struct {
+	e   *Engine
+	ws  []store.DocWrite
+	err error // the first write that could not be built
+	// created names a branch this attempt made, deleted again when the batch fails.
+	created string
+}
+
+// batch returns an empty batch.
+func (e *Engine) batch() *batch { return &batch{e: e} }
+
+// put adds a write as the *Write helpers build it; the first error of a build is the
+// batch's, and nothing is then written.
+func (b *batch) put(w store.DocWrite, err error) {
+	if err != nil {
+		if b.err == nil {
+			b.err = err
+		}
+		return
+	}
+	b.ws = append(b.ws, w)
+}
+
+// build adds the writes of builders, in order.
+func (b *batch) build(fns ...func() (store.DocWrite, error)) {
+	for _, fn := range fns {
+		b.put(fn())
+	}
+}
+
+// undoing makes a failed commit delete branch, which the caller has just created.
+func (b *batch) undoing(branch string, created bool) {
+	if created {
+		b.created = branch
+	}
+}
+
+// commit writes the batch, all or nothing, and returns the documents in the order
+// they were put. On failure, a branch the batch was told it made is deleted again.
+func (b *batch) commit(ctx context.Context) ([]store.Doc, error) {
+	err := b.err
+	var docs []store.Doc
+	if err == nil {
+		docs, err = b.e.writeDocs(ctx, b.ws)
+	}
+	if err != nil && b.created != "" {
+		return nil, b.e.undoBranch(ctx, b.created, err)
+	}
+	return docs, err
+}
+
+// update runs fn and commits the batch it filled, in the way bbolt's DB.Update runs
+// a function in a transaction. fn reads what it changes: when another writer changed
+// it first (store.ErrStale), update runs fn again on a new batch, up to maxRetries
+// times. An error from fn commits nothing (and deletes a branch fn made, see
+// batch.undoing). It returns the documents written, in the order fn put them; none
+// when fn put nothing.
+func (e *Engine) update(ctx context.Context, fn func(b *batch) error) ([]store.Doc, error) {
+	var docs []store.Doc
+	err := e.retry(ctx, func() error {
+		docs = nil
+		b := e.batch()
+		if err := fn(b); err != nil {
+			if b.created != "" {
+				return e.undoBranch(ctx, b.created, err)
+			}
+			return err
+		}
+		if len(b.ws) == 0 && b.err == nil {
+			return nil
+		}
+		var err error
+		docs, err = b.commit(ctx)
+		return err
+	})
+	return docs, err
+}
+
 // docWrite encodes v as the body of a document write.
 func docWrite(coll, id string, v any, keys map[string]string, cond store.DocCond, version uint64) (store.DocWrite, error) {
 	data, err := json.Marshal(v)

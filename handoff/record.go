@@ -505,35 +505,29 @@ func (e *Engine) CreateHandoff(ctx context.Context, r HandoffRequest) (Handoff, 
 		return Handoff{}, err
 	}
 	moveTo(&h, StatusPending, r.FromAgent, r.Reason, now)
-	err = e.retry(ctx, func() error {
+	docs, err := e.update(ctx, func(b *batch) error {
 		t, err := e.activeTask(ctx, r.Task)
 		if err != nil {
 			return err
 		}
 		touch(&t, now)
-		ws := []func() (store.DocWrite, error){
-			func() (store.DocWrite, error) { return handoffWrite(h, store.DocCreate) },
-			func() (store.DocWrite, error) { return taskWrite(t, store.DocMatch) },
-			func() (store.DocWrite, error) { return e.statusEvent(h, r.FromAgent) },
-		}
+		b.put(handoffWrite(h, store.DocCreate))
+		b.put(taskWrite(t, store.DocMatch))
+		b.put(e.statusEvent(h, r.FromAgent))
 		if r.FromAgent != "" {
 			m, err := e.activeMember(ctx, r.Task, r.FromAgent)
 			if err != nil {
 				return err
 			}
 			m.LastActivity = now
-			ws = append(ws, func() (store.DocWrite, error) { return memberWrite(m, store.DocMatch) })
+			b.put(memberWrite(m, store.DocMatch))
 		}
-		docs, err := e.commit(ctx, "", false, ws...)
-		if err != nil {
-			return err
-		}
-		h.Version = docs[0].Version
 		return nil
 	})
 	if err != nil {
 		return Handoff{}, err
 	}
+	h.Version = docs[0].Version
 	return h, nil
 }
 
@@ -586,9 +580,11 @@ func (e *Engine) expireIfDue(ctx context.Context, h *Handoff) (bool, error) {
 		moveTo(h, StatusExpired, "", "not accepted before "+h.ExpiresAt.Format(time.RFC3339), now)
 	}
 	more := e.escalate(ctx, h, "", "")
-	docs, err := e.commit(ctx, "", false, append([]func() (store.DocWrite, error){
-		func() (store.DocWrite, error) { return handoffWrite(*h, store.DocMatch) },
-		func() (store.DocWrite, error) { return e.statusEvent(*h, "") }}, more...)...)
+	b := e.batch()
+	b.put(handoffWrite(*h, store.DocMatch))
+	b.put(e.statusEvent(*h, ""))
+	b.build(more...)
+	docs, err := b.commit(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -637,7 +633,7 @@ func (e *Engine) AcceptHandoff(ctx context.Context, r AcceptRequest) (Acceptance
 		return Acceptance{}, err
 	}
 	var h Handoff
-	err := e.retry(ctx, func() error {
+	docs, err := e.update(ctx, func(b *batch) error {
 		var err error
 		if h, err = e.readHandoff(ctx, r.Handoff); err != nil {
 			return err
@@ -668,50 +664,59 @@ func (e *Engine) AcceptHandoff(ctx context.Context, r AcceptRequest) (Acceptance
 		if r.Session != "" {
 			h.ToSession = r.Session
 		}
-		docs, err := e.commit(ctx, "", false,
-			func() (store.DocWrite, error) { return handoffWrite(h, store.DocMatch) },
-			func() (store.DocWrite, error) { return e.statusEvent(h, r.Agent) })
-		if err != nil {
-			return err
-		}
-		h.Version = docs[0].Version
+		b.put(handoffWrite(h, store.DocMatch))
+		b.put(e.statusEvent(h, r.Agent))
 		return nil
 	})
 	if err != nil {
 		return Acceptance{}, err
 	}
-	acc, err := e.receive(ctx, &h, r.Agent, r.Session, r.Role, StatusAccepted, "accept")
+	h.Version = docs[0].Version
+	acc, err := e.receive(ctx, &h, receipt{agent: r.Agent, session: r.Session, role: r.Role, final: StatusAccepted, op: "accept"})
 	if err != nil {
 		return Acceptance{}, err
 	}
 	return acc, nil
 }
 
+// receipt says who receives a claimed handoff and how (Engine.receive).
+type receipt struct {
+	agent, session, role string // the receiver, its session and its role in the task
+	final                Status // the record's status once received
+	op                   string // "accept" or "transfer", as a RollbackError names it
+}
+
 // receive gives a claimed handoff (accepting or transferring) to agent: it creates
 // the agent's branch if needed, then commits the membership, the task and the record
 // at status final. On failure it undoes the branch and moves the record to
 // rolled_back.
-func (e *Engine) receive(ctx context.Context, h *Handoff, agent, session, role string, final Status, op string) (Acceptance, error) {
+func (e *Engine) receive(ctx context.Context, h *Handoff, rc receipt) (Acceptance, error) {
+	agent, session, role, final := rc.agent, rc.session, rc.role, rc.final
 	branch := AgentBranch(h.Task, agent)
 	acc := Acceptance{Branch: branch}
 	t, err := e.readTask(ctx, h.Task)
 	if err != nil {
-		return Acceptance{}, e.rollback(ctx, h, agent, op, err, branch, false)
+		return Acceptance{}, e.rollback(ctx, h, rc, err, branch, false)
 	}
 	created, err := e.ensureBranch(ctx, branch, t.Branch, "agent "+agent+" on task "+h.Task,
 		map[string]string{"task": h.Task, "agent": agent})
 	if err != nil {
-		return Acceptance{}, e.rollback(ctx, h, agent, op, err, branch, false)
+		return Acceptance{}, e.rollback(ctx, h, rc, err, branch, false)
 	}
 	acc.BranchCreated = created
 	claimed := h.Version
+	var hv Handoff
+	var m Member
+	var docs []store.Doc
 	err = e.retry(ctx, func() error {
+		b := e.batch()
 		t, err := e.activeTask(ctx, h.Task)
 		if err != nil {
 			return err
 		}
 		now := e.now()
-		m, found, err := e.readMember(ctx, h.Task, agent)
+		var found bool
+		m, found, err = e.readMember(ctx, h.Task, agent)
 		if err != nil {
 			return err
 		}
@@ -743,16 +748,14 @@ func (e *Engine) receive(ctx context.Context, h *Handoff, agent, session, role s
 			t.Owner = agent
 		}
 		touch(&t, now)
-		hv := *h
+		hv = *h
 		hv.Version = claimed
 		hv.ReceiverBranch = branch
 		moveTo(&hv, final, agent, "", now)
-		ws := []func() (store.DocWrite, error){
-			func() (store.DocWrite, error) { return handoffWrite(hv, store.DocMatch) },
-			func() (store.DocWrite, error) { return memberWrite(m, cond) },
-			func() (store.DocWrite, error) { return taskWrite(t, store.DocMatch) },
-			func() (store.DocWrite, error) { return e.statusEvent(hv, agent) },
-		}
+		b.put(handoffWrite(hv, store.DocMatch))
+		b.put(memberWrite(m, cond))
+		b.put(taskWrite(t, store.DocMatch))
+		b.put(e.statusEvent(hv, agent))
 		if scope.TransfersOwnership && h.FromAgent != "" && h.FromAgent != agent {
 			src, found, err := e.readMember(ctx, h.Task, h.FromAgent)
 			if err != nil {
@@ -761,36 +764,31 @@ func (e *Engine) receive(ctx context.Context, h *Handoff, agent, session, role s
 			if found && src.Status == MemberActive {
 				summary := fmt.Sprintf("handed over to %s (%s handoff %s)", agent, h.Type, h.ID)
 				src.Status, src.Summary, src.LeftAt, src.LastActivity = MemberLeft, summary, now, now
-				ws = append(ws,
-					func() (store.DocWrite, error) { return memberWrite(src, store.DocMatch) },
-					func() (store.DocWrite, error) {
-						return e.event(Event{Kind: EventAgentLeft, Task: h.Task, Handoff: h.ID, Actor: h.FromAgent, From: string(MemberActive), To: string(MemberLeft), Note: summary})
-					})
+				b.put(memberWrite(src, store.DocMatch))
+				b.put(e.event(Event{Kind: EventAgentLeft, Task: h.Task, Handoff: h.ID, Actor: h.FromAgent, From: string(MemberActive), To: string(MemberLeft), Note: summary}))
 			}
 		}
-		docs, err := e.commit(ctx, "", false, ws...)
+		docs, err = b.commit(ctx)
 		var dc *store.DocConflictError
 		if errors.As(err, &dc) && dc.Collection == HandoffCollection {
 			// The claimed record changed under us: not a race to retry.
 			return fmt.Errorf("day1: handoff %s changed while it was being received: %w", h.ID, store.ErrConflict)
 		}
-		if err != nil {
-			return err
-		}
-		hv.Version, m.Version = docs[0].Version, docs[1].Version
-		*h = hv
-		acc.Handoff, acc.Packet, acc.Member = hv, hv.Packet, m
-		return nil
+		return err
 	})
 	if err != nil {
-		return Acceptance{}, e.rollback(ctx, h, agent, op, err, branch, created)
+		return Acceptance{}, e.rollback(ctx, h, rc, err, branch, created)
 	}
+	hv.Version, m.Version = docs[0].Version, docs[1].Version
+	*h = hv
+	acc.Handoff, acc.Packet, acc.Member = hv, hv.Packet, m
 	return acc, nil
 }
 
 // rollback undoes a failed receive: deletes the branch if this call created it and
 // moves the claimed record to rolled_back. It runs even when ctx was cancelled.
-func (e *Engine) rollback(ctx context.Context, h *Handoff, agent, op string, cause error, branch string, created bool) error {
+func (e *Engine) rollback(ctx context.Context, h *Handoff, rc receipt, cause error, branch string, created bool) error {
+	agent, op := rc.agent, rc.op
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
 	defer cancel()
 	re := &RollbackError{Op: op, Handoff: h.ID, Cause: cause}
@@ -808,9 +806,11 @@ func (e *Engine) rollback(ctx context.Context, h *Handoff, agent, op string, cau
 	moveTo(&hv, StatusRolledBack, agent, msg, e.now())
 	hv.Error = msg
 	more := e.escalate(ctx, &hv, agent, agent)
-	docs, err := e.commit(ctx, "", false, append([]func() (store.DocWrite, error){
-		func() (store.DocWrite, error) { return handoffWrite(hv, store.DocMatch) },
-		func() (store.DocWrite, error) { return e.statusEvent(hv, agent) }}, more...)...)
+	b := e.batch()
+	b.put(handoffWrite(hv, store.DocMatch))
+	b.put(e.statusEvent(hv, agent))
+	b.build(more...)
+	docs, err := b.commit(ctx)
 	if err != nil {
 		re.RollbackErr = fmt.Errorf("marking the handoff rolled back: %w", err)
 		return re
@@ -843,7 +843,7 @@ func (e *Engine) RejectHandoff(ctx context.Context, r RejectRequest) (Handoff, e
 		return Handoff{}, err
 	}
 	var h Handoff
-	err := e.retry(ctx, func() error {
+	docs, err := e.update(ctx, func(b *batch) error {
 		var err error
 		if h, err = e.readHandoff(ctx, r.Handoff); err != nil {
 			return err
@@ -857,16 +857,16 @@ func (e *Engine) RejectHandoff(ctx context.Context, r RejectRequest) (Handoff, e
 		moveTo(&h, StatusRejected, r.Agent, r.Reason, e.now())
 		h.RejectReason = r.Reason
 		more := e.escalate(ctx, &h, r.Agent, r.Agent)
-		docs, err := e.commit(ctx, "", false, append([]func() (store.DocWrite, error){
-			func() (store.DocWrite, error) { return handoffWrite(h, store.DocMatch) },
-			func() (store.DocWrite, error) { return e.statusEvent(h, r.Agent) }}, more...)...)
-		if err != nil {
-			return err
-		}
-		h.Version = docs[0].Version
+		b.put(handoffWrite(h, store.DocMatch))
+		b.put(e.statusEvent(h, r.Agent))
+		b.build(more...)
 		return nil
 	})
-	return h, err
+	if err != nil {
+		return Handoff{}, err
+	}
+	h.Version = docs[0].Version
+	return h, nil
 }
 
 // ListHandoffs returns the handoff records the filter selects, oldest first (by

@@ -729,7 +729,7 @@ func (e *Engine) JoinTask(ctx context.Context, r JoinRequest) (Member, error) {
 		return Member{}, err
 	}
 	var out Member
-	err := e.retry(ctx, func() error {
+	docs, err := e.update(ctx, func(b *batch) error {
 		t, err := e.activeTask(ctx, r.Task)
 		if err != nil {
 			return err
@@ -768,41 +768,20 @@ func (e *Engine) JoinTask(ctx context.Context, r JoinRequest) (Member, error) {
 		if err != nil {
 			return err
 		}
-		docs, err := e.commit(ctx, m.Branch, created,
-			func() (store.DocWrite, error) { return memberWrite(m, cond) },
-			func() (store.DocWrite, error) { return taskWrite(t, store.DocMatch) },
-			func() (store.DocWrite, error) {
-				return e.event(Event{Kind: EventAgentJoined, Task: r.Task, Actor: r.Agent, To: string(MemberActive), Note: r.Role})
-			})
-		if err != nil {
-			return err
-		}
-		m.Version = docs[0].Version
+		b.undoing(m.Branch, created)
+		b.put(memberWrite(m, cond))
+		b.put(taskWrite(t, store.DocMatch))
+		b.put(e.event(Event{Kind: EventAgentJoined, Task: r.Task, Actor: r.Agent, To: string(MemberActive), Note: r.Role}))
 		out = m
 		return nil
 	})
-	return out, err
-}
-
-// commit writes a batch built by the given functions. When the batch fails and
-// created is set, the branch is deleted again.
-func (e *Engine) commit(ctx context.Context, branch string, created bool, build ...func() (store.DocWrite, error)) ([]store.Doc, error) {
-	ws := make([]store.DocWrite, 0, len(build))
-	for _, b := range build {
-		w, err := b()
-		if err != nil {
-			if created {
-				return nil, e.undoBranch(ctx, branch, err)
-			}
-			return nil, err
-		}
-		ws = append(ws, w)
+	if err != nil {
+		return Member{}, err
 	}
-	docs, err := e.writeDocs(ctx, ws)
-	if err != nil && created {
-		return nil, e.undoBranch(ctx, branch, err)
+	if len(docs) > 0 {
+		out.Version = docs[0].Version
 	}
-	return docs, err
+	return out, nil
 }
 
 func (u ObjectiveUpdate) validate() error {
@@ -837,7 +816,7 @@ func (e *Engine) UpdateObjective(ctx context.Context, u ObjectiveUpdate) (Object
 		return Objective{}, err
 	}
 	var out Objective
-	err := e.retry(ctx, func() error {
+	docs, err := e.update(ctx, func(b *batch) error {
 		t, err := e.activeTask(ctx, u.Task)
 		if err != nil {
 			return err
@@ -858,30 +837,27 @@ func (e *Engine) UpdateObjective(ctx context.Context, u ObjectiveUpdate) (Object
 		from := o.Status
 		o.Status, o.UpdatedBy, o.UpdatedAt = u.Status, u.By, now
 		touch(&t, now)
-		ws := []func() (store.DocWrite, error){
-			func() (store.DocWrite, error) { return objectiveWrite(o, store.DocMatch) },
-			func() (store.DocWrite, error) { return taskWrite(t, store.DocMatch) },
-			func() (store.DocWrite, error) {
-				return e.event(Event{Kind: EventObjectiveUpdated, Task: u.Task, Actor: u.By, From: string(from), To: string(u.Status), Note: fmt.Sprintf("objective %d: %s", o.ID, u.Note)})
-			},
-		}
+		b.put(objectiveWrite(o, store.DocMatch))
+		b.put(taskWrite(t, store.DocMatch))
+		b.put(e.event(Event{Kind: EventObjectiveUpdated, Task: u.Task, Actor: u.By, From: string(from), To: string(u.Status), Note: fmt.Sprintf("objective %d: %s", o.ID, u.Note)}))
 		if u.By != "" {
 			if m, found, err := e.readMember(ctx, u.Task, u.By); err != nil {
 				return err
 			} else if found && m.Status == MemberActive {
 				m.LastActivity = now
-				ws = append(ws, func() (store.DocWrite, error) { return memberWrite(m, store.DocMatch) })
+				b.put(memberWrite(m, store.DocMatch))
 			}
 		}
-		docs, err := e.commit(ctx, "", false, ws...)
-		if err != nil {
-			return err
-		}
-		o.Version = docs[0].Version
 		out = o
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return Objective{}, err
+	}
+	if len(docs) > 0 {
+		out.Version = docs[0].Version
+	}
+	return out, nil
 }
 
 // LeaveTask records that an agent left a task, with a summary of what it did. Its
@@ -905,7 +881,7 @@ func (e *Engine) LeaveTask(ctx context.Context, r LeaveRequest) (Member, error) 
 		return Member{}, err
 	}
 	var out Member
-	err := e.retry(ctx, func() error {
+	docs, err := e.update(ctx, func(b *batch) error {
 		t, err := e.readTask(ctx, r.Task)
 		if err != nil {
 			return err
@@ -916,28 +892,23 @@ func (e *Engine) LeaveTask(ctx context.Context, r LeaveRequest) (Member, error) 
 		}
 		now := e.now()
 		m.Status, m.Summary, m.LeftAt, m.LastActivity = MemberLeft, r.Summary, now, now
-		ws := []func() (store.DocWrite, error){
-			func() (store.DocWrite, error) { return memberWrite(m, store.DocMatch) },
-			func() (store.DocWrite, error) {
-				return e.event(Event{Kind: EventAgentLeft, Task: r.Task, Actor: r.Agent, From: string(MemberActive), To: string(MemberLeft), Note: r.Summary})
-			},
-		}
+		b.put(memberWrite(m, store.DocMatch))
+		b.put(e.event(Event{Kind: EventAgentLeft, Task: r.Task, Actor: r.Agent, From: string(MemberActive), To: string(MemberLeft), Note: r.Summary}))
 		if t.Status == TaskActive {
 			if t.Owner == r.Agent {
 				t.Owner = ""
 			}
 			touch(&t, now)
-			ws = append(ws, func() (store.DocWrite, error) { return taskWrite(t, store.DocMatch) })
+			b.put(taskWrite(t, store.DocMatch))
 		}
-		docs, err := e.commit(ctx, "", false, ws...)
-		if err != nil {
-			return err
-		}
-		m.Version = docs[0].Version
 		out = m
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return Member{}, err
+	}
+	out.Version = docs[0].Version
+	return out, nil
 }
 
 // CompleteTask completes an active task with a result summary.
@@ -1004,7 +975,7 @@ func (e *Engine) CompleteTask(ctx context.Context, r CompleteRequest) (Completio
 			res.Merge = &mr
 		}
 	}
-	err = e.retry(ctx, func() error {
+	docs, err := e.update(ctx, func(b *batch) error {
 		cur, err := e.activeTask(ctx, r.Task)
 		if err != nil {
 			return err
@@ -1015,21 +986,15 @@ func (e *Engine) CompleteTask(ctx context.Context, r CompleteRequest) (Completio
 			cur.MergeID = res.Merge.Record.ID
 		}
 		touch(&cur, now)
-		docs, err := e.commit(ctx, "", false,
-			func() (store.DocWrite, error) { return taskWrite(cur, store.DocMatch) },
-			func() (store.DocWrite, error) {
-				return e.event(Event{Kind: EventTaskCompleted, Task: r.Task, Actor: r.By, From: string(TaskActive), To: string(TaskCompleted), Note: r.ResultSummary})
-			})
-		if err != nil {
-			return err
-		}
-		cur.Version = docs[0].Version
+		b.put(taskWrite(cur, store.DocMatch))
+		b.put(e.event(Event{Kind: EventTaskCompleted, Task: r.Task, Actor: r.By, From: string(TaskActive), To: string(TaskCompleted), Note: r.ResultSummary}))
 		res.Task = cur
 		return nil
 	})
 	if err != nil {
 		return Completion{}, err
 	}
+	res.Task.Version = docs[0].Version
 	if err := e.fill(ctx, &res.Task); err != nil {
 		return res, err
 	}

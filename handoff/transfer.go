@@ -155,9 +155,9 @@ func (e *Engine) Transfer(ctx context.Context, r TransferRequest) (Handoff, erro
 		})
 	}
 	if err != nil {
-		return h, e.rollback(ctx, &h, r.FromAgent, "transfer", err, "", false)
+		return h, e.rollback(ctx, &h, receipt{agent: r.FromAgent, op: "transfer"}, err, "", false)
 	}
-	if _, err := e.receive(ctx, &h, h.ToAgent, r.ToSession, r.Role, StatusCompleted, "transfer"); err != nil {
+	if _, err := e.receive(ctx, &h, receipt{agent: h.ToAgent, session: r.ToSession, role: r.Role, final: StatusCompleted, op: "transfer"}); err != nil {
 		return h, err
 	}
 	return h, nil
@@ -236,9 +236,10 @@ func (e *Engine) advance(ctx context.Context, h *Handoff, to Status, by, note st
 
 // step writes h and the audit event of its last status change.
 func (e *Engine) step(ctx context.Context, h *Handoff, cond store.DocCond, by string) error {
-	docs, err := e.commit(ctx, "", false,
-		func() (store.DocWrite, error) { return handoffWrite(*h, cond) },
-		func() (store.DocWrite, error) { return e.statusEvent(*h, by) })
+	b := e.batch()
+	b.put(handoffWrite(*h, cond))
+	b.put(e.statusEvent(*h, by))
+	docs, err := b.commit(ctx)
 	if err != nil {
 		return err
 	}

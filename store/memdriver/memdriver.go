@@ -32,6 +32,7 @@ type Driver struct {
 	commits  []driver.Commit // commits[i].Seq == i+1
 	rows     []*row          // by RID-1; nil once dropped
 	versions map[rowKey][]int64
+	emptied  map[rowKey]bool // records whose last row a commit dropped, while it applies
 	ids      map[kindKey][]string // the IDs of a branch's rows of a kind, sorted
 	postings map[termKey][]posting
 	ended    []end // by until
@@ -83,6 +84,7 @@ func New() *Driver {
 	return &Driver{
 		turn:     make(chan struct{}, 1),
 		versions: map[rowKey][]int64{},
+		emptied:  map[rowKey]bool{},
 		ids:      map[kindKey][]string{},
 		postings: map[termKey][]posting{},
 		branches: map[int64]driver.BranchRow{},
@@ -244,19 +246,18 @@ func (d *Driver) apply(w *writer) {
 		slices.Sort(add)
 		d.ids[kk] = mergeSorted(d.ids[kk], slices.Compact(add))
 	}
-	// Dropped rows leave their records' ID lists once no version is left.
-	for kk, ids := range d.ids {
-		if slices.ContainsFunc(ids, func(id string) bool { return len(d.versions[rowKey{kk.branch, kk.kind, id}]) == 0 }) {
-			d.ids[kk] = slices.DeleteFunc(ids, func(id string) bool {
-				k := rowKey{kk.branch, kk.kind, id}
-				if len(d.versions[k]) == 0 {
-					delete(d.versions, k)
-					return true
-				}
-				return false
-			})
+	// Records whose every row was dropped leave their ID lists.
+	for k := range d.emptied {
+		if len(d.versions[k]) > 0 {
+			continue
+		}
+		delete(d.versions, k)
+		kk := kindKey{k.branch, k.kind}
+		if i, found := slices.BinarySearch(d.ids[kk], k.id); found {
+			d.ids[kk] = slices.Delete(d.ids[kk], i, i+1)
 		}
 	}
+	clear(d.emptied)
 	for id, b := range w.branches {
 		d.branches[id] = b
 		d.lastBr = max(d.lastBr, id)
@@ -311,6 +312,9 @@ func (d *Driver) drop(rid int64) {
 	}
 	k := rowKey{r.Branch, r.Kind, r.ID}
 	d.versions[k] = slices.DeleteFunc(d.versions[k], func(v int64) bool { return v == rid })
+	if len(d.versions[k]) == 0 {
+		d.emptied[k] = true
+	}
 }
 
 // mergeSorted merges two sorted lists of distinct strings, neither of which holds an
