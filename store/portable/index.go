@@ -9,6 +9,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/day1ai/day1/internal/reccodec"
@@ -43,7 +44,11 @@ type index struct {
 	// branches are those the index was last caught up with.
 	branches map[int64]bool
 	saved    int // rows in the saved copy it was loaded from or last saved
-	recs     recordCache
+	// stale is set when a read caught the index up far past its saved copy
+	// (index.due): the store then saves it (Store.saveIndexSoon), so that the next
+	// process loads it instead of building it from the rows.
+	stale atomic.Bool
+	recs  recordCache
 	// counts are the live records of each kind at the head of each branch.
 	counts map[countKey]liveCount
 	// live says, by position, whether a row is live at its branch's head: its
@@ -146,6 +151,9 @@ func (ix *index) catchUp(ctx context.Context, r driver.Reader, st *state, keys, 
 		}
 	}
 	ix.lastSeq = head
+	if ix.due() {
+		ix.stale.Store(true)
+	}
 	return nil
 }
 

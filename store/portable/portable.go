@@ -75,6 +75,11 @@ type Store struct {
 	mergeLog mergeLog
 	// dimsSeen is the length of the embeddings the store holds, once read.
 	dimsSeen atomic.Int64
+	// saving is set while a save of the index runs in the background (saveIndexSoon),
+	// which Close waits for.
+	saving atomic.Bool
+	bgMu   sync.Mutex // orders the start of a background save with Close
+	bg     sync.WaitGroup
 }
 
 var (
@@ -172,9 +177,13 @@ func (s *Store) Driver() driver.Driver { return s.d }
 
 // Close closes the store and its driver. Later calls fail with store.ErrClosed.
 func (s *Store) Close() error {
-	if s.closed.Swap(true) {
+	s.bgMu.Lock()
+	closed := s.closed.Swap(true)
+	s.bgMu.Unlock()
+	if closed {
 		return store.ErrClosed
 	}
+	s.bg.Wait()
 	return s.d.Close()
 }
 
@@ -190,7 +199,7 @@ func (s *Store) read(ctx context.Context, fn func(st *state) error) error {
 	if err := s.usable(ctx); err != nil {
 		return err
 	}
-	return s.d.Read(ctx, func(r driver.Reader) error {
+	err := s.d.Read(ctx, func(r driver.Reader) error {
 		st, err := s.branches.state(ctx, r, false)
 		if err != nil {
 			return err
@@ -198,6 +207,45 @@ func (s *Store) read(ctx context.Context, fn func(st *state) error) error {
 		st.retention, st.now, st.mergeLog = s.opts.Retention, s.now, &s.mergeLog
 		return fn(st)
 	})
+	if s.ix.stale.Load() {
+		s.saveIndexSoon()
+	}
+	return err
+}
+
+// saveIndexTimeout bounds a save of the index that a read started.
+const saveIndexTimeout = time.Minute
+
+// saveIndexSoon saves the index in a commit of its own, in the background, when reads
+// caught it up far past its saved copy (a process that only reads, or the first
+// after the copy's format changed): the next process to open the memory then loads
+// it rather than building it from every row. A store opened read-only leaves it to
+// the writers. Close waits for the save.
+func (s *Store) saveIndexSoon() {
+	if s.opts.ReadOnly || !s.saving.CompareAndSwap(false, true) {
+		return
+	}
+	s.bgMu.Lock()
+	defer s.bgMu.Unlock()
+	if s.closed.Load() {
+		s.saving.Store(false)
+		return
+	}
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		defer s.saving.Store(false)
+		ctx, cancel := context.WithTimeout(context.Background(), saveIndexTimeout)
+		defer cancel()
+		// The driver directly: Close, which waits for this, has already marked the
+		// store closed. A failure leaves the copy to the next save.
+		_ = s.d.Update(ctx, func(w driver.Writer) error {
+			if s.opts.Now != nil {
+				w.SetInstant(s.opts.Now())
+			}
+			return s.ix.saveIfDue(ctx, w)
+		})
+	}()
 }
 
 // update runs fn in one commit.

@@ -299,56 +299,33 @@ func (ix *index) due() bool {
 	return len(ix.rows)-ix.saved >= max(saveMinRows, ix.saved/saveFraction)
 }
 
-// save writes the index as items in the writer's commit, in place of the copy saved
-// before. The index holds the state before the commit; the commit's own rows are read
-// back after it, like any other. Callers hold ix.mu.
-func (ix *index) save(ctx context.Context, w driver.Writer) error {
-	var old []string
-	err := w.Items(ctx, collIndex, "", func(id string, _ []byte) error {
-		old = append(old, id)
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	keep := map[string]bool{indexHead: true}
-	put := func(id string, b []byte) error {
-		keep[id] = true
-		return w.PutItem(ctx, collIndex, id, b)
-	}
+// savedItem is one item of the saved index.
+type savedItem struct {
+	id   string
+	data []byte
+}
+
+// encode returns the items of the saved index: its parts, then its head. Callers
+// hold ix.mu, shared at least.
+func (ix *index) encode() []savedItem {
+	var out []savedItem
 	n := len(ix.rows)
 	for lo := 0; lo < n; lo += partRows {
 		hi := min(lo+partRows, n)
-		if err := put(fmt.Sprintf("rows/%06d", lo/partRows), ix.encodeRows(lo, hi)); err != nil {
-			return err
-		}
-		if err := put(fmt.Sprintf("ids/%06d", lo/partRows), ix.encodeIDs(lo, hi)); err != nil {
-			return err
-		}
+		out = append(out,
+			savedItem{fmt.Sprintf("rows/%06d", lo/partRows), ix.encodeRows(lo, hi)},
+			savedItem{fmt.Sprintf("ids/%06d", lo/partRows), ix.encodeIDs(lo, hi)})
 	}
 	if len(ix.expires) > 0 {
-		if err := put("expires", encodeTimes(ix.expires)); err != nil {
-			return err
-		}
+		out = append(out, savedItem{"expires", encodeTimes(ix.expires)})
 	}
 	if len(ix.updated) > 0 {
-		if err := put("updates", encodeTimes(ix.updated)); err != nil {
-			return err
-		}
+		out = append(out, savedItem{"updates", encodeTimes(ix.updated)})
 	}
 	for kind, kv := range ix.kinds {
 		for lo := 0; lo < len(kv.rowOf); lo += partRows {
 			id := fmt.Sprintf("codes/%03d/%03d/%06d", kindCode(kind), kv.words, lo/partRows)
-			if err := put(id, kv.encodeCodes(lo, min(lo+partRows, len(kv.rowOf)))); err != nil {
-				return err
-			}
-		}
-	}
-	for _, id := range old {
-		if !keep[id] {
-			if err := w.DeleteItem(ctx, collIndex, id); err != nil {
-				return err
-			}
+			out = append(out, savedItem{id, kv.encodeCodes(lo, min(lo+partRows, len(kv.rowOf)))})
 		}
 	}
 	head := make([]byte, 0, headBytes)
@@ -357,19 +334,56 @@ func (ix *index) save(ctx context.Context, w driver.Writer) error {
 	head = binary.LittleEndian.AppendUint64(head, uint64(ix.lastRID))
 	head = binary.LittleEndian.AppendUint64(head, uint64(ix.lastSeq))
 	head = binary.LittleEndian.AppendUint32(head, uint32(n))
-	if err := w.PutItem(ctx, collIndex, indexHead, head); err != nil {
+	return append(out, savedItem{indexHead, head})
+}
+
+// write puts the items of a saved index in the writer's commit, in place of the
+// copy saved before.
+func writeSaved(ctx context.Context, w driver.Writer, items []savedItem) error {
+	var old []string
+	err := w.Items(ctx, collIndex, "", func(id string, _ []byte) error {
+		old = append(old, id)
+		return nil
+	})
+	if err != nil {
 		return err
 	}
-	ix.saved = n
+	keep := map[string]bool{}
+	for _, it := range items {
+		keep[it.id] = true
+	}
+	for _, id := range old {
+		if !keep[id] {
+			if err := w.DeleteItem(ctx, collIndex, id); err != nil {
+				return err
+			}
+		}
+	}
+	for _, it := range items {
+		if err := w.PutItem(ctx, collIndex, it.id, it.data); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
-// saveIfDue saves the index in the writer's commit when it is due.
+// saveIfDue saves the index in the writer's commit when it is due: the index as it
+// is before the commit, whose own rows are read back after it like any other. Reads
+// of the index wait only while it is encoded, not while the driver writes it.
 func (ix *index) saveIfDue(ctx context.Context, w driver.Writer) error {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
+	ix.mu.RLock()
 	if !ix.built || !ix.due() {
+		ix.mu.RUnlock()
 		return nil
 	}
-	return ix.save(ctx, w)
+	items, n := ix.encode(), len(ix.rows)
+	ix.mu.RUnlock()
+	if err := writeSaved(ctx, w, items); err != nil {
+		return err
+	}
+	ix.mu.Lock()
+	ix.saved = max(ix.saved, n)
+	ix.stale.Store(ix.due())
+	ix.mu.Unlock()
+	return nil
 }

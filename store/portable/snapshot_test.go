@@ -11,6 +11,7 @@ import (
 
 	"github.com/day1ai/day1/internal/vectest"
 	"github.com/day1ai/day1/store"
+	"github.com/day1ai/day1/store/driver"
 	"github.com/day1ai/day1/store/portable"
 	"github.com/day1ai/day1/store/sqlite"
 )
@@ -179,5 +180,76 @@ func TestSmallWritesLeaveTheIndexAlone(t *testing.T) {
 	}
 	if !portable.IndexBuilt(c) {
 		t.Error("a fact write left the index unbuilt; it cannot have looked for duplicates")
+	}
+}
+
+// TestReadersSaveTheIndex checks that a store that only reads saves the index it had
+// to build from the rows, in the background (Close waits for it), so that the next
+// process loads it; a store opened read-only leaves it alone.
+func TestReadersSaveTheIndex(t *testing.T) {
+	restore := portable.SetSaveMinRows(1 << 30) // the writer never saves
+	defer func() { restore() }()
+	ctx := context.Background()
+	dir := t.TempDir()
+	a := openAt(t, dir)
+	var recs []store.Record
+	for i := range 120 {
+		recs = append(recs, store.Fact{ID: fmt.Sprintf("f%03d", i), Text: fmt.Sprintf("fact %d about the cache", i)})
+	}
+	if _, err := a.Put(ctx, store.DefaultBranch, recs, store.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	restore()
+	restore = portable.SetSaveMinRows(50)
+	saved := func() bool {
+		t.Helper()
+		d, err := sqlite.Open(ctx, sqlite.Options{Path: dir, ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		var ok bool
+		err = d.Read(ctx, func(r driver.Reader) error {
+			_, ok, err = r.Item(ctx, "index", "head")
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	search := func(s *portable.Store) {
+		t.Helper()
+		hits, err := s.Search(ctx, store.View{}, store.SearchQuery{Text: "cache", Limit: 5})
+		if err != nil || len(hits) != 5 {
+			t.Fatalf("Search: %d hits, %v", len(hits), err)
+		}
+	}
+
+	d, err := sqlite.Open(ctx, sqlite.Options{Path: dir, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro, err := portable.New(ctx, d, portable.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	search(ro)
+	ro.Close()
+	if saved() {
+		t.Fatal("a read-only store saved the index")
+	}
+
+	b := openAt(t, dir)
+	search(b)
+	b.Close()
+	if !saved() {
+		t.Fatal("a store that read the memory and built its index did not save it")
+	}
+	c := openAt(t, dir)
+	search(c)
+	if portable.IndexSaved(c) != 120 {
+		t.Errorf("the next store loaded %d rows of a saved index; want 120", portable.IndexSaved(c))
 	}
 }
