@@ -32,7 +32,7 @@ type Driver struct {
 	commits  []driver.Commit // commits[i].Seq == i+1
 	rows     []*row          // by RID-1; nil once dropped
 	versions map[rowKey][]int64
-	emptied  map[rowKey]bool // records whose last row a commit dropped, while it applies
+	emptied  map[rowKey]bool      // records whose last row a commit dropped, while it applies
 	ids      map[kindKey][]string // the IDs of a branch's rows of a kind, sorted
 	postings map[termKey][]posting
 	ended    []end // by until
