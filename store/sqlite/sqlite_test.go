@@ -258,15 +258,16 @@ func TestWritersQueueOnTheLockFile(t *testing.T) {
 }
 
 // TestUpgradeOlderFormats makes memories of format versions 1 (no rows.exp, no
-// rows.upd) and 2 (no rows.upd) and opens them: a reader reads each as it is, with no
-// expiries before 2; a writer upgrades it to the current version, after which facts
-// written expire, and lists by update order the rows kept without an update time
-// and those with one alike.
+// rows.upd), 2 (no rows.upd) and 3 (a row per posting, no packed lists) and opens
+// them: a reader reads each as it is, with no expiries before 2; a writer upgrades it
+// to the current version, after which facts written expire, lists by update order
+// the rows kept without an update time and those with one alike, and keyword search
+// finds the old rows and the new.
 func TestUpgradeOlderFormats(t *testing.T) {
 	for _, c := range []struct {
 		version int
 		drop    []string
-	}{{1, []string{"exp", "upd"}}, {2, []string{"upd"}}} {
+	}{{1, []string{"exp", "upd"}}, {2, []string{"upd"}}, {3, nil}} {
 		t.Run(fmt.Sprint("version ", c.version), func(t *testing.T) {
 			upgradeFrom(t, c.version, c.drop)
 		})
@@ -287,6 +288,9 @@ func upgradeFrom(t *testing.T, version int, drop []string) {
 	s.Close()
 	db, err := sql.Open("sqlite", filepath.Join(dir, sqlite.FileName))
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sqlite.UnpackPostings(ctx, db); err != nil {
 		t.Fatal(err)
 	}
 	var qs []string
@@ -319,6 +323,9 @@ func upgradeFrom(t *testing.T, version int, drop []string) {
 	if err != nil || len(got) != 2 || got[0].RecordID() != "older" {
 		t.Errorf("a reader of version %d lists by update %v, %v; want older, then old", version, got, err)
 	}
+	if hits, err := r.Search(ctx, store.View{}, store.SearchQuery{Text: "canteen", Mode: store.Keyword}); err != nil || len(hits) != 1 {
+		t.Errorf("a reader of version %d searching for canteen: %d hits, %v; want old", version, len(hits), err)
+	}
 	r.Close()
 	if v := format(); v != version {
 		t.Fatalf("a reader changed the format to %d", v)
@@ -326,8 +333,8 @@ func upgradeFrom(t *testing.T, version int, drop []string) {
 
 	w := open(t, dir, sqlite.Options{NoSync: true})
 	defer w.Close()
-	if v := format(); v != 3 {
-		t.Errorf("format after a writer opened it: %d; want 3", v)
+	if v := format(); v != 4 {
+		t.Errorf("format after a writer opened it: %d; want 4", v)
 	}
 	if _, err := w.Put(ctx, store.DefaultBranch, []store.Record{
 		store.Fact{ID: "new", Text: "the canteen closes at two", CreatedAt: at, ExpiresAt: at.Add(time.Hour)},
@@ -346,5 +353,14 @@ func upgradeFrom(t *testing.T, version int, drop []string) {
 	}
 	if err != nil || !slices.Equal(ids, []string{"old", "new", "older"}) {
 		t.Errorf("facts by update: %v, %v; want old (kept without an update time), new, older (updated last)", ids, err)
+	}
+	hits, err := w.Search(ctx, store.View{}, store.SearchQuery{Text: "canteen", Mode: store.Keyword})
+	ids = ids[:0]
+	for _, h := range hits {
+		ids = append(ids, h.Record.RecordID())
+	}
+	slices.Sort(ids)
+	if err != nil || !slices.Equal(ids, []string{"new", "old"}) {
+		t.Errorf("keyword search for canteen after the upgrade: %v, %v; want the old fact and the new", ids, err)
 	}
 }
