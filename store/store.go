@@ -4,9 +4,13 @@
 // A Store keeps branched records (facts, observations, relations, conversations,
 // messages) and global records (branches, snapshots, sessions, merge history). The
 // semantics every implementation must give are specified once, as tests, in
-// store/storetest; store/memstore and store/matrixone pass them.
+// store/storetest. Three implementations pass them: store/memstore (a memory in the
+// process, or the log store in a folder), store/portable over a driver (package
+// store/driver: store/sqlite, a file many processes share, and store/memdriver, the
+// process's memory), and store/matrixone. The portable store does every rule once
+// above its drivers, which keep only versioned rows, branches and items.
 //
-// The rules both backends follow are written here once, for them to call: the
+// The rules every implementation follows are written here once, for them to call: the
 // validation of records and requests (ValidateRecord, NormalizeSearch,
 // ValidateMergePlan, ValidateBranchSpec, ValidateDeletes), how a diff is assembled
 // (ChangeOf, Diff.AddChanges, SupersedeConflicts), and how a search's rankings become

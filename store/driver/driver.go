@@ -16,6 +16,11 @@
 // A driver is safe for concurrent use. Read and Update honour ctx; a driver may share
 // its files with other processes, in which case Update serializes with them too and
 // every Update sees every commit made before it.
+//
+// Two drivers implement it: package store/sqlite (a file that many processes share)
+// and package store/memdriver (the process's memory). Package store/driver/drivertest
+// checks a driver against this contract, and the store conformance suite
+// (store/storetest) checks the portable store over it.
 package driver
 
 import (

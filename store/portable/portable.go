@@ -3,7 +3,8 @@
 // by text, supersede of near-duplicate facts, aliases of deduplicated facts, branch
 // chains read at a commit, time travel, snapshots, sessions, documents, diffs and
 // merges. A backend then keeps versioned rows, branch rows and items, and commits
-// atomically; nothing more. The SQLite driver (package store/sqlite) is the first.
+// atomically; nothing more. The drivers are package store/sqlite (a file many
+// processes share) and package store/memdriver (the process's memory).
 //
 // A branch sees its own rows and, for what it has not written, its parent's rows as
 // they were at the fork, and so on up the chain: a fork writes one branch row, in
