@@ -43,12 +43,21 @@ const DefaultVersion = "1.0"
 // DefaultProducer is the manifest's Producer when Engine.Producer is empty.
 const DefaultProducer = "day1"
 
+// Store is what the engine needs of a store: what the curation engine needs to
+// verify a bundle and the handoff engine to read a task (curation.Store,
+// handoff.Store), which between them hold the records, branches, merges, snapshots
+// and the documents bundles are kept in. Every store.Store is one.
+type Store interface {
+	curation.Store
+	handoff.Store
+}
+
 // Engine creates, stores, shares, verifies, exports and imports bundles on one store.
 // Its zero value is not usable: Store is required. It holds no state and is safe for
 // concurrent use when its fields are.
 type Engine struct {
 	// Store holds the records bundled and the bundles. Required.
-	Store store.Store
+	Store Store
 	// Embedder names the embeddings that bundles carry, and embeds imported records
 	// whose bundle was made with another embedder (or none). Nil: bundles carry no
 	// embeddings and imports write none.
@@ -607,7 +616,7 @@ func (e *Engine) parts(ctx context.Context, s stored) io.Reader {
 
 type partReader struct {
 	ctx  context.Context
-	st   store.Store
+	st   store.Docs
 	id   string
 	n, i int
 	cur  []byte

@@ -18,13 +18,24 @@ import (
 // Engine.Concurrency is zero.
 const DefaultConcurrency = 4
 
+// Store is what the engine needs of a store: the records it judges and writes, the
+// branches and snapshots it works on, diffs, and documents for its templates. Every
+// store.Store is one.
+type Store interface {
+	store.Records
+	store.Branches
+	store.Merges
+	store.Snapshots
+	store.Docs
+}
+
 // Engine verifies, cherry-picks, consolidates and templates the memory of one store.
 // Its zero value is not usable: Store is required. An Engine holds no state between
 // calls and is safe for concurrent use when its Store, Model, Embedder, NewID and Now
 // are.
 type Engine struct {
 	// Store holds the branches the engine works on. Required.
-	Store store.Store
+	Store Store
 	// Model judges, extracts and finds decision points. Default nil: every method
 	// uses its documented heuristic instead and says so (Verdict.By is "heuristic").
 	Model llm.Model

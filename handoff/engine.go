@@ -47,6 +47,16 @@ const (
 // changed one of its documents first (store.ErrStale).
 const maxRetries = 16
 
+// Store is what the engine needs of a store: documents for its records, branches
+// for its tasks and agents, the records a packet carries, and the diffs and merges
+// of completed tasks. Every store.Store is one.
+type Store interface {
+	store.Records
+	store.Branches
+	store.Merges
+	store.Docs
+}
+
 // Engine keeps tasks, handoffs, checkpoints, agent profiles and collaborations in a
 // store, as documents written with preconditions, and creates the branches they need.
 // Its zero value is not usable: Store is required. An Engine holds no state between
@@ -54,7 +64,7 @@ const maxRetries = 16
 // Dispatcher, NewID and Now are.
 type Engine struct {
 	// Store holds the branches and the documents. Required.
-	Store store.Store
+	Store Store
 	// Model writes the context summary of a packet. Default nil: a summary is built
 	// from the packet's contents (Packet.SummaryBy is "heuristic"). A failing model
 	// never fails a handoff; the heuristic summary is used and the error recorded.
@@ -240,7 +250,7 @@ func docWrite(coll, id string, v any, keys map[string]string, cond store.DocCond
 
 // readDoc reads one document into v and returns its version. A missing document is an
 // error matching store.ErrNotFound that names what was looked for.
-func readDoc(ctx context.Context, st store.Store, coll, id, what string, v any) (uint64, error) {
+func readDoc(ctx context.Context, st store.Docs, coll, id, what string, v any) (uint64, error) {
 	d, err := st.GetDoc(ctx, coll, id)
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
@@ -252,7 +262,7 @@ func readDoc(ctx context.Context, st store.Store, coll, id, what string, v any) 
 }
 
 // listDocs reads every document of a query, decoding each with decode.
-func listDocs[T any](ctx context.Context, st store.Store, q store.DocQuery, decode func(store.Doc, *T)) ([]T, error) {
+func listDocs[T any](ctx context.Context, st store.Docs, q store.DocQuery, decode func(store.Doc, *T)) ([]T, error) {
 	docs, err := st.ListDocs(ctx, q)
 	if err != nil {
 		return nil, err

@@ -14,12 +14,19 @@ import (
 // Engine.Similarity is zero.
 const DefaultSimilarity = 0.85
 
+// Store is what the engine needs of a store: what the handoff engine needs to read
+// a task (handoff.Store), and snapshots to replay from. Every store.Store is one.
+type Store interface {
+	handoff.Store
+	store.Snapshots
+}
+
 // Engine rebuilds task runs and conversations from memory. Its zero value is not
 // usable: Store is required. An Engine holds no state between calls and is safe for
 // concurrent use when its Store, Embedder, NewID and Now are.
 type Engine struct {
 	// Store holds the branches, records and the task documents. Required.
-	Store store.Store
+	Store Store
 	// Embedder embeds the texts CompareTaskRuns matches across runs. Default nil:
 	// facts and decisions match only when their texts are equal after store.NormText.
 	Embedder llm.Embedder

@@ -31,11 +31,26 @@ import (
 	"github.com/day1ai/day1/internal/ids"
 )
 
-// Store is the contract between day1 and a storage backend.
+// Store is the contract between day1 and a storage backend: each of its roles
+// (Records, Branches, Merges, Snapshots, Sessions, Docs) and Close. The engines each
+// name the roles they use (handoff.Store, bundle.Store, ...), so that a store made for
+// one of them needs only those.
 //
 // Every method honours ctx. Errors wrap the sentinels of this package so callers can test
 // them with errors.Is; bad input is a *ValidationError. Methods are safe for concurrent use.
 type Store interface {
+	Records
+	Branches
+	Merges
+	Snapshots
+	Sessions
+	Docs
+	// Close releases the store. Later calls fail with ErrClosed.
+	Close() error
+}
+
+// Records is the role of a Store that keeps the branched records.
+type Records interface {
 	// Put writes records to a branch as one atomic batch: all or none. The branch must
 	// exist and be writable (not archived). Each record's Branch field is ignored and set
 	// to branch. Ids are the caller's; a record whose id exists with equal content is
@@ -57,7 +72,10 @@ type Store interface {
 	List(ctx context.Context, v View, q ListQuery) ([]Record, error)
 	// Search ranks facts and observations by keyword, vector or both.
 	Search(ctx context.Context, v View, q SearchQuery) ([]Hit, error)
+}
 
+// Branches is the role of a Store that keeps branches.
+type Branches interface {
 	// CreateBranch forks a branch from a parent's head, or from a point in its past.
 	// A store says in its documentation what a fork costs: constant time for the
 	// embedded store; for MatrixOne, constant time on the native path and a copy
@@ -73,14 +91,20 @@ type Store interface {
 	// DeleteBranch removes a branch and its records. The default branch, and a branch
 	// with children, cannot be deleted (ErrInvalidArgument names the reason).
 	DeleteBranch(ctx context.Context, name string) error
+}
 
+// Merges is the role of a Store that diffs branches and merges them.
+type Merges interface {
 	// Diff lists the changes of source and target since their merge base.
 	Diff(ctx context.Context, source, target string) (*Diff, error)
 	// ApplyMerge applies a merge plan atomically and records it in the merge history.
 	ApplyMerge(ctx context.Context, plan MergePlan) (MergeRecord, error)
 	// ListMerges returns merge records, newest first.
 	ListMerges(ctx context.Context, f MergeFilter) ([]MergeRecord, error)
+}
 
+// Snapshots is the role of a Store that names points of a branch's history.
+type Snapshots interface {
 	// CreateSnapshot names the current head of a branch. ErrSnapshotExists if taken.
 	CreateSnapshot(ctx context.Context, branch, name, description string) (Snapshot, error)
 	// GetSnapshot returns a snapshot or ErrSnapshotNotFound.
@@ -89,14 +113,20 @@ type Store interface {
 	ListSnapshots(ctx context.Context, branch string) ([]Snapshot, error)
 	// DeleteSnapshot removes a snapshot; branches forked from it are unaffected.
 	DeleteSnapshot(ctx context.Context, name string) error
+}
 
+// Sessions is the role of a Store that keeps sessions.
+type Sessions interface {
 	// PutSession creates or replaces a session.
 	PutSession(ctx context.Context, s Session) (Session, error)
 	// GetSession returns a session or ErrNotFound.
 	GetSession(ctx context.Context, id string) (Session, error)
 	// ListSessions returns sessions, oldest first.
 	ListSessions(ctx context.Context, f SessionFilter) ([]Session, error)
+}
 
+// Docs is the role of a Store that keeps the engines' documents.
+type Docs interface {
 	// WriteDocs applies document writes as one atomic batch: all or none. Each write's
 	// precondition (DocWrite.Cond) is checked against the stored document; one that fails
 	// fails the batch with a *DocConflictError (ErrStale), and a DocDelete of a missing
@@ -108,9 +138,6 @@ type Store interface {
 	// ListDocs returns the documents of a collection that match the query, ordered by
 	// CreatedAt then ID (reversed when q.Desc).
 	ListDocs(ctx context.Context, q DocQuery) ([]Doc, error)
-
-	// Close releases the store. Later calls fail with ErrClosed.
-	Close() error
 }
 
 // LeanDiffer is an optional interface of a Store that can list a diff without copying
@@ -166,7 +193,7 @@ func Landed(rec MergeRecord, source, target string, merged []MergeItem, now time
 // says what changed; on a store that keeps embeddings apart from the other columns
 // (MatrixOne), reading them is most of a diff's cost, so callers that do not need them
 // ask for this one.
-func DiffLean(ctx context.Context, s Store, source, target string) (*Diff, error) {
+func DiffLean(ctx context.Context, s Merges, source, target string) (*Diff, error) {
 	var d *Diff
 	var err error
 	if ld, ok := s.(LeanDiffer); ok {
