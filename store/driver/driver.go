@@ -34,6 +34,18 @@ import (
 // Never is the Until of a row that no later row replaces.
 const Never int64 = math.MaxInt64
 
+// After returns the instant of a commit that follows one made at last: t in UTC,
+// without a monotonic reading, or the nanosecond after last when t is not later.
+// Drivers date their commits with it (the system's clock for t, or the instant
+// Writer.SetInstant is given).
+func After(last, t time.Time) time.Time {
+	t = t.UTC().Round(0)
+	if !t.After(last) {
+		t = last.Add(time.Nanosecond)
+	}
+	return t
+}
+
 // Commit is a point in a backend's history.
 type Commit struct {
 	Seq int64     // 0 before the first commit

@@ -338,16 +338,6 @@ func mergeSorted(a, b []string) []string {
 	return append(out, b[j:]...)
 }
 
-// nextInstant returns the instant of a commit after one at last: now, or a
-// nanosecond after last when the clock has not moved past it.
-func nextInstant(last time.Time) time.Time {
-	now := time.Now().UTC().Round(0)
-	if !now.After(last) {
-		now = last.Add(time.Nanosecond)
-	}
-	return now
-}
-
 // reader reads the committed state, d.mu held shared (or, for a writer, its turn).
 type reader struct {
 	d    *Driver

@@ -36,7 +36,7 @@ var _ driver.Writer = (*writer)(nil)
 func newWriter(d *Driver, head driver.Commit) *writer {
 	return &writer{
 		reader:    reader{d: d, head: head},
-		pending:   driver.Commit{Seq: head.Seq + 1, At: nextInstant(head.At)},
+		pending:   driver.Commit{Seq: head.Seq + 1, At: driver.After(head.At, time.Now())},
 		first:     d.nextRID(),
 		latest:    map[rowKey]*row{},
 		added:     map[kindKey][]string{},
@@ -55,11 +55,7 @@ func (w *writer) Pending() driver.Commit { return w.pending }
 
 // SetInstant implements driver.Writer.
 func (w *writer) SetInstant(t time.Time) driver.Commit {
-	t = t.UTC().Round(0)
-	if !t.After(w.head.At) {
-		t = w.head.At.Add(time.Nanosecond)
-	}
-	w.pending.At = t
+	w.pending.At = driver.After(w.head.At, t)
 	return w.pending
 }
 

@@ -574,7 +574,7 @@ func (d *Driver) Update(ctx context.Context, fn func(driver.Writer) error) error
 	if err := w.loadHead(ctx); err != nil {
 		return err
 	}
-	w.pending = driver.Commit{Seq: w.head.Seq + 1, At: nextInstant(w.head.At)}
+	w.pending = driver.Commit{Seq: w.head.Seq + 1, At: driver.After(w.head.At, time.Now())}
 	if err := fn(w); err != nil {
 		return err
 	}
@@ -588,16 +588,6 @@ func (d *Driver) Update(ctx context.Context, fn func(driver.Writer) error) error
 		return d.fail(err)
 	}
 	return nil
-}
-
-// nextInstant returns the instant of a commit after one at last: now, or a
-// nanosecond after last when the clock has not moved past it.
-func nextInstant(last time.Time) time.Time {
-	now := time.Now().UTC().Round(0)
-	if !now.After(last) {
-		now = last.Add(time.Nanosecond)
-	}
-	return now
 }
 
 // queryer is what a reader needs of a transaction.
@@ -886,11 +876,7 @@ func (w *writer) Pending() driver.Commit { return w.pending }
 
 // SetInstant implements driver.Writer.
 func (w *writer) SetInstant(t time.Time) driver.Commit {
-	t = t.UTC().Round(0)
-	if !t.After(w.head.At) {
-		t = w.head.At.Add(time.Nanosecond)
-	}
-	w.pending.At = t
+	w.pending.At = driver.After(w.head.At, t)
 	return w.pending
 }
 
