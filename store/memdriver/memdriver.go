@@ -232,8 +232,8 @@ func (d *Driver) apply(w *writer) {
 			d.ended = append(d.ended, end{r.Until, r.RID})
 		}
 		k := rowKey{r.Branch, r.Kind, r.ID}
-		if len(d.versions[k]) == 0 {
-			kk := kindKey{r.Branch, r.Kind}
+		kk := kindKey{r.Branch, r.Kind}
+		if _, listed := slices.BinarySearch(d.ids[kk], r.ID); !listed {
 			newIDs[kk] = append(newIDs[kk], r.ID)
 		}
 		d.versions[k] = append(d.versions[k], r.RID)

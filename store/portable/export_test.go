@@ -43,3 +43,9 @@ func ChangeBranchThenFail(ctx context.Context, s *Store, name, description strin
 }
 
 var errFailed = errors.New("failed on purpose")
+
+// WaitSaves waits for the saves of the index that reads of s started.
+func WaitSaves(s *Store) { s.bg.Wait() }
+
+// RetrySavesNow lets the next read of s start a save at once, after one failed.
+func RetrySavesNow(s *Store) { s.saveAfter.Store(0) }

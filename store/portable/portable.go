@@ -78,9 +78,12 @@ type Store struct {
 	dimsSeen atomic.Int64
 	// saving is set while a save of the index runs in the background (saveIndexSoon),
 	// which Close waits for.
-	saving atomic.Bool
-	bgMu   sync.Mutex // orders the start of a background save with Close
-	bg     sync.WaitGroup
+	saving    atomic.Bool
+	saveAfter atomic.Int64 // Unix nanoseconds before which no read starts a save
+	bgMu      sync.Mutex   // orders the start of a background save with Close
+	bg        sync.WaitGroup
+	bgCtx     context.Context // cancelled by Close, after closeGrace, for a save still running
+	bgCancel  context.CancelFunc
 }
 
 var (
@@ -110,6 +113,7 @@ func New(ctx context.Context, d driver.Driver, opts Options) (*Store, error) {
 		return nil, store.Invalid("Options.Retention", "must be 0 (keep all history) or more", opts.Retention.String())
 	}
 	s := &Store{d: d, opts: opts}
+	s.bgCtx, s.bgCancel = context.WithCancel(context.Background())
 	var has bool
 	err := d.Read(ctx, func(r driver.Reader) error {
 		bs, err := r.Branches(ctx)
@@ -184,7 +188,18 @@ func (s *Store) Close() error {
 	if closed {
 		return store.ErrClosed
 	}
-	s.bg.Wait()
+	done := make(chan struct{})
+	go func() {
+		s.bg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(closeGrace):
+		s.bgCancel()
+		<-done
+	}
+	s.bgCancel()
 	return s.d.Close()
 }
 
@@ -214,8 +229,14 @@ func (s *Store) read(ctx context.Context, fn func(st *state) error) error {
 	return err
 }
 
-// saveIndexTimeout bounds a save of the index that a read started.
-const saveIndexTimeout = time.Minute
+// saveIndexTimeout bounds a save of the index that a read started; saveIndexRetry is
+// how long reads wait before another after one failed; closeGrace is how long Close
+// waits for one before it cancels it.
+const (
+	saveIndexTimeout = time.Minute
+	saveIndexRetry   = time.Minute
+	closeGrace       = 5 * time.Second
+)
 
 // saveIndexSoon saves the index in a commit of its own, in the background, when reads
 // caught it up far past its saved copy (a process that only reads, or the first
@@ -223,7 +244,7 @@ const saveIndexTimeout = time.Minute
 // it rather than building it from every row. A store opened read-only leaves it to
 // the writers. Close waits for the save.
 func (s *Store) saveIndexSoon() {
-	if s.opts.ReadOnly || !s.saving.CompareAndSwap(false, true) {
+	if s.opts.ReadOnly || !s.Durable() || time.Now().UnixNano() < s.saveAfter.Load() || !s.saving.CompareAndSwap(false, true) {
 		return
 	}
 	s.bgMu.Lock()
@@ -236,16 +257,28 @@ func (s *Store) saveIndexSoon() {
 	go func() {
 		defer s.bg.Done()
 		defer s.saving.Store(false)
-		ctx, cancel := context.WithTimeout(context.Background(), saveIndexTimeout)
+		ctx, cancel := context.WithTimeout(s.bgCtx, saveIndexTimeout)
 		defer cancel()
 		// The driver directly: Close, which waits for this, has already marked the
-		// store closed. A failure leaves the copy to the next save.
-		_ = s.d.Update(ctx, func(w driver.Writer) error {
+		// store closed.
+		var saved func()
+		err := s.d.Update(ctx, func(w driver.Writer) error {
 			if s.opts.Now != nil {
 				w.SetInstant(s.opts.Now())
 			}
-			return s.ix.saveIfDue(ctx, w)
+			var err error
+			saved, err = s.ix.saveIfDue(ctx, w)
+			return err
 		})
+		if err != nil {
+			// Left to a later read, not the next one: the lock may be held long, or
+			// the folder not writable.
+			s.saveAfter.Store(time.Now().Add(saveIndexRetry).UnixNano())
+			return
+		}
+		if saved != nil {
+			saved()
+		}
 	}()
 }
 

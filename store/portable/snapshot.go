@@ -264,7 +264,10 @@ func (ix *index) load(ctx context.Context, r driver.Reader) (bool, error) {
 		return errIndexFormat
 	})
 	if err != nil {
-		*ix = index{kinds: map[store.Kind]*kindVecs{}, built: true}
+		// What the parts filled goes; the rest of the index (its lock, held by the
+		// caller, and its caches) stays.
+		ix.rows, ix.rids, ix.live, ix.expires, ix.updated = nil, nil, nil, nil, nil
+		ix.kinds = map[store.Kind]*kindVecs{}
 		if errors.Is(err, errIndexFormat) {
 			return false, nil
 		}
@@ -367,23 +370,26 @@ func writeSaved(ctx context.Context, w driver.Writer, items []savedItem) error {
 	return nil
 }
 
-// saveIfDue saves the index in the writer's commit when it is due: the index as it
+// saveIfDue puts the index in the writer's commit when it is due: the index as it
 // is before the commit, whose own rows are read back after it like any other. Reads
-// of the index wait only while it is encoded, not while the driver writes it.
-func (ix *index) saveIfDue(ctx context.Context, w driver.Writer) error {
+// of the index wait only while it is encoded, not while the driver writes it. It
+// returns what marks the index saved, for the caller to run once the commit is made
+// (nil when it put nothing).
+func (ix *index) saveIfDue(ctx context.Context, w driver.Writer) (saved func(), err error) {
 	ix.mu.RLock()
 	if !ix.built || !ix.due() {
 		ix.mu.RUnlock()
-		return nil
+		return nil, nil
 	}
 	items, n := ix.encode(), len(ix.rows)
 	ix.mu.RUnlock()
 	if err := writeSaved(ctx, w, items); err != nil {
-		return err
+		return nil, err
 	}
-	ix.mu.Lock()
-	ix.saved = max(ix.saved, n)
-	ix.stale.Store(ix.due())
-	ix.mu.Unlock()
-	return nil
+	return func() {
+		ix.mu.Lock()
+		ix.saved = max(ix.saved, n)
+		ix.stale.Store(ix.due())
+		ix.mu.Unlock()
+	}, nil
 }

@@ -2,8 +2,10 @@ package portable_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -36,7 +38,7 @@ func openAt(t *testing.T, dir string) *portable.Store {
 // searches and lists by update exactly as the store that built its index row by row,
 // expiries and update times included.
 func TestSavedIndex(t *testing.T) {
-	defer portable.SetSaveMinRows(50)()
+	t.Cleanup(portable.SetSaveMinRows(50)) // after the stores close: their saves read it
 	ctx := context.Background()
 	dir := t.TempDir()
 	a := openAt(t, dir)
@@ -188,7 +190,7 @@ func TestSmallWritesLeaveTheIndexAlone(t *testing.T) {
 // process loads it; a store opened read-only leaves it alone.
 func TestReadersSaveTheIndex(t *testing.T) {
 	restore := portable.SetSaveMinRows(1 << 30) // the writer never saves
-	defer func() { restore() }()
+	t.Cleanup(func() { restore() })
 	ctx := context.Background()
 	dir := t.TempDir()
 	a := openAt(t, dir)
@@ -251,5 +253,117 @@ func TestReadersSaveTheIndex(t *testing.T) {
 	search(c)
 	if portable.IndexSaved(c) != 120 {
 		t.Errorf("the next store loaded %d rows of a saved index; want 120", portable.IndexSaved(c))
+	}
+}
+
+// TestDamagedSavedIndex checks that a saved index with a part that cannot be read is
+// left for the next save to replace: the store builds its index from the rows and
+// searches as before.
+func TestDamagedSavedIndex(t *testing.T) {
+	t.Cleanup(portable.SetSaveMinRows(50)) // after the stores close: their saves read it
+	ctx := context.Background()
+	dir := t.TempDir()
+	a := openAt(t, dir)
+	var recs []store.Record
+	for i := range 120 {
+		recs = append(recs, store.Fact{ID: fmt.Sprintf("f%03d", i), Text: fmt.Sprintf("fact %d about the cache", i)})
+	}
+	if _, err := a.Put(ctx, store.DefaultBranch, recs, store.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Search(ctx, store.View{}, store.SearchQuery{Text: "cache"}); err != nil {
+		t.Fatal(err)
+	}
+	a.Close() // after saving the index the search built
+	d, err := sqlite.Open(ctx, sqlite.Options{Path: dir, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = d.Update(ctx, func(w driver.Writer) error {
+		var n int
+		if err := w.Items(ctx, "index", "", func(string, []byte) error { n++; return nil }); err != nil {
+			return err
+		}
+		if n == 0 {
+			t.Error("no saved index to damage")
+		}
+		return w.PutItem(ctx, "index", "rows/000000", []byte("not a part"))
+	})
+	d.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := openAt(t, dir)
+	hits, err := b.Search(ctx, store.View{}, store.SearchQuery{Text: "cache", Limit: 5})
+	if err != nil || len(hits) != 5 {
+		t.Fatalf("Search over a damaged saved index: %d hits, %v; want 5", len(hits), err)
+	}
+}
+
+// failingCommits is a driver whose updates fail after their function ran, while fail
+// is set: as a commit the disk refused.
+type failingCommits struct {
+	driver.Driver
+	fail atomic.Bool
+}
+
+func (f *failingCommits) Durable() bool { return true }
+
+func (f *failingCommits) Update(ctx context.Context, fn func(driver.Writer) error) error {
+	return f.Driver.Update(ctx, func(w driver.Writer) error {
+		if err := fn(w); err != nil {
+			return err
+		}
+		if f.fail.Load() {
+			return errors.New("the commit failed")
+		}
+		return nil
+	})
+}
+
+// TestFailedIndexSave checks that a save of the index whose commit fails leaves the
+// index unsaved, so that a later read saves it.
+func TestFailedIndexSave(t *testing.T) {
+	restore := portable.SetSaveMinRows(1 << 30)
+	t.Cleanup(func() { restore() })
+	ctx := context.Background()
+	dir := t.TempDir()
+	a := openAt(t, dir)
+	var recs []store.Record
+	for i := range 120 {
+		recs = append(recs, store.Fact{ID: fmt.Sprintf("f%03d", i), Text: fmt.Sprintf("fact %d about the cache", i)})
+	}
+	if _, err := a.Put(ctx, store.DefaultBranch, recs, store.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	restore()
+	restore = portable.SetSaveMinRows(50)
+	d, err := sqlite.Open(ctx, sqlite.Options{Path: dir, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd := &failingCommits{Driver: d}
+	fd.fail.Store(true)
+	b, err := portable.New(ctx, fd, portable.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if _, err := b.Search(ctx, store.View{}, store.SearchQuery{Text: "cache"}); err != nil {
+		t.Fatal(err)
+	}
+	portable.WaitSaves(b)
+	if n := portable.IndexSaved(b); n != 0 {
+		t.Fatalf("after a save whose commit failed, the index counts %d rows as saved; want 0", n)
+	}
+	fd.fail.Store(false)
+	portable.RetrySavesNow(b)
+	if _, err := b.Search(ctx, store.View{}, store.SearchQuery{Text: "cache"}); err != nil {
+		t.Fatal(err)
+	}
+	portable.WaitSaves(b)
+	if n := portable.IndexSaved(b); n != 120 {
+		t.Errorf("after a save that committed, the index counts %d rows as saved; want 120", n)
 	}
 }

@@ -55,7 +55,9 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 		}
 	}
 	var results []store.PutResult
+	var indexSaved func() // marks the index saved once the commit is made
 	err := s.update(ctx, func(st *state, w driver.Writer) error {
+		indexSaved = nil
 		b, err := st.writable(branchName)
 		if err != nil {
 			return err
@@ -86,8 +88,10 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 				s.ix.buildBands(store.KindFact)
 			}
 		}
-		if err := s.ix.saveIfDue(ctx, w); err != nil {
-			return err
+		if s.Durable() {
+			if indexSaved, err = s.ix.saveIfDue(ctx, w); err != nil {
+				return err
+			}
 		}
 		p := &putter{s: s, st: st, w: w, b: b, head: st.head(b), threshold: opts.DedupeThreshold}
 		if len(recs) >= batchReadMin {
@@ -121,6 +125,9 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 	})
 	if err != nil {
 		return nil, err
+	}
+	if indexSaved != nil {
+		indexSaved()
 	}
 	return results, nil
 }

@@ -71,6 +71,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"modernc.org/sqlite"
@@ -220,8 +221,9 @@ type Driver struct {
 	// the columns, or 0 on a file opened for reading whose format version is older
 	// than the column's (2 and 3).
 	expCol, updCol string
-	// plists says the file has packed posting lists (format 4).
-	plists bool
+	// plists says the file has packed posting lists (format 4): set at open, or by
+	// the first read that finds a writer upgraded the file since.
+	plists atomic.Bool
 	// vacuum says the file gives the pages a compaction frees back to the file
 	// system (auto_vacuum=INCREMENTAL, which files made before it lack).
 	vacuum bool
@@ -257,7 +259,8 @@ func Open(ctx context.Context, opts Options) (*Driver, error) {
 	} else if err := checkFolder(dir); err != nil {
 		return nil, err
 	}
-	d := &Driver{path: path, opts: opts, expCol: "exp", updCol: "upd", plists: true}
+	d := &Driver{path: path, opts: opts, expCol: "exp", updCol: "upd"}
+	d.plists.Store(true)
 	var err error
 	if d.rdb, err = sql.Open("sqlite", d.dsn(false)); err != nil {
 		return nil, fmt.Errorf("day1: sqlite: %w", err)
@@ -378,7 +381,7 @@ func (d *Driver) setup(ctx context.Context) error {
 		return fmt.Errorf("%w: %s was written by a newer day1 (format %d; this one reads %d): upgrade day1",
 			store.ErrNotSupported, d.path, ver, formatVersion)
 	case app == appID && ver < formatVersion && d.opts.ReadOnly:
-		d.plists = ver >= 4
+		d.plists.Store(ver >= 4)
 		if ver < 3 {
 			d.updCol = "0" // no update times before version 3
 		}
@@ -749,28 +752,37 @@ func (r *reader) Ended(ctx context.Context, after int64, fn func(rid, until int6
 }
 
 // Postings implements driver.Reader.
-// The postings of a file made before format 4 are in the postings table, below the
-// RIDs of every packed list: they are read first.
+// The postings of a file made before format 4 are in the postings table, and those
+// of a writer of an older day1 still running when the file was upgraded: they are
+// merged with the packed lists by RID.
 func (r *reader) Postings(ctx context.Context, kind store.Kind, term string, after int64, fn func(rid int64, tf int) error) error {
 	rows, err := r.q.QueryContext(ctx, "SELECT rid, tf FROM postings WHERE kind = ? AND term = ? AND rid > ? ORDER BY rid", string(kind), term, after)
 	if err != nil {
 		return r.d.fail(err)
 	}
+	var old []posting
 	for rows.Next() {
-		var rid int64
-		var tf int
-		if err := rows.Scan(&rid, &tf); err != nil {
+		var p posting
+		if err := rows.Scan(&p.rid, &p.tf); err != nil {
 			rows.Close()
 			return r.d.fail(err)
 		}
-		if err := fn(rid, tf); err != nil {
-			rows.Close()
-			return err
-		}
+		old = append(old, p)
 	}
 	rows.Close()
-	if err := rows.Err(); err != nil || !r.d.plists {
+	if err := rows.Err(); err != nil {
 		return r.d.fail(err)
+	}
+	if !r.d.plists.Load() {
+		// A file opened before a writer upgraded it.
+		var ver int64
+		if err := r.q.QueryRowContext(ctx, "PRAGMA user_version").Scan(&ver); err != nil {
+			return r.d.fail(err)
+		}
+		if ver < 4 {
+			return emit(old, fn)
+		}
+		r.d.plists.Store(true)
 	}
 	lists, err := r.q.QueryContext(ctx, "SELECT data FROM plists WHERE kind = ? AND term = ? AND last > ? ORDER BY last", string(kind), term, after)
 	if err != nil {
@@ -782,14 +794,36 @@ func (r *reader) Postings(ctx context.Context, kind store.Kind, term string, aft
 		if err := lists.Scan(&data); err != nil {
 			return r.d.fail(err)
 		}
-		if err := decodePostings(data, after, fn); err != nil {
+		err := decodePostings(data, after, func(rid int64, tf int) error {
+			for len(old) > 0 && old[0].rid < rid {
+				if err := fn(old[0].rid, old[0].tf); err != nil {
+					return err
+				}
+				old = old[1:]
+			}
+			return fn(rid, tf)
+		})
+		if err != nil {
 			if errors.Is(err, errPostings) {
 				return r.d.corrupt(err)
 			}
 			return err
 		}
 	}
-	return r.d.fail(lists.Err())
+	if err := lists.Err(); err != nil {
+		return r.d.fail(err)
+	}
+	return emit(old, fn)
+}
+
+// emit calls fn with each posting.
+func emit(ps []posting, fn func(rid int64, tf int) error) error {
+	for _, p := range ps {
+		if err := fn(p.rid, p.tf); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // fetchChunk is the most RIDs one query of Fetch names.

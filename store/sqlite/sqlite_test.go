@@ -208,6 +208,10 @@ func TestOpenRefuses(t *testing.T) {
 // TestReadOnly reads a memory another opener writes, and refuses writes.
 func TestReadOnly(t *testing.T) {
 	dir := t.TempDir()
+	// A reader that opened the file before a writer upgraded it finds what the writer
+	// writes since (checked below).
+	before := open(t, dir, sqlite.Options{ReadOnly: true})
+	defer before.Close()
 	w := open(t, dir, sqlite.Options{NoSync: true})
 	defer w.Close()
 	r := open(t, dir, sqlite.Options{ReadOnly: true})
@@ -331,6 +335,10 @@ func upgradeFrom(t *testing.T, version int, drop []string) {
 		t.Fatalf("a reader changed the format to %d", v)
 	}
 
+	// A reader that opened the file before a writer upgraded it finds what the writer
+	// writes since (checked below).
+	before := open(t, dir, sqlite.Options{ReadOnly: true})
+	defer before.Close()
 	w := open(t, dir, sqlite.Options{NoSync: true})
 	defer w.Close()
 	if v := format(); v != 4 {
@@ -362,5 +370,9 @@ func upgradeFrom(t *testing.T, version int, drop []string) {
 	slices.Sort(ids)
 	if err != nil || !slices.Equal(ids, []string{"new", "old"}) {
 		t.Errorf("keyword search for canteen after the upgrade: %v, %v; want the old fact and the new", ids, err)
+	}
+	hits, err = before.Search(ctx, store.View{}, store.SearchQuery{Text: "canteen", Mode: store.Keyword})
+	if err != nil || len(hits) != 2 {
+		t.Errorf("a reader opened before the upgrade searching for canteen: %d hits, %v; want the old fact and the new", len(hits), err)
 	}
 }

@@ -423,7 +423,7 @@ func testDrop(t *testing.T, d driver.Driver) {
 	update(t, d, func(w driver.Writer) error { return w.Put(ctx, row(br, "a", "one"), row(br, "b", "bee")) })
 	var seq int64
 	update(t, d, func(w driver.Writer) error { seq = w.Pending().Seq; return w.Put(ctx, row(br, "a", "two")) })
-	var old driver.Row
+	var old, cur driver.Row
 	read(t, d, func(r driver.Reader) error {
 		var ended []int64
 		if err := r.Ended(ctx, seq-1, func(rid, until int64) error {
@@ -464,6 +464,22 @@ func testDrop(t *testing.T, d driver.Driver) {
 		got, err := data(ctx, r, br, r.Head().Seq)
 		if want := []string{"a=two", "b=bee"}; !slices.Equal(got, want) || err != nil {
 			t.Errorf("rows %v, %v; want %v", got, err, want)
+		}
+		cur, _, err = r.Row(ctx, store.KindFact, "b", br, r.Head().Seq)
+		return err
+	})
+	// One commit drops every row of b and writes b again: b is listed once.
+	update(t, d, func(w driver.Writer) error {
+		cur.Index = driver.Index{Terms: []string{"bee"}}
+		if err := w.Drop(ctx, cur); err != nil {
+			return err
+		}
+		return w.Put(ctx, row(br, "b", "bee3"))
+	})
+	read(t, d, func(r driver.Reader) error {
+		got, err := data(ctx, r, br, r.Head().Seq)
+		if want := []string{"a=two", "b=bee3"}; !slices.Equal(got, want) || err != nil {
+			t.Errorf("rows after b was dropped and written again: %v, %v; want %v", got, err, want)
 		}
 		return nil
 	})
