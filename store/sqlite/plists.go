@@ -103,6 +103,31 @@ func listArgs(ps map[termKey][]posting) []any {
 	return args
 }
 
+// keptTerms reads the terms kept with the bodies of the rows that cond selects (rows
+// r joined with bodies b; those written since format 4) and returns, by posting list,
+// the RIDs of those rows it holds.
+func (w *writer) keptTerms(ctx context.Context, cond string, args ...any) (map[termKey][]int64, error) {
+	rows, err := w.q.QueryContext(ctx, "SELECT r.rid, r.kind, b.terms FROM rows r JOIN bodies b ON b.rid = r.rid WHERE "+cond+" AND b.terms IS NOT NULL", args...)
+	if err != nil {
+		return nil, w.d.fail(err)
+	}
+	defer rows.Close()
+	gone := map[termKey][]int64{}
+	for rows.Next() {
+		var rid int64
+		var kind string
+		var terms []byte
+		if err := rows.Scan(&rid, &kind, &terms); err != nil {
+			return nil, w.d.fail(err)
+		}
+		for _, t := range splitTerms(terms) {
+			k := termKey{store.Kind(kind), t}
+			gone[k] = append(gone[k], rid)
+		}
+	}
+	return gone, w.d.fail(rows.Err())
+}
+
 // dropPostings removes RIDs from the posting lists of plists: each list that holds
 // one is written again without it, or deleted when nothing is left.
 func (w *writer) dropPostings(ctx context.Context, gone map[termKey][]int64) error {

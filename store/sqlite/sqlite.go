@@ -1056,20 +1056,23 @@ func (w *writer) Drop(ctx context.Context, rows ...driver.Row) error {
 		chunk := rows[:n]
 		rows = rows[n:]
 		rids := make([]any, n)
-		var posts []any
-		gone := map[termKey][]int64{}
+		var posts []any // of rows written before format 4, in the postings table
 		for i, r := range chunk {
 			rids[i] = r.RID
 			for _, t := range r.Index.Terms {
 				posts = append(posts, string(r.Kind), t, r.RID)
-				k := termKey{r.Kind, t}
-				gone[k] = append(gone[k], r.RID)
 			}
+		}
+		in := "(?" + strings.Repeat(", ?", n-1) + ")"
+		// The packed lists of the rows written since are found by the terms kept with
+		// them, which are those they were indexed by.
+		gone, err := w.keptTerms(ctx, "r.rid IN "+in, rids...)
+		if err != nil {
+			return err
 		}
 		if err := w.dropPostings(ctx, gone); err != nil {
 			return err
 		}
-		in := "(?" + strings.Repeat(", ?", n-1) + ")"
 		for _, table := range []string{"rows", "bodies"} {
 			if _, err := w.q.ExecContext(ctx, "DELETE FROM "+table+" WHERE rid IN "+in, rids...); err != nil {
 				return w.d.fail(err)
@@ -1129,27 +1132,9 @@ func (w *writer) PutBranch(ctx context.Context, b driver.BranchRow) (int64, erro
 // DeleteBranch implements driver.Writer.
 func (w *writer) DeleteBranch(ctx context.Context, id int64) error {
 	w.dirty = true
-	rows, err := w.q.QueryContext(ctx, "SELECT r.rid, r.kind, b.terms FROM rows r JOIN bodies b ON b.rid = r.rid WHERE r.br = ? AND b.terms IS NOT NULL", id)
+	gone, err := w.keptTerms(ctx, "r.br = ?", id)
 	if err != nil {
-		return w.d.fail(err)
-	}
-	gone := map[termKey][]int64{}
-	for rows.Next() {
-		var rid int64
-		var kind string
-		var terms []byte
-		if err := rows.Scan(&rid, &kind, &terms); err != nil {
-			rows.Close()
-			return w.d.fail(err)
-		}
-		for _, t := range splitTerms(terms) {
-			k := termKey{store.Kind(kind), t}
-			gone[k] = append(gone[k], rid)
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return w.d.fail(err)
+		return err
 	}
 	if err := w.dropPostings(ctx, gone); err != nil {
 		return err
