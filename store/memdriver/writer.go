@@ -334,6 +334,8 @@ func (w *writer) PutBranch(ctx context.Context, b driver.BranchRow) (int64, erro
 	if b.ID == 0 {
 		w.lastBr++
 		b.ID = w.lastBr
+	} else if w.deletedBr[b.ID] {
+		return b.ID, ctx.Err() // as an update of a row no longer there
 	}
 	b.Data = slices.Clone(b.Data)
 	w.branches[b.ID] = b
