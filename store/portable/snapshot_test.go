@@ -185,25 +185,32 @@ func TestSmallWritesLeaveTheIndexAlone(t *testing.T) {
 	}
 }
 
-// TestReadersSaveTheIndex checks that a store that only reads saves the index it had
-// to build from the rows, in the background (Close waits for it), so that the next
-// process loads it; a store opened read-only leaves it alone.
-func TestReadersSaveTheIndex(t *testing.T) {
+// unsavedMemory makes a memory of 120 facts whose index was never saved, and lets
+// indexes be saved past 50 rows from then on, until the test's stores are closed.
+func unsavedMemory(t *testing.T) string {
+	t.Helper()
 	restore := portable.SetSaveMinRows(1 << 30) // the writer never saves
-	t.Cleanup(func() { restore() })
-	ctx := context.Background()
 	dir := t.TempDir()
 	a := openAt(t, dir)
 	var recs []store.Record
 	for i := range 120 {
 		recs = append(recs, store.Fact{ID: fmt.Sprintf("f%03d", i), Text: fmt.Sprintf("fact %d about the cache", i)})
 	}
-	if _, err := a.Put(ctx, store.DefaultBranch, recs, store.PutOptions{}); err != nil {
+	if _, err := a.Put(context.Background(), store.DefaultBranch, recs, store.PutOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	a.Close()
 	restore()
-	restore = portable.SetSaveMinRows(50)
+	t.Cleanup(portable.SetSaveMinRows(50)) // after the test's stores close: their saves read it
+	return dir
+}
+
+// TestReadersSaveTheIndex checks that a store that only reads saves the index it had
+// to build from the rows, in the background (Close waits for it), so that the next
+// process loads it; a store opened read-only leaves it alone.
+func TestReadersSaveTheIndex(t *testing.T) {
+	ctx := context.Background()
+	dir := unsavedMemory(t)
 	saved := func() bool {
 		t.Helper()
 		d, err := sqlite.Open(ctx, sqlite.Options{Path: dir, ReadOnly: true})
@@ -324,21 +331,8 @@ func (f *failingCommits) Update(ctx context.Context, fn func(driver.Writer) erro
 // TestFailedIndexSave checks that a save of the index whose commit fails leaves the
 // index unsaved, so that a later read saves it.
 func TestFailedIndexSave(t *testing.T) {
-	restore := portable.SetSaveMinRows(1 << 30)
-	t.Cleanup(func() { restore() })
 	ctx := context.Background()
-	dir := t.TempDir()
-	a := openAt(t, dir)
-	var recs []store.Record
-	for i := range 120 {
-		recs = append(recs, store.Fact{ID: fmt.Sprintf("f%03d", i), Text: fmt.Sprintf("fact %d about the cache", i)})
-	}
-	if _, err := a.Put(ctx, store.DefaultBranch, recs, store.PutOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	a.Close()
-	restore()
-	restore = portable.SetSaveMinRows(50)
+	dir := unsavedMemory(t)
 	d, err := sqlite.Open(ctx, sqlite.Options{Path: dir, NoSync: true})
 	if err != nil {
 		t.Fatal(err)
