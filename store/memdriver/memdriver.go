@@ -32,7 +32,6 @@ type Driver struct {
 	commits  []driver.Commit // commits[i].Seq == i+1
 	rows     []*row          // by RID-1; nil once dropped
 	versions map[rowKey][]int64
-	emptied  map[rowKey]bool      // records whose last row a commit dropped, while it applies
 	ids      map[kindKey][]string // the IDs of a branch's rows of a kind, sorted
 	postings map[termKey][]posting
 	ended    []end // by until
@@ -84,7 +83,6 @@ func New() *Driver {
 	return &Driver{
 		turn:     make(chan struct{}, 1),
 		versions: map[rowKey][]int64{},
-		emptied:  map[rowKey]bool{},
 		ids:      map[kindKey][]string{},
 		postings: map[termKey][]posting{},
 		branches: map[int64]driver.BranchRow{},
@@ -193,6 +191,7 @@ func (d *Driver) live(k rowKey, at int64) (*row, bool) {
 // apply makes a writer's buffer the committed state. d.mu is held.
 func (d *Driver) apply(w *writer) {
 	seq := w.pending.Seq
+	emptied := map[rowKey]bool{} // records whose every row this commit dropped
 	// Deletions first: the rows of deleted branches and the dropped rows.
 	for id := range w.deletedBr {
 		for kk, ids := range d.ids {
@@ -202,7 +201,7 @@ func (d *Driver) apply(w *writer) {
 			for _, rec := range ids {
 				k := rowKey{id, kk.kind, rec}
 				for _, rid := range slices.Clone(d.versions[k]) {
-					d.drop(rid)
+					d.drop(rid, emptied)
 				}
 				delete(d.versions, k)
 			}
@@ -211,7 +210,7 @@ func (d *Driver) apply(w *writer) {
 		delete(d.branches, id)
 	}
 	for rid := range w.dropped {
-		d.drop(rid)
+		d.drop(rid, emptied)
 	}
 	// Rows this commit ended.
 	for rid := range w.ends {
@@ -225,7 +224,7 @@ func (d *Driver) apply(w *writer) {
 	for _, r := range w.rows {
 		d.rows = append(d.rows, r)
 		if w.dropped[r.RID] || w.deletedBr[r.Branch] {
-			d.drop(r.RID)
+			d.drop(r.RID, emptied)
 			continue
 		}
 		if r.Until != driver.Never {
@@ -247,7 +246,7 @@ func (d *Driver) apply(w *writer) {
 		d.ids[kk] = mergeSorted(d.ids[kk], slices.Compact(add))
 	}
 	// Records whose every row was dropped leave their ID lists.
-	for k := range d.emptied {
+	for k := range emptied {
 		if len(d.versions[k]) > 0 {
 			continue
 		}
@@ -257,7 +256,6 @@ func (d *Driver) apply(w *writer) {
 			d.ids[kk] = slices.Delete(d.ids[kk], i, i+1)
 		}
 	}
-	clear(d.emptied)
 	for id, b := range w.branches {
 		d.branches[id] = b
 		d.lastBr = max(d.lastBr, id)
@@ -290,8 +288,9 @@ func (d *Driver) apply(w *writer) {
 }
 
 // drop removes a committed row: its postings and its place among its record's
-// versions. The slot in d.rows stays, empty, so that RIDs are never given again.
-func (d *Driver) drop(rid int64) {
+// versions, noting in emptied a record left without any. The slot in d.rows stays,
+// empty, so that RIDs are never given again.
+func (d *Driver) drop(rid int64, emptied map[rowKey]bool) {
 	r := d.row(rid)
 	if r == nil {
 		return
@@ -313,7 +312,7 @@ func (d *Driver) drop(rid int64) {
 	k := rowKey{r.Branch, r.Kind, r.ID}
 	d.versions[k] = slices.DeleteFunc(d.versions[k], func(v int64) bool { return v == rid })
 	if len(d.versions[k]) == 0 {
-		d.emptied[k] = true
+		emptied[k] = true
 	}
 }
 
