@@ -2,6 +2,7 @@ package memdriver_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -61,4 +62,41 @@ func TestConformance(t *testing.T) {
 // TestDriver runs the checks of the driver contract.
 func TestDriver(t *testing.T) {
 	drivertest.Run(t, func(t *testing.T) driver.Driver { return memdriver.New() })
+}
+
+// TestReadsSaveNoIndex checks that reads of a memory that does not outlive the
+// process never save the portable store's index into it: the next store over the
+// same driver builds its index from the rows.
+func TestReadsSaveNoIndex(t *testing.T) {
+	ctx := context.Background()
+	d := memdriver.New()
+	defer d.Close()
+	s, err := portable.New(ctx, kept{d}, portable.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []store.Record
+	for i := range 5000 { // past the rows after which an index is due to be saved
+		recs = append(recs, store.Fact{ID: fmt.Sprintf("f%04d", i), Text: fmt.Sprintf("fact %d about the cache", i)})
+	}
+	if _, err := s.Put(ctx, store.DefaultBranch, recs, store.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := s.Search(ctx, store.View{}, store.SearchQuery{Text: "cache", Limit: 3}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	err = d.Read(ctx, func(r driver.Reader) error {
+		return r.Items(ctx, "index", "", func(id string, _ []byte) error {
+			t.Errorf("a memory in the process holds the saved index item %q", id)
+			return nil
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }

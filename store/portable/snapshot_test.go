@@ -352,6 +352,14 @@ func TestFailedIndexSave(t *testing.T) {
 		t.Fatalf("after a save whose commit failed, the index counts %d rows as saved; want 0", n)
 	}
 	fd.fail.Store(false)
+	// The next read waits before it tries again (saveIndexRetry).
+	if _, err := b.Search(ctx, store.View{}, store.SearchQuery{Text: "cache"}); err != nil {
+		t.Fatal(err)
+	}
+	portable.WaitSaves(b)
+	if n := portable.IndexSaved(b); n != 0 {
+		t.Fatalf("a read right after a failed save saved the index (%d rows); want it to wait", n)
+	}
 	portable.RetrySavesNow(b)
 	if _, err := b.Search(ctx, store.View{}, store.SearchQuery{Text: "cache"}); err != nil {
 		t.Fatal(err)
