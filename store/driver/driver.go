@@ -196,6 +196,14 @@ type Writer interface {
 	DeleteItem(ctx context.Context, coll, id string) error
 }
 
+// Folder is implemented by a driver whose memory is a folder of the file system:
+// the portable store keeps files of its own there (its saved index), beside the
+// driver's.
+type Folder interface {
+	// Folder returns the folder's path.
+	Folder() string
+}
+
 // Driver is a storage backend.
 type Driver interface {
 	// Read calls fn with a reader of the latest state.

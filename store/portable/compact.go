@@ -71,10 +71,10 @@ func (s *Store) Compact(ctx context.Context) (store.CompactStats, error) {
 			return err
 		}
 		s.ix.mu.RLock()
-		for p := range s.ix.rows {
-			m := &s.ix.rows[p]
+		for p := range int32(s.ix.rows.len()) {
+			m := s.ix.rows.at(p)
 			b := st.byID[m.br]
-			if m.dead || b == nil {
+			if m.dead() || b == nil {
 				continue
 			}
 			next := uint64(math.MaxUint64)
@@ -84,7 +84,7 @@ func (s *Store) Compact(ctx context.Context) (store.CompactStats, error) {
 			if store.Retained(pins[b.info.Name], hseq, uint64(m.seq), next) {
 				cs.Versions++
 			} else {
-				drop = append(drop, int32(p))
+				drop = append(drop, p)
 			}
 		}
 		s.ix.mu.RUnlock()
@@ -124,7 +124,7 @@ func (s *Store) dropRows(ctx context.Context, w driver.Writer, ps []int32) error
 	rids := make([]int64, len(ps))
 	ix.mu.RLock()
 	for i, p := range ps {
-		rids[i] = ix.rows[p].rid
+		rids[i] = ix.rows.at(p).rid
 	}
 	ix.mu.RUnlock()
 	var rows []driver.Row
@@ -148,7 +148,7 @@ func (s *Store) dropRows(ctx context.Context, w driver.Writer, ps []int32) error
 	}
 	ix.mu.Lock()
 	for _, p := range ps {
-		ix.rows[p].dead = true
+		ix.rows.at(p).setDead()
 	}
 	ix.mu.Unlock()
 	return nil

@@ -49,3 +49,19 @@ func WaitSaves(s *Store) { s.bg.Wait() }
 
 // RetrySavesNow lets the next read of s start a save at once, after one failed.
 func RetrySavesNow(s *Store) { s.saveAfter.Store(0) }
+
+// IndexFiles returns the saved indexes in the folder of a memory, the latest first.
+func IndexFiles(dir string) []string {
+	paths, _ := indexFiles(dir)
+	return paths
+}
+
+// IndexMapped reports whether the index of s reads a saved index in place.
+func IndexMapped(s *Store) bool {
+	s.ix.mu.RLock()
+	defer s.ix.mu.RUnlock()
+	return s.ix.file != nil
+}
+
+// IndexFileName returns the name a saved index of the commit seq takes in dir.
+func IndexFileName(dir string, seq int64) string { return indexName(dir, seq) }

@@ -28,16 +28,24 @@ import (
 // another. Searches, the near-duplicate check and diffs read it; the records
 // themselves stay with the driver until a result needs them.
 type index struct {
-	mu      sync.RWMutex
+	mu sync.RWMutex
+	// dir is the folder the index is saved in, "" for none (indexfile.go).
+	dir     string
 	built   bool
 	lastRID int64
 	lastSeq int64
-	rows    []meta  // by position, in RID order
-	rids    []int64 // by position: RIDs ascending, for finding a row's position
+	lastAt  int64      // the instant of commit lastSeq, Unix nanoseconds
+	rows    col[meta]  // by position, in RID order
+	rids    col[int64] // by position: RIDs ascending, for finding a row's position
+	names   names      // by position: ids and groups
+	// file is the saved index the columns' bases are views of, nil for none.
+	file *indexFile
 	// keys and byKey find the rows of one record, byText the facts with one folded
 	// text: each is built when a read first needs it (keys for reads of a branch
-	// with ancestors, byText for writes), then kept up to date.
+	// with ancestors, byText for writes), then kept up to date. keyOf holds each
+	// row's key, by position, once keys are built.
 	keys   map[string]int32
+	keyOf  []int32
 	byKey  [][]int32         // key → positions of its rows
 	byText map[int64][]int32 // fact text key → positions
 	kinds  map[store.Kind]*kindVecs
@@ -55,8 +63,9 @@ type index struct {
 	// branch's ID shifted left by one, with the low bit set for history, or 0. Reads
 	// of a branch without ancestors at the index's head decide from it alone, from
 	// eight bytes a row rather than the row's meta (headOf).
-	live []int64
-	// groups lists the rows of each session and conversation (addGroup).
+	live col[int64]
+	// groups lists the rows of each session and conversation (addGroup), once a
+	// read first needs them (groupsOf).
 	groups map[groupKey][]int32
 	// byBranch lists the positions of each branch's rows, in RID order, which is
 	// commit order: a diff finds the rows a branch wrote between two commits by a
@@ -70,29 +79,24 @@ type index struct {
 	terms map[store.Kind]map[string]*termList
 	// updated holds, by position, the update time (store.UpdateTime, Unix
 	// nanoseconds) of the rows whose update time is not their time (meta.time): from
-	// their driver's rows, or, for rows kept without one (meta.updKnown false), read
+	// their driver's rows, or, for rows kept without one (flagUpdKnown unset), read
 	// from their records by the first list by update that needs them; rows never
 	// change, so each is read once in a process (listByUpdate).
 	updated map[int32]int64
 }
 
-// meta is one row as the index holds it.
+// meta is one row as the index holds it. It holds no pointer and has the same
+// layout on every platform (metaSize bytes), so that a saved index is read in place.
 type meta struct {
 	rid, br    int64
 	seq, until int64
-	id         string
-	grp        string // driver.Index.Group
-	ord        int64  // driver.Index.Order
-	time       int64  // driver.Index.Time
 	tkey       int64
-	key        int32 // -1 until keys are built
-	kind       store.Kind
-	del        bool
-	hist       bool  // history: driver.Index.History
-	dead       bool  // its branch was deleted
-	updKnown   bool  // its update time is known: updated[p], else time
+	ord        int64 // driver.Index.Order
+	time       int64 // driver.Index.Time
 	dlen       int32 // search text length, in terms
 	vslot      int32 // position of its code in its kind's codes, -1 for none
+	kc         uint8 // its kind (kindCode)
+	flags      uint8 // flagDel, flagDead, flagHist, flagUpdKnown
 }
 
 // kindVecs are the codes of the embeddings of one kind's rows, back to back, with the
@@ -117,12 +121,12 @@ func (ix *index) catchUp(ctx context.Context, r driver.Reader, st *state, keys, 
 	if !ix.built {
 		ix.kinds = map[store.Kind]*kindVecs{}
 		ix.built = true
-		if _, err := ix.load(ctx, r); err != nil {
+		if _, err := ix.load(ctx, r, ix.dir); err != nil {
 			return err
 		}
 	}
-	head := r.Head().Seq
-	if head <= ix.lastSeq && head > 0 {
+	head := r.Head()
+	if head.Seq <= ix.lastSeq && head.Seq > 0 {
 		return nil
 	}
 	err := r.Meta(ctx, ix.lastRID, func(m driver.Meta) error {
@@ -135,7 +139,7 @@ func (ix *index) catchUp(ctx context.Context, r driver.Reader, st *state, keys, 
 	err = r.Ended(ctx, ix.lastSeq, func(rid, until int64) error {
 		if p, ok := ix.position(rid); ok {
 			ix.count(p, -1)
-			ix.rows[p].until = until
+			ix.rows.at(p).until = until
 		}
 		return nil
 	})
@@ -143,14 +147,14 @@ func (ix *index) catchUp(ctx context.Context, r driver.Reader, st *state, keys, 
 		return err
 	}
 	if gone := ix.branchesGone(st); gone != nil {
-		for i := range ix.rows {
-			if m := &ix.rows[i]; gone[m.br] && !m.dead {
-				ix.count(int32(i), -1)
-				m.dead = true
+		for i := range int32(ix.rows.len()) {
+			if m := ix.rows.at(i); gone[m.br] && !m.dead() {
+				ix.count(i, -1)
+				m.setDead()
 			}
 		}
 	}
-	ix.lastSeq = head
+	ix.lastSeq, ix.lastAt = head.Seq, head.At.UnixNano()
 	if ix.due() {
 		ix.stale.Store(true)
 	}
@@ -158,9 +162,15 @@ func (ix *index) catchUp(ctx context.Context, r driver.Reader, st *state, keys, 
 }
 
 func (ix *index) add(m driver.Meta) {
-	p := int32(len(ix.rows))
-	row := meta{rid: m.RID, br: m.Branch, seq: m.Seq, until: m.Until, id: m.ID, grp: m.Group, ord: m.Order, time: m.Time, tkey: m.TextKey,
-		key: -1, kind: m.Kind, del: m.Deleted, hist: m.History, dlen: int32(m.DocLen), vslot: -1}
+	p := int32(ix.rows.len())
+	row := meta{rid: m.RID, br: m.Branch, seq: m.Seq, until: m.Until, ord: m.Order, time: m.Time, tkey: m.TextKey,
+		kc: kindCode(m.Kind), dlen: int32(m.DocLen), vslot: -1}
+	if m.Deleted {
+		row.flags |= flagDel
+	}
+	if m.History {
+		row.flags |= flagHist
+	}
 	if m.Expires != 0 {
 		if ix.expires == nil {
 			ix.expires = map[int32]int64{}
@@ -168,7 +178,7 @@ func (ix *index) add(m driver.Meta) {
 		ix.expires[p] = m.Expires
 	}
 	if m.Updated != 0 {
-		row.updKnown = true
+		row.flags |= flagUpdKnown
 		if m.Updated != m.Time {
 			if ix.updated == nil {
 				ix.updated = map[int32]int64{}
@@ -197,9 +207,10 @@ func (ix *index) add(m driver.Meta) {
 			}
 		}
 	}
-	ix.rows = append(ix.rows, row)
-	ix.live = append(ix.live, 0)
-	ix.rids = append(ix.rids, m.RID)
+	ix.rows.add(row)
+	ix.live.add(0)
+	ix.rids.add(m.RID)
+	ix.names.add(m.ID, m.Group)
 	ix.lastRID = m.RID
 	ix.count(p, 1)
 	if ix.keys != nil {
@@ -211,36 +222,51 @@ func (ix *index) add(m driver.Meta) {
 	ix.addGroup(p)
 }
 
-// addGroup lists the row at position p under its branch and under its group (a
-// fact's session, a message's conversation).
+// addGroup lists the row at position p under its branch and, once the groups are
+// built, under its group (a fact's session, a message's conversation).
 func (ix *index) addGroup(p int32) {
-	m := &ix.rows[p]
+	m := ix.rows.at(p)
 	if ix.byBranch == nil {
 		ix.byBranch = map[int64][]int32{}
 	}
 	ix.byBranch[m.br] = append(ix.byBranch[m.br], p)
-	if m.grp == "" {
-		return
+	if ix.groups != nil {
+		ix.addToGroup(p)
 	}
+}
+
+func (ix *index) addToGroup(p int32) {
+	if g := ix.names.grpView(p); g != "" {
+		k := groupKey{ix.rows.at(p).kc, ix.names.grp(p)}
+		ix.groups[k] = append(ix.groups[k], p)
+	}
+}
+
+// buildGroups lists the rows of every group, if they are not listed yet: reads of
+// a group's rows (inGroup) need them.
+func (ix *index) buildGroups() {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
 	if ix.groups == nil {
 		ix.groups = map[groupKey][]int32{}
+		for p := range int32(ix.rows.len()) {
+			ix.addToGroup(p)
+		}
 	}
-	k := groupKey{m.kind, m.grp}
-	ix.groups[k] = append(ix.groups[k], p)
 }
 
 // groupKey names the rows of one kind in one group.
 type groupKey struct {
-	kind  store.Kind
+	kind  uint8 // kindCode
 	group string
 }
 
 // inGroup returns the positions of the rows of a kind in a group that the view sees,
-// live. Callers hold ix.mu.
+// live. Callers hold ix.mu, and built the groups (buildGroups).
 func (ix *index) inGroup(v view, kind store.Kind, group string) []int32 {
 	var out []int32
-	for _, p := range ix.groups[groupKey{kind, group}] {
-		if !ix.rows[p].del && ix.visible(v, p) {
+	for _, p := range ix.groups[groupKey{kindCode(kind), group}] {
+		if !ix.rows.at(p).del() && ix.visible(v, p) {
 			out = append(out, p)
 		}
 	}
@@ -249,37 +275,41 @@ func (ix *index) inGroup(v view, kind store.Kind, group string) []int32 {
 
 // position returns the position of the row with a RID.
 func (ix *index) position(rid int64) (int32, bool) {
-	i, ok := slices.BinarySearch(ix.rids, rid)
-	return int32(i), ok
+	if i, ok := slices.BinarySearch(ix.rids.base, rid); ok || i < len(ix.rids.base) {
+		return int32(i), ok
+	}
+	i, ok := slices.BinarySearch(ix.rids.tail, rid)
+	return int32(len(ix.rids.base) + i), ok
 }
 
 func (ix *index) addKey(p int32) {
-	m := &ix.rows[p]
-	k := string(m.kind) + "\x00" + m.id
+	k := string(ix.rows.at(p).kind()) + "\x00" + ix.names.idView(p)
 	key, ok := ix.keys[k]
 	if !ok {
 		key = int32(len(ix.byKey))
 		ix.keys[k] = key
 		ix.byKey = append(ix.byKey, nil)
 	}
-	m.key = key
+	ix.keyOf = append(ix.keyOf, key)
 	ix.byKey[key] = append(ix.byKey[key], p)
 }
 
 // need builds what a read needs that the index has not built yet: the rows of each
 // record (keys) and the facts of each text (texts). Callers hold ix.mu for writing.
 func (ix *index) need(keys, texts bool) {
+	n := int32(ix.rows.len())
 	if keys && ix.keys == nil {
-		ix.keys = make(map[string]int32, len(ix.rows))
-		for p := range ix.rows {
-			ix.addKey(int32(p))
+		ix.keys = make(map[string]int32, n)
+		ix.keyOf = make([]int32, 0, n)
+		for p := range n {
+			ix.addKey(p)
 		}
 	}
 	if texts && ix.byText == nil {
 		ix.byText = map[int64][]int32{}
-		for p, m := range ix.rows {
-			if m.tkey != 0 {
-				ix.byText[m.tkey] = append(ix.byText[m.tkey], int32(p))
+		for p := range n {
+			if m := ix.rows.at(p); m.tkey != 0 {
+				ix.byText[m.tkey] = append(ix.byText[m.tkey], p)
 			}
 		}
 	}
@@ -327,8 +357,8 @@ func (ix *index) buildBands(kind store.Kind) {
 // branch's cut, and no branch before it in the chain has a row of the same record by
 // its own cut. Callers hold ix.mu.
 func (ix *index) visible(v view, p int32) bool {
-	m := &ix.rows[p]
-	if m.dead {
+	m := ix.rows.at(p)
+	if m.dead() {
 		return false
 	}
 	for i, l := range v.chain {
@@ -341,10 +371,10 @@ func (ix *index) visible(v view, p int32) bool {
 		if i == 0 {
 			return true
 		}
-		for _, q := range ix.byKey[m.key] {
-			o := &ix.rows[q]
+		for _, q := range ix.byKey[ix.keyOf[p]] {
+			o := ix.rows.at(q)
 			for _, e := range v.chain[:i] {
-				if o.br == e.br.id && o.seq <= e.cut && !o.dead {
+				if o.br == e.br.id && o.seq <= e.cut && !o.dead() {
 					return false
 				}
 			}
@@ -365,9 +395,9 @@ func (ix *index) find(v view, ref store.Ref) (int32, bool) {
 	}
 	for _, l := range v.chain {
 		for _, q := range ix.byKey[key] {
-			m := &ix.rows[q]
-			if m.br == l.br.id && !m.dead && m.seq <= l.cut && l.cut < m.until {
-				return q, !m.del
+			m := ix.rows.at(q)
+			if m.br == l.br.id && !m.dead() && m.seq <= l.cut && l.cut < m.until {
+				return q, !m.del()
 			}
 		}
 	}
@@ -408,14 +438,14 @@ func (ix *index) changed(keys map[store.Ref]bool, a, b view) {
 	}
 	for br, sp := range spans {
 		ps := ix.byBranch[br]
-		i, _ := slices.BinarySearchFunc(ps, sp.lo, func(p int32, seq int64) int { return cmp.Compare(ix.rows[p].seq, seq+1) })
+		i, _ := slices.BinarySearchFunc(ps, sp.lo, func(p int32, seq int64) int { return cmp.Compare(ix.rows.at(p).seq, seq+1) })
 		for _, p := range ps[i:] {
-			m := &ix.rows[p]
+			m := ix.rows.at(p)
 			if m.seq > sp.hi {
 				break
 			}
-			if !m.dead {
-				keys[store.Ref{Kind: m.kind, ID: m.id}] = true
+			if !m.dead() {
+				keys[store.Ref{Kind: m.kind(), ID: ix.names.id(p)}] = true
 			}
 		}
 	}
@@ -436,7 +466,7 @@ func (ix *index) read(ctx context.Context, v view, ps []int32, keep bool) ([]sto
 	rids := make([]int64, len(ps))
 	ix.mu.RLock()
 	for i, p := range ps {
-		rids[i] = ix.rows[p].rid
+		rids[i] = ix.rows.at(p).rid
 	}
 	ix.mu.RUnlock()
 	var missing []int64
@@ -526,7 +556,7 @@ func (ix *index) fetchVecs(ctx context.Context, r driver.Reader, ps []int32) ([]
 	at := make(map[int64]int, len(ps))
 	ix.mu.RLock()
 	for i, p := range ps {
-		rids[i] = ix.rows[p].rid
+		rids[i] = ix.rows.at(p).rid
 		at[rids[i]] = i
 	}
 	ix.mu.RUnlock()
@@ -668,7 +698,7 @@ func (ix *index) termLists(ctx context.Context, r driver.Reader, kind store.Kind
 					return nil
 				}
 				if p, ok := ix.position(rid); ok {
-					tl.list.Add(p, 0, tf, int(ix.rows[p].dlen))
+					tl.list.Add(p, 0, tf, int(ix.rows.at(p).dlen))
 				}
 				return nil
 			})
@@ -688,12 +718,12 @@ func (ix *index) termLists(ctx context.Context, r driver.Reader, kind store.Kind
 // else by a pass over the rows. Callers hold ix.mu.
 func (ix *index) stats(v view, kind store.Kind) (n, sum int) {
 	if l := v.chain[0]; len(v.chain) == 1 && l.cut >= ix.lastSeq {
-		c := ix.counts[countKey{l.br.id, kind}]
+		c := ix.counts[countKey{l.br.id, kindCode(kind)}]
 		return c.n, c.sum
 	}
-	for p := range ix.rows {
-		m := &ix.rows[p]
-		if m.kind == kind && !m.del && ix.visible(v, int32(p)) {
+	for p := range int32(ix.rows.len()) {
+		m := ix.rows.at(p)
+		if m.kind() == kind && !m.del() && ix.visible(v, p) {
 			n++
 			sum += int(m.dlen)
 		}
@@ -704,7 +734,7 @@ func (ix *index) stats(v view, kind store.Kind) (n, sum int) {
 // countKey names the running count of the live records of a kind on a branch.
 type countKey struct {
 	br   int64
-	kind store.Kind
+	kind uint8 // kindCode
 }
 
 type liveCount struct{ n, sum int }
@@ -712,25 +742,27 @@ type liveCount struct{ n, sum int }
 // count adds d times row p to the running counts, if it is a live record at its
 // branch's head.
 func (ix *index) count(p int32, d int) {
-	m := &ix.rows[p]
-	if m.del || m.dead || m.until != driver.Never {
+	m := ix.rows.at(p)
+	if m.del() || m.dead() || m.until != driver.Never {
 		return
 	}
+	live := ix.live.at(p)
 	if d > 0 {
-		ix.live[p] = m.br << 1
-		if m.hist {
-			ix.live[p] |= 1
+		*live = m.br << 1
+		if m.hist() {
+			*live |= 1
 		}
 	} else {
-		ix.live[p] = 0
+		*live = 0
 	}
 	if ix.counts == nil {
 		ix.counts = map[countKey]liveCount{}
 	}
-	c := ix.counts[countKey{m.br, m.kind}]
+	k := countKey{m.br, m.kc}
+	c := ix.counts[k]
 	c.n += d
 	c.sum += d * int(m.dlen)
-	ix.counts[countKey{m.br, m.kind}] = c
+	ix.counts[k] = c
 }
 
 // keyword ranks the records of a kind the view sees by BM25 over the view: document
@@ -765,13 +797,13 @@ func (s *Store) keyword(ctx context.Context, v view, kind store.Kind, q store.Se
 		for _, p := range l.Postings {
 			var hist bool
 			if atHead {
-				x := ix.live[p.Ord]
+				x := *ix.live.at(p.Ord)
 				if x>>1 != br {
 					continue
 				}
 				hist = x&1 != 0
-			} else if m := &ix.rows[p.Ord]; m.kind == kind && !m.del && ix.visible(v, p.Ord) {
-				hist = m.hist
+			} else if m := ix.rows.at(p.Ord); m.kind() == kind && !m.del() && ix.visible(v, p.Ord) {
+				hist = m.hist()
 			} else {
 				continue
 			}
@@ -784,7 +816,7 @@ func (s *Store) keyword(ctx context.Context, v view, kind store.Kind, q store.Se
 		idfs = append(idfs, absent.Of(names[i], df, idf))
 		sc.Term(l, idf)
 	}
-	long := func(ord int32) int { return int(ix.rows[ord].dlen) }
+	long := func(ord int32) int { return int(ix.rows.at(ord).dlen) }
 	full := textsearch.Full(idfs)
 	var order []vecmath.Scored[int32]
 	if !filtered {
@@ -846,7 +878,7 @@ func (kv *kindVecs) vecOf(slot int32) []float32 {
 // keepVec keeps the embedding of a code slot for later searches. Callers hold ix.mu
 // for writing.
 func (kv *kindVecs) keepVec(slot int32, emb []float32) {
-	if slot < 0 {
+	if slot < 0 || int(slot) >= len(kv.rowOf) {
 		return
 	}
 	if int(slot) >= len(kv.vecs) {
@@ -884,10 +916,10 @@ func (s *Store) vector(ctx context.Context, v view, kind store.Kind, q store.Sea
 	br, atHead := ix.headOf(v)
 	for slot, p := range kv.rowOf {
 		if atHead {
-			if x := ix.live[p]; x>>1 != br || history && x&1 != 0 {
+			if x := *ix.live.at(p); x>>1 != br || history && x&1 != 0 {
 				continue
 			}
-		} else if m := &ix.rows[p]; m.del || history && m.hist || !ix.visible(v, p) {
+		} else if m := ix.rows.at(p); m.del() || history && m.hist() || !ix.visible(v, p) {
 			continue
 		}
 		if history && ix.expired(p, q.Filter.LiveAt) {
@@ -920,7 +952,7 @@ func (s *Store) vector(ctx context.Context, v view, kind store.Kind, q store.Sea
 		var missing []int32
 		ix.mu.RLock()
 		for _, p := range batch {
-			emb := kv.vecOf(ix.rows[p].vslot)
+			emb := kv.vecOf(ix.rows.at(p).vslot)
 			if emb == nil || filtered {
 				missing = append(missing, p)
 				continue
@@ -951,7 +983,7 @@ func (s *Store) vector(ctx context.Context, v view, kind store.Kind, q store.Sea
 			if len(emb) != len(q.Vector) {
 				continue
 			}
-			kv.keepVec(ix.rows[missing[i]].vslot, emb)
+			kv.keepVec(ix.rows.at(missing[i]).vslot, emb)
 			top.Push(float64(vecmath.Cosine(q.Vector, emb)), missing[i])
 			got++
 		}

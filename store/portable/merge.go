@@ -440,10 +440,10 @@ func (s *Store) Land(ctx context.Context, source, target string, rec store.Merge
 		// The target's rows are in commit order: its last says whether it moved.
 		moved := false
 		if own := s.ix.byBranch[tb.id]; len(own) > 0 {
-			moved = s.ix.rows[own[len(own)-1]].seq > sb.forkSeq
+			moved = s.ix.rows.at(own[len(own)-1]).seq > sb.forkSeq
 		}
 		for _, p := range s.ix.byBranch[sb.id] {
-			if m := &s.ix.rows[p]; m.until == driver.Never && !m.dead {
+			if m := s.ix.rows.at(p); m.until == driver.Never && !m.dead() {
 				ps = append(ps, p)
 			}
 		}
@@ -462,7 +462,7 @@ func (s *Store) Land(ctx context.Context, source, target string, rec store.Merge
 			rids := make([]int64, len(chunk))
 			s.ix.mu.RLock()
 			for i, p := range chunk {
-				rids[i] = s.ix.rows[p].rid
+				rids[i] = s.ix.rows.at(p).rid
 			}
 			s.ix.mu.RUnlock()
 			var rows []driver.Row

@@ -16,9 +16,12 @@
 // ranks by BM25 over the rows the view sees, from postings the driver keeps; vector
 // search orders codes by Hamming distance and scores the nearest exactly; a write
 // finds facts with its text by a hash, and near-duplicates through the band index of
-// internal/simhash. The index is built from the driver's row metadata, saved with the
-// memory as driver items from time to time, and caught up before each read with what
-// any process committed since. Postings, embeddings and records read once are kept:
+// internal/simhash. The index is built from the driver's row metadata, saved from time
+// to time as a file in the memory's folder (a driver.Folder; indexfile.go gives the
+// format), and caught up before each read with what any process committed since. A
+// new process maps the latest saved index and reads its columns in place: it opens
+// a memory of any size without reading it, and reads from disk only the pages its
+// searches touch. Postings, embeddings and records read once are kept:
 // rows never change, only end. The branches read at a commit are shared by every read
 // of that commit, and merge records, which are only ever added, are read once. Lists
 // and diffs read the rows of the branches they name.
@@ -32,8 +35,10 @@ package portable
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -80,7 +85,12 @@ type Store struct {
 	// which Close waits for.
 	saving    atomic.Bool
 	saveAfter atomic.Int64 // Unix nanoseconds before which no read starts a save
-	bgMu      sync.Mutex   // orders the start of a background save with Close
+	// bgMu orders the start of a background save and of each call (enter) with
+	// Close, which waits for both: the index may be a view of a mapped file, which
+	// Close unmaps.
+	bgMu      sync.Mutex
+	calls     int       // calls running (enter)
+	callsDone sync.Cond // signalled when calls drops to 0 after Close
 	bg        sync.WaitGroup
 	bgCtx     context.Context // cancelled by Close, after closeGrace, for a save still running
 	bgCancel  context.CancelFunc
@@ -113,7 +123,11 @@ func New(ctx context.Context, d driver.Driver, opts Options) (*Store, error) {
 		return nil, store.Invalid("Options.Retention", "must be 0 (keep all history) or more", opts.Retention.String())
 	}
 	s := &Store{d: d, opts: opts}
+	s.callsDone.L = &s.bgMu
 	s.bgCtx, s.bgCancel = context.WithCancel(context.Background())
+	if f, ok := d.(driver.Folder); ok && s.Durable() {
+		s.ix.dir = f.Folder()
+	}
 	var has bool
 	err := d.Read(ctx, func(r driver.Reader) error {
 		bs, err := r.Branches(ctx)
@@ -165,7 +179,8 @@ func (s *Store) Durable() bool {
 }
 
 // DiskSize returns the bytes the driver's files take on disk, when it says (a
-// Size() (int64, error) method); otherwise it fails with store.ErrNotSupported.
+// Size() (int64, error) method), and the saved index's; otherwise it fails with
+// store.ErrNotSupported.
 func (s *Store) DiskSize(ctx context.Context) (int64, error) {
 	if err := s.usable(ctx); err != nil {
 		return 0, err
@@ -174,7 +189,17 @@ func (s *Store) DiskSize(ctx context.Context) (int64, error) {
 	if !ok {
 		return 0, fmt.Errorf("%w: the driver does not say its size", store.ErrNotSupported)
 	}
-	return d.Size()
+	n, err := d.Size()
+	if err != nil || s.ix.dir == "" {
+		return n, err
+	}
+	paths, _ := indexFiles(s.ix.dir)
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n, nil
 }
 
 // Driver returns the driver the store reads and writes.
@@ -200,6 +225,12 @@ func (s *Store) Close() error {
 		<-done
 	}
 	s.bgCancel()
+	s.bgMu.Lock()
+	for s.calls > 0 {
+		s.callsDone.Wait()
+	}
+	s.bgMu.Unlock()
+	s.ix.release()
 	return s.d.Close()
 }
 
@@ -210,11 +241,31 @@ func (s *Store) usable(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// read runs fn on the latest state.
-func (s *Store) read(ctx context.Context, fn func(st *state) error) error {
+// enter counts a call that reads or writes, which Close waits for; exit ends it.
+func (s *Store) enter(ctx context.Context) error {
+	s.bgMu.Lock()
+	defer s.bgMu.Unlock()
 	if err := s.usable(ctx); err != nil {
 		return err
 	}
+	s.calls++
+	return nil
+}
+
+func (s *Store) exit() {
+	s.bgMu.Lock()
+	defer s.bgMu.Unlock()
+	if s.calls--; s.calls == 0 {
+		s.callsDone.Broadcast()
+	}
+}
+
+// read runs fn on the latest state.
+func (s *Store) read(ctx context.Context, fn func(st *state) error) error {
+	if err := s.enter(ctx); err != nil {
+		return err
+	}
+	defer s.exit()
 	err := s.d.Read(ctx, func(r driver.Reader) error {
 		st, err := s.branches.state(ctx, r, false)
 		if err != nil {
@@ -238,13 +289,12 @@ const (
 	closeGrace       = 5 * time.Second
 )
 
-// saveIndexSoon saves the index in a commit of its own, in the background, when reads
-// caught it up far past its saved copy (a process that only reads, or the first
-// after the copy's format changed): the next process to open the memory then loads
-// it rather than building it from every row. A store opened read-only leaves it to
-// the writers. Close waits for the save.
+// saveIndexSoon saves the index to a file of the memory's folder, in the background,
+// when reads or writes caught it up far past its saved copy: the next process to
+// open the memory then maps it rather than building it from every row. A store
+// opened read-only leaves it to the writers. Close waits for the save.
 func (s *Store) saveIndexSoon() {
-	if s.opts.ReadOnly || !s.Durable() || time.Now().UnixNano() < s.saveAfter.Load() || !s.saving.CompareAndSwap(false, true) {
+	if s.opts.ReadOnly || s.ix.dir == "" || time.Now().UnixNano() < s.saveAfter.Load() || !s.saving.CompareAndSwap(false, true) {
 		return
 	}
 	s.bgMu.Lock()
@@ -257,39 +307,68 @@ func (s *Store) saveIndexSoon() {
 	go func() {
 		defer s.bg.Done()
 		defer s.saving.Store(false)
+		if err := s.ix.save(s.ix.dir); err != nil {
+			// Left to a later read, not the next one: the folder may not be
+			// writable, or the disk full.
+			s.saveAfter.Store(time.Now().Add(saveIndexRetry).UnixNano())
+			return
+		}
 		ctx, cancel := context.WithTimeout(s.bgCtx, saveIndexTimeout)
 		defer cancel()
 		// The driver directly: Close, which waits for this, has already marked the
 		// store closed.
-		var saved func()
-		err := s.d.Update(ctx, func(w driver.Writer) error {
-			if s.opts.Now != nil {
-				w.SetInstant(s.opts.Now())
-			}
-			var err error
-			saved, err = s.ix.saveIfDue(ctx, w)
-			return err
-		})
-		if err != nil {
-			// Left to a later read, not the next one: the lock may be held long, or
-			// the folder not writable.
-			s.saveAfter.Store(time.Now().Add(saveIndexRetry).UnixNano())
-			return
-		}
-		if saved != nil {
-			saved()
-		}
+		s.dropIndexItems(ctx)
 	}()
 }
 
+// collIndex is the collection of the items an index was saved as before it was
+// saved as a file: dropIndexItems removes them.
+const collIndex = "index"
+
+// dropIndexItems removes the items of an index saved by an older format, once the
+// index is saved as a file.
+func (s *Store) dropIndexItems(ctx context.Context) {
+	var any bool
+	err := s.d.Read(ctx, func(r driver.Reader) error {
+		return r.Items(ctx, collIndex, "", func(string, []byte) error {
+			any = true
+			return errStop
+		})
+	})
+	if err != nil && !errors.Is(err, errStop) || !any {
+		return
+	}
+	s.d.Update(ctx, func(w driver.Writer) error {
+		var ids []string
+		err := w.Items(ctx, collIndex, "", func(id string, _ []byte) error {
+			ids = append(ids, id)
+			return nil
+		})
+		for _, id := range ids {
+			if err == nil {
+				err = w.DeleteItem(ctx, collIndex, id)
+			}
+		}
+		return err
+	})
+}
+
+var errStop = errors.New("stop")
+
 // update runs fn in one commit.
 func (s *Store) update(ctx context.Context, fn func(st *state, w driver.Writer) error) error {
-	if err := s.usable(ctx); err != nil {
+	if err := s.enter(ctx); err != nil {
 		return err
 	}
+	defer s.exit()
 	if s.opts.ReadOnly {
 		return fmt.Errorf("%w: the store was opened read-only", store.ErrReadOnly)
 	}
+	defer func() {
+		if s.ix.stale.Load() {
+			s.saveIndexSoon()
+		}
+	}()
 	return s.d.Update(ctx, func(w driver.Writer) error {
 		if s.opts.Now != nil {
 			w.SetInstant(s.opts.Now())

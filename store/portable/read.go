@@ -71,6 +71,7 @@ func (s *Store) List(ctx context.Context, v store.View, q store.ListQuery) ([]st
 			if err := s.ix.catchUp(ctx, st.r, st, len(vw.chain) > 1, false); err != nil {
 				return err
 			}
+			s.ix.buildGroups()
 			s.ix.mu.RLock()
 			ps := s.ix.inGroup(vw, q.Kind, group)
 			s.ix.mu.RUnlock()
@@ -128,7 +129,7 @@ func (s *Store) listByUpdate(ctx context.Context, st *state, v view, q store.Lis
 	ps := ix.visibleRows(v, q)
 	var unseen []int32
 	for _, p := range ps {
-		if _, ok := ix.updated[p]; !ok && !ix.rows[p].updKnown {
+		if _, ok := ix.updated[p]; !ok && !ix.rows.at(p).updKnown() {
 			unseen = append(unseen, p)
 		}
 	}
@@ -154,7 +155,7 @@ func (s *Store) listByUpdate(ctx context.Context, st *state, v view, q store.Lis
 		if c := cmp.Compare(ix.updateOf(a), ix.updateOf(b)); c != 0 {
 			return c
 		}
-		return strings.Compare(ix.rows[a].id, ix.rows[b].id)
+		return strings.Compare(ix.names.idView(a), ix.names.idView(b))
 	})
 }
 
@@ -164,7 +165,7 @@ func (ix *index) updateOf(p int32) int64 {
 	if t, ok := ix.updated[p]; ok {
 		return t
 	}
-	return ix.rows[p].time
+	return ix.rows.at(p).time
 }
 
 // listIndexed lists the records of a query whose filter the index decides (none, or
@@ -181,18 +182,19 @@ func (s *Store) listIndexed(ctx context.Context, st *state, v view, q store.List
 	ix.mu.RUnlock()
 	msgs := q.Kind == store.KindMessage
 	return ix.page(ctx, v, q, ps, func(a, b int32) int {
-		x, y := &ix.rows[a], &ix.rows[b]
+		x, y := ix.rows.at(a), ix.rows.at(b)
+		byID := func() int { return strings.Compare(ix.names.idView(a), ix.names.idView(b)) }
 		switch {
 		case q.Order == store.OrderID:
-			return strings.Compare(x.id, y.id)
+			return byID()
 		case q.Order == store.OrderSeq && msgs:
-			if c := strings.Compare(x.grp, y.grp); c != 0 {
+			if c := strings.Compare(ix.names.grpView(a), ix.names.grpView(b)); c != 0 {
 				return c
 			}
 			if c := cmp.Compare(x.ord, y.ord); c != 0 {
 				return c
 			}
-			return strings.Compare(x.id, y.id)
+			return byID()
 		}
 		if c := cmp.Compare(x.time, y.time); c != 0 {
 			return c
@@ -202,7 +204,7 @@ func (s *Store) listIndexed(ctx context.Context, st *state, v view, q store.List
 				return c
 			}
 		}
-		return strings.Compare(x.id, y.id)
+		return byID()
 	})
 }
 
@@ -211,10 +213,10 @@ func (s *Store) listIndexed(ctx context.Context, st *state, v view, q store.List
 func (ix *index) visibleRows(v view, q store.ListQuery) []int32 {
 	history := store.HistoryOnly(q.Filter)
 	var ps []int32
-	for p := range ix.rows {
-		m := &ix.rows[p]
-		if m.kind == q.Kind && !m.del && !(history && (m.hist || ix.expired(int32(p), q.Filter.LiveAt))) && ix.visible(v, int32(p)) {
-			ps = append(ps, int32(p))
+	for p := range int32(ix.rows.len()) {
+		m := ix.rows.at(p)
+		if m.kind() == q.Kind && !m.del() && !(history && (m.hist() || ix.expired(p, q.Filter.LiveAt))) && ix.visible(v, p) {
+			ps = append(ps, p)
 		}
 	}
 	return ps

@@ -113,10 +113,11 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 func (v view) messages(ctx context.Context, ix *index, ranges []store.SeqRange) ([]store.Message, error) {
 	var ps []int32
 	seen := map[int32]bool{}
+	ix.buildGroups()
 	ix.mu.RLock()
 	for _, rg := range ranges {
 		for _, p := range ix.inGroup(v, store.KindMessage, rg.ConversationID) {
-			if o := ix.rows[p].ord; o >= int64(rg.Lo) && o <= int64(rg.Hi) && !seen[p] {
+			if o := ix.rows.at(p).ord; o >= int64(rg.Lo) && o <= int64(rg.Hi) && !seen[p] {
 				seen[p] = true
 				ps = append(ps, p)
 			}
@@ -140,15 +141,16 @@ func (v view) messages(ctx context.Context, ix *index, ranges []store.SeqRange) 
 // from the index alone, or nil when there are more than store.MaxContextFacts of
 // them; and the position of each of those facts' rows.
 func (v view) sessionEntries(ix *index, sessions []string) ([]store.SessionEntry, map[string]int32) {
+	ix.buildGroups()
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	var out []store.SessionEntry
 	at := map[string]int32{}
 	for _, s := range sessions {
 		for _, p := range ix.inGroup(v, store.KindFact, s) {
-			m := &ix.rows[p]
-			out = append(out, store.SessionEntry{ID: m.id, SessionID: s, CreatedAt: time.Unix(0, m.ord).UTC()})
-			at[m.id] = p
+			id := ix.names.id(p)
+			out = append(out, store.SessionEntry{ID: id, SessionID: s, CreatedAt: time.Unix(0, ix.rows.at(p).ord).UTC()})
+			at[id] = p
 			if len(out) > store.MaxContextFacts {
 				return nil, nil
 			}

@@ -55,9 +55,7 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 		}
 	}
 	var results []store.PutResult
-	var indexSaved func() // marks the index saved once the commit is made
 	err := s.update(ctx, func(st *state, w driver.Writer) error {
-		indexSaved = nil
 		b, err := st.writable(branchName)
 		if err != nil {
 			return err
@@ -86,11 +84,6 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 			}
 			if opts.DedupeThreshold > 0 && len(recs) >= bandsMinBatch {
 				s.ix.buildBands(store.KindFact)
-			}
-		}
-		if s.Durable() {
-			if indexSaved, err = s.ix.saveIfDue(ctx, w); err != nil {
-				return err
 			}
 		}
 		p := &putter{s: s, st: st, w: w, b: b, head: st.head(b), threshold: opts.DedupeThreshold}
@@ -125,9 +118,6 @@ func (s *Store) Put(ctx context.Context, branchName string, recs []store.Record,
 	})
 	if err != nil {
 		return nil, err
-	}
-	if indexSaved != nil {
-		indexSaved()
 	}
 	return results, nil
 }
@@ -365,7 +355,7 @@ func (p *putter) nearest(ctx context.Context, f store.Fact) (was *store.Fact, si
 	// takes a new fact's text nor is superseded by it.
 	at := f.CreatedAt
 	for _, q := range ix.byText[textKey(f.Text)] {
-		if !ix.rows[q].del && !ix.expired(q, at) && ix.visible(p.head, q) {
+		if !ix.rows.at(q).del() && !ix.expired(q, at) && ix.visible(p.head, q) {
 			texts = append(texts, q)
 		}
 	}
@@ -378,7 +368,7 @@ func (p *putter) nearest(ctx context.Context, f store.Fact) (was *store.Fact, si
 			check := func(slot int32) {
 				q := kv.rowOf[slot]
 				if vecmath.Hamming(code, kv.codes[int(slot)*kv.words:(int(slot)+1)*kv.words]) <= bound &&
-					!ix.rows[q].del && !ix.rows[q].hist && !ix.expired(q, at) && ix.visible(p.head, q) {
+					!ix.rows.at(q).del() && !ix.rows.at(q).hist() && !ix.expired(q, at) && ix.visible(p.head, q) {
 					near = append(near, q)
 				}
 			}
@@ -402,8 +392,8 @@ func (p *putter) nearest(ctx context.Context, f store.Fact) (was *store.Fact, si
 	embs := make([][]float32, len(near))
 	ids := make([]string, len(near))
 	for i, q := range near {
-		ids[i] = ix.rows[q].id
-		if embs[i] = kv.vecOf(ix.rows[q].vslot); embs[i] == nil {
+		ids[i] = ix.names.id(q)
+		if embs[i] = kv.vecOf(ix.rows.at(q).vslot); embs[i] == nil {
 			missing = append(missing, q)
 		}
 	}
@@ -417,7 +407,7 @@ func (p *putter) nearest(ctx context.Context, f store.Fact) (was *store.Fact, si
 		got := map[int32][]float32{}
 		for i, q := range missing {
 			if read[i] != nil {
-				kv.keepVec(ix.rows[q].vslot, read[i])
+				kv.keepVec(ix.rows.at(q).vslot, read[i])
 				got[q] = read[i]
 			}
 		}

@@ -10,7 +10,8 @@
 // commit made before it, in this process or another. A process killed at any point
 // loses no acknowledged commit and leaves nothing torn; the next writer takes the lock
 // at once. Opening costs the same at any size: nothing is read until it is asked for,
-// and the portable store's index is read back in a few large reads.
+// and the portable store maps the index it saved in the memory's folder (Folder)
+// rather than reading it.
 //
 // # Why SQLite
 //
@@ -48,16 +49,19 @@
 // that holds one is still opened as one. Compact deletes the history older than
 // Options.Retention that nothing reads, as the log store's compaction leaves it
 // out, and the file gives the freed pages back to the file system (a file made
-// before day1 did so keeps them, and reuses them for later writes). On this machine a first touch of fresh memory costs about 4 ms
-// per MB (page faults), which sets the floor of reading the index back: about half
-// of the 0.3 s above.
+// before day1 did so keeps them, and reuses them for later writes). On this machine a
+// first touch of fresh memory costs about 3 ms per MB (page faults), which set the
+// floor of reading the index back into the heap: about half of the 0.3 s above. The
+// index is now saved as a file of its own and mapped (store/portable), which maps
+// 15 MB of a saved index in under 1 ms: a new process opens the memory above and
+// answers its first hybrid search in 0.07-0.10 s.
 //
 // The file is FileName in the memory's folder. Its tables: commits (sequence number
 // and instant), branches, rows (the metadata of every version), bodies (each
 // version's record, embedding and terms), plists (packed posting lists: which
 // versions' search texts hold each term), postings (the same, a row per posting, in
 // files made before format 4) and items (sessions, snapshots, merge records,
-// documents, the saved index).
+// documents). The portable store's saved index is a file beside it (Folder).
 package sqlite
 
 import (
@@ -231,7 +235,10 @@ type Driver struct {
 	closeOnce sync.Once
 }
 
-var _ driver.Driver = (*Driver)(nil)
+var (
+	_ driver.Driver = (*Driver)(nil)
+	_ driver.Folder = (*Driver)(nil)
+)
 
 // Open opens the memory in the folder opts.Path, creating the folder and the database
 // unless opts.ReadOnly.
@@ -540,6 +547,10 @@ func (d *Driver) Path() string { return d.path }
 
 // Durable reports that what the driver commits survives a restart of the process.
 func (d *Driver) Durable() bool { return true }
+
+// Folder returns the memory's folder, where the portable store keeps its saved
+// index beside the database (driver.Folder).
+func (d *Driver) Folder() string { return filepath.Dir(d.path) }
 
 // Read calls fn in a read transaction: a snapshot of the latest commit.
 func (d *Driver) Read(ctx context.Context, fn func(driver.Reader) error) error {

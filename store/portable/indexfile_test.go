@@ -5,7 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"sync/atomic"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -207,11 +208,12 @@ func unsavedMemory(t *testing.T) string {
 
 // TestReadersSaveTheIndex checks that a store that only reads saves the index it had
 // to build from the rows, in the background (Close waits for it), so that the next
-// process loads it; a store opened read-only leaves it alone.
+// process maps it, and drops the items an older format saved the index as; a store
+// opened read-only leaves both alone.
 func TestReadersSaveTheIndex(t *testing.T) {
 	ctx := context.Background()
 	dir := unsavedMemory(t)
-	saved := func() bool {
+	legacy := func() bool {
 		t.Helper()
 		d, err := sqlite.Open(ctx, sqlite.Options{Path: dir, ReadOnly: true})
 		if err != nil {
@@ -228,6 +230,15 @@ func TestReadersSaveTheIndex(t *testing.T) {
 		}
 		return ok
 	}
+	d, err := sqlite.Open(ctx, sqlite.Options{Path: dir, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = d.Update(ctx, func(w driver.Writer) error { return w.PutItem(ctx, "index", "head", []byte("d1ix, an older format")) })
+	d.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
 	search := func(s *portable.Store) {
 		t.Helper()
 		hits, err := s.Search(ctx, store.View{}, store.SearchQuery{Text: "cache", Limit: 5})
@@ -236,7 +247,7 @@ func TestReadersSaveTheIndex(t *testing.T) {
 		}
 	}
 
-	d, err := sqlite.Open(ctx, sqlite.Options{Path: dir, ReadOnly: true})
+	d, err = sqlite.Open(ctx, sqlite.Options{Path: dir, ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,34 +257,38 @@ func TestReadersSaveTheIndex(t *testing.T) {
 	}
 	search(ro)
 	ro.Close()
-	if saved() {
-		t.Fatal("a read-only store saved the index")
+	if len(portable.IndexFiles(dir)) > 0 || !legacy() {
+		t.Fatal("a read-only store saved the index, or dropped the older copy")
 	}
 
 	b := openAt(t, dir)
 	search(b)
 	b.Close()
-	if !saved() {
-		t.Fatal("a store that read the memory and built its index did not save it")
+	if len(portable.IndexFiles(dir)) != 1 {
+		t.Fatalf("a store that read the memory and built its index saved %d files; want 1", len(portable.IndexFiles(dir)))
+	}
+	if legacy() {
+		t.Error("the index saved in an older format is still in the memory")
 	}
 	c := openAt(t, dir)
 	search(c)
-	if portable.IndexSaved(c) != 120 {
-		t.Errorf("the next store loaded %d rows of a saved index; want 120", portable.IndexSaved(c))
+	if portable.IndexSaved(c) != 120 || !portable.IndexMapped(c) {
+		t.Errorf("the next store loaded %d rows of a saved index (mapped %v); want 120", portable.IndexSaved(c), portable.IndexMapped(c))
 	}
 }
 
-// TestDamagedSavedIndex checks that a saved index with a part that cannot be read is
-// left for the next save to replace: the store builds its index from the rows and
-// searches as before.
-func TestDamagedSavedIndex(t *testing.T) {
+// savedMemory makes a memory of 120 facts and saves its index, and returns its
+// folder and the saved index's path.
+func savedMemory(t *testing.T) (dir, path string) {
+	t.Helper()
 	t.Cleanup(portable.SetSaveMinRows(50)) // after the stores close: their saves read it
 	ctx := context.Background()
-	dir := t.TempDir()
+	dir = t.TempDir()
 	a := openAt(t, dir)
 	var recs []store.Record
 	for i := range 120 {
-		recs = append(recs, store.Fact{ID: fmt.Sprintf("f%03d", i), Text: fmt.Sprintf("fact %d about the cache", i)})
+		recs = append(recs, store.Fact{ID: fmt.Sprintf("f%03d", i), Text: fmt.Sprintf("fact %d about the cache", i),
+			SessionID: fmt.Sprintf("s%d", i%3), Embedding: vectest.Unit(rand.New(rand.NewPCG(uint64(i), 1)), 32)})
 	}
 	if _, err := a.Put(ctx, store.DefaultBranch, recs, store.PutOptions{}); err != nil {
 		t.Fatal(err)
@@ -282,54 +297,148 @@ func TestDamagedSavedIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	a.Close() // after saving the index the search built
-	d, err := sqlite.Open(ctx, sqlite.Options{Path: dir, NoSync: true})
+	paths := portable.IndexFiles(dir)
+	if len(paths) != 1 {
+		t.Fatalf("%d saved indexes; want 1", len(paths))
+	}
+	return dir, paths[0]
+}
+
+// TestDamagedSavedIndex checks that a saved index that is cut short or whose table
+// is damaged is passed over: the store builds its index from the rows and searches
+// as before, and a later save replaces it.
+func TestDamagedSavedIndex(t *testing.T) {
+	ctx := context.Background()
+	for _, damage := range []struct {
+		name string
+		fn   func(b []byte) []byte
+	}{
+		{"cut short", func(b []byte) []byte { return b[:len(b)/2] }},
+		{"table", func(b []byte) []byte { b[70] ^= 0xff; return b }},
+		{"empty", func(b []byte) []byte { return nil }},
+	} {
+		t.Run(damage.name, func(t *testing.T) {
+			dir, path := savedMemory(t)
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, damage.fn(b), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s := openAt(t, dir)
+			hits, err := s.Search(ctx, store.View{}, store.SearchQuery{Text: "cache", Limit: 5})
+			if err != nil || len(hits) != 5 {
+				t.Fatalf("Search over a damaged saved index: %d hits, %v; want 5", len(hits), err)
+			}
+			if portable.IndexMapped(s) {
+				t.Error("the damaged index was read")
+			}
+		})
+	}
+}
+
+// TestSavedIndexOfAnotherMemory checks that a saved index copied from another memory
+// whose history is as long is not read.
+func TestSavedIndexOfAnotherMemory(t *testing.T) {
+	ctx := context.Background()
+	_, path := savedMemory(t)
+	dir, own := savedMemory(t) // the same writes, at other instants
+	if err := os.Remove(own); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = d.Update(ctx, func(w driver.Writer) error {
-		var n int
-		if err := w.Items(ctx, "index", "", func(string, []byte) error { n++; return nil }); err != nil {
-			return err
-		}
-		if n == 0 {
-			t.Error("no saved index to damage")
-		}
-		return w.PutItem(ctx, "index", "rows/000000", []byte("not a part"))
-	})
-	d.Close()
-	if err != nil {
+	if err := os.WriteFile(own, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	s := openAt(t, dir)
+	if _, err := s.Search(ctx, store.View{}, store.SearchQuery{Text: "cache", Limit: 5}); err != nil {
+		t.Fatal(err)
+	}
+	if portable.IndexMapped(s) {
+		t.Error("the index saved by another memory was read")
+	}
+}
+
+// TestSavedIndexReplacedWhileRead checks that a store reading a saved index in place
+// goes on reading it, and catching up, while another saves a newer one and removes
+// it.
+func TestSavedIndexReplacedWhileRead(t *testing.T) {
+	ctx := context.Background()
+	dir, first := savedMemory(t)
 	b := openAt(t, dir)
-	hits, err := b.Search(ctx, store.View{}, store.SearchQuery{Text: "cache", Limit: 5})
-	if err != nil || len(hits) != 5 {
-		t.Fatalf("Search over a damaged saved index: %d hits, %v; want 5", len(hits), err)
+	q := store.SearchQuery{Text: "cache", Limit: 500, Mode: store.Keyword}
+	hits, err := b.Search(ctx, store.View{}, q)
+	if err != nil || len(hits) != 120 || !portable.IndexMapped(b) {
+		t.Fatalf("Search: %d hits, %v, mapped %v; want 120 from the saved index", len(hits), err, portable.IndexMapped(b))
+	}
+	a := openAt(t, dir)
+	var recs []store.Record
+	for i := range 100 {
+		recs = append(recs, store.Fact{ID: fmt.Sprintf("g%03d", i), Text: fmt.Sprintf("fact %d about the cache, later", i)})
+	}
+	if _, err := a.Put(ctx, store.DefaultBranch, recs, store.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Search(ctx, store.View{}, q); err != nil { // catches a's index up: it saves it
+		t.Fatal(err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if paths := portable.IndexFiles(dir); len(paths) != 1 || paths[0] == first {
+		t.Fatalf("saved indexes after another save: %v; want one, not %s", paths, first)
+	}
+	hits, err = b.Search(ctx, store.View{}, q)
+	if err != nil || len(hits) != 220 {
+		t.Fatalf("Search after the saved index was replaced: %d hits, %v; want 220", len(hits), err)
+	}
+	inSession, err := b.List(ctx, store.View{}, store.ListQuery{Kind: store.KindFact, Filter: store.Filter{SessionID: "s1"}, Limit: 100})
+	if err != nil || len(inSession) != 40 {
+		t.Fatalf("List of a session's facts: %d, %v; want 40", len(inSession), err)
+	}
+	c := openAt(t, dir)
+	hits, err = c.Search(ctx, store.View{}, q)
+	if err != nil || len(hits) != 220 || portable.IndexSaved(c) != 220 {
+		t.Fatalf("a new store: %d hits, %v, %d rows saved; want 220 and 220", len(hits), err, portable.IndexSaved(c))
 	}
 }
 
-// failingCommits is a driver whose updates fail after their function ran, while fail
-// is set: as a commit the disk refused.
-type failingCommits struct {
-	driver.Driver
-	fail atomic.Bool
+// TestCloseWaitsForReads checks that Close waits for the reads under way, which the
+// saved index they read in place must outlive, and that later reads fail with
+// store.ErrClosed.
+func TestCloseWaitsForReads(t *testing.T) {
+	ctx := context.Background()
+	dir, _ := savedMemory(t)
+	s := openAt(t, dir)
+	if _, err := s.Search(ctx, store.View{}, store.SearchQuery{Text: "cache"}); err != nil || !portable.IndexMapped(s) {
+		t.Fatalf("Search: %v, mapped %v", err, portable.IndexMapped(s))
+	}
+	errs := make(chan error, 64)
+	start := make(chan struct{})
+	for range cap(errs) {
+		go func() {
+			<-start
+			_, err := s.Search(ctx, store.View{}, store.SearchQuery{Text: "fact cache", Limit: 50})
+			errs <- err
+		}()
+	}
+	close(start)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for range cap(errs) {
+		if err := <-errs; err != nil && !errors.Is(err, store.ErrClosed) {
+			t.Errorf("a search beside Close: %v; want none or store.ErrClosed", err)
+		}
+	}
 }
 
-func (f *failingCommits) Durable() bool { return true }
-
-func (f *failingCommits) Update(ctx context.Context, fn func(driver.Writer) error) error {
-	return f.Driver.Update(ctx, func(w driver.Writer) error {
-		if err := fn(w); err != nil {
-			return err
-		}
-		if f.fail.Load() {
-			return errors.New("the commit failed")
-		}
-		return nil
-	})
-}
-
-// TestFailedIndexSave checks that a save of the index whose commit fails leaves the
-// index unsaved, so that a later read saves it.
+// TestFailedIndexSave checks that a save of the index that cannot write its file
+// leaves the index unsaved, and that a later read saves it, not the next one.
 func TestFailedIndexSave(t *testing.T) {
 	ctx := context.Background()
 	dir := unsavedMemory(t)
@@ -337,9 +446,16 @@ func TestFailedIndexSave(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fd := &failingCommits{Driver: d}
-	fd.fail.Store(true)
-	b, err := portable.New(ctx, fd, portable.Options{})
+	var head int64
+	if err := d.Read(ctx, func(r driver.Reader) error { head = r.Head().Seq; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	// A folder where the file goes: the save cannot rename its file there.
+	block := portable.IndexFileName(dir, head)
+	if err := os.MkdirAll(filepath.Join(block, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := portable.New(ctx, d, portable.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,9 +465,11 @@ func TestFailedIndexSave(t *testing.T) {
 	}
 	portable.WaitSaves(b)
 	if n := portable.IndexSaved(b); n != 0 {
-		t.Fatalf("after a save whose commit failed, the index counts %d rows as saved; want 0", n)
+		t.Fatalf("after a save that failed, the index counts %d rows as saved; want 0", n)
 	}
-	fd.fail.Store(false)
+	if err := os.RemoveAll(block); err != nil {
+		t.Fatal(err)
+	}
 	// The next read waits before it tries again (saveIndexRetry).
 	if _, err := b.Search(ctx, store.View{}, store.SearchQuery{Text: "cache"}); err != nil {
 		t.Fatal(err)
@@ -366,6 +484,9 @@ func TestFailedIndexSave(t *testing.T) {
 	}
 	portable.WaitSaves(b)
 	if n := portable.IndexSaved(b); n != 120 {
-		t.Errorf("after a save that committed, the index counts %d rows as saved; want 120", n)
+		t.Errorf("after a save that wrote its file, the index counts %d rows as saved; want 120", n)
+	}
+	if tmps, _ := filepath.Glob(filepath.Join(dir, "*.tmp")); len(tmps) > 0 {
+		t.Errorf("the failed save left %v", tmps)
 	}
 }

@@ -1,0 +1,116 @@
+package portable
+
+import (
+	"slices"
+	"strings"
+	"unsafe"
+
+	"github.com/day1ai/day1/store"
+)
+
+// col is a column of the index, by row position: a base, which may be a view of a
+// mapped saved index (indexFile) and is never appended to, and the values added
+// after it in this process. Values of the base may be changed in place: a mapping is
+// private to the process.
+type col[T any] struct {
+	base, tail []T
+}
+
+// at returns the value at position p.
+func (c *col[T]) at(p int32) *T {
+	if int(p) < len(c.base) {
+		return &c.base[p]
+	}
+	return &c.tail[int(p)-len(c.base)]
+}
+
+func (c *col[T]) len() int { return len(c.base) + len(c.tail) }
+
+func (c *col[T]) add(v T) { c.tail = append(c.tail, v) }
+
+// names are the ids and groups of the rows, by position: those of the base kept as
+// one block of bytes with an offset per string (a view of a mapped saved index), and
+// those added after it as strings.
+type names struct {
+	offs []uint32 // 2n+1 offsets into blob: row p's id, then its group
+	blob []byte
+	tail []string // id, group, id, group, ...
+}
+
+func (ns *names) baseLen() int { return max(len(ns.offs)-1, 0) / 2 }
+
+// view returns string i of the base without a copy: valid only while the index holds
+// its mapping, so it must not outlive the caller's hold of the index's lock.
+func (ns *names) view(i int) string {
+	lo, hi := ns.offs[i], ns.offs[i+1]
+	if lo > hi || int(hi) > len(ns.blob) {
+		return "" // a damaged saved index
+	}
+	b := ns.blob[lo:hi]
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// idView and grpView return row p's id and group, valid only while the caller holds
+// ix.mu (names.view).
+func (ns *names) idView(p int32) string {
+	if int(p) < ns.baseLen() {
+		return ns.view(2 * int(p))
+	}
+	return ns.tail[2*(int(p)-ns.baseLen())]
+}
+
+func (ns *names) grpView(p int32) string {
+	if int(p) < ns.baseLen() {
+		return ns.view(2*int(p) + 1)
+	}
+	return ns.tail[2*(int(p)-ns.baseLen())+1]
+}
+
+// id and grp return row p's id and group as strings of their own, which outlive
+// the index's mapping.
+func (ns *names) id(p int32) string {
+	if int(p) < ns.baseLen() {
+		return strings.Clone(ns.view(2 * int(p)))
+	}
+	return ns.tail[2*(int(p)-ns.baseLen())]
+}
+
+func (ns *names) grp(p int32) string {
+	if int(p) < ns.baseLen() {
+		return strings.Clone(ns.view(2*int(p) + 1))
+	}
+	return ns.tail[2*(int(p)-ns.baseLen())+1]
+}
+
+func (ns *names) add(id, grp string) { ns.tail = append(ns.tail, id, grp) }
+
+// Flags of a row (meta.flags).
+const (
+	flagDel      = 1 << iota // a deletion marker
+	flagDead                 // its branch was deleted, or a compaction dropped it
+	flagHist                 // history: driver.Index.History
+	flagUpdKnown             // its update time is known: index.updated[p], else its time
+)
+
+func (m *meta) del() bool      { return m.flags&flagDel != 0 }
+func (m *meta) dead() bool     { return m.flags&flagDead != 0 }
+func (m *meta) hist() bool     { return m.flags&flagHist != 0 }
+func (m *meta) updKnown() bool { return m.flags&flagUpdKnown != 0 }
+func (m *meta) setDead()       { m.flags |= flagDead }
+
+// kind returns the row's kind; "" for a number no kind has (a damaged saved index),
+// which no read asks for.
+func (m *meta) kind() store.Kind {
+	k, _ := kindOfCode(m.kc)
+	return k
+}
+
+// kindCode numbers the kinds in the index.
+func kindCode(k store.Kind) uint8 { return uint8(slices.Index(store.AllKinds, k) + 1) }
+
+func kindOfCode(c uint8) (store.Kind, bool) {
+	if c == 0 || int(c) > len(store.AllKinds) {
+		return "", false
+	}
+	return store.AllKinds[c-1], true
+}

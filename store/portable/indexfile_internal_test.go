@@ -1,0 +1,193 @@
+package portable
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/day1ai/day1/store"
+	"github.com/day1ai/day1/store/driver"
+)
+
+// headReader is a reader that knows only its head.
+type headReader struct {
+	driver.Reader
+	head driver.Commit
+}
+
+func (r headReader) Head() driver.Commit { return r.head }
+
+func (r headReader) CommitOf(_ context.Context, seq int64) (driver.Commit, error) {
+	if seq == r.head.Seq {
+		return r.head, nil
+	}
+	return driver.Commit{}, nil
+}
+
+// sampleIndex returns an index of n rows of facts and messages on two branches, with
+// codes, groups, expiries and update times, caught up with head.
+func sampleIndex(n int, head driver.Commit) *index {
+	ix := &index{kinds: map[store.Kind]*kindVecs{}, built: true}
+	for i := range n {
+		m := driver.Meta{RID: int64(i + 1), Kind: store.KindFact, ID: fmt.Sprintf("f%04d", i), Branch: 1 + int64(i%2),
+			Seq: int64(i/10 + 1), Until: driver.Never, TextKey: int64(i + 1), DocLen: 5, Group: fmt.Sprintf("s%d", i%4),
+			Order: int64(i), Time: int64(i), Code: make([]byte, 16)}
+		binary.LittleEndian.PutUint64(m.Code, uint64(i)*0x9e3779b97f4a7c15)
+		if i%3 == 0 {
+			m.Kind, m.Code = store.KindMessage, nil
+		}
+		if i%5 == 0 {
+			m.Expires = int64(1000 + i)
+		}
+		if i%7 == 0 {
+			m.Updated = int64(2000 + i)
+		}
+		ix.add(m)
+	}
+	ix.lastSeq, ix.lastAt = head.Seq, head.At.UnixNano()
+	ix.branches = map[int64]bool{1: true, 2: true}
+	return ix
+}
+
+// use reads every column of every row the way reads do: a damaged index that was
+// accepted must not make any of it fail.
+func (ix *index) use() {
+	for p := range int32(ix.rows.len()) {
+		m := ix.rows.at(p)
+		_ = m.kind()
+		_, _ = ix.names.idView(p), ix.names.grpView(p)
+		_, _ = ix.names.id(p), ix.names.grp(p)
+		ix.position(*ix.rids.at(p))
+		_ = ix.updateOf(p)
+		_ = ix.expired(p, time.Unix(0, 1500))
+		for _, kv := range ix.kinds {
+			_ = kv.vecOf(m.vslot)
+			kv.keepVec(m.vslot, []float32{1})
+		}
+	}
+	ix.need(true, true)
+	ix.groups = nil
+	ix.buildGroups()
+	for _, kv := range ix.kinds {
+		for _, p := range kv.rowOf {
+			_ = ix.rows.at(p)
+		}
+	}
+	for _, ps := range ix.byBranch {
+		for _, p := range ps {
+			_ = ix.rows.at(p)
+		}
+	}
+}
+
+// TestSavedIndexRoundTrip checks that an index read in place from its saved file
+// holds what was saved.
+func TestSavedIndexRoundTrip(t *testing.T) {
+	head := driver.Commit{Seq: 30, At: time.Unix(0, 123456789)}
+	ix := sampleIndex(300, head)
+	dir := t.TempDir()
+	path, n, err := ix.writeFile(dir)
+	if err != nil || n != 300 {
+		t.Fatalf("writeFile: %d rows, %v", n, err)
+	}
+	got := &index{}
+	ok, err := got.load(context.Background(), headReader{head: head}, dir)
+	if err != nil || !ok {
+		t.Fatalf("load: %v, %v", ok, err)
+	}
+	defer got.release()
+	if got.file == nil || got.file.path != path || got.rows.len() != 300 || len(got.rows.tail) != 0 {
+		t.Fatalf("the loaded index is not the saved file read in place")
+	}
+	for p := range int32(300) {
+		if *got.rows.at(p) != *ix.rows.at(p) || got.names.id(p) != ix.names.id(p) || got.names.grp(p) != ix.names.grp(p) ||
+			*got.live.at(p) != *ix.live.at(p) || *got.rids.at(p) != *ix.rids.at(p) {
+			t.Fatalf("row %d differs after the round trip", p)
+		}
+	}
+	for k, kv := range ix.kinds {
+		g := got.kinds[k]
+		if g == nil || g.words != kv.words || fmt.Sprint(g.codes) != fmt.Sprint(kv.codes) || fmt.Sprint(g.rowOf) != fmt.Sprint(kv.rowOf) {
+			t.Errorf("the codes of %s differ after the round trip", k)
+		}
+	}
+	if fmt.Sprint(got.counts) != fmt.Sprint(ix.counts) || fmt.Sprint(got.byBranch) != fmt.Sprint(ix.byBranch) ||
+		fmt.Sprint(got.expires) != fmt.Sprint(ix.expires) || fmt.Sprint(got.updated) != fmt.Sprint(ix.updated) ||
+		fmt.Sprint(got.branches) != fmt.Sprint(ix.branches) {
+		t.Error("the counts, branches, expiries or update times differ after the round trip")
+	}
+	// Rows added after the load go to the columns' tails.
+	got.add(driver.Meta{RID: 301, Kind: store.KindFact, ID: "late", Branch: 1, Seq: 31, Until: driver.Never, Group: "s9"})
+	if p, ok := got.position(301); !ok || p != 300 || got.names.id(p) != "late" || got.names.grp(p) != "s9" {
+		t.Errorf("a row added after the load: position %d %v", p, ok)
+	}
+	if p, ok := got.position(150); !ok || p != 149 {
+		t.Errorf("position(150) = %d %v after the load; want 149", p, ok)
+	}
+	// A reader whose memory has a different history at the saved commit, or has not
+	// reached it, does not read it.
+	for _, r := range []headReader{{head: driver.Commit{Seq: 30, At: time.Unix(0, 1)}}, {head: driver.Commit{Seq: 29, At: time.Unix(0, 123456789)}}} {
+		other := &index{}
+		if ok, err := other.load(context.Background(), r, dir); ok || err != nil {
+			t.Errorf("a reader at %+v read the saved index (%v, %v)", r.head, ok, err)
+		}
+	}
+}
+
+// TestDamagedSavedIndexNeverFails damages a saved index byte by byte, and checks that
+// each damage is refused or, where it passes the checks (a value in a column), that
+// reads of every column of every row go on without failing.
+func TestDamagedSavedIndexNeverFails(t *testing.T) {
+	head := driver.Commit{Seq: 30, At: time.Unix(0, 123456789)}
+	dir := t.TempDir()
+	path, _, err := sampleIndex(200, head).writeFile(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	r := headReader{head: head}
+	try := func(b []byte) {
+		t.Helper()
+		defer func() {
+			if p := recover(); p != nil {
+				t.Fatalf("a damaged saved index made a read fail: %v", p)
+			}
+		}()
+		ix := &index{}
+		ok, err := ix.loadFrom(context.Background(), r, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			ix.use()
+		}
+	}
+	tableEnd := headerSize + int(binary.LittleEndian.Uint16(good[6:]))*sectionSize
+	for i := range tableEnd {
+		b := append([]byte(nil), good...)
+		b[i] ^= 1 << rng.IntN(8)
+		ix := &index{}
+		if ok, _ := ix.loadFrom(context.Background(), r, b); ok && !(i >= 52 && i < headerSize) {
+			t.Errorf("a flip in byte %d of the header or table was not noticed", i)
+		}
+	}
+	for range 3000 {
+		b := append([]byte(nil), good...)
+		for range 1 + rng.IntN(4) {
+			i := tableEnd + rng.IntN(len(b)-tableEnd)
+			b[i] = byte(rng.Uint32())
+		}
+		try(b)
+	}
+	for _, n := range []int{0, 10, headerSize, tableEnd, len(good) - 1} {
+		try(good[:n])
+	}
+}
