@@ -1,6 +1,7 @@
 package portable
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"unsafe"
@@ -113,4 +114,41 @@ func kindOfCode(c uint8) (store.Kind, bool) {
 		return "", false
 	}
 	return store.AllKinds[c-1], true
+}
+
+// groupsSaved are the rows of each group as a saved index lists them (a view of the
+// mapped file): the groups by kind and name, each with where its rows are in rows.
+type groupsSaved struct {
+	dir  []groupEntry
+	rows []int32
+}
+
+// groupEntry is one group of a saved index: its kind, a row whose group names it,
+// and its rows, rows[start:start+count].
+type groupEntry struct {
+	kc           uint32
+	named        int32
+	start, count uint32
+}
+
+// of returns the saved rows of a group. Callers hold ix.mu.
+func (g *groupsSaved) of(ix *index, k groupKey) []int32 {
+	kc := uint32(k.kind)
+	i, ok := slices.BinarySearchFunc(g.dir, k, func(e groupEntry, k groupKey) int {
+		if e.kc != kc {
+			return cmp.Compare(e.kc, kc)
+		}
+		if e.named < 0 || int(e.named) >= ix.rows.len() {
+			return -1 // a damaged saved index
+		}
+		return strings.Compare(ix.names.grpView(e.named), k.group)
+	})
+	if !ok {
+		return nil
+	}
+	e := g.dir[i]
+	if uint64(e.start)+uint64(e.count) > uint64(len(g.rows)) {
+		return nil
+	}
+	return g.rows[e.start : e.start+e.count : e.start+e.count]
 }

@@ -65,8 +65,10 @@ type index struct {
 	// eight bytes a row rather than the row's meta (headOf).
 	live col[int64]
 	// groups lists the rows of each session and conversation (addGroup), once a
-	// read first needs them (groupsOf).
-	groups map[groupKey][]int32
+	// read first needs them (buildGroups); with a saved index, those of the rows
+	// added after it, the others being listed in saved (groupsSaved).
+	groups      map[groupKey][]int32
+	savedGroups groupsSaved
 	// byBranch lists the positions of each branch's rows, in RID order, which is
 	// commit order: a diff finds the rows a branch wrote between two commits by a
 	// binary search.
@@ -100,11 +102,12 @@ type meta struct {
 }
 
 // kindVecs are the codes of the embeddings of one kind's rows, back to back, with the
-// band index over them for facts.
+// band index over them for facts. The codes and rowOf have their bases in the same
+// slots: slot i of the base is codes.base[i*words:(i+1)*words] and rowOf.base[i].
 type kindVecs struct {
 	words int
-	codes []uint64
-	rowOf []int32 // code slot → row position
+	codes col[uint64]
+	rowOf col[int32] // code slot → row position
 	bands *simhash.Bands
 	// vecs holds, by code slot, the embeddings searches have read: the exact
 	// scoring of the nearest codes reads them from memory once they are here.
@@ -194,15 +197,16 @@ func (ix *index) add(m driver.Meta) {
 			ix.kinds[m.Kind] = kv
 		}
 		if words == kv.words {
-			row.vslot = int32(len(kv.rowOf))
+			row.vslot = int32(kv.rowOf.len())
 			for i := range words {
-				kv.codes = append(kv.codes, binary.LittleEndian.Uint64(m.Code[8*i:]))
+				kv.codes.add(binary.LittleEndian.Uint64(m.Code[8*i:]))
 			}
-			kv.rowOf = append(kv.rowOf, p)
+			kv.rowOf.add(p)
 			if kv.bands != nil {
-				kv.bands.Add(kv.codes)
+				codes := kv.flat()
+				kv.bands.Add(codes)
 				if kv.bands.FoldDue(1) {
-					kv.bands.Fold(kv.codes)
+					kv.bands.Fold(codes)
 				}
 			}
 		}
@@ -265,9 +269,12 @@ type groupKey struct {
 // live. Callers hold ix.mu, and built the groups (buildGroups).
 func (ix *index) inGroup(v view, kind store.Kind, group string) []int32 {
 	var out []int32
-	for _, p := range ix.groups[groupKey{kindCode(kind), group}] {
-		if !ix.rows.at(p).del() && ix.visible(v, p) {
-			out = append(out, p)
+	k := groupKey{kindCode(kind), group}
+	for _, ps := range [2][]int32{ix.savedGroups.of(ix, k), ix.groups[k]} {
+		for _, p := range ps {
+			if !ix.rows.at(p).del() && ix.visible(v, p) {
+				out = append(out, p)
+			}
 		}
 	}
 	return out
@@ -339,9 +346,33 @@ func (ix *index) branchesGone(st *state) map[int64]bool {
 func (kv *kindVecs) bandsOf() *simhash.Bands {
 	if kv.bands == nil && kv.words >= simhash.MinBandWords {
 		kv.bands = simhash.NewBands(kv.words)
-		kv.bands.AddAll(kv.codes)
+		kv.bands.AddAll(kv.flat())
 	}
 	return kv.bands
+}
+
+// slots returns the number of code slots.
+func (kv *kindVecs) slots() int { return kv.rowOf.len() }
+
+// code returns the code of a slot.
+func (kv *kindVecs) code(slot int32) []uint64 {
+	w := kv.words
+	if n := int32(len(kv.rowOf.base)); slot >= n {
+		slot -= n
+		return kv.codes.tail[int(slot)*w : int(slot+1)*w]
+	}
+	return kv.codes.base[int(slot)*w : int(slot+1)*w]
+}
+
+// flat returns every code, back to back, in one slice of the heap: the band index
+// reads them so. The first call after a load copies the codes read in place.
+func (kv *kindVecs) flat() []uint64 {
+	if len(kv.rowOf.base) > 0 {
+		kv.codes.tail = slices.Concat(kv.codes.base, kv.codes.tail)
+		kv.rowOf.tail = slices.Concat(kv.rowOf.base, kv.rowOf.tail)
+		kv.codes.base, kv.rowOf.base = nil, nil
+	}
+	return kv.codes.tail
 }
 
 // buildBands builds the band index over a kind's codes if it has none yet.
@@ -878,11 +909,11 @@ func (kv *kindVecs) vecOf(slot int32) []float32 {
 // keepVec keeps the embedding of a code slot for later searches. Callers hold ix.mu
 // for writing.
 func (kv *kindVecs) keepVec(slot int32, emb []float32) {
-	if slot < 0 || int(slot) >= len(kv.rowOf) {
+	if slot < 0 || int(slot) >= kv.slots() {
 		return
 	}
 	if int(slot) >= len(kv.vecs) {
-		kv.vecs = slices.Grow(kv.vecs, len(kv.rowOf)-len(kv.vecs))[:len(kv.rowOf)]
+		kv.vecs = slices.Grow(kv.vecs, kv.slots()-len(kv.vecs))[:kv.slots()]
 	}
 	kv.vecs[slot] = emb
 }
@@ -911,23 +942,29 @@ func (s *Store) vector(ctx context.Context, v view, kind store.Kind, q store.Sea
 		p int32
 		d uint16
 	}
-	cands := make([]cand, 0, len(kv.rowOf))
+	cands := make([]cand, 0, kv.slots())
 	history := store.HistoryOnly(q.Filter)
 	br, atHead := ix.headOf(v)
-	for slot, p := range kv.rowOf {
-		if atHead {
-			if x := *ix.live.at(p); x>>1 != br || history && x&1 != 0 {
+	w := kv.words
+	for _, seg := range [2]struct {
+		codes []uint64
+		rows  []int32
+	}{{kv.codes.base, kv.rowOf.base}, {kv.codes.tail, kv.rowOf.tail}} {
+		for i, p := range seg.rows {
+			if atHead {
+				if x := *ix.live.at(p); x>>1 != br || history && x&1 != 0 {
+					continue
+				}
+			} else if m := ix.rows.at(p); m.del() || history && m.hist() || !ix.visible(v, p) {
 				continue
 			}
-		} else if m := ix.rows.at(p); m.del() || history && m.hist() || !ix.visible(v, p) {
-			continue
+			if history && ix.expired(p, q.Filter.LiveAt) {
+				continue
+			}
+			d := vecmath.Hamming(qc, seg.codes[i*w:(i+1)*w])
+			cands = append(cands, cand{p, uint16(d)})
+			counts[d+1]++
 		}
-		if history && ix.expired(p, q.Filter.LiveAt) {
-			continue
-		}
-		d := vecmath.Hamming(qc, kv.codes[slot*kv.words:(slot+1)*kv.words])
-		cands = append(cands, cand{p, uint16(d)})
-		counts[d+1]++
 	}
 	ix.mu.RUnlock()
 	for d := 1; d < len(counts); d++ {

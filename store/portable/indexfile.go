@@ -39,7 +39,8 @@ import (
 // tagged: the rows (meta, as laid out in memory), their RIDs, their live words, the
 // offsets and bytes of their ids and groups, the codes and code slots of each kind,
 // the positions of each branch's rows, the running counts, the expiries, the update
-// times, and the branches caught up with.
+// times, the branches caught up with, and the rows of each group (a fact's session,
+// a message's conversation).
 
 const (
 	indexVersion  = 7
@@ -71,13 +72,16 @@ const (
 	secExpires  // position, expiry: two int64s each
 	secUpdates  // position, update time: two int64s each
 	secBranches // the branches caught up with, int64s
+	secGroupDir // the groups, by kind and name: groupEntry each
+	secGroupRows
+	secLast = secGroupRows
 )
 
 // mappable reports whether this platform reads a saved index in place: little-endian,
 // with meta laid out as the file has it.
 var mappable = func() bool {
 	x := uint16(1)
-	return *(*byte)(unsafe.Pointer(&x)) == 1 && unsafe.Sizeof(meta{}) == metaSize
+	return *(*byte)(unsafe.Pointer(&x)) == 1 && unsafe.Sizeof(meta{}) == metaSize && unsafe.Sizeof(groupEntry{}) == 16
 }()
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -177,6 +181,7 @@ func (ix *index) reset() {
 	ix.rows, ix.rids, ix.live, ix.names = col[meta]{}, col[int64]{}, col[int64]{}, names{}
 	ix.kinds = map[store.Kind]*kindVecs{}
 	ix.counts, ix.byBranch, ix.expires, ix.updated, ix.branches = nil, nil, nil, nil, nil
+	ix.groups, ix.savedGroups = nil, groupsSaved{}
 	ix.lastRID, ix.lastSeq, ix.lastAt, ix.saved = 0, 0, 0, 0
 }
 
@@ -223,14 +228,14 @@ func (ix *index) loadFrom(ctx context.Context, r driver.Reader, b []byte) (bool,
 		}
 		return true
 	}
-	var got [secBranches + 1]bool
+	var got [secLast + 1]bool
 	for i := range nsect {
 		e := b[headerSize+i*sectionSize:]
 		s := section{
 			tag: binary.LittleEndian.Uint32(e), kind: binary.LittleEndian.Uint32(e[4:]),
 			x: int64(binary.LittleEndian.Uint64(e[8:])), off: int64(binary.LittleEndian.Uint64(e[16:])), len: int64(binary.LittleEndian.Uint64(e[24:])),
 		}
-		if s.off < int64(tableEnd) || s.off%8 != 0 || s.len < 0 || s.off+s.len > int64(len(b)) || s.tag == 0 || s.tag > secBranches {
+		if s.off < int64(tableEnd) || s.off%8 != 0 || s.len < 0 || s.off+s.len > int64(len(b)) || s.tag == 0 || s.tag > secLast {
 			return false, nil
 		}
 		data := b[s.off : s.off+s.len]
@@ -272,13 +277,13 @@ func (ix *index) loadFrom(ctx context.Context, r driver.Reader, b []byte) (bool,
 				if s.x <= 0 || s.x > 64 || len(data)%(8*int(s.x)) != 0 {
 					return false, nil
 				}
-				kv.words, kv.codes = int(s.x), viewOf[uint64](data)
+				kv.words, kv.codes.base = int(s.x), viewOf[uint64](data)
 			} else {
 				if len(data)%4 != 0 {
 					return false, nil
 				}
-				kv.rowOf = viewOf[int32](data)
-				if !inRange(kv.rowOf) {
+				kv.rowOf.base = viewOf[int32](data)
+				if !inRange(kv.rowOf.base) {
 					return false, nil
 				}
 			}
@@ -321,13 +326,28 @@ func (ix *index) loadFrom(ctx context.Context, r driver.Reader, b []byte) (bool,
 			for _, id := range viewOf[int64](data) {
 				ix.branches[id] = true
 			}
+		case secGroupDir:
+			if len(data)%16 != 0 {
+				return false, nil
+			}
+			ix.savedGroups.dir = viewOf[groupEntry](data)
+		case secGroupRows:
+			if len(data)%4 != 0 {
+				return false, nil
+			}
+			if ix.savedGroups.rows = viewOf[int32](data); !inRange(ix.savedGroups.rows) {
+				return false, nil
+			}
 		}
+	}
+	if got[secGroupDir] {
+		ix.groups = map[groupKey][]int32{} // the rows added from now on
 	}
 	if rows > 0 && !(got[secRows] && got[secRIDs] && got[secLive] && got[secNameOffs]) {
 		return false, nil
 	}
 	for _, kv := range ix.kinds {
-		if kv.words == 0 || len(kv.codes) != len(kv.rowOf)*kv.words {
+		if kv.words == 0 || len(kv.codes.base) != len(kv.rowOf.base)*kv.words {
 			return false, nil
 		}
 	}
@@ -446,8 +466,8 @@ func (ix *index) writeFile(dir string) (string, int, error) {
 	}})
 	for _, kind := range slices.Sorted(maps.Keys(ix.kinds)) {
 		kv := ix.kinds[kind]
-		add(secCodes, uint32(kindCode(kind)), int64(kv.words), bytesOf(kv.codes))
-		add(secSlots, uint32(kindCode(kind)), 0, bytesOf(kv.rowOf))
+		add(secCodes, uint32(kindCode(kind)), int64(kv.words), bytesOf(kv.codes.base), bytesOf(kv.codes.tail))
+		add(secSlots, uint32(kindCode(kind)), 0, bytesOf(kv.rowOf.base), bytesOf(kv.rowOf.tail))
 	}
 	for _, br := range slices.Sorted(maps.Keys(ix.byBranch)) {
 		add(secBranch, 0, br, bytesOf(ix.byBranch[br]))
@@ -465,6 +485,9 @@ func (ix *index) writeFile(dir string) (string, int, error) {
 		add(tag, 0, 0, bytesOf(pairs))
 	}
 	add(secBranches, 0, 0, bytesOf(slices.Sorted(maps.Keys(ix.branches))))
+	groups, grouped := ix.groupLists()
+	add(secGroupDir, 0, 0, bytesOf(groups))
+	add(secGroupRows, 0, 0, bytesOf(grouped))
 
 	// The table, with each section's place.
 	off := int64(headerSize + len(ps)*sectionSize)
@@ -545,6 +568,35 @@ func (ix *index) writeFile(dir string) (string, int, error) {
 		return "", 0, err
 	}
 	return path, n, nil
+}
+
+// groupLists lists the rows of every group, for a saved index. Callers hold ix.mu.
+func (ix *index) groupLists() ([]groupEntry, []int32) {
+	type key struct {
+		kc   uint8
+		name string
+	}
+	byGroup := map[key][]int32{}
+	for p := range int32(ix.rows.len()) {
+		if g := ix.names.grpView(p); g != "" {
+			k := key{ix.rows.at(p).kc, g}
+			byGroup[k] = append(byGroup[k], p)
+		}
+	}
+	keys := slices.SortedFunc(maps.Keys(byGroup), func(a, b key) int {
+		if a.kc != b.kc {
+			return int(a.kc) - int(b.kc)
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	dir := make([]groupEntry, len(keys))
+	var rows []int32
+	for i, k := range keys {
+		ps := byGroup[k]
+		dir[i] = groupEntry{kc: uint32(k.kc), named: ps[0], start: uint32(len(rows)), count: uint32(len(ps))}
+		rows = append(rows, ps...)
+	}
+	return dir, rows
 }
 
 // release unmaps the saved index the columns are views of. Callers make sure no

@@ -70,12 +70,21 @@ func (ix *index) use() {
 		}
 	}
 	ix.need(true, true)
+	for _, e := range ix.savedGroups.dir {
+		for _, g := range []string{"s1", "", "zz"} {
+			for _, p := range ix.savedGroups.of(ix, groupKey{uint8(e.kc), g}) {
+				_ = ix.rows.at(p)
+			}
+		}
+	}
 	ix.groups = nil
 	ix.buildGroups()
 	for _, kv := range ix.kinds {
-		for _, p := range kv.rowOf {
-			_ = ix.rows.at(p)
+		for slot := range int32(kv.slots()) {
+			_ = ix.rows.at(*kv.rowOf.at(slot))
+			_ = kv.code(slot)
 		}
+		_ = kv.bandsOf()
 	}
 	for _, ps := range ix.byBranch {
 		for _, p := range ps {
@@ -111,7 +120,7 @@ func TestSavedIndexRoundTrip(t *testing.T) {
 	}
 	for k, kv := range ix.kinds {
 		g := got.kinds[k]
-		if g == nil || g.words != kv.words || fmt.Sprint(g.codes) != fmt.Sprint(kv.codes) || fmt.Sprint(g.rowOf) != fmt.Sprint(kv.rowOf) {
+		if g == nil || g.words != kv.words || fmt.Sprint(g.codes.base) != fmt.Sprint(kv.codes.tail) || fmt.Sprint(g.rowOf.base) != fmt.Sprint(kv.rowOf.tail) {
 			t.Errorf("the codes of %s differ after the round trip", k)
 		}
 	}
@@ -121,9 +130,29 @@ func TestSavedIndexRoundTrip(t *testing.T) {
 		t.Error("the counts, branches, expiries or update times differ after the round trip")
 	}
 	// Rows added after the load go to the columns' tails.
-	got.add(driver.Meta{RID: 301, Kind: store.KindFact, ID: "late", Branch: 1, Seq: 31, Until: driver.Never, Group: "s9"})
-	if p, ok := got.position(301); !ok || p != 300 || got.names.id(p) != "late" || got.names.grp(p) != "s9" {
+	code := []byte{1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0}
+	got.add(driver.Meta{RID: 301, Kind: store.KindFact, ID: "late", Branch: 1, Seq: 31, Until: driver.Never, Group: "s1", Code: code})
+	if p, ok := got.position(301); !ok || p != 300 || got.names.id(p) != "late" || got.names.grp(p) != "s1" {
 		t.Errorf("a row added after the load: position %d %v", p, ok)
+	}
+	kv := got.kinds[store.KindFact]
+	last := int32(kv.slots() - 1)
+	if c := kv.code(last); fmt.Sprint(c) != "[1 2]" || *kv.rowOf.at(last) != 300 || got.rows.at(300).vslot != last {
+		t.Errorf("the code of a row added after the load: slot %d holds %v", last, c)
+	}
+	want := append(append([]uint64(nil), ix.kinds[store.KindFact].codes.tail...), 1, 2)
+	if flat := kv.flat(); fmt.Sprint(flat) != fmt.Sprint(want) || kv.slots() != int(last)+1 || fmt.Sprint(kv.code(0)) != fmt.Sprint(want[:2]) {
+		t.Error("the codes made flat differ from those saved and added")
+	}
+	for g := range 4 {
+		k := groupKey{kindCode(store.KindFact), fmt.Sprintf("s%d", g)}
+		want := ix.groupsOf(k)
+		if g == 1 {
+			want = append(want, 300)
+		}
+		if have := append(got.savedGroups.of(got, k), got.groups[k]...); fmt.Sprint(have) != fmt.Sprint(want) {
+			t.Errorf("the rows of group %v after the load: %v; want %v", k, have, want)
+		}
 	}
 	if p, ok := got.position(150); !ok || p != 149 {
 		t.Errorf("position(150) = %d %v after the load; want 149", p, ok)
@@ -190,4 +219,15 @@ func TestDamagedSavedIndexNeverFails(t *testing.T) {
 	for _, n := range []int{0, 10, headerSize, tableEnd, len(good) - 1} {
 		try(good[:n])
 	}
+}
+
+// groupsOf lists the rows of a group from every row, as a saved index must.
+func (ix *index) groupsOf(k groupKey) []int32 {
+	var out []int32
+	for p := range int32(ix.rows.len()) {
+		if ix.rows.at(p).kc == k.kind && ix.names.grpView(p) == k.group {
+			out = append(out, p)
+		}
+	}
+	return out
 }

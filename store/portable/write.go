@@ -366,14 +366,14 @@ func (p *putter) nearest(ctx context.Context, f store.Fact) (was *store.Fact, si
 		if len(code) == kv.words {
 			bound := simhash.HammingBound(p.threshold, kv.words*64)
 			check := func(slot int32) {
-				q := kv.rowOf[slot]
-				if vecmath.Hamming(code, kv.codes[int(slot)*kv.words:(int(slot)+1)*kv.words]) <= bound &&
+				q := *kv.rowOf.at(slot)
+				if vecmath.Hamming(code, kv.code(slot)) <= bound &&
 					!ix.rows.at(q).del() && !ix.rows.at(q).hist() && !ix.expired(q, at) && ix.visible(p.head, q) {
 					near = append(near, q)
 				}
 			}
 			if kv.bands != nil {
-				cands, _ := kv.bands.AppendCandidates(nil, kv.codes, code, 0, simhash.TagBound(p.threshold, kv.bands.TagBits()))
+				cands, _ := kv.bands.AppendCandidates(nil, kv.flat(), code, 0, simhash.TagBound(p.threshold, kv.bands.TagBits()))
 				slices.Sort(cands)
 				for i, c := range cands {
 					if i == 0 || c != cands[i-1] {
@@ -381,8 +381,8 @@ func (p *putter) nearest(ctx context.Context, f store.Fact) (was *store.Fact, si
 					}
 				}
 			} else {
-				for slot := range kv.rowOf {
-					check(int32(slot))
+				for slot := range int32(kv.slots()) {
+					check(slot)
 				}
 			}
 		}
