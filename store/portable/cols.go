@@ -116,6 +116,32 @@ func kindOfCode(c uint8) (store.Kind, bool) {
 	return store.AllKinds[c-1], true
 }
 
+// textEntry is a fact's row by its text key, as a saved index lists them: sorted by
+// key, then position.
+type textEntry struct {
+	key int64
+	pos int32
+	_   int32
+}
+
+// withText returns the rows of facts with the text key k. Callers hold ix.mu, with
+// the texts built (index.need).
+func (ix *index) withText(k int64) []int32 {
+	more := ix.byText[k]
+	es := ix.savedTexts
+	i, _ := slices.BinarySearchFunc(es, k, func(e textEntry, k int64) int { return cmp.Compare(e.key, k) })
+	if i == len(es) || es[i].key != k {
+		return more
+	}
+	var out []int32
+	for ; i < len(es) && es[i].key == k; i++ {
+		if p := es[i].pos; p >= 0 && int(p) < ix.rows.len() {
+			out = append(out, p)
+		}
+	}
+	return append(out, more...)
+}
+
 // groupsSaved are the rows of each group as a saved index lists them (a view of the
 // mapped file): the groups by kind and name, each with where its rows are in rows.
 type groupsSaved struct {

@@ -48,6 +48,9 @@ type index struct {
 	keyOf  []int32
 	byKey  [][]int32         // key → positions of its rows
 	byText map[int64][]int32 // fact text key → positions
+	// savedTexts are the facts of each text as a saved index lists them, by text
+	// key: byText then lists the rows caught up after it.
+	savedTexts []textEntry
 	kinds  map[store.Kind]*kindVecs
 	// branches are those the index was last caught up with.
 	branches map[int64]bool

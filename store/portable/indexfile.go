@@ -2,9 +2,9 @@ package portable
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -74,14 +74,16 @@ const (
 	secBranches // the branches caught up with, int64s
 	secGroupDir // the groups, by kind and name: groupEntry each
 	secGroupRows
-	secLast = secGroupRows
+	secTexts // the facts by text key: textEntry each
+	secLast  = secTexts
 )
 
 // mappable reports whether this platform reads a saved index in place: little-endian,
 // with meta laid out as the file has it.
 var mappable = func() bool {
 	x := uint16(1)
-	return *(*byte)(unsafe.Pointer(&x)) == 1 && unsafe.Sizeof(meta{}) == metaSize && unsafe.Sizeof(groupEntry{}) == 16
+	return *(*byte)(unsafe.Pointer(&x)) == 1 && unsafe.Sizeof(meta{}) == metaSize && unsafe.Sizeof(groupEntry{}) == 16 &&
+		unsafe.Sizeof(textEntry{}) == 16
 }()
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -144,8 +146,6 @@ func indexName(dir string, seq int64) string {
 	return filepath.Join(dir, fmt.Sprintf("%s%020d%s", indexPrefix, seq, indexSuffix))
 }
 
-var errIndexFormat = errors.New("saved index is damaged or of another version")
-
 // load fills an empty index from the latest saved index in dir that matches what
 // the reader sees: false when there is none. Callers hold ix.mu for writing.
 func (ix *index) load(ctx context.Context, r driver.Reader, dir string) (bool, error) {
@@ -182,6 +182,7 @@ func (ix *index) reset() {
 	ix.kinds = map[store.Kind]*kindVecs{}
 	ix.counts, ix.byBranch, ix.expires, ix.updated, ix.branches = nil, nil, nil, nil, nil
 	ix.groups, ix.savedGroups = nil, groupsSaved{}
+	ix.byText, ix.savedTexts = nil, nil
 	ix.lastRID, ix.lastSeq, ix.lastAt, ix.saved = 0, 0, 0, 0
 }
 
@@ -338,10 +339,18 @@ func (ix *index) loadFrom(ctx context.Context, r driver.Reader, b []byte) (bool,
 			if ix.savedGroups.rows = viewOf[int32](data); !inRange(ix.savedGroups.rows) {
 				return false, nil
 			}
+		case secTexts:
+			if len(data)%16 != 0 {
+				return false, nil
+			}
+			ix.savedTexts = viewOf[textEntry](data)
 		}
 	}
 	if got[secGroupDir] {
 		ix.groups = map[groupKey][]int32{} // the rows added from now on
+	}
+	if got[secTexts] {
+		ix.byText = map[int64][]int32{}
 	}
 	if rows > 0 && !(got[secRows] && got[secRIDs] && got[secLive] && got[secNameOffs]) {
 		return false, nil
@@ -488,6 +497,7 @@ func (ix *index) writeFile(dir string) (string, int, error) {
 	groups, grouped := ix.groupLists()
 	add(secGroupDir, 0, 0, bytesOf(groups))
 	add(secGroupRows, 0, 0, bytesOf(grouped))
+	add(secTexts, 0, 0, bytesOf(ix.textList()))
 
 	// The table, with each section's place.
 	off := int64(headerSize + len(ps)*sectionSize)
@@ -597,6 +607,23 @@ func (ix *index) groupLists() ([]groupEntry, []int32) {
 		rows = append(rows, ps...)
 	}
 	return dir, rows
+}
+
+// textList lists the facts by text key, for a saved index. Callers hold ix.mu.
+func (ix *index) textList() []textEntry {
+	var out []textEntry
+	for p := range int32(ix.rows.len()) {
+		if k := ix.rows.at(p).tkey; k != 0 {
+			out = append(out, textEntry{key: k, pos: p})
+		}
+	}
+	slices.SortFunc(out, func(a, b textEntry) int {
+		if a.key != b.key {
+			return cmp.Compare(a.key, b.key)
+		}
+		return cmp.Compare(a.pos, b.pos)
+	})
+	return out
 }
 
 // release unmaps the saved index the columns are views of. Callers make sure no

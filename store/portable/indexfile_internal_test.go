@@ -70,6 +70,11 @@ func (ix *index) use() {
 		}
 	}
 	ix.need(true, true)
+	for k := range int64(300) {
+		for _, p := range ix.withText(k) {
+			_ = ix.rows.at(p)
+		}
+	}
 	for _, e := range ix.savedGroups.dir {
 		for _, g := range []string{"s1", "", "zz"} {
 			for _, p := range ix.savedGroups.of(ix, groupKey{uint8(e.kc), g}) {
@@ -131,7 +136,17 @@ func TestSavedIndexRoundTrip(t *testing.T) {
 	}
 	// Rows added after the load go to the columns' tails.
 	code := []byte{1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0}
-	got.add(driver.Meta{RID: 301, Kind: store.KindFact, ID: "late", Branch: 1, Seq: 31, Until: driver.Never, Group: "s1", Code: code})
+	got.add(driver.Meta{RID: 301, Kind: store.KindFact, ID: "late", Branch: 1, Seq: 31, Until: driver.Never, Group: "s1", Code: code, TextKey: 8})
+	ix.need(false, true)
+	for k := range int64(310) {
+		want := ix.withText(k)
+		if k == 8 {
+			want = append(want, 300)
+		}
+		if have := got.withText(k); fmt.Sprint(have) != fmt.Sprint(want) {
+			t.Errorf("the facts of text %d after the load: %v; want %v", k, have, want)
+		}
+	}
 	if p, ok := got.position(301); !ok || p != 300 || got.names.id(p) != "late" || got.names.grp(p) != "s1" {
 		t.Errorf("a row added after the load: position %d %v", p, ok)
 	}

@@ -354,7 +354,7 @@ func (p *putter) nearest(ctx context.Context, f store.Fact) (was *store.Fact, si
 	// A fact that has expired by the time of the write is no longer known: it neither
 	// takes a new fact's text nor is superseded by it.
 	at := f.CreatedAt
-	for _, q := range ix.byText[textKey(f.Text)] {
+	for _, q := range ix.withText(textKey(f.Text)) {
 		if !ix.rows.at(q).del() && !ix.expired(q, at) && ix.visible(p.head, q) {
 			texts = append(texts, q)
 		}
