@@ -142,6 +142,55 @@ func (ix *index) withText(k int64) []int32 {
 	return append(out, more...)
 }
 
+// keysSaved are the records of a saved index, each with its rows: key k is dir[k],
+// whose rows are rows[start:start+count]. The keys are sorted by the hash of their
+// kind and id (keyHash), then by id, so that a key is found by a binary search.
+type keysSaved struct {
+	dir  []keyEntry
+	rows []int32
+}
+
+// keyEntry is one record of a saved index: the hash of its kind and id, a row of it
+// (whose kind and id name it), and where its rows are.
+type keyEntry struct {
+	hash         uint64
+	named        int32
+	start, count uint32
+	_            uint32
+}
+
+// keyHash hashes a record's kind and id (FNV-1a).
+func keyHash(kc uint8, id string) uint64 {
+	h := uint64(14695981039346656037)
+	h = (h ^ uint64(kc)) * 1099511628211
+	for i := 0; i < len(id); i++ {
+		h = (h ^ uint64(id[i])) * 1099511628211
+	}
+	return h
+}
+
+// find returns the key of the record of kind kc with an id. Callers hold ix.mu.
+func (ks *keysSaved) find(ix *index, kc uint8, id string) (int32, bool) {
+	h := keyHash(kc, id)
+	i, _ := slices.BinarySearchFunc(ks.dir, h, func(e keyEntry, h uint64) int { return cmp.Compare(e.hash, h) })
+	for ; i < len(ks.dir) && ks.dir[i].hash == h; i++ {
+		p := ks.dir[i].named
+		if p >= 0 && int(p) < ix.rows.len() && ix.rows.at(p).kc == kc && ix.names.idView(p) == id {
+			return int32(i), true
+		}
+	}
+	return 0, false
+}
+
+// rowsOf returns the saved rows of key k.
+func (ks *keysSaved) rowsOf(k int32) []int32 {
+	e := ks.dir[k]
+	if uint64(e.start)+uint64(e.count) > uint64(len(ks.rows)) {
+		return nil // a damaged saved index
+	}
+	return ks.rows[e.start : e.start+e.count : e.start+e.count]
+}
+
 // groupsSaved are the rows of each group as a saved index lists them (a view of the
 // mapped file): the groups by kind and name, each with where its rows are in rows.
 type groupsSaved struct {

@@ -43,15 +43,20 @@ type index struct {
 	// keys and byKey find the rows of one record, byText the facts with one folded
 	// text: each is built when a read first needs it (keys for reads of a branch
 	// with ancestors, byText for writes), then kept up to date. keyOf holds each
-	// row's key, by position, once keys are built.
-	keys   map[string]int32
-	keyOf  []int32
-	byKey  [][]int32         // key → positions of its rows
-	byText map[int64][]int32 // fact text key → positions
+	// row's key, by position, once keys are built. With a saved index, the keys it
+	// lists (savedKeys) are numbered first: keys and byKey then hold those of the
+	// records first written after it, and keyMore the rows written after it of
+	// records it lists (rowsOfKey).
+	keys      map[string]int32
+	keyOf     col[int32]
+	byKey     [][]int32 // key - len(savedKeys.dir) → positions of its rows
+	savedKeys keysSaved
+	keyMore   map[int32][]int32
+	byText    map[int64][]int32 // fact text key → positions
 	// savedTexts are the facts of each text as a saved index lists them, by text
 	// key: byText then lists the rows caught up after it.
 	savedTexts []textEntry
-	kinds  map[store.Kind]*kindVecs
+	kinds      map[store.Kind]*kindVecs
 	// branches are those the index was last caught up with.
 	branches map[int64]bool
 	saved    int // rows in the saved copy it was loaded from or last saved
@@ -293,15 +298,50 @@ func (ix *index) position(rid int64) (int32, bool) {
 }
 
 func (ix *index) addKey(p int32) {
-	k := string(ix.rows.at(p).kind()) + "\x00" + ix.names.idView(p)
-	key, ok := ix.keys[k]
+	m := ix.rows.at(p)
+	id := ix.names.idView(p)
+	key, ok := ix.keyNum(m.kc, id)
+	saved := int32(len(ix.savedKeys.dir))
 	if !ok {
-		key = int32(len(ix.byKey))
-		ix.keys[k] = key
+		key = saved + int32(len(ix.byKey))
+		ix.keys[string(m.kind())+"\x00"+id] = key
 		ix.byKey = append(ix.byKey, nil)
 	}
-	ix.keyOf = append(ix.keyOf, key)
-	ix.byKey[key] = append(ix.byKey[key], p)
+	ix.keyOf.add(key)
+	if key < saved {
+		if ix.keyMore == nil {
+			ix.keyMore = map[int32][]int32{}
+		}
+		ix.keyMore[key] = append(ix.keyMore[key], p)
+	} else {
+		ix.byKey[key-saved] = append(ix.byKey[key-saved], p)
+	}
+}
+
+// keyNum returns the key of the record of kind kc with an id. Callers hold ix.mu,
+// with keys built.
+func (ix *index) keyNum(kc uint8, id string) (int32, bool) {
+	if key, ok := ix.savedKeys.find(ix, kc, id); ok {
+		return key, true
+	}
+	k, _ := kindOfCode(kc)
+	key, ok := ix.keys[string(k)+"\x00"+id]
+	return key, ok
+}
+
+// rowsOfKey returns the rows of a key: those a saved index lists, and the others.
+// Callers hold ix.mu, with keys built.
+func (ix *index) rowsOfKey(key int32) [2][]int32 {
+	saved := int32(len(ix.savedKeys.dir))
+	switch {
+	case key < 0:
+		return [2][]int32{}
+	case key < saved:
+		return [2][]int32{ix.savedKeys.rowsOf(key), ix.keyMore[key]}
+	case int(key-saved) < len(ix.byKey):
+		return [2][]int32{ix.byKey[key-saved]}
+	}
+	return [2][]int32{} // a damaged saved index
 }
 
 // need builds what a read needs that the index has not built yet: the rows of each
@@ -310,7 +350,7 @@ func (ix *index) need(keys, texts bool) {
 	n := int32(ix.rows.len())
 	if keys && ix.keys == nil {
 		ix.keys = make(map[string]int32, n)
-		ix.keyOf = make([]int32, 0, n)
+		ix.keyOf = col[int32]{tail: make([]int32, 0, n)}
 		for p := range n {
 			ix.addKey(p)
 		}
@@ -405,11 +445,13 @@ func (ix *index) visible(v view, p int32) bool {
 		if i == 0 {
 			return true
 		}
-		for _, q := range ix.byKey[ix.keyOf[p]] {
-			o := ix.rows.at(q)
-			for _, e := range v.chain[:i] {
-				if o.br == e.br.id && o.seq <= e.cut && !o.dead() {
-					return false
+		for _, qs := range ix.rowsOfKey(*ix.keyOf.at(p)) {
+			for _, q := range qs {
+				o := ix.rows.at(q)
+				for _, e := range v.chain[:i] {
+					if o.br == e.br.id && o.seq <= e.cut && !o.dead() {
+						return false
+					}
 				}
 			}
 		}
@@ -423,15 +465,18 @@ func (ix *index) visible(v view, p int32) bool {
 // has one. ok is false when no link has one or the row is a deletion marker. Callers
 // hold ix.mu, with keys built.
 func (ix *index) find(v view, ref store.Ref) (int32, bool) {
-	key, ok := ix.keys[string(ref.Kind)+"\x00"+ref.ID]
+	key, ok := ix.keyNum(kindCode(ref.Kind), ref.ID)
 	if !ok {
 		return 0, false
 	}
+	rows := ix.rowsOfKey(key)
 	for _, l := range v.chain {
-		for _, q := range ix.byKey[key] {
-			m := ix.rows.at(q)
-			if m.br == l.br.id && !m.dead() && m.seq <= l.cut && l.cut < m.until {
-				return q, !m.del()
+		for _, qs := range rows {
+			for _, q := range qs {
+				m := ix.rows.at(q)
+				if m.br == l.br.id && !m.dead() && m.seq <= l.cut && l.cut < m.until {
+					return q, !m.del()
+				}
 			}
 		}
 	}

@@ -75,7 +75,10 @@ const (
 	secGroupDir // the groups, by kind and name: groupEntry each
 	secGroupRows
 	secTexts // the facts by text key: textEntry each
-	secLast  = secTexts
+	secKeyDir
+	secKeyRows
+	secKeyOf // each row's key, int32s
+	secLast  = secKeyOf
 )
 
 // mappable reports whether this platform reads a saved index in place: little-endian,
@@ -83,7 +86,7 @@ const (
 var mappable = func() bool {
 	x := uint16(1)
 	return *(*byte)(unsafe.Pointer(&x)) == 1 && unsafe.Sizeof(meta{}) == metaSize && unsafe.Sizeof(groupEntry{}) == 16 &&
-		unsafe.Sizeof(textEntry{}) == 16
+		unsafe.Sizeof(textEntry{}) == 16 && unsafe.Sizeof(keyEntry{}) == 24
 }()
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -183,6 +186,7 @@ func (ix *index) reset() {
 	ix.counts, ix.byBranch, ix.expires, ix.updated, ix.branches = nil, nil, nil, nil, nil
 	ix.groups, ix.savedGroups = nil, groupsSaved{}
 	ix.byText, ix.savedTexts = nil, nil
+	ix.keys, ix.keyOf, ix.byKey, ix.savedKeys, ix.keyMore = nil, col[int32]{}, nil, keysSaved{}, nil
 	ix.lastRID, ix.lastSeq, ix.lastAt, ix.saved = 0, 0, 0, 0
 }
 
@@ -344,6 +348,23 @@ func (ix *index) loadFrom(ctx context.Context, r driver.Reader, b []byte) (bool,
 				return false, nil
 			}
 			ix.savedTexts = viewOf[textEntry](data)
+		case secKeyDir:
+			if len(data)%24 != 0 {
+				return false, nil
+			}
+			ix.savedKeys.dir = viewOf[keyEntry](data)
+		case secKeyRows:
+			if len(data)%4 != 0 {
+				return false, nil
+			}
+			if ix.savedKeys.rows = viewOf[int32](data); !inRange(ix.savedKeys.rows) {
+				return false, nil
+			}
+		case secKeyOf:
+			if len(data) != rows*4 {
+				return false, nil
+			}
+			ix.keyOf.base = viewOf[int32](data)
 		}
 	}
 	if got[secGroupDir] {
@@ -351,6 +372,11 @@ func (ix *index) loadFrom(ctx context.Context, r driver.Reader, b []byte) (bool,
 	}
 	if got[secTexts] {
 		ix.byText = map[int64][]int32{}
+	}
+	if got[secKeyDir] && got[secKeyRows] && got[secKeyOf] {
+		ix.keys = map[string]int32{}
+	} else {
+		ix.savedKeys, ix.keyOf = keysSaved{}, col[int32]{}
 	}
 	if rows > 0 && !(got[secRows] && got[secRIDs] && got[secLive] && got[secNameOffs]) {
 		return false, nil
@@ -498,6 +524,10 @@ func (ix *index) writeFile(dir string) (string, int, error) {
 	add(secGroupDir, 0, 0, bytesOf(groups))
 	add(secGroupRows, 0, 0, bytesOf(grouped))
 	add(secTexts, 0, 0, bytesOf(ix.textList()))
+	keys, keyed, keyOf := ix.keyLists()
+	add(secKeyDir, 0, 0, bytesOf(keys))
+	add(secKeyRows, 0, 0, bytesOf(keyed))
+	add(secKeyOf, 0, 0, bytesOf(keyOf))
 
 	// The table, with each section's place.
 	off := int64(headerSize + len(ps)*sectionSize)
@@ -624,6 +654,47 @@ func (ix *index) textList() []textEntry {
 		return cmp.Compare(a.pos, b.pos)
 	})
 	return out
+}
+
+// keyLists lists the records and the rows of each, and each row's key, for a saved
+// index. Callers hold ix.mu.
+func (ix *index) keyLists() ([]keyEntry, []int32, []int32) {
+	n := int32(ix.rows.len())
+	type hashed struct {
+		hash uint64
+		p    int32
+	}
+	all := make([]hashed, n)
+	for p := range n {
+		all[p] = hashed{keyHash(ix.rows.at(p).kc, ix.names.idView(p)), p}
+	}
+	same := func(a, b int32) int {
+		if c := cmp.Compare(ix.rows.at(a).kc, ix.rows.at(b).kc); c != 0 {
+			return c
+		}
+		return strings.Compare(ix.names.idView(a), ix.names.idView(b))
+	}
+	slices.SortFunc(all, func(a, b hashed) int {
+		if a.hash != b.hash {
+			return cmp.Compare(a.hash, b.hash)
+		}
+		if c := same(a.p, b.p); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.p, b.p)
+	})
+	var dir []keyEntry
+	rows := make([]int32, n)
+	keyOf := make([]int32, n)
+	for i, h := range all {
+		if i == 0 || h.hash != all[i-1].hash || same(h.p, all[i-1].p) != 0 {
+			dir = append(dir, keyEntry{hash: h.hash, named: h.p, start: uint32(i)})
+		}
+		dir[len(dir)-1].count++
+		rows[i] = h.p
+		keyOf[h.p] = int32(len(dir) - 1)
+	}
+	return dir, rows, keyOf
 }
 
 // release unmaps the saved index the columns are views of. Callers make sure no

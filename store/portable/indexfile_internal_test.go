@@ -33,7 +33,7 @@ func (r headReader) CommitOf(_ context.Context, seq int64) (driver.Commit, error
 func sampleIndex(n int, head driver.Commit) *index {
 	ix := &index{kinds: map[store.Kind]*kindVecs{}, built: true}
 	for i := range n {
-		m := driver.Meta{RID: int64(i + 1), Kind: store.KindFact, ID: fmt.Sprintf("f%04d", i), Branch: 1 + int64(i%2),
+		m := driver.Meta{RID: int64(i + 1), Kind: store.KindFact, ID: fmt.Sprintf("f%04d", i%250), Branch: 1 + int64(i%2),
 			Seq: int64(i/10 + 1), Until: driver.Never, TextKey: int64(i + 1), DocLen: 5, Group: fmt.Sprintf("s%d", i%4),
 			Order: int64(i), Time: int64(i), Code: make([]byte, 16)}
 		binary.LittleEndian.PutUint64(m.Code, uint64(i)*0x9e3779b97f4a7c15)
@@ -70,6 +70,20 @@ func (ix *index) use() {
 		}
 	}
 	ix.need(true, true)
+	for p := range int32(ix.rows.len()) {
+		if key, ok := ix.keyNum(ix.rows.at(p).kc, ix.names.idView(p)); ok {
+			for _, qs := range ix.rowsOfKey(key) {
+				for _, q := range qs {
+					_ = ix.rows.at(q)
+				}
+			}
+		}
+		for _, qs := range ix.rowsOfKey(*ix.keyOf.at(p)) {
+			for _, q := range qs {
+				_ = ix.rows.at(q)
+			}
+		}
+	}
 	for k := range int64(300) {
 		for _, p := range ix.withText(k) {
 			_ = ix.rows.at(p)
@@ -137,12 +151,29 @@ func TestSavedIndexRoundTrip(t *testing.T) {
 	// Rows added after the load go to the columns' tails.
 	code := []byte{1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0}
 	got.add(driver.Meta{RID: 301, Kind: store.KindFact, ID: "late", Branch: 1, Seq: 31, Until: driver.Never, Group: "s1", Code: code, TextKey: 8})
-	ix.need(false, true)
-	for k := range int64(310) {
-		want := ix.withText(k)
-		if k == 8 {
-			want = append(want, 300)
+	got.add(driver.Meta{RID: 302, Kind: store.KindFact, ID: "f0001", Branch: 2, Seq: 31, Until: driver.Never})
+	// ref is the index built from the rows, the same added.
+	ref := sampleIndex(300, head)
+	ref.add(driver.Meta{RID: 301, Kind: store.KindFact, ID: "late", Branch: 1, Seq: 31, Until: driver.Never, Group: "s1", Code: code, TextKey: 8})
+	ref.add(driver.Meta{RID: 302, Kind: store.KindFact, ID: "f0001", Branch: 2, Seq: 31, Until: driver.Never})
+	ref.need(true, true)
+	flat := func(ix *index, key int32) []int32 {
+		rs := ix.rowsOfKey(key)
+		return append(append([]int32(nil), rs[0]...), rs[1]...)
+	}
+	for p := range int32(302) {
+		m := ref.rows.at(p)
+		want, ok1 := ref.keyNum(m.kc, ref.names.id(p))
+		have, ok2 := got.keyNum(m.kc, ref.names.id(p))
+		if !ok1 || !ok2 || *got.keyOf.at(p) != have || fmt.Sprint(flat(got, have)) != fmt.Sprint(flat(ref, want)) {
+			t.Fatalf("the rows of the record of row %d after the load: %v; want %v", p, flat(got, have), flat(ref, want))
 		}
+	}
+	if _, ok := got.keyNum(kindCode(store.KindFact), "nobody"); ok {
+		t.Error("a record that is not there has a key")
+	}
+	for k := range int64(310) {
+		want := ref.withText(k)
 		if have := got.withText(k); fmt.Sprint(have) != fmt.Sprint(want) {
 			t.Errorf("the facts of text %d after the load: %v; want %v", k, have, want)
 		}
