@@ -8,6 +8,7 @@ import (
 	"hash/fnv"
 	"math"
 	"slices"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -286,6 +287,25 @@ func (ix *index) inGroup(v view, kind store.Kind, group string) []int32 {
 		}
 	}
 	return out
+}
+
+// positionAfter is position for a RID whose row is at from or after it: it steps
+// from there by doubling steps, then searches within the last step.
+func (ix *index) positionAfter(rid int64, from int32) (int32, bool) {
+	n := int32(ix.rows.len())
+	if from < 0 || from >= n || *ix.rids.at(from) > rid {
+		return ix.position(rid)
+	}
+	lo, step := from, int32(1)
+	hi := lo + step
+	for hi < n && *ix.rids.at(hi) < rid {
+		lo, step = hi, step*2
+		hi = lo + step
+	}
+	hi = min(hi, n-1)
+	i := sort.Search(int(hi-lo)+1, func(i int) bool { return *ix.rids.at(lo + int32(i)) >= rid })
+	p := lo + int32(i)
+	return p, p < n && *ix.rids.at(p) == rid
 }
 
 // position returns the position of the row with a RID.
@@ -772,13 +792,17 @@ func (ix *index) termLists(ctx context.Context, r driver.Reader, kind store.Kind
 			byTerm[t] = tl
 		}
 		if tl.upTo < ix.lastRID {
+			// Postings come by RID, so each row is found after the last one.
+			var from int32
 			err := r.Postings(ctx, kind, t, tl.upTo, func(rid int64, tf int) error {
 				if rid > ix.lastRID {
 					return nil
 				}
-				if p, ok := ix.position(rid); ok {
+				p, ok := ix.positionAfter(rid, from)
+				if ok {
 					tl.list.Add(p, 0, tf, int(ix.rows.at(p).dlen))
 				}
+				from = p
 				return nil
 			})
 			if err != nil {

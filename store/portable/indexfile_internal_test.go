@@ -277,3 +277,26 @@ func (ix *index) groupsOf(k groupKey) []int32 {
 	}
 	return out
 }
+
+// TestPositionAfter checks the search of a RID's row from a row before it against
+// the search from the start, over a base and a tail with gaps in the RIDs.
+func TestPositionAfter(t *testing.T) {
+	ix := &index{}
+	for i := range 300 {
+		rid := int64(3*i + 1)
+		if i < 200 {
+			ix.rids.base = append(ix.rids.base, rid)
+		} else {
+			ix.rids.tail = append(ix.rids.tail, rid)
+		}
+		ix.rows.add(meta{rid: rid})
+	}
+	for rid := int64(0); rid < 905; rid++ {
+		want, wantOK := ix.position(rid)
+		for _, from := range []int32{-1, 0, 1, 50, 199, 200, 250, 299, 300, int32(want), int32(want) - 1} {
+			if got, ok := ix.positionAfter(rid, from); ok != wantOK || ok && got != want {
+				t.Fatalf("positionAfter(%d, %d) = %d, %v; want %d, %v", rid, from, got, ok, want, wantOK)
+			}
+		}
+	}
+}
