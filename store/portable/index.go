@@ -60,7 +60,8 @@ type index struct {
 	kinds      map[store.Kind]*kindVecs
 	// branches are those the index was last caught up with.
 	branches map[int64]bool
-	saved    int // rows in the saved copy it was loaded from or last saved
+	saved    int       // rows in the saved copy it was loaded from or last saved
+	savedAt  time.Time // when that copy was saved
 	// stale is set when a read caught the index up far past its saved copy
 	// (index.due): the store then saves it (Store.saveIndexSoon), so that the next
 	// process loads it instead of building it from the rows.

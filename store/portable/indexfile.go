@@ -55,8 +55,11 @@ const (
 )
 
 // saveMinRows is the fewest rows the index reads past its saved copy before it is
-// saved again.
-var saveMinRows = 4096
+// saved again, and saveEvery how old the copy must be for that few (index.due).
+var (
+	saveMinRows = 4096
+	saveEvery   = time.Minute
+)
 
 // Section tags.
 const (
@@ -171,6 +174,9 @@ func (ix *index) load(ctx context.Context, r driver.Reader, dir string) (bool, e
 		}
 		if ok {
 			ix.file = &indexFile{path: path, m: m}
+			if fi, err := os.Stat(path); err == nil {
+				ix.savedAt = fi.ModTime()
+			}
 			return true, nil
 		}
 		m.Close()
@@ -187,7 +193,7 @@ func (ix *index) reset() {
 	ix.groups, ix.savedGroups = nil, groupsSaved{}
 	ix.byText, ix.savedTexts = nil, nil
 	ix.keys, ix.keyOf, ix.byKey, ix.savedKeys, ix.keyMore = nil, col[int32]{}, nil, keysSaved{}, nil
-	ix.lastRID, ix.lastSeq, ix.lastAt, ix.saved = 0, 0, 0, 0
+	ix.lastRID, ix.lastSeq, ix.lastAt, ix.saved, ix.savedAt = 0, 0, 0, 0, time.Time{}
 }
 
 // loadFrom reads the index in place from the bytes of a saved index: false when
@@ -402,9 +408,12 @@ func chunks[T any](s []T, n int) func(func([]T) bool) {
 }
 
 // due reports whether the index has read enough rows past its saved copy to be
-// saved again.
+// saved again: an eighth of those saved, or saveMinRows once the copy is
+// saveEvery old. A new process catches up with the rows past the copy, so this
+// bounds its work; saving a large index costs seconds, so it is not done often.
 func (ix *index) due() bool {
-	return ix.rows.len()-ix.saved >= max(saveMinRows, ix.saved/saveFraction)
+	past := ix.rows.len() - ix.saved
+	return past >= max(saveMinRows, ix.saved/saveFraction) || past >= saveMinRows && time.Since(ix.savedAt) >= saveEvery
 }
 
 // save writes the index to a new file in dir, if it is due, and removes the files
@@ -422,7 +431,9 @@ func (ix *index) save(dir string) error {
 		return err
 	}
 	ix.mu.Lock()
-	ix.saved = max(ix.saved, n)
+	if n > ix.saved {
+		ix.saved, ix.savedAt = n, time.Now()
+	}
 	ix.stale.Store(ix.due())
 	ix.mu.Unlock()
 	removeOldIndexes(dir, path)

@@ -490,3 +490,53 @@ func TestFailedIndexSave(t *testing.T) {
 		t.Errorf("the failed save left %v", tmps)
 	}
 }
+
+// TestOldSavedIndexIsSavedSooner checks that a few rows past a saved index make it
+// due once the copy is old, and not before: a new process then has little to
+// catch up with even where writes are slow.
+func TestOldSavedIndexIsSavedSooner(t *testing.T) {
+	t.Cleanup(portable.SetSaveMinRows(10))
+	t.Cleanup(portable.SetSaveEvery(time.Hour))
+	ctx := context.Background()
+	dir := t.TempDir()
+	write := func(s *portable.Store, from, n int) {
+		t.Helper()
+		var recs []store.Record
+		for i := from; i < from+n; i++ {
+			recs = append(recs, store.Fact{ID: fmt.Sprintf("f%03d", i), Text: fmt.Sprintf("fact %d about the cache", i)})
+		}
+		if _, err := s.Put(ctx, store.DefaultBranch, recs, store.PutOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Search(ctx, store.View{}, store.SearchQuery{Text: "cache"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := openAt(t, dir)
+	write(a, 0, 400)
+	a.Close()
+	if paths := portable.IndexFiles(dir); len(paths) != 1 {
+		t.Fatalf("saved indexes: %v; want one", paths)
+	}
+	first := portable.IndexFiles(dir)[0]
+
+	b := openAt(t, dir)
+	write(b, 400, 20) // past saveMinRows, short of an eighth of 400
+	b.Close()
+	if paths := portable.IndexFiles(dir); len(paths) != 1 || paths[0] != first {
+		t.Fatalf("20 rows past a new copy of 400 saved the index: %v", paths)
+	}
+	portable.SetSaveEvery(0)
+	c := openAt(t, dir)
+	if _, err := c.Search(ctx, store.View{}, store.SearchQuery{Text: "cache"}); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	d := openAt(t, dir)
+	if _, err := d.Search(ctx, store.View{}, store.SearchQuery{Text: "cache"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := portable.IndexSaved(d); n != 420 {
+		t.Errorf("after 20 rows past an old copy, the saved index holds %d rows; want 420", n)
+	}
+}
