@@ -39,11 +39,17 @@ import (
 // tagged: the rows (meta, as laid out in memory), their RIDs, their live words, the
 // offsets and bytes of their ids and groups, the codes and code slots of each kind,
 // the positions of each branch's rows, the running counts, the expiries, the update
-// times, the branches caught up with, and the rows of each group (a fact's session,
-// a message's conversation).
+// times, the branches caught up with, the rows of each group (a fact's session, a
+// message's conversation), the facts by text key, and the records (by a hash of
+// kind and id) with their rows and each row's record. A section a reader does not
+// find is built from the rows when a read needs it.
+//
+// Values are read in place, so a damaged value that passes the checks must not make
+// a read fail: every position read from the file is checked against the rows before
+// it is used, and a bad one reads as nothing.
 
 const (
-	indexVersion  = 7
+	indexVersion  = 8
 	indexMagic    = "d1ix"
 	indexPrefix   = "index-"
 	indexSuffix   = ".d1ix"
@@ -70,7 +76,8 @@ const (
 	secNameBlob
 	secCodes    // kind, words
 	secSlots    // kind: the row position of each code slot
-	secBranch   // x: the branch; its rows' positions
+	secBranchDir  // each branch, where its rows start, how many: three int64s each
+	secBranchRows // the positions of the rows of every branch, branch after branch
 	secCounts   // branch, kind, count, length sum: four int64s each
 	secExpires  // position, expiry: two int64s each
 	secUpdates  // position, update time: two int64s each
@@ -240,6 +247,8 @@ func (ix *index) loadFrom(ctx context.Context, r driver.Reader, b []byte) (bool,
 		return true
 	}
 	var got [secLast + 1]bool
+	var branchDir []int64
+	var branchRows []int32
 	for i := range nsect {
 		e := b[headerSize+i*sectionSize:]
 		s := section{
@@ -298,15 +307,18 @@ func (ix *index) loadFrom(ctx context.Context, r driver.Reader, b []byte) (bool,
 					return false, nil
 				}
 			}
-		case secBranch:
+		case secBranchDir:
+			if len(data)%24 != 0 {
+				return false, nil
+			}
+			branchDir = viewOf[int64](data)
+		case secBranchRows:
 			if len(data)%4 != 0 {
 				return false, nil
 			}
-			ps := viewOf[int32](data)
-			if !inRange(ps) {
+			if branchRows = viewOf[int32](data); !inRange(branchRows) {
 				return false, nil
 			}
-			ix.byBranch[s.x] = ps
 		case secCounts:
 			if len(data)%32 != 0 {
 				return false, nil
@@ -372,6 +384,13 @@ func (ix *index) loadFrom(ctx context.Context, r driver.Reader, b []byte) (bool,
 			}
 			ix.keyOf.base = viewOf[int32](data)
 		}
+	}
+	for e := range chunks(branchDir, 3) {
+		start, count := e[1], e[2]
+		if start < 0 || count < 0 || start+count > int64(len(branchRows)) {
+			return false, nil
+		}
+		ix.byBranch[e[0]] = branchRows[start : start+count : start+count]
 	}
 	if got[secGroupDir] {
 		ix.groups = map[groupKey][]int32{} // the rows added from now on
@@ -515,9 +534,15 @@ func (ix *index) writeFile(dir string) (string, int, error) {
 		add(secCodes, uint32(kindCode(kind)), int64(kv.words), bytesOf(kv.codes.base), bytesOf(kv.codes.tail))
 		add(secSlots, uint32(kindCode(kind)), 0, bytesOf(kv.rowOf.base), bytesOf(kv.rowOf.tail))
 	}
+	var branchDir []int64
+	var branchRows []int32
 	for _, br := range slices.Sorted(maps.Keys(ix.byBranch)) {
-		add(secBranch, 0, br, bytesOf(ix.byBranch[br]))
+		ps := ix.byBranch[br]
+		branchDir = append(branchDir, br, int64(len(branchRows)), int64(len(ps)))
+		branchRows = append(branchRows, ps...)
 	}
+	add(secBranchDir, 0, 0, bytesOf(branchDir))
+	add(secBranchRows, 0, 0, bytesOf(branchRows))
 	var counts []int64
 	for k, c := range ix.counts {
 		counts = append(counts, k.br, int64(k.kind), int64(c.n), int64(c.sum))
