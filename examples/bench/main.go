@@ -179,7 +179,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	batch := fs.Int("batch", 500, "facts per WriteFacts call")
 	seed := fs.Uint64("seed", 1, "seed of the synthetic corpus")
 	dedupe := fs.Float64("dedupe", 0, "Config.DedupeThreshold of the client: 0 means its default (0.92), a negative value turns near-duplicate detection off")
-	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file; samples of measured operations carry the label op (write, search, search-at, branch, diff, merge), so that go tool pprof -tagfocus op=merge shows one")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file; samples of measured operations carry the label op (write, search, search-at, branch, diff, merge), so that go tool pprof -tagfocus op=merge shows one; the new process that opens the store and searches writes its own to this file with .open-search after it")
 	memprofile := fs.String("memprofile", "", "write a heap profile to this file after the largest store is loaded")
 	compaction := fs.Bool("compaction", false, "measure compaction alone (with -store durable): the other operations are skipped")
 	session := fs.Int("session", 0, "write the loaded facts in sessions of this many (Fact.SessionID), so that searches give facts the context of their sessions; 0 for none")

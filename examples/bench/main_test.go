@@ -95,11 +95,13 @@ func TestQuickRunDurable(t *testing.T) {
 }
 
 // TestQuickRunSQLite runs the quick mode on a memory kept in SQLite: each size has
-// the rows of many processes, a new process's open and first search, and a reopen
-// whose search finds what it found before; compaction is the log store's alone.
+// the rows of many processes, a new process's open and first search (which writes a
+// CPU profile of its own), and a reopen whose search finds what it found before;
+// compaction is the log store's alone.
 func TestQuickRunSQLite(t *testing.T) {
 	var out, errs bytes.Buffer
-	code := run(context.Background(), []string{"-quick", "-store", "sqlite", "-sizes", "200", "-queries", "10"}, &out, &errs)
+	prof := filepath.Join(t.TempDir(), "cpu.prof")
+	code := run(context.Background(), []string{"-quick", "-store", "sqlite", "-sizes", "200", "-queries", "10", "-cpuprofile", prof}, &out, &errs)
 	if code != 0 {
 		t.Fatalf("exit status %d, stderr:\n%s", code, errs.String())
 	}
@@ -111,6 +113,11 @@ func TestQuickRunSQLite(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "compaction:") {
 		t.Errorf("compaction rows on the SQLite store:\n%s", out.String())
+	}
+	for _, p := range []string{prof, prof + ".open-search"} {
+		if fi, err := os.Stat(p); err != nil || fi.Size() == 0 {
+			t.Errorf("no CPU profile at %s: %v", p, err)
+		}
 	}
 }
 

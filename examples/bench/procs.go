@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime/pprof"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -23,6 +24,9 @@ const (
 	childPathEnv  = "DAY1_BENCH_CHILD_PATH"
 	childQueryEnv = "DAY1_BENCH_CHILD_QUERY"
 	childIDEnv    = "DAY1_BENCH_CHILD_ID"
+	// childProfEnv names the file a child writes a CPU profile of its work to: the
+	// run's -cpuprofile, with the child's mode after it.
+	childProfEnv = "DAY1_BENCH_CHILD_CPUPROFILE"
 )
 
 // procWriters is how many processes the multi-process row runs beside the holder, and
@@ -60,6 +64,17 @@ func runChild() bool {
 }
 
 func child(ctx context.Context, mode string, r *childReport) error {
+	if path := os.Getenv(childProfEnv); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	start := time.Now()
 	c, err := day1.Open(ctx, day1.Config{Path: os.Getenv(childPathEnv)})
 	if err != nil {
@@ -123,7 +138,11 @@ func startChild(ctx context.Context, mode, path string, env ...string) (childRep
 func (b *bench) coldOpen(ctx context.Context, path string, n int, query string) error {
 	b.progress("%d facts: a new process opens the store and searches", n)
 	start := time.Now()
-	r, err := startChild(ctx, "open-search", path, childQueryEnv+"="+query)
+	env := []string{childQueryEnv + "=" + query}
+	if b.o.cpuprofile != "" {
+		env = append(env, childProfEnv+"="+b.o.cpuprofile+".open-search")
+	}
+	r, err := startChild(ctx, "open-search", path, env...)
 	if err != nil {
 		return err
 	}
