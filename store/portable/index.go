@@ -1009,21 +1009,29 @@ func (s *Store) vector(ctx context.Context, v view, kind store.Kind, q store.Sea
 		return nil, nil
 	}
 	// A counting sort by distance: the nearest codes first, ties in position order.
+	// The distance of each slot (none for a row the view does not see) is kept in a
+	// buffer reused by later searches; only the slots near enough to be scored are
+	// sorted: the nearest want of them and their ties, or, with a filter that may
+	// turn many down, every one.
+	want := max(k*16, 400)
+	history := store.HistoryOnly(q.Filter)
+	filtered := !q.Filter.IsZero() && !history
 	bits := kv.words * 64
 	counts := make([]int32, bits+2)
-	type cand struct {
-		p int32
-		d uint16
-	}
-	cands := make([]cand, 0, kv.slots())
-	history := store.HistoryOnly(q.Filter)
+	dp := distances.Get().(*[]uint16)
+	defer distances.Put(dp)
+	dist := slices.Grow((*dp)[:0], kv.slots())[:kv.slots()]
+	*dp = dist
 	br, atHead := ix.headOf(v)
 	w := kv.words
+	slot := 0
 	for _, seg := range [2]struct {
 		codes []uint64
 		rows  []int32
 	}{{kv.codes.base, kv.rowOf.base}, {kv.codes.tail, kv.rowOf.tail}} {
 		for i, p := range seg.rows {
+			dist[slot] = unseen
+			slot++
 			if atHead {
 				if x := *ix.live.at(p); x>>1 != br || history && x&1 != 0 {
 					continue
@@ -1035,21 +1043,30 @@ func (s *Store) vector(ctx context.Context, v view, kind store.Kind, q store.Sea
 				continue
 			}
 			d := vecmath.Hamming(qc, seg.codes[i*w:(i+1)*w])
-			cands = append(cands, cand{p, uint16(d)})
+			dist[slot-1] = uint16(d)
 			counts[d+1]++
 		}
 	}
-	ix.mu.RUnlock()
+	limit := bits
+	if !filtered {
+		for d, n := 0, int32(0); d <= bits; d++ {
+			if n += counts[d+1]; n >= int32(want) {
+				limit = d
+				break
+			}
+		}
+	}
 	for d := 1; d < len(counts); d++ {
 		counts[d] += counts[d-1]
 	}
-	order := make([]int32, len(cands))
-	for _, c := range cands {
-		order[counts[c.d]] = c.p
-		counts[c.d]++
+	order := make([]int32, counts[limit+1])
+	for s, d := range dist {
+		if int(d) <= limit {
+			order[counts[d]] = *kv.rowOf.at(int32(s))
+			counts[d]++
+		}
 	}
-	want := max(k*16, 400)
-	filtered := !q.Filter.IsZero() && !history
+	ix.mu.RUnlock()
 	top := vecmath.NewTopK[int32](k)
 	got := 0
 	var err error
@@ -1116,6 +1133,12 @@ func (s *Store) vector(ctx context.Context, v view, kind store.Kind, q store.Sea
 	}
 	return out, nil
 }
+
+// distances are the buffers of code distances vector searches reuse; unseen marks
+// a slot the search's view does not see.
+var distances = sync.Pool{New: func() any { return new([]uint16) }}
+
+const unseen = math.MaxUint16
 
 // expired reports whether the row at position p is a fact that has expired at t (a
 // zero t checks nothing). Callers hold ix.mu.
