@@ -1,7 +1,6 @@
 package portable
 
 import (
-	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -82,7 +81,7 @@ type index struct {
 	// byBranch lists the positions of each branch's rows, in RID order, which is
 	// commit order: a diff finds the rows a branch wrote between two commits by a
 	// binary search.
-	byBranch map[int64][]int32
+	byBranch map[int64]*col[int32]
 	// expires holds, by position, the expiry of the rows of facts that have one
 	// (driver.Index.Expires): searches and lists that leave out expired facts check it
 	// when it is not empty.
@@ -241,9 +240,14 @@ func (ix *index) add(m driver.Meta) {
 func (ix *index) addGroup(p int32) {
 	m := ix.rows.at(p)
 	if ix.byBranch == nil {
-		ix.byBranch = map[int64][]int32{}
+		ix.byBranch = map[int64]*col[int32]{}
 	}
-	ix.byBranch[m.br] = append(ix.byBranch[m.br], p)
+	c := ix.byBranch[m.br]
+	if c == nil {
+		c = &col[int32]{}
+		ix.byBranch[m.br] = c
+	}
+	c.add(p)
 	if ix.groups != nil {
 		ix.addToGroup(p)
 	}
@@ -538,8 +542,12 @@ func (ix *index) changed(keys map[store.Ref]bool, a, b view) {
 	}
 	for br, sp := range spans {
 		ps := ix.byBranch[br]
-		i, _ := slices.BinarySearchFunc(ps, sp.lo, func(p int32, seq int64) int { return cmp.Compare(ix.rows.at(p).seq, seq+1) })
-		for _, p := range ps[i:] {
+		if ps == nil {
+			continue
+		}
+		i := sort.Search(ps.len(), func(i int) bool { return ix.rows.at(*ps.at(int32(i))).seq > sp.lo })
+		for ; i < ps.len(); i++ {
+			p := *ps.at(int32(i))
 			m := ix.rows.at(p)
 			if m.seq > sp.hi {
 				break

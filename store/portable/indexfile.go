@@ -74,15 +74,15 @@ const (
 	secLive
 	secNameOffs
 	secNameBlob
-	secCodes    // kind, words
-	secSlots    // kind: the row position of each code slot
+	secCodes      // kind, words
+	secSlots      // kind: the row position of each code slot
 	secBranchDir  // each branch, where its rows start, how many: three int64s each
 	secBranchRows // the positions of the rows of every branch, branch after branch
-	secCounts   // branch, kind, count, length sum: four int64s each
-	secExpires  // position, expiry: two int64s each
-	secUpdates  // position, update time: two int64s each
-	secBranches // the branches caught up with, int64s
-	secGroupDir // the groups, by kind and name: groupEntry each
+	secCounts     // branch, kind, count, length sum: four int64s each
+	secExpires    // position, expiry: two int64s each
+	secUpdates    // position, update time: two int64s each
+	secBranches   // the branches caught up with, int64s
+	secGroupDir   // the groups, by kind and name: groupEntry each
 	secGroupRows
 	secTexts // the facts by text key: textEntry each
 	secKeyDir
@@ -237,7 +237,7 @@ func (ix *index) loadFrom(ctx context.Context, r driver.Reader, b []byte) (bool,
 	}
 	rows := int(n)
 	ix.kinds = map[store.Kind]*kindVecs{}
-	ix.counts, ix.byBranch, ix.branches = map[countKey]liveCount{}, map[int64][]int32{}, map[int64]bool{}
+	ix.counts, ix.byBranch, ix.branches = map[countKey]liveCount{}, map[int64]*col[int32]{}, map[int64]bool{}
 	inRange := func(ps []int32) bool {
 		for _, p := range ps {
 			if p < 0 || int(p) >= rows {
@@ -390,7 +390,7 @@ func (ix *index) loadFrom(ctx context.Context, r driver.Reader, b []byte) (bool,
 		if start < 0 || count < 0 || start+count > int64(len(branchRows)) {
 			return false, nil
 		}
-		ix.byBranch[e[0]] = branchRows[start : start+count : start+count]
+		ix.byBranch[e[0]] = &col[int32]{base: branchRows[start : start+count : start+count]}
 	}
 	if got[secGroupDir] {
 		ix.groups = map[groupKey][]int32{} // the rows added from now on
@@ -538,8 +538,8 @@ func (ix *index) writeFile(dir string) (string, int, error) {
 	var branchRows []int32
 	for _, br := range slices.Sorted(maps.Keys(ix.byBranch)) {
 		ps := ix.byBranch[br]
-		branchDir = append(branchDir, br, int64(len(branchRows)), int64(len(ps)))
-		branchRows = append(branchRows, ps...)
+		branchDir = append(branchDir, br, int64(len(branchRows)), int64(ps.len()))
+		branchRows = append(append(branchRows, ps.base...), ps.tail...)
 	}
 	add(secBranchDir, 0, 0, bytesOf(branchDir))
 	add(secBranchRows, 0, 0, bytesOf(branchRows))

@@ -133,6 +133,20 @@ func TestSavedIndex(t *testing.T) {
 			t.Errorf("List(%s) by update with the loaded index differs (-built +loaded):\n%s", branch, diff)
 		}
 	}
+	want, err := a.Diff(ctx, "b", store.DefaultBranch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := b.Diff(ctx, "b", store.DefaultBranch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes := func(d *store.Diff) string {
+		return fmt.Sprint(len(d.SourceChanges), len(d.TargetChanges), len(d.Conflicts), d.SourceChanges, d.TargetChanges)
+	}
+	if diff := cmp.Diff(changes(want), changes(got)); diff != "" || len(got.SourceChanges)+len(got.TargetChanges) == 0 {
+		t.Errorf("Diff(b, main) with the loaded index differs (-built +loaded), or is empty:\n%s", diff)
+	}
 }
 
 func recordIDs(rs []store.Record) []string {

@@ -439,12 +439,16 @@ func (s *Store) Land(ctx context.Context, source, target string, rec store.Merge
 		var ps []int32
 		// The target's rows are in commit order: its last says whether it moved.
 		moved := false
-		if own := s.ix.byBranch[tb.id]; len(own) > 0 {
-			moved = s.ix.rows.at(own[len(own)-1]).seq > sb.forkSeq
+		if own := s.ix.byBranch[tb.id]; own != nil && own.len() > 0 {
+			moved = s.ix.rows.at(*own.at(int32(own.len() - 1))).seq > sb.forkSeq
 		}
-		for _, p := range s.ix.byBranch[sb.id] {
-			if m := s.ix.rows.at(p); m.until == driver.Never && !m.dead() {
-				ps = append(ps, p)
+		if rows := s.ix.byBranch[sb.id]; rows != nil {
+			for _, part := range [2][]int32{rows.base, rows.tail} {
+				for _, p := range part {
+					if m := s.ix.rows.at(p); m.until == driver.Never && !m.dead() {
+						ps = append(ps, p)
+					}
+				}
 			}
 		}
 		s.ix.mu.RUnlock()
