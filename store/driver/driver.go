@@ -11,7 +11,8 @@
 // while it is the latest). A branch row names the branch's parent and the commit it
 // was forked at; how chains of branches are read is the portable store's business.
 // Items are small values kept by collection and id outside branches (sessions,
-// snapshots, merge records, documents).
+// snapshots, merge records, documents). A driver whose memory is a folder says so
+// (Folder): the portable store then keeps its saved index there, as a file it maps.
 //
 // A driver is safe for concurrent use. Read and Update honour ctx; a driver may share
 // its files with other processes, in which case Update serializes with them too and
