@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -255,7 +256,7 @@ func (ix *index) loadFrom(ctx context.Context, r driver.Reader, b []byte) (bool,
 			tag: binary.LittleEndian.Uint32(e), kind: binary.LittleEndian.Uint32(e[4:]),
 			x: int64(binary.LittleEndian.Uint64(e[8:])), off: int64(binary.LittleEndian.Uint64(e[16:])), len: int64(binary.LittleEndian.Uint64(e[24:])),
 		}
-		if s.off < int64(tableEnd) || s.off%8 != 0 || s.len < 0 || s.off+s.len > int64(len(b)) || s.tag == 0 || s.tag > secLast {
+		if s.off < int64(tableEnd) || s.off%8 != 0 || s.len < 0 || s.off > int64(len(b)) || s.len > int64(len(b))-s.off || s.tag == 0 || s.tag > secLast {
 			return false, nil
 		}
 		data := b[s.off : s.off+s.len]
@@ -282,7 +283,7 @@ func (ix *index) loadFrom(ctx context.Context, r driver.Reader, b []byte) (bool,
 			}
 			ix.names.offs = viewOf[uint32](data)
 		case secNameBlob:
-			ix.names.blob = data
+			ix.names.blob = data[:len(data):len(data)]
 		case secCodes, secSlots:
 			kind, ok := kindOfCode(uint8(s.kind))
 			if !ok || s.kind > 255 {
@@ -387,7 +388,7 @@ func (ix *index) loadFrom(ctx context.Context, r driver.Reader, b []byte) (bool,
 	}
 	for e := range chunks(branchDir, 3) {
 		start, count := e[1], e[2]
-		if start < 0 || count < 0 || start+count > int64(len(branchRows)) {
+		if start < 0 || count < 0 || start > int64(len(branchRows)) || count > int64(len(branchRows))-start {
 			return false, nil
 		}
 		ix.byBranch[e[0]] = &col[int32]{base: branchRows[start : start+count : start+count]}
@@ -436,16 +437,25 @@ func (ix *index) due() bool {
 }
 
 // save writes the index to a new file in dir, if it is due, and removes the files
-// saved before it. Reads of the index wait while it is written, which its read
-// lock is held for.
+// saved before it. The index's read lock is held while the file is written, not
+// while it is synced: writers of this process wait for the first. A commit another
+// process saved already is not saved again.
 func (ix *index) save(dir string) error {
 	ix.mu.RLock()
 	if !ix.built || !ix.due() || !mappable {
 		ix.mu.RUnlock()
 		return nil
 	}
-	path, n, err := ix.writeFile(dir)
+	path, n := indexName(dir, ix.lastSeq), ix.rows.len()
+	var f *os.File
+	fi, err := os.Stat(path)
+	if err == nil && !fi.Mode().IsRegular() || errors.Is(err, os.ErrNotExist) {
+		f, err = ix.writeFile(dir)
+	}
 	ix.mu.RUnlock()
+	if f != nil {
+		err = finishFile(f, dir, path)
+	}
 	if err != nil {
 		return err
 	}
@@ -459,9 +469,10 @@ func (ix *index) save(dir string) error {
 	return nil
 }
 
-// removeOldIndexes removes the saved indexes in dir other than keep, and
-// temporary files that saves left behind long ago. A file another process has
-// mapped may refuse (on Windows): the next save tries again.
+// removeOldIndexes removes the saved indexes in dir older than keep (of an earlier
+// commit: a process that lags does not remove a newer one), and temporary files that
+// saves left behind long ago. A file another process has mapped may refuse (on
+// Windows): the next save tries again.
 func removeOldIndexes(dir, keep string) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -473,7 +484,10 @@ func removeOldIndexes(dir, keep string) {
 		switch {
 		case !strings.HasPrefix(name, indexPrefix) || path == keep:
 		case strings.HasSuffix(name, indexSuffix):
-			os.Remove(path)
+			// The names hold the commit zero-padded: they sort as commits do.
+			if name < filepath.Base(keep) {
+				os.Remove(path)
+			}
 		case strings.HasSuffix(name, ".tmp"):
 			if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > staleTempFile {
 				os.Remove(path)
@@ -482,9 +496,9 @@ func removeOldIndexes(dir, keep string) {
 	}
 }
 
-// writeFile writes the index to a file in dir and returns its path and the rows it
-// holds. Callers hold ix.mu, shared at least.
-func (ix *index) writeFile(dir string) (string, int, error) {
+// writeFile writes the index to a temporary file in dir, which finishFile makes the
+// saved index. Callers hold ix.mu, shared at least.
+func (ix *index) writeFile(dir string) (*os.File, error) {
 	n := ix.rows.len()
 	// The ids and groups, back to back, and where each starts.
 	offs := make([]uint32, 0, 2*n+1)
@@ -496,7 +510,7 @@ func (ix *index) writeFile(dir string) (string, int, error) {
 		}
 	}
 	if blobLen > 1<<32-1 {
-		return "", 0, fmt.Errorf("%w: the ids of the index take more than 4 GiB", store.ErrNotSupported)
+		return nil, fmt.Errorf("%w: the ids of the index take more than 4 GiB", store.ErrNotSupported)
 	}
 	offs = append(offs, uint32(blobLen))
 
@@ -592,13 +606,12 @@ func (ix *index) writeFile(dir string) (string, int, error) {
 
 	f, err := os.CreateTemp(dir, indexPrefix+"*.tmp")
 	if err != nil {
-		return "", 0, err
+		return nil, err
 	}
-	tmp := f.Name()
-	fail := func(err error) (string, int, error) {
+	fail := func(err error) (*os.File, error) {
 		f.Close()
-		os.Remove(tmp)
-		return "", 0, err
+		os.Remove(f.Name())
+		return nil, err
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
 	at := int64(len(head))
@@ -625,25 +638,33 @@ func (ix *index) writeFile(dir string) (string, int, error) {
 	if err := w.Flush(); err != nil {
 		return fail(err)
 	}
-	// Readable by whoever may read the folder, as the driver's files are.
-	if fi, err := os.Stat(dir); err == nil {
-		if err := f.Chmod(fi.Mode().Perm() & 0o666); err != nil {
-			return fail(err)
+	return f, nil
+}
+
+// finishFile makes the temporary file f, written by writeFile, the saved index at
+// path: readable by whoever may read the folder, as the driver's files are, synced,
+// and renamed.
+func finishFile(f *os.File, dir, path string) error {
+	tmp := f.Name()
+	err := func() error {
+		if fi, err := os.Stat(dir); err == nil {
+			if err := f.Chmod(fi.Mode().Perm()&0o666 | 0o200); err != nil {
+				return err
+			}
 		}
+		if err := f.Sync(); err != nil {
+			return err
+		}
+		return f.Close()
+	}()
+	if err == nil {
+		err = os.Rename(tmp, path)
 	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
+	if err != nil {
+		f.Close()
 		os.Remove(tmp)
-		return "", 0, err
 	}
-	path := indexName(dir, ix.lastSeq)
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return "", 0, err
-	}
-	return path, n, nil
+	return err
 }
 
 // groupLists lists the rows of every group, for a saved index. Callers hold ix.mu.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"testing"
@@ -118,9 +119,9 @@ func TestSavedIndexRoundTrip(t *testing.T) {
 	head := driver.Commit{Seq: 30, At: time.Unix(0, 123456789)}
 	ix := sampleIndex(300, head)
 	dir := t.TempDir()
-	path, n, err := ix.writeFile(dir)
-	if err != nil || n != 300 {
-		t.Fatalf("writeFile: %d rows, %v", n, err)
+	path, err := saveTo(ix, dir)
+	if err != nil {
+		t.Fatal(err)
 	}
 	got := &index{}
 	ok, err := got.load(context.Background(), headReader{head: head}, dir)
@@ -226,7 +227,7 @@ func TestSavedIndexRoundTrip(t *testing.T) {
 func TestDamagedSavedIndexNeverFails(t *testing.T) {
 	head := driver.Commit{Seq: 30, At: time.Unix(0, 123456789)}
 	dir := t.TempDir()
-	path, _, err := sampleIndex(200, head).writeFile(dir)
+	path, err := saveTo(sampleIndex(200, head), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,5 +306,67 @@ func TestPositionAfter(t *testing.T) {
 				t.Fatalf("positionAfter(%d, %d) = %d, %v; want %d, %v", rid, from, got, ok, want, wantOK)
 			}
 		}
+	}
+}
+
+// saveTo writes the index to its saved file in dir and returns its path.
+func saveTo(ix *index, dir string) (string, error) {
+	f, err := ix.writeFile(dir)
+	if err != nil {
+		return "", err
+	}
+	path := indexName(dir, ix.lastSeq)
+	return path, finishFile(f, dir, path)
+}
+
+// section returns where the section of a tag is in a saved index's bytes.
+func sectionOf(b []byte, tag uint32) (off, n int) {
+	for i := range int(binary.LittleEndian.Uint16(b[6:])) {
+		e := b[headerSize+i*sectionSize:]
+		if binary.LittleEndian.Uint32(e) == tag {
+			return int(binary.LittleEndian.Uint64(e[16:])), int(binary.LittleEndian.Uint64(e[24:]))
+		}
+	}
+	return 0, 0
+}
+
+// TestDamagedSavedIndexOverflows checks that a branch whose rows' start and count
+// sum past the largest int64 is refused, not read.
+func TestDamagedSavedIndexOverflows(t *testing.T) {
+	head := driver.Commit{Seq: 30, At: time.Unix(0, 123456789)}
+	dir := t.TempDir()
+	path, err := saveTo(sampleIndex(50, head), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, n := sectionOf(b, secBranchDir)
+	if n < 24 {
+		t.Fatal("no branch in the saved index")
+	}
+	binary.LittleEndian.PutUint64(b[off+8:], 1)
+	binary.LittleEndian.PutUint64(b[off+16:], math.MaxInt64)
+	ix := &index{}
+	if ok, err := ix.loadFrom(context.Background(), headReader{head: head}, b); ok || err != nil {
+		t.Errorf("a branch whose rows overflow was read (%v, %v)", ok, err)
+	}
+}
+
+// TestRemoveOldIndexes checks that a save removes the saved indexes of earlier
+// commits and leaves later ones, which a process that lags may not know of.
+func TestRemoveOldIndexes(t *testing.T) {
+	dir := t.TempDir()
+	for _, seq := range []int64{5, 100, 200} {
+		if err := os.WriteFile(indexName(dir, seq), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	removeOldIndexes(dir, indexName(dir, 100))
+	paths, _ := indexFiles(dir)
+	if fmt.Sprint(paths) != fmt.Sprint([]string{indexName(dir, 200), indexName(dir, 100)}) {
+		t.Errorf("saved indexes after removing those older than 100: %v", paths)
 	}
 }

@@ -125,7 +125,7 @@ func New(ctx context.Context, d driver.Driver, opts Options) (*Store, error) {
 	s := &Store{d: d, opts: opts}
 	s.callsDone.L = &s.bgMu
 	s.bgCtx, s.bgCancel = context.WithCancel(context.Background())
-	if f, ok := d.(driver.Folder); ok && s.Durable() {
+	if f, ok := d.(driver.Folder); ok && s.Durable() && mappable {
 		s.ix.dir = f.Folder()
 	}
 	var has bool

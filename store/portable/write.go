@@ -373,7 +373,9 @@ func (p *putter) nearest(ctx context.Context, f store.Fact) (was *store.Fact, si
 				}
 			}
 			if kv.bands != nil {
-				cands, _ := kv.bands.AppendCandidates(nil, kv.flat(), code, 0, simhash.TagBound(p.threshold, kv.bands.TagBits()))
+				// The codes are flat once the bands exist (bandsOf): the tail holds
+				// them all, and this read lock may not change them.
+				cands, _ := kv.bands.AppendCandidates(nil, kv.codes.tail, code, 0, simhash.TagBound(p.threshold, kv.bands.TagBits()))
 				slices.Sort(cands)
 				for i, c := range cands {
 					if i == 0 || c != cands[i-1] {
