@@ -67,8 +67,8 @@ func IndexMapped(s *Store) bool {
 // IndexFileName returns the name a saved index of the commit seq takes in dir.
 func IndexFileName(dir string, seq int64) string { return indexName(dir, seq) }
 
-// SetSaveEvery sets how old a saved index must be before saveMinRows rows past it
-// make it due, and returns a function that puts it back.
+// SetSaveEvery sets how old a saved index must be before a quarter of saveMinRows
+// rows past it make it due, and returns a function that puts it back.
 func SetSaveEvery(d time.Duration) (restore func()) {
 	old := saveEvery
 	saveEvery = d

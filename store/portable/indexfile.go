@@ -62,7 +62,8 @@ const (
 )
 
 // saveMinRows is the fewest rows the index reads past its saved copy before it is
-// saved again, and saveEvery how old the copy must be for that few (index.due).
+// saved again, and saveEvery how old the copy must be for a quarter of that
+// (index.due).
 var (
 	saveMinRows = 4096
 	saveEvery   = time.Minute
@@ -428,12 +429,13 @@ func chunks[T any](s []T, n int) func(func([]T) bool) {
 }
 
 // due reports whether the index has read enough rows past its saved copy to be
-// saved again: an eighth of those saved, or saveMinRows once the copy is
-// saveEvery old. A new process catches up with the rows past the copy, so this
-// bounds its work; saving a large index costs seconds, so it is not done often.
+// saved again: an eighth of those saved (saveMinRows at least), or a quarter of
+// saveMinRows once the copy is saveEvery old. A new process catches up with the rows
+// past the copy, about 10 µs a row, so this bounds its work; saving a large index
+// costs seconds, so it is not done often.
 func (ix *index) due() bool {
 	past := ix.rows.len() - ix.saved
-	return past >= max(saveMinRows, ix.saved/saveFraction) || past >= saveMinRows && time.Since(ix.savedAt) >= saveEvery
+	return past >= max(saveMinRows, ix.saved/saveFraction) || past >= max(saveMinRows/4, 1) && time.Since(ix.savedAt) >= saveEvery
 }
 
 // save writes the index to a new file in dir, if it is due, and removes the files
