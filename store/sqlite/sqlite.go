@@ -54,8 +54,8 @@
 // floor of reading the index back into the heap: about half of the 0.3 s above. The
 // index is now saved as a file of its own beside the database and mapped
 // (store/portable), 15 MB of it in under 1 ms: in the bench (examples/bench), a new
-// process opens the memory above and answers its first hybrid search in 108 ms at
-// 38 MB peak RSS (411 ms and 87 MB before), and a memory of a million facts in 285 ms
+// process opens the memory above and answers its first hybrid search in 72 ms at
+// 39 MB peak RSS (411 ms and 87 MB before), and a memory of a million facts in 285 ms
 // at 193 MB (2.32 s and 548 MB before).
 //
 // The file is FileName in the memory's folder. Its tables: commits (sequence number
