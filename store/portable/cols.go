@@ -185,10 +185,16 @@ func (ks *keysSaved) find(ix *index, kc uint8, id string) (int32, bool) {
 // rowsOf returns the saved rows of key k.
 func (ks *keysSaved) rowsOf(k int32) []int32 {
 	e := ks.dir[k]
-	if uint64(e.start)+uint64(e.count) > uint64(len(ks.rows)) {
-		return nil // a damaged saved index
+	return span(ks.rows, e.start, e.count)
+}
+
+// span returns rows[start:start+count], capped so that an append copies it; nil
+// when it is outside rows (a damaged saved index).
+func span(rows []int32, start, count uint32) []int32 {
+	if uint64(start)+uint64(count) > uint64(len(rows)) {
+		return nil
 	}
-	return ks.rows[e.start : e.start+e.count : e.start+e.count]
+	return rows[start : start+count : start+count]
 }
 
 // groupsSaved are the rows of each group as a saved index lists them (a view of the
@@ -222,8 +228,5 @@ func (g *groupsSaved) of(ix *index, k groupKey) []int32 {
 		return nil
 	}
 	e := g.dir[i]
-	if uint64(e.start)+uint64(e.count) > uint64(len(g.rows)) {
-		return nil
-	}
-	return g.rows[e.start : e.start+e.count : e.start+e.count]
+	return span(g.rows, e.start, e.count)
 }

@@ -136,6 +136,37 @@ func viewOf[T any](b []byte) []T {
 	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
 }
 
+// viewAll is viewOf for bytes that must hold whole groups of per values of T: ok is
+// false when they do not.
+func viewAll[T any](b []byte, per int) (_ []T, ok bool) {
+	var zero T
+	if len(b)%(per*int(unsafe.Sizeof(zero))) != 0 {
+		return nil, false
+	}
+	return viewOf[T](b), true
+}
+
+// viewN is viewOf for bytes that must hold exactly n values of T.
+func viewN[T any](b []byte, n int) (_ []T, ok bool) {
+	var zero T
+	if len(b) != n*int(unsafe.Sizeof(zero)) {
+		return nil, false
+	}
+	return viewOf[T](b), true
+}
+
+// positions reads a section of row positions: ok is false unless each is one of the
+// n rows.
+func positions(b []byte, n int) (_ []int32, ok bool) {
+	ps, ok := viewAll[int32](b, 1)
+	for _, p := range ps {
+		if p < 0 || int(p) >= n {
+			return nil, false
+		}
+	}
+	return ps, ok
+}
+
 // indexFiles returns the saved indexes in dir, the latest first.
 func indexFiles(dir string) ([]string, error) {
 	ents, err := os.ReadDir(dir)
@@ -240,14 +271,6 @@ func (ix *index) loadFrom(ctx context.Context, r driver.Reader, b []byte) (bool,
 	rows := int(n)
 	ix.kinds = map[store.Kind]*kindVecs{}
 	ix.counts, ix.byBranch, ix.branches = map[countKey]liveCount{}, map[int64]*col[int32]{}, map[int64]bool{}
-	inRange := func(ps []int32) bool {
-		for _, p := range ps {
-			if p < 0 || int(p) >= rows {
-				return false
-			}
-		}
-		return true
-	}
 	var got [secLast + 1]bool
 	var branchDir []int64
 	var branchRows []int32
@@ -262,32 +285,22 @@ func (ix *index) loadFrom(ctx context.Context, r driver.Reader, b []byte) (bool,
 		}
 		data := b[s.off : s.off+s.len]
 		got[s.tag] = true
+		// ok says the section holds whole values of its type, and as many as it must.
+		ok := true
 		switch s.tag {
 		case secRows:
-			if len(data) != rows*metaSize {
-				return false, nil
-			}
-			ix.rows.base = viewOf[meta](data)
+			ix.rows.base, ok = viewN[meta](data, rows)
 		case secRIDs:
-			if len(data) != rows*8 {
-				return false, nil
-			}
-			ix.rids.base = viewOf[int64](data)
+			ix.rids.base, ok = viewN[int64](data, rows)
 		case secLive:
-			if len(data) != rows*8 {
-				return false, nil
-			}
-			ix.live.base = viewOf[int64](data)
+			ix.live.base, ok = viewN[int64](data, rows)
 		case secNameOffs:
-			if len(data) != (2*rows+1)*4 {
-				return false, nil
-			}
-			ix.names.offs = viewOf[uint32](data)
+			ix.names.offs, ok = viewN[uint32](data, 2*rows+1)
 		case secNameBlob:
 			ix.names.blob = data[:len(data):len(data)]
 		case secCodes, secSlots:
-			kind, ok := kindOfCode(uint8(s.kind))
-			if !ok || s.kind > 255 {
+			kind, known := kindOfCode(uint8(s.kind))
+			if !known || s.kind > 255 {
 				return false, nil
 			}
 			kv := ix.kinds[kind]
@@ -296,44 +309,26 @@ func (ix *index) loadFrom(ctx context.Context, r driver.Reader, b []byte) (bool,
 				ix.kinds[kind] = kv
 			}
 			if s.tag == secCodes {
-				if s.x <= 0 || s.x > 64 || len(data)%(8*int(s.x)) != 0 {
-					return false, nil
-				}
+				ok = s.x > 0 && s.x <= 64 && len(data)%(8*int(s.x)) == 0
 				kv.words, kv.codes.base = int(s.x), viewOf[uint64](data)
 			} else {
-				if len(data)%4 != 0 {
-					return false, nil
-				}
-				kv.rowOf.base = viewOf[int32](data)
-				if !inRange(kv.rowOf.base) {
-					return false, nil
-				}
+				kv.rowOf.base, ok = positions(data, rows)
 			}
 		case secBranchDir:
-			if len(data)%24 != 0 {
-				return false, nil
-			}
-			branchDir = viewOf[int64](data)
+			branchDir, ok = viewAll[int64](data, 3)
 		case secBranchRows:
-			if len(data)%4 != 0 {
-				return false, nil
-			}
-			if branchRows = viewOf[int32](data); !inRange(branchRows) {
-				return false, nil
-			}
+			branchRows, ok = positions(data, rows)
 		case secCounts:
-			if len(data)%32 != 0 {
-				return false, nil
-			}
-			for _, c := range slices.Collect(chunks(viewOf[int64](data), 4)) {
+			var cs []int64
+			cs, ok = viewAll[int64](data, 4)
+			for c := range chunks(cs, 4) {
 				ix.counts[countKey{c[0], uint8(c[1])}] = liveCount{int(c[2]), int(c[3])}
 			}
 		case secExpires, secUpdates:
-			if len(data)%16 != 0 {
-				return false, nil
-			}
+			var pairs []int64
+			pairs, ok = viewAll[int64](data, 2)
 			m := map[int32]int64{}
-			for _, c := range slices.Collect(chunks(viewOf[int64](data), 2)) {
+			for c := range chunks(pairs, 2) {
 				if c[0] < 0 || c[0] >= int64(rows) {
 					return false, nil
 				}
@@ -345,46 +340,26 @@ func (ix *index) loadFrom(ctx context.Context, r driver.Reader, b []byte) (bool,
 				ix.updated = m
 			}
 		case secBranches:
-			if len(data)%8 != 0 {
-				return false, nil
-			}
-			for _, id := range viewOf[int64](data) {
+			var ids []int64
+			ids, ok = viewAll[int64](data, 1)
+			for _, id := range ids {
 				ix.branches[id] = true
 			}
 		case secGroupDir:
-			if len(data)%16 != 0 {
-				return false, nil
-			}
-			ix.savedGroups.dir = viewOf[groupEntry](data)
+			ix.savedGroups.dir, ok = viewAll[groupEntry](data, 1)
 		case secGroupRows:
-			if len(data)%4 != 0 {
-				return false, nil
-			}
-			if ix.savedGroups.rows = viewOf[int32](data); !inRange(ix.savedGroups.rows) {
-				return false, nil
-			}
+			ix.savedGroups.rows, ok = positions(data, rows)
 		case secTexts:
-			if len(data)%16 != 0 {
-				return false, nil
-			}
-			ix.savedTexts = viewOf[textEntry](data)
+			ix.savedTexts, ok = viewAll[textEntry](data, 1)
 		case secKeyDir:
-			if len(data)%24 != 0 {
-				return false, nil
-			}
-			ix.savedKeys.dir = viewOf[keyEntry](data)
+			ix.savedKeys.dir, ok = viewAll[keyEntry](data, 1)
 		case secKeyRows:
-			if len(data)%4 != 0 {
-				return false, nil
-			}
-			if ix.savedKeys.rows = viewOf[int32](data); !inRange(ix.savedKeys.rows) {
-				return false, nil
-			}
+			ix.savedKeys.rows, ok = positions(data, rows)
 		case secKeyOf:
-			if len(data) != rows*4 {
-				return false, nil
-			}
-			ix.keyOf.base = viewOf[int32](data)
+			ix.keyOf.base, ok = viewN[int32](data, rows)
+		}
+		if !ok {
+			return false, nil
 		}
 	}
 	for e := range chunks(branchDir, 3) {
