@@ -564,12 +564,21 @@ func (ix *index) changed(keys map[store.Ref]bool, a, b view) {
 // deleted row gives nil. Records read before come from the record cache, and those
 // read now are kept there.
 func (ix *index) fetch(ctx context.Context, v view, ps []int32) ([]store.Record, error) {
-	return ix.read(ctx, v, ps, true)
+	return ix.read(ctx, v, ps, readOpts{keep: true})
 }
 
-// read is fetch, keeping the records it reads in the cache when keep is set: reads of
-// many records once (diffs, merges, batches) leave the cache to searches and lists.
-func (ix *index) read(ctx context.Context, v view, ps []int32, keep bool) ([]store.Record, error) {
+// readOpts are the options of index.read.
+type readOpts struct {
+	// keep keeps the records read in the cache: reads of many records once (diffs,
+	// merges, batches) leave the cache to searches and lists.
+	keep bool
+	// borrow gives the cache's own records where it holds them, not clones: for a
+	// caller that never changes them (see view.borrowMany).
+	borrow bool
+}
+
+// read is fetch with options.
+func (ix *index) read(ctx context.Context, v view, ps []int32, o readOpts) ([]store.Record, error) {
 	out := make([]store.Record, len(ps))
 	rids := make([]int64, len(ps))
 	ix.mu.RLock()
@@ -604,7 +613,7 @@ func (ix *index) read(ctx context.Context, v view, ps []int32, keep bool) ([]sto
 				return fmt.Errorf("%w: %s %q: %v", store.ErrCorrupt, row.Kind, row.ID, err)
 			}
 			for j, i := range at[row.RID] {
-				out[i], shared[i] = r, keep || j > 0
+				out[i], shared[i] = r, o.keep || j > 0
 			}
 			got, gotRIDs = append(got, r), append(gotRIDs, row.RID)
 			return nil
@@ -612,12 +621,12 @@ func (ix *index) read(ctx context.Context, v view, ps []int32, keep bool) ([]sto
 		if err != nil {
 			return nil, err
 		}
-		if keep {
+		if o.keep {
 			ix.recs.add(gotRIDs, got)
 		}
 	}
 	for i, r := range out {
-		if r != nil && shared[i] {
+		if r != nil && shared[i] && !o.borrow {
 			r = store.Clone(r)
 		}
 		if r != nil {
@@ -636,6 +645,10 @@ type recordCache struct {
 }
 
 const maxCachedRecords = 1 << 14
+
+// keepRecords is the most records a read of records by reference keeps in the cache
+// (view.getMany).
+const keepRecords = maxCachedRecords / 32
 
 func (c *recordCache) add(rids []int64, recs []store.Record) {
 	c.mu.Lock()

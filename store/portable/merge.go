@@ -228,15 +228,15 @@ func (st *state) diff(ctx context.Context, ix *index, source, target string, lea
 		ns, nt, nc := len(d.SourceChanges), len(d.TargetChanges), len(d.Conflicts)
 		bases := make(map[store.BranchRev][]store.Record, len(bviews))
 		for p, bv := range bviews {
-			if bases[p], err = bv.getMany(ctx, ix, refs); err != nil {
+			if bases[p], err = bv.borrowMany(ctx, ix, refs); err != nil {
 				return nil, err
 			}
 		}
-		afters, err := sv.getMany(ctx, ix, refs)
+		afters, err := sv.borrowMany(ctx, ix, refs)
 		if err != nil {
 			return nil, err
 		}
-		theirss, err := tv.getMany(ctx, ix, refs)
+		theirss, err := tv.borrowMany(ctx, ix, refs)
 		if err != nil {
 			return nil, err
 		}
@@ -252,20 +252,39 @@ func (st *state) diff(ctx context.Context, ix *index, source, target string, lea
 			}
 			addChange(d, ref, before, afters[i], theirss[i])
 		}
-		if lean {
-			// Compared whole above; kept without the vectors from here on.
-			leanFrom(d, ns, nt, nc)
-		}
+		// Compared whole above; the changes own their records from here on, without
+		// the vectors when lean.
+		ownFrom(d, ns, nt, nc, lean)
 	}
 	d.Conflicts = append(d.Conflicts, store.SupersedeConflicts(d)...)
 	return d, nil
 }
 
-// leanFrom drops the embeddings of the changes and conflicts of d from the given
-// positions on.
-func leanFrom(d *store.Diff, source, target, conflicts int) {
-	part := store.Diff{SourceChanges: d.SourceChanges[source:], TargetChanges: d.TargetChanges[target:], Conflicts: d.Conflicts[conflicts:]}
-	part.DropEmbeddings()
+// ownFrom makes the records of the changes and conflicts of d from the given
+// positions on d's own (they were borrowed from the record cache), dropping their
+// embeddings when lean.
+func ownFrom(d *store.Diff, source, target, conflicts int, lean bool) {
+	own := func(c *store.Change) {
+		for _, r := range []*store.Record{&c.Before, &c.After} {
+			if *r == nil {
+				continue
+			}
+			if lean && len(store.EmbeddingOf(*r)) > 0 {
+				*r = store.WithEmbedding(*r, nil)
+			}
+			*r = store.Clone(*r)
+		}
+	}
+	for i := range d.SourceChanges[source:] {
+		own(&d.SourceChanges[source+i])
+	}
+	for i := range d.TargetChanges[target:] {
+		own(&d.TargetChanges[target+i])
+	}
+	for i := range d.Conflicts[conflicts:] {
+		own(&d.Conflicts[conflicts+i].Source)
+		own(&d.Conflicts[conflicts+i].Target)
+	}
 }
 
 // addChange adds to d what differs of one record between the base (before), the
@@ -335,7 +354,7 @@ func (s *Store) ApplyMerge(ctx context.Context, plan store.MergePlan) (store.Mer
 					lean = append(lean, i)
 				}
 			}
-			curs, err := head.getMany(ctx, &s.ix, refs)
+			curs, err := head.borrowMany(ctx, &s.ix, refs)
 			if err != nil {
 				return err
 			}
@@ -529,7 +548,7 @@ func embedFrom(ctx context.Context, ix *index, recs, curs []store.Record, lean [
 	}
 	found := make([][]store.Record, 0, len(views)+1)
 	for _, v := range views {
-		got, err := v.getMany(ctx, ix, refs)
+		got, err := v.borrowMany(ctx, ix, refs)
 		if err != nil {
 			return err
 		}

@@ -136,7 +136,7 @@ func (s *Store) listByUpdate(ctx context.Context, st *state, v view, q store.Lis
 	ix.mu.RUnlock()
 	for lo := 0; lo < len(unseen); lo += updateChunk {
 		chunk := unseen[lo:min(lo+updateChunk, len(unseen))]
-		recs, err := ix.read(ctx, v, chunk, false)
+		recs, err := ix.read(ctx, v, chunk, readOpts{borrow: true})
 		if err != nil {
 			return nil, err
 		}
