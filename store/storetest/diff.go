@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -281,6 +282,34 @@ func testDiff(t *testing.T, h Harness) {
 		recs, err := e.s.List(e.ctx, head(store.DefaultBranch), store.ListQuery{Kind: store.KindFact, Filter: store.Filter{Status: store.FactPromoted}})
 		if err != nil || len(recs) != 2 || recs[0].RecordID() != "f1" && recs[1].RecordID() != "f1" {
 			e.t.Errorf("List status promoted = %v, %v; want f1 and f9", recs, err)
+		}
+	})
+
+	subtest(t, h, area, "the caller owns the records of a diff", func(e *env) {
+		e.put1(store.DefaultBranch, store.Fact{ID: "f1", Text: "base one", Embedding: vec(1), Metadata: map[string]string{"k": "base"}})
+		e.fork("b", store.DefaultBranch)
+		e.put1("b", store.Fact{ID: "f1", Text: "source one", Embedding: vec(2), Metadata: map[string]string{"k": "source"}})
+		want := e.diff("b", store.DefaultBranch)
+		for i, c := range want.SourceChanges {
+			want.SourceChanges[i].Before, want.SourceChanges[i].After = store.Clone(c.Before), store.Clone(c.After)
+		}
+		for range 2 {
+			d := e.diff("b", store.DefaultBranch)
+			if len(d.SourceChanges) != 1 {
+				e.t.Fatalf("Diff source changes = %v; want one", d.SourceChanges)
+			}
+			// Changing what a diff returned changes neither the store nor a later diff.
+			for _, r := range []store.Record{d.SourceChanges[0].Before, d.SourceChanges[0].After} {
+				f := r.(store.Fact)
+				f.Embedding[0] = 42
+				f.Metadata["k"] = "changed"
+			}
+		}
+		if got := e.diff("b", store.DefaultBranch); !reflect.DeepEqual(got.SourceChanges, want.SourceChanges) {
+			e.t.Errorf("Diff after its records were changed = %+v; want %+v", got.SourceChanges, want.SourceChanges)
+		}
+		if f := e.get(head("b"), store.Ref{Kind: store.KindFact, ID: "f1"}).(store.Fact); f.Embedding[0] == 42 || f.Metadata["k"] != "source" {
+			e.t.Errorf("Get after a diff's records were changed = %+v", f)
 		}
 	})
 
