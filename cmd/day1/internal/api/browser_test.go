@@ -88,13 +88,19 @@ func browserWith(t *testing.T, o Options) (ctx context.Context, ts *httptest.Ser
 		t.Fatalf("starting %s: %v", bin, err)
 	}
 	dir := os.Getenv("DAY1_ARTIFACTS")
+	keep := dir != "" || os.Getenv("DAY1_README_SHOT") != ""
 	if dir == "" {
 		dir = t.TempDir()
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// shot saves a screenshot: always of a failure, and of each step when
+	// DAY1_ARTIFACTS asks for them (each costs a PNG of the whole window).
 	shot = func(name string) {
 		t.Helper()
+		if !keep && !strings.HasPrefix(name, "failed") {
+			return
+		}
 		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 		if err != nil {
 			t.Fatalf("screenshot %s: %v", name, err)
