@@ -19,7 +19,7 @@ import (
 // table of 10,000 such records with an index on their ID, as a merge of 100 changes
 // or a batch of 100 facts writes them; and 200 of them read back by row number, as a
 // diff of 100 changes reads them. The connection is set as the driver sets its own
-// (write-ahead log, synchronous=normal, temporary files in memory). A figure of
+// (write-ahead log, synchronous=normal). A figure of
 // BenchmarkStore divided by the one here is how far the store is above the file
 // format's floor.
 //
@@ -28,7 +28,7 @@ func BenchmarkFloor(b *testing.B) {
 	const base, batch, reads = 10_000, 100, 200
 	ctx := context.Background()
 	dsn := "file:" + filepath.Join(b.TempDir(), "floor.db") +
-		"?_pragma=journal_mode(wal)&_pragma=synchronous(normal)&_pragma=temp_store(memory)&_txlock=immediate"
+		"?_pragma=journal_mode(wal)&_pragma=synchronous(normal)&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		b.Fatal(err)

@@ -61,7 +61,7 @@
 // What SQLite itself costs is measured beside the store (BenchmarkFloor, the same
 // machine): inserting 100 records of the store benchmarks' size (a body of about
 // 300 bytes and an embedding of 384 dimensions) into a table of 10,000 and committing
-// takes about 2.0 ms, and reading 200 of them back by row number about 1.8 ms. The
+// takes 1.7-2.0 ms, and reading 200 of them back by row number 1.7-1.8 ms. The
 // log store applies a merge of 100 changes in about 0.7 ms and diffs 100 changes in
 // about 0.15 ms from memory, so no store on this file format writes within 2× of
 // it: a merge of 100 changes here (about 7-9 ms) writes three tables and a posting
@@ -326,11 +326,6 @@ func (d *Driver) dsn(write bool) string {
 	}
 	if write {
 		q.Set("_txlock", "immediate")
-		// A statement that writes many rows inside a transaction keeps the pages it
-		// changes in a statement journal, to undo itself alone: in memory, not in a
-		// temporary file (a write and a read of the file system for every page). It
-		// took a merge of 100 changes from about 8.1 to 6.8 ms.
-		q.Add("_pragma", "temp_store(memory)")
 	}
 	return "file:" + (&url.URL{Path: d.path}).EscapedPath() + "?" + q.Encode()
 }
