@@ -569,8 +569,8 @@ func (ix *index) fetch(ctx context.Context, v view, ps []int32) ([]store.Record,
 
 // readOpts are the options of index.read.
 type readOpts struct {
-	// keep keeps the records read in the cache: reads of many records once (diffs,
-	// merges, batches) leave the cache to searches and lists.
+	// keep keeps the records read in the cache. Reads of many records once (large
+	// diffs and merges, batches) leave the cache to searches and lists.
 	keep bool
 	// borrow gives the cache's own records where it holds them, not clones: for a
 	// caller that never changes them (see view.borrowMany).
@@ -646,8 +646,8 @@ type recordCache struct {
 
 const maxCachedRecords = 1 << 14
 
-// keepRecords is the most records a read of records by reference keeps in the cache
-// (view.getMany).
+// keepRecords is the most references a read of a diff or merge keeps the records of
+// in the cache (view.borrowMany).
 const keepRecords = maxCachedRecords / 32
 
 func (c *recordCache) add(rids []int64, recs []store.Record) {

@@ -254,16 +254,16 @@ func (st *state) diff(ctx context.Context, ix *index, source, target string, lea
 		}
 		// Compared whole above; the changes own their records from here on, without
 		// the vectors when lean.
-		ownFrom(d, ns, nt, nc, lean)
+		ownFrom(d, ns, nt, nc, borrows(len(refs)), lean)
 	}
 	d.Conflicts = append(d.Conflicts, store.SupersedeConflicts(d)...)
 	return d, nil
 }
 
 // ownFrom makes the records of the changes and conflicts of d from the given
-// positions on d's own (they were borrowed from the record cache), dropping their
-// embeddings when lean.
-func ownFrom(d *store.Diff, source, target, conflicts int, lean bool) {
+// positions on d's own, cloning them when they were borrowed from the record cache
+// (view.borrowMany) and dropping their embeddings when lean.
+func ownFrom(d *store.Diff, source, target, conflicts int, borrowed, lean bool) {
 	own := func(c *store.Change) {
 		for _, r := range []*store.Record{&c.Before, &c.After} {
 			if *r == nil {
@@ -272,7 +272,9 @@ func ownFrom(d *store.Diff, source, target, conflicts int, lean bool) {
 			if lean && len(store.EmbeddingOf(*r)) > 0 {
 				*r = store.WithEmbedding(*r, nil)
 			}
-			*r = store.Clone(*r)
+			if borrowed {
+				*r = store.Clone(*r)
+			}
 		}
 	}
 	for i := range d.SourceChanges[source:] {

@@ -138,22 +138,30 @@ func (v view) each(ctx context.Context, kind store.Kind, fn func(store.Record) e
 // getMany returns the live records the view sees of refs, in the order of refs, nil
 // where it sees none: the index finds each record's row without a read, and the rows
 // are read together. The caller has caught the index up to the view's reader with
-// keys built, and has written nothing since. A read of at most keepRecords records
-// (a diff or a merge of a few changes) keeps them in the record cache, as what is
-// read so is often read again soon (a diff, then its merge); a larger one leaves the
-// cache to searches and lists.
+// keys built, and has written nothing since. The records are the caller's own, and
+// those read now are not kept in the record cache (a batch's reads leave it to
+// searches and lists).
 func (v view) getMany(ctx context.Context, ix *index, refs []store.Ref) ([]store.Record, error) {
-	return v.records(ctx, ix, refs, false)
+	return v.records(ctx, ix, refs, readOpts{})
 }
 
-// borrowMany is getMany for a caller that only reads the records: they may be the
-// record cache's own, so their slices and maps are never changed, and a record
-// handed on to a caller outside the store is cloned first (store.Clone).
+// borrowMany is getMany for a diff or a merge, which only read the records. When
+// borrows(len(refs)) (a diff or merge of a few hundred changes), what it reads is kept
+// in the record cache, as what is read so is often read again soon (a diff, then its
+// merge), and the records are lent: they may be the cache's own, so their slices and
+// maps are never changed, and one handed on to a caller outside the store is cloned
+// first (store.Clone). A larger read is getMany's.
 func (v view) borrowMany(ctx context.Context, ix *index, refs []store.Ref) ([]store.Record, error) {
-	return v.records(ctx, ix, refs, true)
+	if !borrows(len(refs)) {
+		return v.getMany(ctx, ix, refs)
+	}
+	return v.records(ctx, ix, refs, readOpts{keep: true, borrow: true})
 }
 
-func (v view) records(ctx context.Context, ix *index, refs []store.Ref, borrow bool) ([]store.Record, error) {
+// borrows reports whether view.borrowMany of n references lends its records.
+func borrows(n int) bool { return n <= keepRecords }
+
+func (v view) records(ctx context.Context, ix *index, refs []store.Ref, o readOpts) ([]store.Record, error) {
 	ps := make([]int32, 0, len(refs))
 	at := make([]int, 0, len(refs))
 	ix.mu.RLock()
@@ -163,7 +171,7 @@ func (v view) records(ctx context.Context, ix *index, refs []store.Ref, borrow b
 		}
 	}
 	ix.mu.RUnlock()
-	recs, err := ix.read(ctx, v, ps, readOpts{keep: len(ps) <= keepRecords, borrow: borrow})
+	recs, err := ix.read(ctx, v, ps, o)
 	if err != nil {
 		return nil, err
 	}

@@ -13,15 +13,14 @@ import (
 )
 
 // BenchmarkFloor is what SQLite itself costs for the writes and reads of the store
-// benchmarks (BenchmarkStore), without the driver or the portable store: 100
-// records of the bench's size (a JSON body of about 300 bytes and an embedding of
-// storetest.BenchDims float32s) inserted and committed in one transaction into a
-// table of 10,000 such records with an index on their ID, as a merge of 100 changes
-// or a batch of 100 facts writes them; and 200 of them read back by row number, as a
-// diff of 100 changes reads them. The connection is set as the driver sets its own
-// (write-ahead log, synchronous=normal). A figure of
-// BenchmarkStore divided by the one here is how far the store is above the file
-// format's floor.
+// benchmarks (BenchmarkStore), without the driver or the portable store: 100 records
+// of the bench's size (a JSON body of about 300 bytes and an embedding of
+// storetest.BenchDims float32s) inserted and committed in one transaction, as a
+// merge of 100 changes or a batch of 100 facts writes them, into a table that starts
+// with 10,000 such records and an index on their ID; and 200 of them read back by row
+// number, as a diff of 100 changes reads them. The connection is set as the driver
+// sets its own (write-ahead log, synchronous=normal). A figure of BenchmarkStore
+// divided by the one here is how far the store is above the file format's floor.
 //
 //	go test -run '^$' -bench Floor ./store/sqlite/
 func BenchmarkFloor(b *testing.B) {

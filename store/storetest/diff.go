@@ -286,30 +286,77 @@ func testDiff(t *testing.T, h Harness) {
 	})
 
 	subtest(t, h, area, "the caller owns the records of a diff", func(e *env) {
-		e.put1(store.DefaultBranch, store.Fact{ID: "f1", Text: "base one", Embedding: vec(1), Metadata: map[string]string{"k": "base"}})
+		meta := func(v string) map[string]string { return map[string]string{"k": v} }
+		e.put1(store.DefaultBranch, store.Fact{ID: "f1", Text: "base one", Embedding: vec(1), Metadata: meta("base")})
+		e.put1(store.DefaultBranch, store.Fact{ID: "f2", Text: "base two", Embedding: vec(0, 1), Metadata: meta("base")})
 		e.fork("b", store.DefaultBranch)
-		e.put1("b", store.Fact{ID: "f1", Text: "source one", Embedding: vec(2), Metadata: map[string]string{"k": "source"}})
-		want := e.diff("b", store.DefaultBranch)
-		for i, c := range want.SourceChanges {
-			want.SourceChanges[i].Before, want.SourceChanges[i].After = store.Clone(c.Before), store.Clone(c.After)
-		}
-		for range 2 {
-			d := e.diff("b", store.DefaultBranch)
-			if len(d.SourceChanges) != 1 {
-				e.t.Fatalf("Diff source changes = %v; want one", d.SourceChanges)
+		// f1 changed on both sides (a conflict), f2 on the source, f3 added on the target.
+		e.put1("b", store.Fact{ID: "f1", Text: "source one", Embedding: vec(2), Metadata: meta("source")})
+		e.put1("b", store.Fact{ID: "f2", Text: "source two", Embedding: vec(0, 2), Metadata: meta("source")})
+		e.put1(store.DefaultBranch, store.Fact{ID: "f1", Text: "target one", Embedding: vec(3), Metadata: meta("target")})
+		e.put1(store.DefaultBranch, store.Fact{ID: "f3", Text: "target three", Embedding: vec(0, 0, 3), Metadata: meta("target")})
+		// records lists a diff's records, each once.
+		records := func(d *store.Diff) []*store.Record {
+			var out []*store.Record
+			add := func(c *store.Change) {
+				for _, r := range []*store.Record{&c.Before, &c.After} {
+					if *r != nil {
+						out = append(out, r)
+					}
+				}
 			}
-			// Changing what a diff returned changes neither the store nor a later diff.
-			for _, r := range []store.Record{d.SourceChanges[0].Before, d.SourceChanges[0].After} {
-				f := r.(store.Fact)
-				f.Embedding[0] = 42
-				f.Metadata["k"] = "changed"
+			for i := range d.SourceChanges {
+				add(&d.SourceChanges[i])
+			}
+			for i := range d.TargetChanges {
+				add(&d.TargetChanges[i])
+			}
+			for i := range d.Conflicts {
+				add(&d.Conflicts[i].Source)
+				add(&d.Conflicts[i].Target)
+			}
+			return out
+		}
+		diffs := map[string]func() (*store.Diff, error){
+			"Diff":     func() (*store.Diff, error) { return e.s.Diff(e.ctx, "b", store.DefaultBranch) },
+			"DiffLean": func() (*store.Diff, error) { return store.DiffLean(e.ctx, e.s, "b", store.DefaultBranch) },
+		}
+		for name, diff := range diffs {
+			want, err := diff()
+			if err != nil {
+				e.t.Fatalf("%s: %v", name, err)
+			}
+			if len(want.SourceChanges) == 0 || len(want.TargetChanges) == 0 || len(want.Conflicts) == 0 {
+				e.t.Fatalf("%s = %+v; want changes on both sides and a conflict", name, want)
+			}
+			for _, r := range records(want) {
+				*r = store.Clone(*r)
+			}
+			for range 2 {
+				d, err := diff()
+				if err != nil {
+					e.t.Fatalf("%s: %v", name, err)
+				}
+				// Changing what a diff returned changes neither the store nor a later diff.
+				for _, r := range records(d) {
+					f := (*r).(store.Fact)
+					if len(f.Embedding) > 0 {
+						f.Embedding[0] = 42
+					}
+					f.Metadata["k"] = "changed"
+				}
+			}
+			if got, err := diff(); err != nil || !reflect.DeepEqual(got, want) {
+				e.t.Errorf("%s after its records were changed = %+v, %v; want %+v", name, got, err, want)
 			}
 		}
-		if got := e.diff("b", store.DefaultBranch); !reflect.DeepEqual(got.SourceChanges, want.SourceChanges) {
-			e.t.Errorf("Diff after its records were changed = %+v; want %+v", got.SourceChanges, want.SourceChanges)
-		}
-		if f := e.get(head("b"), store.Ref{Kind: store.KindFact, ID: "f1"}).(store.Fact); f.Embedding[0] == 42 || f.Metadata["k"] != "source" {
-			e.t.Errorf("Get after a diff's records were changed = %+v", f)
+		for _, at := range []struct {
+			branch, id, meta string
+		}{{"b", "f1", "source"}, {"b", "f2", "source"}, {store.DefaultBranch, "f1", "target"}, {store.DefaultBranch, "f3", "target"}} {
+			f := e.get(head(at.branch), store.Ref{Kind: store.KindFact, ID: at.id}).(store.Fact)
+			if f.Embedding[0] == 42 || f.Metadata["k"] != at.meta {
+				e.t.Errorf("Get %s on %s after a diff's records were changed = %+v", at.id, at.branch, f)
+			}
 		}
 	})
 

@@ -95,7 +95,8 @@ func browserWith(t *testing.T, o Options) (ctx context.Context, ts *httptest.Ser
 		t.Fatal(err)
 	}
 	// shot saves a screenshot: always of a failure, and of each step when
-	// DAY1_ARTIFACTS asks for them (each costs a PNG of the whole window).
+	// DAY1_ARTIFACTS or DAY1_README_SHOT asks for them (each costs a PNG of the
+	// whole window).
 	shot = func(name string) {
 		t.Helper()
 		if !keep && !strings.HasPrefix(name, "failed") {
