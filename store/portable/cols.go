@@ -27,7 +27,20 @@ func (c *col[T]) at(p int32) *T {
 
 func (c *col[T]) len() int { return len(c.base) + len(c.tail) }
 
-func (c *col[T]) add(v T) { c.tail = append(c.tail, v) }
+func (c *col[T]) add(v T) { c.tail = append(grown(c.tail, 1, len(c.base)), v) }
+
+// grown returns tail with room for n more values. While the tail is shorter than its
+// base (a process catching up with the rows written since the index it mapped was
+// saved), it doubles when it has to grow: append grows a large slice by a quarter,
+// which copies a tail of a hundred thousand rows about four times over, each copy
+// into memory touched for the first time. A longer tail (an index built from the
+// rows) grows as append grows it, leaving less room unused.
+func grown[T any](tail []T, n, base int) []T {
+	if len(tail)+n <= cap(tail) || len(tail) >= base {
+		return tail
+	}
+	return slices.Grow(tail, max(n, len(tail), 256))
+}
 
 // names are the ids and groups of the rows, by position: those of the base kept as
 // one block of bytes with an offset per string (a view of a mapped saved index), and
@@ -83,7 +96,7 @@ func (ns *names) grp(p int32) string {
 	return ns.tail[2*(int(p)-ns.baseLen())+1]
 }
 
-func (ns *names) add(id, grp string) { ns.tail = append(ns.tail, id, grp) }
+func (ns *names) add(id, grp string) { ns.tail = append(grown(ns.tail, 2, 2*ns.baseLen()), id, grp) }
 
 // Flags of a row (meta.flags).
 const (
