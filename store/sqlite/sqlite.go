@@ -59,16 +59,16 @@
 // at 193 MB (2.32 s and 548 MB before).
 //
 // What SQLite itself costs is measured beside the store (BenchmarkFloor, the same
-// machine): inserting 100 records of the store benchmarks' size (a body of about
-// 300 bytes and an embedding of 384 dimensions) into a table of 10,000 and committing
-// takes 1.7-2.0 ms, and reading 200 of them back by row number 1.7-1.8 ms. The
-// log store applies a merge of 100 changes in about 0.7 ms and diffs 100 changes in
-// about 0.15 ms from memory, so no store on this file format writes within 2× of
+// machine): inserting 100 records of the store benchmarks' size (a body of about 300
+// bytes and an embedding of 384 dimensions) into a table of 10,000 or more and
+// committing takes 1.7-2.0 ms, and reading 200 of them back by row number 1.7-1.8 ms.
+// The log store applies a merge of 100 changes in about 0.7 ms and diffs 100 changes
+// in about 0.15 ms from memory, so no store on this file format merges within 2× of
 // it: a merge of 100 changes here (about 7-9 ms) writes three tables and a posting
-// list per term, each through that floor. Reads are nearer: the portable store
-// keeps the records it decodes in a cache, and keeps those of a small diff or merge
-// there too, so a diff read again costs about 0.3 ms, and a merge after its diff
-// reads its records from the cache rather than the file.
+// list per term, each through that floor. Reads are nearer: the portable store keeps
+// the records it decodes in a cache, and keeps those of a small diff or merge there
+// too, so a diff read again costs about 0.3 ms, and a merge after its diff reads its
+// records from the cache rather than the file.
 //
 // The file is FileName in the memory's folder. Its tables: commits (sequence number
 // and instant), branches, rows (the metadata of every version), bodies (each

@@ -115,7 +115,9 @@ func browserWith(t *testing.T, o Options) (ctx context.Context, ts *httptest.Ser
 			}
 		}
 	}
-	t.Logf("screenshots in %s", dir)
+	if keep {
+		t.Logf("screenshots in %s", dir)
+	}
 	return ctx, ts, c, shot
 }
 
