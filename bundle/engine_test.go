@@ -26,6 +26,12 @@ import (
 
 var bg = context.Background()
 
+func init() {
+	// Imports past one store batch are tested with bundles of a few thousand records
+	// rather than past store.MaxBatch's ten thousand.
+	oneBatch = 5 * ImportBatch / 2
+}
+
 type env struct {
 	st  store.Store
 	emb llm.Embedder
@@ -525,7 +531,7 @@ func TestImportOfABadBundleWritesNothing(t *testing.T) {
 // A bundle larger than one store batch lands through a staging branch and one merge.
 func TestImportBeyondOneBatch(t *testing.T) {
 	t.Parallel()
-	n := store.MaxBatch + 10
+	n := oneBatch + 10
 	file := bigBundle(t, n)
 	for _, kind := range []string{"memory", "sqlite", "matrixone"} {
 		t.Run(kind, func(t *testing.T) {
@@ -735,7 +741,7 @@ func (o onlyReader) Read(p []byte) (int, error) { return o.r.Read(p) }
 func TestImportStreams(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
-	n := store.MaxBatch + 3*ImportBatch/2 // beyond one store batch: a staging branch and a merge
+	n := oneBatch + 3*ImportBatch/2 // beyond one store batch: a staging branch and a merge
 	file := bigBundle(t, n)
 
 	dst := newEnv(t)

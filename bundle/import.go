@@ -73,6 +73,11 @@ type ImportRequest struct {
 // staged bundle lists its records, without their embeddings.
 const ImportBatch = 1000
 
+// oneBatch is the most records an import writes in one store batch, without a
+// staging branch: store.MaxBatch, less in this package's tests, so that they cross it
+// with small bundles.
+var oneBatch = store.MaxBatch
+
 // ImportPhase names a step of an import.
 type ImportPhase string
 
@@ -197,7 +202,7 @@ func (e *Engine) Import(ctx context.Context, req ImportRequest) (ImportResult, e
 				return ImportResult{}, err
 			}
 		}
-		if (n+1)%ImportBatch == 0 {
+		if (n+1)%ImportBatch == 0 && n+1 < total {
 			progress(ImportProgress{Phase: PhaseCheck, Done: n + 1, Total: total})
 		}
 	}
@@ -353,7 +358,7 @@ func (w *landing) run(ctx context.Context, r *Reader, progress func(ImportProgre
 		switch {
 		case w.req.Policy == FailOnConflict && w.res.Conflicts > 0:
 			// The import fails: read on only to name every conflicting record.
-		case w.total <= store.MaxBatch:
+		case w.total <= oneBatch:
 			pending = append(pending, batch...)
 		default:
 			if err := w.stage(ctx, batch); err != nil {
@@ -368,7 +373,7 @@ func (w *landing) run(ctx context.Context, r *Reader, progress func(ImportProgre
 	if w.req.Policy == FailOnConflict && w.res.Conflicts > 0 {
 		return &ConflictError{Branch: w.req.Branch, Conflicting: w.res.Conflicting}
 	}
-	if w.total <= store.MaxBatch {
+	if w.total <= oneBatch {
 		if len(pending) == 0 {
 			return nil
 		}
