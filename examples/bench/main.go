@@ -111,6 +111,8 @@ type options struct {
 	branches int
 	diffs    int
 	merges   int
+	// commits is how many facts each process of the multi-process row commits.
+	commits int
 }
 
 // Targets the stores share, and those of the embedded store; targetsFor gives each
@@ -175,7 +177,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	queries := fs.Int("queries", 200, "search queries per size")
 	st := fs.String("store", "memory", "store to measure: memory, durable (the log store), sqlite (what Config.Path makes), or matrixone (a server at -dsn; each size in a new database, dropped afterwards)")
 	dsn := fs.String("dsn", envOr("DAY1_DSN", "root:111@tcp(127.0.0.1:6001)/"), "MatrixOne server for -store matrixone (default $DAY1_DSN, else the local one scripts/matrixone.sh starts)")
-	quick := fs.Bool("quick", false, "smoke run: sizes 1000,10000 unless -sizes is given, 50 queries unless -queries is given, fewer repetitions")
+	quick := fs.Bool("quick", false, "smoke run: sizes 1000,10000 unless -sizes is given, 50 queries unless -queries is given, fewer repetitions, the rows of other processes at the largest size only")
 	batch := fs.Int("batch", 500, "facts per WriteFacts call")
 	seed := fs.Uint64("seed", 1, "seed of the synthetic corpus")
 	dedupe := fs.Float64("dedupe", 0, "Config.DedupeThreshold of the client: 0 means its default (0.92), a negative value turns near-duplicate detection off")
@@ -192,7 +194,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	o := options{dsn: *dsn, queries: *queries, store: *st, quick: *quick, batch: *batch, seed: *seed, dedupe: *dedupe, cpuprofile: *cpuprofile, memprofile: *memprofile, compaction: *compaction, session: *session,
-		branches: 2000, diffs: 100, merges: 100}
+		branches: 2000, diffs: 100, merges: 100, commits: procCommits}
 	if o.quick {
 		if !set["sizes"] {
 			*sizes = "1000,10000"
@@ -200,7 +202,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		if !set["queries"] {
 			o.queries = 50
 		}
-		o.branches, o.diffs, o.merges = 200, 20, 5
+		o.branches, o.diffs, o.merges, o.commits = 200, 20, 5, quickCommits
 	}
 	if o.store == "matrixone" {
 		// Each branch on the server is a round of DDL (and, on the portable path, a copy
@@ -576,11 +578,14 @@ func (b *bench) measure(ctx context.Context, n int) error {
 		}
 	}
 	if b.o.store == "durable" || b.o.store == "sqlite" {
-		if err := b.procWrites(ctx, c, cfg.Path, n); err != nil {
-			return err
-		}
-		if err := b.coldOpen(ctx, cfg.Path, n, qs[0].Text); err != nil {
-			return err
+		// A -quick run starts the other processes at its largest size alone.
+		if !b.o.quick || n == b.o.sizes[len(b.o.sizes)-1] {
+			if err := b.procWrites(ctx, c, cfg.Path, n); err != nil {
+				return err
+			}
+			if err := b.coldOpen(ctx, cfg.Path, n, qs[0].Text); err != nil {
+				return err
+			}
 		}
 		if err := b.reopen(ctx, c, cfg, n, qs[0].Text); err != nil {
 			return err

@@ -22,6 +22,7 @@ func TestMain(m *testing.M) {
 // TestQuickRun runs the quick mode in-process on tiny stores and checks that the table
 // has a row for every operation and size.
 func TestQuickRun(t *testing.T) {
+	t.Parallel()
 	var out, errs bytes.Buffer
 	code := run(context.Background(), []string{"-quick", "-sizes", "200,400", "-queries", "20"}, &out, &errs)
 	if code != 0 {
@@ -55,6 +56,7 @@ func TestQuickRun(t *testing.T) {
 
 // TestQuickRunSessions loads the facts in sessions: the write and search rows say so.
 func TestQuickRunSessions(t *testing.T) {
+	t.Parallel()
 	var out, errs bytes.Buffer
 	code := run(context.Background(), []string{"-quick", "-sizes", "200", "-queries", "10", "-session", "25"}, &out, &errs)
 	if code != 0 {
@@ -72,6 +74,7 @@ func TestQuickRunSessions(t *testing.T) {
 // reopen, whose search must find what it found before, and the scaling row compares
 // stores made alternately.
 func TestQuickRunDurable(t *testing.T) {
+	t.Parallel()
 	var out, errs bytes.Buffer
 	code := run(context.Background(), []string{"-quick", "-store", "durable", "-sizes", "200,400", "-queries", "10"}, &out, &errs)
 	if code != 0 {
@@ -99,6 +102,7 @@ func TestQuickRunDurable(t *testing.T) {
 // CPU profile of its own), and a reopen whose search finds what it found before;
 // compaction is the log store's alone.
 func TestQuickRunSQLite(t *testing.T) {
+	// Not in parallel: a CPU profile is the whole process's.
 	var out, errs bytes.Buffer
 	prof := filepath.Join(t.TempDir(), "cpu.prof")
 	code := run(context.Background(), []string{"-quick", "-store", "sqlite", "-sizes", "200", "-queries", "10", "-cpuprofile", prof}, &out, &errs)
@@ -123,6 +127,7 @@ func TestQuickRunSQLite(t *testing.T) {
 
 // TestCompactionOnly runs the compaction rows alone.
 func TestCompactionOnly(t *testing.T) {
+	t.Parallel()
 	var out, errs bytes.Buffer
 	code := run(context.Background(), []string{"-store", "durable", "-compaction", "-sizes", "300"}, &out, &errs)
 	if code != 0 {
@@ -257,6 +262,7 @@ func TestFlags(t *testing.T) {
 // TestCPUProfile runs the quick mode with -cpuprofile, whose measured operations run
 // under profile labels, and checks that the run succeeds and writes a profile.
 func TestCPUProfile(t *testing.T) {
+	// Not in parallel: a CPU profile is the whole process's.
 	path := filepath.Join(t.TempDir(), "cpu.prof")
 	var out, errs bytes.Buffer
 	if code := run(context.Background(), []string{"-quick", "-sizes", "200", "-queries", "10", "-cpuprofile", path}, &out, &errs); code != 0 {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime/pprof"
+	"strconv"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -24,16 +25,19 @@ const (
 	childPathEnv  = "DAY1_BENCH_CHILD_PATH"
 	childQueryEnv = "DAY1_BENCH_CHILD_QUERY"
 	childIDEnv    = "DAY1_BENCH_CHILD_ID"
+	// childCommitsEnv is how many commits a child in the commits mode makes.
+	childCommitsEnv = "DAY1_BENCH_CHILD_COMMITS"
 	// childProfEnv names the file a child writes a CPU profile of its work to: the
 	// run's -cpuprofile, with the child's mode after it.
 	childProfEnv = "DAY1_BENCH_CHILD_CPUPROFILE"
 )
 
 // procWriters is how many processes the multi-process row runs beside the holder, and
-// procCommits how many commits of one fact each makes.
+// procCommits how many commits of one fact each makes (in a -quick run, quickCommits).
 const (
-	procWriters = 8
-	procCommits = 25
+	procWriters  = 8
+	procCommits  = 25
+	quickCommits = 5
 )
 
 // childReport is what a child measured.
@@ -95,8 +99,12 @@ func child(ctx context.Context, mode string, r *childReport) error {
 		r.Search = time.Since(start)
 	case "commits":
 		id := os.Getenv(childIDEnv)
+		commits, err := strconv.Atoi(os.Getenv(childCommitsEnv))
+		if err != nil || commits < 1 {
+			return fmt.Errorf("%s=%q: want a count of commits", childCommitsEnv, os.Getenv(childCommitsEnv))
+		}
 		r.First = time.Now()
-		for i := range procCommits {
+		for i := range commits {
 			t := time.Now()
 			if _, err := c.WriteFact(ctx, day1.Fact{Text: fmt.Sprintf("process %s wrote commit %d of the shared-memory run, marker %s-%d", id, i, id, i)}); err != nil {
 				return err
@@ -159,14 +167,15 @@ func (b *bench) coldOpen(ctx context.Context, path string, n int, query string) 
 }
 
 // procWrites adds the row of procWriters processes that each open the store and
-// commit procCommits facts one at a time, while c, which holds it open, commits too.
+// commit b.o.commits facts one at a time, while c, which holds it open, commits too.
 func (b *bench) procWrites(ctx context.Context, c *day1.Client, path string, n int) error {
-	b.progress("%d facts: %d processes commit %d facts each beside the holder", n, procWriters, procCommits)
+	commits := b.o.commits
+	b.progress("%d facts: %d processes commit %d facts each beside the holder", n, procWriters, commits)
 	reports := make([]childReport, procWriters)
 	g, gctx := errgroup.WithContext(ctx)
 	for i := range procWriters {
 		g.Go(func() error {
-			r, err := startChild(gctx, "commits", path, fmt.Sprintf("%s=p%d", childIDEnv, i))
+			r, err := startChild(gctx, "commits", path, fmt.Sprintf("%s=p%d", childIDEnv, i), fmt.Sprintf("%s=%d", childCommitsEnv, commits))
 			reports[i] = r
 			return err
 		})
@@ -209,8 +218,8 @@ func (b *bench) procWrites(ctx context.Context, c *day1.Client, path string, n i
 	rate := float64(len(all)) / last.Sub(first).Seconds()
 	b.add(fmt.Sprintf("commits from %d processes beside a holder", procWriters), n,
 		fmt.Sprintf("%d/%d landed, %s commits/s; per commit p50 %s / p95 %s; the holder's p50 %s / p95 %s; open p50 %s",
-			len(all), procWriters*procCommits, thousands(rate), dur(percentile(all, 50)), dur(percentile(all, 95)),
+			len(all), procWriters*commits, thousands(rate), dur(percentile(all, 50)), dur(percentile(all, 95)),
 			dur(percentile(held.wall, 50)), dur(percentile(held.wall, 95)), dur(percentile(opens, 50))),
-		"all land", ok(len(all) == procWriters*procCommits))
+		"all land", ok(len(all) == procWriters*commits))
 	return nil
 }

@@ -30,7 +30,7 @@ func TestProcesses(t *testing.T) {
 		t.Skip("starts child processes; skipped with -short")
 	}
 	var out, errs bytes.Buffer
-	code := run(context.Background(), []string{"-store", "durable", "-processes", "6", "-duration", "2s"}, &out, &errs)
+	code := run(context.Background(), []string{"-store", "durable", "-processes", "6", "-duration", "1500ms"}, &out, &errs)
 	if code != 0 {
 		t.Fatalf("exit status %d\n%s\nstderr:\n%s", code, out.String(), errs.String())
 	}
@@ -45,7 +45,7 @@ func TestProcesses(t *testing.T) {
 func soakRun(t *testing.T, args ...string) string {
 	t.Helper()
 	var out, errs bytes.Buffer
-	code := run(context.Background(), append([]string{"-agents", "3", "-duration", "3s"}, args...), &out, &errs)
+	code := run(context.Background(), append([]string{"-agents", "3", "-duration", "1500ms"}, args...), &out, &errs)
 	table := out.String()
 	if code != 0 {
 		t.Fatalf("exit status %d\n%s\nstderr:\n%s", code, table, errs.String())

@@ -53,6 +53,7 @@ func newBenchStore(tb testing.TB, opts memstore.Options) *memstore.Store {
 // with -race: recall does not depend on concurrency, and the race detector makes the
 // exact scans take over a minute.
 func TestVectorRecall(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds a store of 20k facts; skipped with -short")
 	}

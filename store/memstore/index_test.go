@@ -577,6 +577,7 @@ func TestExactTextDedupeAfterBranchDelete(t *testing.T) {
 // are tight for some terms and loose for others. It runs again with every branch in the
 // slot that branches share once the others are taken.
 func TestKeywordMatchesExhaustiveScoring(t *testing.T) {
+	t.Parallel()
 	t.Run("own slots", func(t *testing.T) { testKeywordMatchesExhaustiveScoring(t, false) })
 	t.Run("shared slot", func(t *testing.T) { testKeywordMatchesExhaustiveScoring(t, true) })
 }

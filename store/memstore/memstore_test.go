@@ -45,6 +45,7 @@ func TestConformance(t *testing.T) {
 // each subtest in its own directory; Reopen closes the store and opens its directory
 // again.
 func TestConformanceDurable(t *testing.T) {
+	t.Parallel()
 	var (
 		mu    sync.Mutex
 		paths = map[store.Store]string{} // the log directory of each open store
@@ -78,6 +79,7 @@ func TestConformanceDurable(t *testing.T) {
 // reads as the store that wrote them did. The retention keeps the hour the suite
 // writes in.
 func TestConformanceCompacted(t *testing.T) {
+	t.Parallel()
 	var (
 		mu    sync.Mutex
 		paths = map[store.Store]string{}

@@ -23,6 +23,7 @@ import (
 // branch still read theirs, reads before the horizon fail with ErrTooOld in this
 // process and in a new one, and search and writes carry on.
 func TestCompactRetention(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	clk := testkit.NewClock(0) // moves only when told
@@ -130,6 +131,7 @@ func TestCompactRetention(t *testing.T) {
 // dropped, one row of each fact is left, and lists and searches read the latest
 // versions, in this process and in a new one.
 func TestCompactManyChunks(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	clk := testkit.NewClock(0)

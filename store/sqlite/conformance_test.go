@@ -31,6 +31,7 @@ func open(t testing.TB, dir string, opts sqlite.Options) *portable.Store {
 // SQLite file, each subtest in its own folder; Reopen closes the store and opens its
 // folder again.
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	var (
 		mu    sync.Mutex
 		paths = map[store.Store]string{}

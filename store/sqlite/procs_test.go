@@ -97,6 +97,7 @@ func startChild(t *testing.T, dir, mode string) (*exec.Cmd, *bufio.Scanner) {
 // it, 25 times, while this process holds the memory open and writes too: every write
 // lands exactly once, and the holder sees the others' without reopening.
 func TestManyProcesses(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts 8 processes")
 	}
@@ -172,6 +173,7 @@ func TestManyProcesses(t *testing.T) {
 // acknowledged is there, that nothing they did not try is, and that the database is
 // whole and takes new writes.
 func TestKilledWriters(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts and kills processes")
 	}
@@ -299,16 +301,17 @@ func soak(t *testing.T, dir, role, name string, deadline time.Time, put func(sto
 	out.Flush()
 }
 
-// TestSoak runs 8 processes on one memory for DAY1_SOAK (a Go duration; 3s when
+// TestSoak runs 8 processes on one memory for DAY1_SOAK (a Go duration; 1.5s when
 // unset): two servers that hold it open, write and search, four hook processes that
 // open it, write one fact and close it, again and again, and two command-line
 // readers that open it read-only and read. No process may fail, and at the end the
 // memory holds every acknowledged write exactly once and nothing else.
 func TestSoak(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts 8 processes")
 	}
-	d := 3 * time.Second
+	d := 1500 * time.Millisecond
 	if env := os.Getenv("DAY1_SOAK"); env != "" {
 		var err error
 		if d, err = time.ParseDuration(env); err != nil {
