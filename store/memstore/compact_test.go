@@ -552,7 +552,6 @@ func TestReadersInOtherProcessesAcrossCompactions(t *testing.T) {
 }
 
 func TestRefreshWhileAnotherProcessWritesAndCompacts(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	ctx := t.Context()
 	w := startChild(t, "TestWriterChild", writerChildEnv, dir)

@@ -54,7 +54,6 @@ func TestCrashChild(t *testing.T) {
 }
 
 func TestCrashLosesNoAcknowledgedWrite(t *testing.T) {
-	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a child process; skipped with -short")
 	}

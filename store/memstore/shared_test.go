@@ -145,7 +145,6 @@ func skipProcs(t *testing.T) {
 // once, and every process decides on what the others committed before it (the shared
 // text is created once in all).
 func TestManyProcessesWriteOneStore(t *testing.T) {
-	t.Parallel()
 	skipProcs(t)
 	dir := t.TempDir()
 	ctx := context.Background()
@@ -247,7 +246,6 @@ func checkFacts(t *testing.T, s *Store, must, may map[string]bool) {
 // while they and others write one store: every acknowledged write is there, nothing
 // else is, and a dead process's hold on the commit lock never stops the others.
 func TestKilledWritersLoseNothing(t *testing.T) {
-	t.Parallel()
 	skipProcs(t)
 	dir := t.TempDir()
 	// The last process runs to its end: a server, whose commits come fast.
@@ -433,7 +431,6 @@ func TestStoresInOneProcessShareAPath(t *testing.T) {
 // reads too: every write lands once, whoever compacted last, and a fresh open reads
 // the same store.
 func TestProcessesCompactWhileOthersWrite(t *testing.T) {
-	t.Parallel()
 	skipProcs(t)
 	dir := t.TempDir()
 	ctx := context.Background()
