@@ -591,7 +591,7 @@ func (ix *index) read(ctx context.Context, v view, ps []int32, o readOpts) ([]st
 	shared := make([]bool, len(ps)) // out[i] is held by the cache too
 	ix.recs.mu.Lock()
 	for i, rid := range rids {
-		if r, ok := ix.recs.m[rid]; ok {
+		if r, ok := ix.recs.get(rid); ok {
 			out[i], shared[i] = r, true
 			continue
 		}
@@ -638,10 +638,22 @@ func (ix *index) read(ctx context.Context, v view, ps []int32, o readOpts) ([]st
 
 // recordCache keeps decoded records by RID: a row's record never changes, so a
 // record read once is good for every later read, in any view. It holds at most
-// maxCachedRecords; when full, it lets half of them go.
+// maxCachedRecords. When it is full, a new record takes the slot of the first one
+// the clock hand finds unread since the hand last passed it (CLOCK, the
+// second-chance approximation of least recently used): records that searches read
+// again and again stay, and a record read once goes first, as it enters unread.
 type recordCache struct {
-	mu sync.Mutex
-	m  map[int64]store.Record
+	mu    sync.Mutex
+	at    map[int64]int32 // RID: slot
+	slots []cachedRecord
+	hand  int
+}
+
+// cachedRecord is one slot of a recordCache.
+type cachedRecord struct {
+	rid  int64
+	rec  store.Record
+	read bool // read since the hand last passed
 }
 
 const maxCachedRecords = 1 << 14
@@ -650,23 +662,43 @@ const maxCachedRecords = 1 << 14
 // in the cache (view.borrowMany).
 const keepRecords = maxCachedRecords / 32
 
+// get returns the record of rid, if the cache holds it, and marks it read. c.mu must
+// be held.
+func (c *recordCache) get(rid int64) (store.Record, bool) {
+	i, ok := c.at[rid]
+	if !ok {
+		return nil, false
+	}
+	s := &c.slots[i]
+	s.read = true
+	return s.rec, true
+}
+
 func (c *recordCache) add(rids []int64, recs []store.Record) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = map[int64]store.Record{}
-	}
-	if len(c.m)+len(rids) > maxCachedRecords {
-		n := 0
-		for rid := range c.m {
-			if n%2 == 0 {
-				delete(c.m, rid)
-			}
-			n++
-		}
+	if c.at == nil {
+		c.at = map[int64]int32{}
 	}
 	for i, rid := range rids {
-		c.m[rid] = recs[i]
+		if j, ok := c.at[rid]; ok {
+			c.slots[j].rec = recs[i]
+			continue
+		}
+		if len(c.slots) < maxCachedRecords {
+			c.at[rid] = int32(len(c.slots))
+			c.slots = append(c.slots, cachedRecord{rid: rid, rec: recs[i]})
+			continue
+		}
+		// One turn of the hand at most: it clears the marks it passes.
+		for c.slots[c.hand].read {
+			c.slots[c.hand].read = false
+			c.hand = (c.hand + 1) % len(c.slots)
+		}
+		delete(c.at, c.slots[c.hand].rid)
+		c.slots[c.hand] = cachedRecord{rid: rid, rec: recs[i]}
+		c.at[rid] = int32(c.hand)
+		c.hand = (c.hand + 1) % len(c.slots)
 	}
 }
 
