@@ -42,9 +42,9 @@ type countingWriter struct {
 	n *atomic.Int64
 }
 
+// Fetch counts as countingReader does: a Writer is a Reader too.
 func (w countingWriter) Fetch(ctx context.Context, rids []int64, fn func(driver.Row) error) error {
-	w.n.Add(int64(len(rids)))
-	return w.Writer.Fetch(ctx, rids, fn)
+	return countingReader{w.Writer, w.n}.Fetch(ctx, rids, fn)
 }
 
 // TestSmallDiffsReadThroughTheCache checks what a diff keeps in the record cache: a

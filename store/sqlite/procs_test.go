@@ -194,16 +194,15 @@ func TestKilledWriters(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				first := true
 				for out.Scan() {
 					if id, ok := strings.CutPrefix(out.Text(), "ack "); ok {
 						mu.Lock()
 						acked[id] = true
 						mu.Unlock()
-						if first && stuck.Stop() {
+						// Stop reports true once: at the first acknowledgement.
+						if stuck.Stop() {
 							time.AfterFunc(after, kill)
 						}
-						first = false
 					}
 				}
 			}()

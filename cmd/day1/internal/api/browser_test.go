@@ -284,18 +284,18 @@ func TestInspector(t *testing.T) {
 	// opened from the tree with the keyboard.
 	run("open the timeline", chromedp.Click(chromedp.CSS(`#tab-timeline`)))
 	// The live view may redraw the tree between the focus and the key: the two are
-	// tried again until the timeline shows the branch.
-	for try := 0; ; try++ {
+	// tried again (2 s each, the last try waitFor's time) until the timeline shows
+	// the branch.
+	shown := `document.getElementById("tl-caption").textContent.includes("on agent-b")`
+	for try := 1; ; try++ {
 		run("open agent-b", chromedp.Focus(chromedp.CSS(`text[data-branch="agent-b"]`)), chromedp.KeyEvent(kb.Enter))
-		shown := `document.getElementById("tl-caption").textContent.includes("on agent-b")`
-		if try < 5 {
-			if ok, err := chromedp.Run(ctx, chromedp.Poll[bool](`!!(`+shown+`)`, chromedp.WithPollingTimeout(2*time.Second))); err == nil && ok {
-				break
-			}
-			continue
+		if try == 6 {
+			waitFor("agent-b timeline", shown)
+			break
 		}
-		waitFor("agent-b timeline", shown)
-		break
+		if ok, err := chromedp.Run(ctx, chromedp.Poll[bool](`!!(`+shown+`)`, chromedp.WithPollingTimeout(2*time.Second))); err == nil && ok {
+			break
+		}
 	}
 	// The write comes from another process, as an agent's would.
 	post := exec.Command(os.Args[0], "-test.run=^TestPostChild$", "-test.count=1")
