@@ -112,8 +112,10 @@ type Config struct {
 	// the search's order), each with Hit.RerankScore. A search asks to skip it with
 	// SearchQuery.NoRerank. When it fails (a model's error or malformed reply), the
 	// search keeps its own order and its hits carry no RerankScore: a search does not
-	// fail because a reranker did, unless ctx ended. rerank.Model grades with a
-	// language model. Default nil: no reranking.
+	// fail because a reranker did, unless ctx ended. A Reranker that is a
+	// rerank.UseRecorder is told the hits each search it ranked returned.
+	// rerank.Model grades with a language model; rerank.Recency and rerank.Usage
+	// decay scores with age and with time unused. Default nil: no reranking.
 	Reranker rerank.Reranker
 
 	// RerankPool is how many candidates a Reranker sees, 1 to store.MaxLimit.

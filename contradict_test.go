@@ -65,7 +65,7 @@ func TestWriteSupersedesContradictions(t *testing.T) {
 	if f, err := c.GetFact(ctx, "", "flags"); err != nil || f.Status != FactSuperseded {
 		t.Errorf("the contradicted fact: %v, %v; want superseded", f.Status, err)
 	}
-	hits, err := c.Search(ctx, SearchQuery{Text: "feature flags production", Mode: Keyword})
+	hits, err := c.Search(ctx, SearchQuery{Text: "feature flags production", Mode: Keyword, WindowWeight: -1})
 	if err != nil || len(hits) != 1 || hits[0].Record.RecordID() != "flags-b" {
 		t.Errorf("search after superseding = %v, %v; want flags-b alone", hitIDs(hits), err)
 	}

@@ -50,7 +50,7 @@
 // SearchQuery.MinRelevance (DefaultMinRelevance for what goes into an agent's
 // context) lets a search answer "nothing relevant". Config.Reranker, off by default,
 // reorders the best candidates of every search (package rerank; rerank.Recency
-// prefers newer memories). Timeline
+// prefers newer memories, rerank.Usage lets unused ones fade). Timeline
 // lists what happened on a branch in time order; Graph walks the relation graph around
 // an entity. All reads are in the Reader interface.
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"time"
 
 	"github.com/day1ai/day1"
 	"github.com/day1ai/day1/rerank"
@@ -118,10 +119,12 @@ func ExampleClient_Search_relevance() {
 		log.Fatal(err)
 	}
 	defer c.Close()
+	// Facts of one session lend each other score, as do facts with no session written
+	// one after another: the refresh token's expiry comes with the signing, as context.
 	if _, err := c.WriteFacts(ctx, []day1.Fact{
-		{Text: "The auth service signs access tokens with RS256"},
-		{Text: "Refresh tokens expire after 30 days"},
-		{Text: "The billing service retries failed charges twice"},
+		{Text: "The auth service signs access tokens with RS256", SessionID: "auth-review"},
+		{Text: "Refresh tokens expire after 30 days", SessionID: "auth-review"},
+		{Text: "The billing service retries failed charges twice", SessionID: "billing-review"},
 	}); err != nil {
 		log.Fatal(err)
 	}
@@ -141,8 +144,8 @@ func ExampleClient_Search_relevance() {
 	}
 	// Output:
 	// How are access tokens signed?
-	//   0.98 The auth service signs access tokens with RS256
-	//   0.20 Refresh tokens expire after 30 days
+	//   1.00 The auth service signs access tokens with RS256
+	//   0.49 Refresh tokens expire after 30 days
 	// What is the office wifi password?
 	//   nothing relevant
 }
@@ -180,4 +183,42 @@ func ExampleClient_Search_reranker() {
 	}
 	// Output:
 	// Deploys run on Tuesdays (rerank score 1)
+}
+
+// rerank.Usage lets memories nobody uses fade: a search it ranks counts its hits as
+// used, and a memory's score halves for every HalfLife it goes unused. Of two notes of
+// the same age that match equally, the one the team keeps reading comes first.
+func ExampleClient_Search_usage() {
+	ctx := context.Background()
+	now := time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC)
+	cfg := exampleConfig()
+	cfg.Reranker = &rerank.Usage{HalfLife: 7 * 24 * time.Hour, Now: func() time.Time { return now }}
+	c, err := day1.Open(ctx, cfg)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	written := now.AddDate(0, 0, -28)
+	if _, err := c.WriteFacts(ctx, []day1.Fact{
+		{ID: "runbook-a", Text: "Restart the cache with the runbook in the ops wiki", CreatedAt: written},
+		{ID: "runbook-b", Text: "Restart the cache with the runbook in the old wiki", CreatedAt: written},
+	}); err != nil {
+		log.Fatal(err)
+	}
+	// Someone asks for the ops wiki's runbook: it is used today.
+	if _, err := c.Search(ctx, day1.SearchQuery{Text: "ops wiki runbook", Limit: 1}); err != nil {
+		log.Fatal(err)
+	}
+	// A week later, a question both notes answer as well.
+	now = now.AddDate(0, 0, 7)
+	hits, err := c.Search(ctx, day1.SearchQuery{Text: "restart the cache", Limit: 2})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, h := range hits {
+		fmt.Printf("%s %.2f\n", h.Record.RecordID(), h.RerankScore)
+	}
+	// Output:
+	// runbook-a 0.50
+	// runbook-b 0.03
 }

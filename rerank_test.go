@@ -37,11 +37,11 @@ func openReranked(t *testing.T, rr rerank.Reranker, pool int) *Client {
 func TestRerankerSeesThePool(t *testing.T) {
 	ctx := context.Background()
 	c := openReranked(t, byLength, 30)
-	plain, err := c.Search(ctx, SearchQuery{Text: "cache restarts", Limit: 30, NoRerank: true})
+	plain, err := c.Search(ctx, SearchQuery{Text: "cache restarts", Limit: 30, NoRerank: true, WindowWeight: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := c.Search(ctx, SearchQuery{Text: "cache restarts", Limit: 3})
+	got, err := c.Search(ctx, SearchQuery{Text: "cache restarts", Limit: 3, WindowWeight: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestRerankerSeesThePool(t *testing.T) {
 		t.Errorf("the reranker changed nothing: %v", fusedTop)
 	}
 	// NoRerank: the search's own order.
-	own, err := c.Search(ctx, SearchQuery{Text: "cache restarts", Limit: 3, NoRerank: true})
+	own, err := c.Search(ctx, SearchQuery{Text: "cache restarts", Limit: 3, NoRerank: true, WindowWeight: -1})
 	if err != nil || !slices.Equal(hitIDs(own), fusedTop) || own[0].RerankScore != 0 {
 		t.Errorf("NoRerank = %v, %v; want %v", hitIDs(own), err, fusedTop)
 	}
@@ -71,11 +71,11 @@ func TestRerankerFailureKeepsTheOrder(t *testing.T) {
 	ctx := context.Background()
 	m := llmfake.NewModel().Default("not json")
 	c := openReranked(t, &rerank.Model{Model: m}, 0)
-	own, err := c.Search(ctx, SearchQuery{Text: "cache restarts", Limit: 5, NoRerank: true})
+	own, err := c.Search(ctx, SearchQuery{Text: "cache restarts", Limit: 5, NoRerank: true, WindowWeight: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := c.Search(ctx, SearchQuery{Text: "cache restarts", Limit: 5})
+	got, err := c.Search(ctx, SearchQuery{Text: "cache restarts", Limit: 5, WindowWeight: -1})
 	if err != nil || !slices.Equal(hitIDs(got), hitIDs(own)) {
 		t.Errorf("with a malformed reply = %v, %v; want the search's own order %v", hitIDs(got), err, hitIDs(own))
 	}
@@ -83,7 +83,7 @@ func TestRerankerFailureKeepsTheOrder(t *testing.T) {
 		t.Errorf("the model was not asked about the whole pool (30 of the default 50): %d calls", len(m.Calls()))
 	}
 	m.FailNext(1, errors.New("quota"))
-	if got, err := c.Search(ctx, SearchQuery{Text: "cache restarts", Limit: 5}); err != nil || !slices.Equal(hitIDs(got), hitIDs(own)) {
+	if got, err := c.Search(ctx, SearchQuery{Text: "cache restarts", Limit: 5, WindowWeight: -1}); err != nil || !slices.Equal(hitIDs(got), hitIDs(own)) {
 		t.Errorf("with a failing model = %v, %v; want the search's own order", hitIDs(got), err)
 	}
 	// A reply that grades: the grades order the hits.
@@ -96,15 +96,15 @@ func TestRerankerFailureKeepsTheOrder(t *testing.T) {
 		fmt.Fprintf(&b, `{"n": %d, "grade": %d},`, i, grade)
 	}
 	m.Default(`{"grades": [` + strings.TrimSuffix(b.String(), ",") + `]}`)
-	all, _ := c.Search(ctx, SearchQuery{Text: "cache restarts", Limit: 30, NoRerank: true})
-	got, err = c.Search(ctx, SearchQuery{Text: "cache restarts", Limit: 2})
+	all, _ := c.Search(ctx, SearchQuery{Text: "cache restarts", Limit: 30, NoRerank: true, WindowWeight: -1})
+	got, err = c.Search(ctx, SearchQuery{Text: "cache restarts", Limit: 2, WindowWeight: -1})
 	if err != nil || len(got) != 2 || got[0].Record.RecordID() != all[29].Record.RecordID() || got[0].RerankScore != 9 {
 		t.Errorf("graded = %v, %v; want the pool's last, graded 9, first", hitIDs(got), err)
 	}
 	// A cancelled search fails.
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := c.Search(cctx, SearchQuery{Text: "cache restarts"}); !errors.Is(err, context.Canceled) {
+	if _, err := c.Search(cctx, SearchQuery{Text: "cache restarts", WindowWeight: -1}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled search: %v", err)
 	}
 }

@@ -166,7 +166,13 @@ func (r reader) Search(ctx context.Context, q SearchQuery) (hits []Hit, err erro
 	if err != nil {
 		return nil, err
 	}
-	return rerankHits(ctx, rr, q.Text, hits, limit)
+	if hits, err = rerankHits(ctx, rr, q.Text, hits, limit); err != nil {
+		return nil, err
+	}
+	if u, ok := rr.(rerank.UseRecorder); ok {
+		u.Used(ctx, hits)
+	}
+	return hits, nil
 }
 
 // rerankHits orders hits by the reranker's scores, ties in their own order, and

@@ -156,7 +156,7 @@ func TestSearchModes(t *testing.T) {
 	}
 	// A Hybrid search falls back to keyword ranking.
 	emb.FailNext(1, boom)
-	hits, err = c.Search(ctx, SearchQuery{Text: "Redis sessions"})
+	hits, err = c.Search(ctx, SearchQuery{Text: "Redis sessions", WindowWeight: -1})
 	if err != nil {
 		t.Fatalf("Hybrid search with a failing embedder: %v", err)
 	}

@@ -92,7 +92,7 @@ func TestTimeTravel(t *testing.T) {
 		case !errors.Is(err, ErrNotFound):
 			t.Fatal(err)
 		}
-		hits, err := r.Search(ctx, SearchQuery{Text: "Go API version", Mode: Keyword})
+		hits, err := r.Search(ctx, SearchQuery{Text: "Go API version", Mode: Keyword, WindowWeight: -1})
 		if err != nil {
 			t.Fatal(err)
 		}

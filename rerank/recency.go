@@ -16,7 +16,8 @@ import (
 //
 // The base score is Next's score for the candidate when Next is set (a model's grade,
 // say), else its Relevance, else its Score. Off by default: set it as
-// day1.Config.Reranker to rank every search of a Client this way.
+// day1.Config.Reranker to rank every search of a Client this way. Usage decays by the
+// time since a memory was last used instead.
 type Recency struct {
 	// HalfLife is the age at which a candidate's score is halved. Required, positive.
 	HalfLife time.Duration
@@ -32,12 +33,31 @@ func (r *Recency) Rerank(ctx context.Context, query string, candidates []store.H
 	if r == nil || r.HalfLife <= 0 {
 		return nil, store.Invalid("Recency.HalfLife", "must be a positive duration", nil)
 	}
+	return decay(ctx, r.Next, query, candidates, r.HalfLife, now(r.Now), func(h store.Hit) time.Time {
+		return h.Record.RecordTime()
+	})
+}
+
+// Name returns "recency", after Next's name when it has one.
+func (r *Recency) Name() string {
+	if r != nil && r.Next != nil {
+		return r.Next.Name() + "+recency"
+	}
+	return "recency"
+}
+
+// decay returns each candidate's base score (next's score when next is set, else its
+// Relevance, else its Score) times 0.5^(age/halfLife), where age runs from since(h)
+// to now. A candidate whose since is after now, or that has no record, is not
+// decayed.
+func decay(ctx context.Context, next Reranker, query string, candidates []store.Hit, halfLife time.Duration,
+	now time.Time, since func(store.Hit) time.Time) ([]float64, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	base := make([]float64, len(candidates))
-	if r.Next != nil {
-		scores, err := r.Next.Rerank(ctx, query, candidates)
+	if next != nil {
+		scores, err := next.Rerank(ctx, query, candidates)
 		if err != nil {
 			return nil, err
 		}
@@ -50,25 +70,21 @@ func (r *Recency) Rerank(ctx context.Context, query string, candidates []store.H
 			}
 		}
 	}
-	now := time.Now()
-	if r.Now != nil {
-		now = r.Now()
-	}
 	for i, h := range candidates {
 		if h.Record == nil {
 			continue
 		}
-		if age := now.Sub(h.Record.RecordTime()); age > 0 {
-			base[i] *= math.Exp2(-float64(age) / float64(r.HalfLife))
+		if age := now.Sub(since(h)); age > 0 {
+			base[i] *= math.Exp2(-float64(age) / float64(halfLife))
 		}
 	}
 	return base, nil
 }
 
-// Name returns "recency", after Next's name when it has one.
-func (r *Recency) Name() string {
-	if r != nil && r.Next != nil {
-		return r.Next.Name() + "+recency"
+// now returns f's instant, or the clock's when f is nil.
+func now(f func() time.Time) time.Time {
+	if f != nil {
+		return f()
 	}
-	return "recency"
+	return time.Now()
 }

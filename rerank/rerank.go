@@ -7,7 +7,10 @@
 //
 // day1.Config.Reranker turns the stage on for a Client; it is off by default. Model
 // reranks with an llm.Model; Recency decays scores with the age of their records;
-// Func turns a plain function into a Reranker, for tests and for scorers of one's own.
+// Usage decays them with the time since a search last returned them, so that
+// memories nobody uses fade; Func turns a plain function into a Reranker, for tests
+// and for scorers of one's own. Recency and Usage decay Model's grades when given it
+// as Next.
 package rerank
 
 import (

@@ -116,3 +116,58 @@ func TestRecency(t *testing.T) {
 		t.Errorf("a zero HalfLife: %v; want ErrInvalidArgument", err)
 	}
 }
+
+// TestUsage checks that Usage decays a memory never used by its age, one used by the
+// time since its last use, keeps the latest of two uses, decays Next's scores, and
+// refuses a HalfLife that is not positive.
+func TestUsage(t *testing.T) {
+	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	clock := now
+	hit := func(id string, age time.Duration) store.Hit {
+		return store.Hit{Record: store.Fact{ID: id, Text: id, CreatedAt: now.Add(-age)}, Relevance: 0.8}
+	}
+	cands := []store.Hit{hit("used", 96*time.Hour), hit("unused", 48*time.Hour)}
+	log := new(rerank.UsageLog)
+	u := &rerank.Usage{HalfLife: 24 * time.Hour, Now: func() time.Time { return clock }, Log: log}
+	ctx := context.Background()
+	scores := func() []float64 {
+		t.Helper()
+		got, err := u.Rerank(ctx, "q", cands)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	check := func(name string, got, want []float64) {
+		t.Helper()
+		for i := range want {
+			if math.Abs(got[i]-want[i]) > 1e-12 {
+				t.Errorf("%s: score of %s = %v; want %v", name, cands[i].Record.RecordID(), got[i], want[i])
+			}
+		}
+	}
+	check("never used", scores(), []float64{0.8 / 16, 0.8 / 4})
+	// Used an hour ago: "used" is idle for an hour, "unused" still ages.
+	clock = now.Add(-time.Hour)
+	u.Used(ctx, cands[:1])
+	clock = now
+	check("used an hour ago", scores(), []float64{0.8 * math.Exp2(-1.0/24), 0.8 / 4})
+	// An older use recorded later changes nothing.
+	log.Use(now.Add(-72*time.Hour), store.RefOf(cands[0].Record))
+	if at, ok := log.LastUsed(store.RefOf(cands[0].Record)); !ok || !at.Equal(now.Add(-time.Hour)) || log.Len() != 1 {
+		t.Errorf("last use = %v, %v (%d in the log); want an hour ago", at, ok, log.Len())
+	}
+	// A day later, unused since: half.
+	clock = now.Add(23 * time.Hour)
+	check("a day after its use", scores()[:1], []float64{0.4})
+
+	graded := &rerank.Usage{HalfLife: 24 * time.Hour, Now: func() time.Time { return now },
+		Next: rerank.Func(func(_ string, h store.Hit) float64 { return 10 })}
+	got, err := graded.Rerank(ctx, "q", cands[1:])
+	if err != nil || math.Abs(got[0]-2.5) > 1e-12 || graded.Name() != "func+usage" {
+		t.Errorf("Next's grade decayed: %v, %v, name %q; want 2.5 and func+usage", got, err, graded.Name())
+	}
+	if _, err := (&rerank.Usage{}).Rerank(ctx, "q", cands); !errors.Is(err, store.ErrInvalidArgument) {
+		t.Errorf("a zero HalfLife: %v; want ErrInvalidArgument", err)
+	}
+}

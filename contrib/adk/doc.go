@@ -40,9 +40,9 @@
 // events with text) to the user's branch as a conversation, adding only new turns
 // when a session is added again; with MemoryServiceConfig.ExtractFacts, day1 also
 // extracts facts from them. SearchMemory searches the messages and facts of the
-// user's branch, at most Limit, none less relevant than MinRelevance
-// (day1.DefaultMinRelevance by default), so a question about something never said
-// finds nothing.
+// user's branch, at most Limit, at the relevance floor MinRelevance
+// (day1.DefaultMinRelevance by default; see day1.SearchQuery.MinRelevance), so a
+// question about something never said finds nothing.
 //
 // The session log and memory stay apart: a session's turns are memory once they are
 // added, not while they are being said, so a search does not return the question

@@ -224,7 +224,7 @@ func memoryMessage(branch, key, appName, userID, id string, i int, e *session.Ev
 
 // SearchMemory searches the memory of the request's user: day1's search (hybrid by
 // default) of the messages and facts of the user's branch, best first, at most
-// MemoryServiceConfig.Limit, none less relevant than MinRelevance. A blank query, or
+// MemoryServiceConfig.Limit, at the relevance floor MinRelevance. A blank query, or
 // a user with no memory yet, finds nothing.
 //
 // Each entry's ID is the day1 record's, its Content the text (role "user" for the

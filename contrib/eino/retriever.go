@@ -136,8 +136,11 @@ func (r *Retriever) Retrieve(ctx context.Context, query string, opts ...retrieve
 	}
 	docs := make([]*schema.Document, 0, len(hits))
 	for _, h := range hits {
+		// A search at a floor keeps hits down to half of it beside one that reaches
+		// it (SearchQuery.MinRelevance); Eino's threshold leaves out every document
+		// scored below it.
 		f, ok := h.Fact()
-		if !ok {
+		if !ok || h.Relevance < q.MinRelevance {
 			continue
 		}
 		docs = append(docs, factDocument(f, h, q.Branch))

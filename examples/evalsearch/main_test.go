@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
@@ -138,7 +139,8 @@ func TestTextReport(t *testing.T) {
 }
 
 // TestSessionsLendScore checks -no-sessions: the same facts written with no SessionID
-// get no context from their session, so the default search finds fewer answers by
+// get their context from the facts written just before and after them instead of
+// from their session, so the default search finds about as many answers by
 // recall@10, and still ranks no worse than either retriever.
 func TestSessionsLendScore(t *testing.T) {
 	report := func(args ...string) Report {
@@ -166,8 +168,8 @@ func TestSessionsLendScore(t *testing.T) {
 	if len(without.MessageResults) != 0 {
 		t.Errorf("-mode facts evaluated %d message variants", len(without.MessageResults))
 	}
-	if w, wo := hybrid(with).Recall10, hybrid(without).Recall10; wo >= w {
-		t.Errorf("hybrid recall@10: %.3f with sessions, %.3f without; want less without", w, wo)
+	if w, wo := hybrid(with).Recall10, hybrid(without).Recall10; math.Abs(w-wo) > 0.05 {
+		t.Errorf("hybrid recall@10: %.3f with sessions, %.3f without; want them within 0.05", w, wo)
 	}
 	checkFloors(t, "facts without sessions", without.Results, map[string]floor{"hybrid": {}})
 }

@@ -483,8 +483,9 @@ func TestToolErrors(t *testing.T) {
 	if s := call[agenttool.SearchOut](t, cs, "memory_search", map[string]any{"query": "wombat demo room"}); len(s.Hits) != 0 {
 		t.Errorf("search after the fact expired: %+v; want nothing", s.Hits)
 	}
-	if s := call[agenttool.SearchOut](t, cs, "memory_search", map[string]any{"query": "wombat demo room", "include_expired": true}); len(s.Hits) != 1 || s.Hits[0].ID != brief.FactID {
-		t.Errorf("search with include_expired: %+v; want the expired fact", s.Hits)
+	// (The fact written just before it may come along as its context.)
+	if s := call[agenttool.SearchOut](t, cs, "memory_search", map[string]any{"query": "wombat demo room", "include_expired": true}); len(s.Hits) == 0 || s.Hits[0].ID != brief.FactID {
+		t.Errorf("search with include_expired: %+v; want the expired fact first", s.Hits)
 	}
 
 	// Still serving, and the failed switch left the current branch alone.

@@ -1,9 +1,11 @@
 package matrixone
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
+	"iter"
 	"math"
 	"slices"
 	"strings"
@@ -326,6 +328,31 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 			// are: those that become hits get theirs below.
 			kws = append(kws, near)
 		}
+		if seeds := store.LooseSeeds(q, keyword); len(seeds) > 0 {
+			vids := map[string]int64{}
+			for _, r := range slices.Concat(kws...) {
+				if _, ok := r.rec.(store.Fact); ok {
+					vids[r.rec.RecordID()] = r.vid
+				}
+			}
+			runs, err := s.looseRuns(ctx, p, q, seeds, vids)
+			if err != nil {
+				return nil, wrap(ctx, "Search", err)
+			}
+			var near []ranked
+			keyword, err = store.AddLooseNeighbours(q, keyword, runs, func(ids []string) ([]store.Fact, error) {
+				near, err = s.factsByVid(ctx, p, ids, vids)
+				facts := make([]store.Fact, len(near))
+				for i, r := range near {
+					facts[i] = r.rec.(store.Fact)
+				}
+				return facts, err
+			})
+			if err != nil {
+				return nil, wrap(ctx, "Search", err)
+			}
+			kws = append(kws, near)
+		}
 		if after && store.NeedVector(q, len(keyword)) {
 			g, gctx := errgroup.WithContext(ctx)
 			vectors(g, gctx)
@@ -452,6 +479,85 @@ func (s *Store) sessionEntries(ctx context.Context, p pos, sessions []string) ([
 		vids[e.ID] = vid
 	}
 	return out, vids, rs.Err()
+}
+
+// looseRuns returns the store.LooseRun of each seed, vids holding the seed's vid:
+// the facts with no session that p sees among those written just before and after it
+// to its table, from the term index or, without one, one query for every seed. It
+// adds the vids of the facts of the runs to vids.
+func (s *Store) looseRuns(ctx context.Context, p pos, q store.SearchQuery, seeds []store.Fact, vids map[string]int64) ([][]store.SessionEntry, error) {
+	if s.opts.KeywordCache != IndexOff && !s.wordsAsWritten {
+		ix, err := s.termsAt(ctx, store.KindFact, p.tab.suffix, p.cut)
+		if err != nil {
+			return nil, err
+		}
+		defer ix.mu.Unlock()
+		return ix.looseRuns(q, seeds, vids, p.cut), nil
+	}
+	var parts []string
+	var args []any
+	var seen []store.Fact
+	for _, f := range seeds {
+		vid, ok := vids[f.ID]
+		if !ok {
+			continue
+		}
+		seen = append(seen, f)
+		for _, side := range [2]string{"vid < ? ORDER BY vid DESC", "vid > ? ORDER BY vid"} {
+			parts = append(parts, fmt.Sprintf("(SELECT %d AS seed, vid, id, created_at FROM %s WHERE %s AND session_id = '' AND %s LIMIT %d)",
+				len(seen)-1, table(store.KindFact, p.tab.suffix), "rev <= ? AND next_rev > ? AND deleted = 0", side, store.ContextSpan(q)))
+			args = append(args, p.cut, p.cut, vid)
+		}
+	}
+	if len(parts) == 0 {
+		return nil, nil
+	}
+	s.sessionQueries.Add(1)
+	rs, err := s.db.QueryContext(ctx, strings.Join(parts, " UNION ALL "), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close()
+	type near struct {
+		vid int64
+		e   store.SessionEntry
+	}
+	around := make([][]near, len(seen))
+	for rs.Next() {
+		var n near
+		var seed int
+		var at sql.NullTime
+		if err := rs.Scan(&seed, &n.vid, &n.e.ID, &at); err != nil {
+			return nil, err
+		}
+		n.e.CreatedAt = at.Time
+		if seed >= 0 && seed < len(around) {
+			around[seed] = append(around[seed], n)
+		}
+	}
+	if err := rs.Err(); err != nil {
+		return nil, err
+	}
+	runs := make([][]store.SessionEntry, 0, len(seen))
+	for i, f := range seen {
+		sv := vids[f.ID]
+		// Nearest first on each side: by distance in vid.
+		slices.SortFunc(around[i], func(a, b near) int { return cmp.Compare(max(a.vid-sv, sv-a.vid), max(b.vid-sv, sv-b.vid)) })
+		side := func(before bool) iter.Seq[store.SessionEntry] {
+			return func(yield func(store.SessionEntry) bool) {
+				for _, n := range around[i] {
+					if (n.vid < sv) == before && !yield(n.e) {
+						return
+					}
+				}
+			}
+		}
+		for _, n := range around[i] {
+			vids[n.e.ID] = n.vid
+		}
+		runs = append(runs, store.LooseRun(q, store.SessionEntry{ID: f.ID, CreatedAt: micro(f.CreatedAt)}, side(true), side(false)))
+	}
+	return runs, nil
 }
 
 // factsByVid reads the facts of the given ids, without their embeddings, by the vids

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"iter"
 	"slices"
 	"strings"
 	"sync"
@@ -217,6 +218,52 @@ func (ix *termIndex) sessionEntries(sessions []string, cut int64) ([]store.Sessi
 		}
 	}
 	return out, vids
+}
+
+// looseRuns returns the store.LooseRun of each seed, vids holding the seed's vid: the
+// facts with no session visible at cut among the entries next to its own, LooseScan at
+// most on each side. It adds the vids of the facts of the runs to vids. The caller
+// holds ix.mu.
+func (ix *termIndex) looseRuns(q store.SearchQuery, seeds []store.Fact, vids map[string]int64, cut int64) [][]store.SessionEntry {
+	entry := func(i int) (store.SessionEntry, bool) {
+		e := &ix.ents[i]
+		if e.session != 0 || !e.visible(cut) {
+			return store.SessionEntry{}, false
+		}
+		vids[e.id] = e.vid
+		var at time.Time
+		if e.created != 0 {
+			at = time.UnixMicro(e.created).UTC()
+		}
+		return store.SessionEntry{ID: e.id, CreatedAt: at}, true
+	}
+	var runs [][]store.SessionEntry
+	for _, f := range seeds {
+		vid, ok := vids[f.ID]
+		if !ok {
+			continue
+		}
+		at, ok := ix.at[vid]
+		if !ok {
+			continue
+		}
+		i := int(at)
+		seed, ok := entry(i)
+		if !ok {
+			continue
+		}
+		step := func(d int) iter.Seq[store.SessionEntry] {
+			return func(yield func(store.SessionEntry) bool) {
+				for k := 1; k <= store.LooseScan && i+d*k >= 0 && i+d*k < len(ix.ents); k++ {
+					if e, ok := entry(i + d*k); ok && !yield(e) {
+						return
+					}
+				}
+			}
+		}
+		runs = append(runs, store.LooseRun(q, seed, step(-1), step(1)))
+	}
+	return runs
 }
 
 // termCand is a row a keyword search ranked.

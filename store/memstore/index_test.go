@@ -329,9 +329,9 @@ func TestKeywordAtHeadMatchesChain(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, q := range []store.SearchQuery{
-		{Text: "service queue grpc", Mode: store.Keyword, Limit: 1000},
-		{Text: "queue moved", Mode: store.Keyword, Limit: 1000, IncludeHistory: true},
-		{Text: "service 3", Mode: store.Keyword, Limit: 1000, Filter: store.Filter{Status: store.FactInvalidated}},
+		{Text: "service queue grpc", Mode: store.Keyword, Limit: 1000, WindowWeight: -1},
+		{Text: "queue moved", Mode: store.Keyword, Limit: 1000, IncludeHistory: true, WindowWeight: -1},
+		{Text: "service 3", Mode: store.Keyword, Limit: 1000, Filter: store.Filter{Status: store.FactInvalidated}, WindowWeight: -1},
 	} {
 		main, err := s.Search(ctx, store.View{}, q)
 		if err != nil {
@@ -406,7 +406,7 @@ func TestKeywordInThePast(t *testing.T) {
 		for _, name := range snaps {
 			for _, w := range words {
 				hits, err := s.Search(ctx, store.View{Branch: store.DefaultBranch, At: store.Point{Snapshot: name}},
-					store.SearchQuery{Text: w + " note", Mode: store.Keyword, Limit: 100})
+					store.SearchQuery{Text: w + " note", Mode: store.Keyword, Limit: 100, WindowWeight: -1})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -486,7 +486,7 @@ func TestStatsAtSnapshotsMatchAFreshStore(t *testing.T) {
 	}
 	scores := func(s *Store, v store.View, q string) map[string]string {
 		t.Helper()
-		hits, err := s.Search(ctx, v, store.SearchQuery{Text: q, Mode: store.Keyword, Limit: 200})
+		hits, err := s.Search(ctx, v, store.SearchQuery{Text: q, Mode: store.Keyword, Limit: 200, WindowWeight: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -665,7 +665,7 @@ func testKeywordMatchesExhaustiveScoring(t *testing.T, shared bool) {
 					qs = append(qs, rare[r.IntN(len(rare))])
 				}
 			}
-			q := store.SearchQuery{Text: strings.Join(qs, " "), Mode: store.Keyword, Kinds: []store.Kind{store.KindFact}, Limit: []int{1, 10, 50}[qi%3]}
+			q := store.SearchQuery{Text: strings.Join(qs, " "), Mode: store.Keyword, Kinds: []store.Kind{store.KindFact}, Limit: []int{1, 10, 50}[qi%3], WindowWeight: -1}
 			switch qi % 4 {
 			case 1:
 				q.IncludeHistory = true
@@ -731,7 +731,7 @@ func checkKeywordAtHead(t *testing.T, s *Store, when string, texts ...string) {
 		t.Fatal(err)
 	}
 	for _, text := range texts {
-		q := store.SearchQuery{Text: text, Mode: store.Keyword, Kinds: []store.Kind{store.KindFact}, Limit: 50}
+		q := store.SearchQuery{Text: text, Mode: store.Keyword, Kinds: []store.Kind{store.KindFact}, Limit: 50, WindowWeight: -1}
 		hits, err := s.Search(ctx, store.View{}, q)
 		if err != nil {
 			t.Fatal(err)

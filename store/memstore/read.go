@@ -3,6 +3,9 @@ package memstore
 import (
 	"context"
 	"fmt"
+	"iter"
+	"slices"
+	"sort"
 	"strings"
 	"sync"
 
@@ -138,6 +141,11 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 			return nil, err
 		}
 	}
+	if seeds := store.LooseSeeds(q, keyword); len(seeds) > 0 {
+		if keyword, err = store.AddLooseNeighbours(q, keyword, vw.looseRuns(q, kw, seeds), vw.facts); err != nil {
+			return nil, err
+		}
+	}
 	if after && len(q.Vector) > 0 && store.NeedVector(q, len(keyword)) {
 		runVector()
 		if err := ctx.Err(); err != nil {
@@ -209,6 +217,80 @@ func (v view) sessionEntries(sessions []string) []store.SessionEntry {
 		return nil
 	}
 	return out
+}
+
+// looseRuns returns the store.LooseRun of each seed: the facts with no session the
+// view sees among the versions written just before and after the seed's, in the
+// order of the view's history: each ancestor's log up to the fork, then its child's.
+func (v view) looseRuns(q store.SearchQuery, kw []ranked, seeds []store.Fact) [][]store.SessionEntry {
+	at := make(map[string]*version, len(seeds))
+	for _, r := range kw {
+		if r.v.key.kind == store.KindFact {
+			at[r.v.key.id] = r.v
+		}
+	}
+	entry := func(w *version) (store.SessionEntry, bool) {
+		r, ok := w.rec.(*factRec)
+		if !ok || r.session() != "" || v.resolve(w.key) != w {
+			return store.SessionEntry{}, false
+		}
+		return store.SessionEntry{ID: w.key.id, CreatedAt: r.created}, true
+	}
+	bySeq := func(w *version, seq uint64) int { return cmpU64(w.seq, seq) }
+	var runs [][]store.SessionEntry
+	for _, f := range seeds {
+		sv := at[f.ID]
+		if sv == nil {
+			continue
+		}
+		li := slices.IndexFunc(v.chain, func(l link) bool { return l.br == sv.br })
+		if li < 0 {
+			continue
+		}
+		i, ok := slices.BinarySearchFunc(sv.br.log, sv.seq, bySeq)
+		if !ok || sv.br.log[i] != sv {
+			continue
+		}
+		seed, ok := entry(sv)
+		if !ok {
+			continue
+		}
+		// step yields the entries LooseScan versions at most from the seed's, d
+		// apart: past the end of a link's log (or its cut), the child's log goes
+		// on; before its start, the parent's, from the fork.
+		step := func(d int) iter.Seq[store.SessionEntry] {
+			return func(yield func(store.SessionEntry) bool) {
+				li, i := li, i
+				for range store.LooseScan {
+					i += d
+					for {
+						l := v.chain[li]
+						if i >= 0 && i < len(l.br.log) && l.br.log[i].seq <= l.cut {
+							break
+						}
+						if d > 0 {
+							if li == 0 {
+								return
+							}
+							li, i = li-1, 0
+						} else {
+							if li == len(v.chain)-1 {
+								return
+							}
+							li++
+							l := v.chain[li]
+							i = sort.Search(len(l.br.log), func(j int) bool { return l.br.log[j].seq > l.cut }) - 1
+						}
+					}
+					if e, ok := entry(v.chain[li].br.log[i]); ok && !yield(e) {
+						return
+					}
+				}
+			}
+		}
+		runs = append(runs, store.LooseRun(q, seed, step(-1), step(1)))
+	}
+	return runs
 }
 
 // facts returns the facts of the given ids that the view sees, as stored.

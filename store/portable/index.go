@@ -925,18 +925,18 @@ func (ix *index) count(p int32, d int) {
 // keyword ranks the records of a kind the view sees by BM25 over the view: document
 // frequencies, count and average length are those of the rows the view sees. It
 // returns the best k the filter accepts.
-func (s *Store) keyword(ctx context.Context, v view, kind store.Kind, q store.SearchQuery, k int) ([]store.Ranked, error) {
+func (s *Store) keyword(ctx context.Context, v view, kind store.Kind, q store.SearchQuery, k int) ([]store.Ranked, []int32, error) {
 	ix := &s.ix
 	terms := textsearch.TermFreqs(textsearch.Terms(q.Text))
 	names, lists, err := ix.termLists(ctx, v.st.r, kind, terms)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ix.mu.RLock()
 	n, sum := ix.stats(v, kind)
 	if n == 0 || k <= 0 {
 		ix.mu.RUnlock()
-		return nil, nil
+		return nil, nil, nil
 	}
 	avg := float64(sum) / float64(n)
 	// A filter that only leaves history out is decided by the index; any other
@@ -1000,9 +1000,10 @@ func (s *Store) keyword(ctx context.Context, v view, kind store.Kind, q store.Se
 }
 
 // takeBest reads the records of candidates in order, keeping the first k the filter
-// accepts.
-func (s *Store) takeBest(ctx context.Context, v view, order []vecmath.Scored[int32], f store.Filter, k int, full float64) ([]store.Ranked, error) {
+// accepts, and returns their positions beside them.
+func (s *Store) takeBest(ctx context.Context, v view, order []vecmath.Scored[int32], f store.Filter, k int, full float64) ([]store.Ranked, []int32, error) {
 	var out []store.Ranked
+	var at []int32
 	for len(order) > 0 && len(out) < k {
 		n := min(len(order), max(2*(k-len(out)), 32))
 		chunk := order[:n]
@@ -1013,15 +1014,16 @@ func (s *Store) takeBest(ctx context.Context, v view, order []vecmath.Scored[int
 		}
 		recs, err := s.ix.fetch(ctx, v, ps)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for i, r := range recs {
 			if r != nil && f.Match(r) && len(out) < k {
 				out = append(out, store.Ranked{Record: r, Score: chunk[i].Score, Full: full})
+				at = append(at, ps[i])
 			}
 		}
 	}
-	return out, nil
+	return out, at, nil
 }
 
 // vecOf returns the embedding kept for a code slot, nil when it has not been read.

@@ -2,6 +2,7 @@ package portable
 
 import (
 	"context"
+	"iter"
 	"strings"
 	"time"
 
@@ -30,25 +31,24 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 		}
 		q.Filter = q.Filter.ResolveExpiry(s.ix.holdsExpiring(), st.now)
 		var keyword, vector []store.Ranked
+		at := map[string]int32{} // the positions of the facts of the keyword ranking
 		if q.Mode != store.Vector && strings.TrimSpace(q.Text) != "" {
 			for _, kind := range q.Kinds {
-				rs, err := s.keyword(ctx, vw, kind, q, depth)
+				rs, ps, err := s.keyword(ctx, vw, kind, q, depth)
 				if err != nil {
 					return err
+				}
+				if kind == store.KindFact {
+					for i, r := range rs {
+						at[r.Record.RecordID()] = ps[i]
+					}
 				}
 				keyword = append(keyword, rs...)
 			}
 		}
-		if ranges := store.NeighbourRanges(q, keyword); len(ranges) > 0 {
-			msgs, err := vw.messages(ctx, &s.ix, ranges)
-			if err != nil {
-				return err
-			}
-			keyword = store.AddNeighbours(q, keyword, msgs)
-		}
-		if sessions := store.ContextSessions(q, keyword); len(sessions) > 0 {
-			entries, at := vw.sessionEntries(&s.ix, sessions)
-			keyword, err = store.AddSessionNeighbours(q, keyword, entries, func(ids []string) ([]store.Fact, error) {
+		// facts reads the facts of the given ids that at places.
+		facts := func(at map[string]int32) func(ids []string) ([]store.Fact, error) {
+			return func(ids []string) ([]store.Fact, error) {
 				ps := make([]int32, 0, len(ids))
 				for _, id := range ids {
 					if p, ok := at[id]; ok {
@@ -63,8 +63,24 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 					}
 				}
 				return out, err
-			})
+			}
+		}
+		if ranges := store.NeighbourRanges(q, keyword); len(ranges) > 0 {
+			msgs, err := vw.messages(ctx, &s.ix, ranges)
 			if err != nil {
+				return err
+			}
+			keyword = store.AddNeighbours(q, keyword, msgs)
+		}
+		if sessions := store.ContextSessions(q, keyword); len(sessions) > 0 {
+			entries, at := vw.sessionEntries(&s.ix, sessions)
+			if keyword, err = store.AddSessionNeighbours(q, keyword, entries, facts(at)); err != nil {
+				return err
+			}
+		}
+		if seeds := store.LooseSeeds(q, keyword); len(seeds) > 0 {
+			runs := vw.looseRuns(&s.ix, q, seeds, at)
+			if keyword, err = store.AddLooseNeighbours(q, keyword, runs, facts(at)); err != nil {
 				return err
 			}
 		}
@@ -106,6 +122,47 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 		return nil
 	})
 	return hits, err
+}
+
+// looseRuns returns the store.LooseRun of each seed, at holding its position: the
+// facts with no session on the rows written just before and after it that the view
+// sees. It adds their positions to at.
+func (v view) looseRuns(ix *index, q store.SearchQuery, seeds []store.Fact, at map[string]int32) [][]store.SessionEntry {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	fact := kindCode(store.KindFact)
+	entry := func(p int32) (store.SessionEntry, bool) {
+		m := ix.rows.at(p)
+		if m.kc != fact || m.del() || ix.names.grpView(p) != "" || !ix.visible(v, p) {
+			return store.SessionEntry{}, false
+		}
+		id := ix.names.id(p)
+		at[id] = p
+		return store.SessionEntry{ID: id, CreatedAt: time.Unix(0, m.ord).UTC()}, true
+	}
+	n := int32(ix.rows.len())
+	var runs [][]store.SessionEntry
+	for _, f := range seeds {
+		p, ok := at[f.ID]
+		if !ok || p >= n {
+			continue
+		}
+		seed, ok := entry(p)
+		if !ok {
+			continue
+		}
+		step := func(d int32) iter.Seq[store.SessionEntry] {
+			return func(yield func(store.SessionEntry) bool) {
+				for k := int32(1); k <= store.LooseScan && p+d*k >= 0 && p+d*k < n; k++ {
+					if e, ok := entry(p + d*k); ok && !yield(e) {
+						return
+					}
+				}
+			}
+		}
+		runs = append(runs, store.LooseRun(q, seed, step(-1), step(1)))
+	}
+	return runs
 }
 
 // messages returns the messages the view sees in the given ranges: those the index

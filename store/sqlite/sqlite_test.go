@@ -323,7 +323,7 @@ func upgradeFrom(t *testing.T, version int, drop []string) {
 	if err != nil || len(got) != 2 || got[0].RecordID() != "older" {
 		t.Errorf("a reader of version %d lists by update %v, %v; want older, then old", version, got, err)
 	}
-	if hits, err := r.Search(ctx, store.View{}, store.SearchQuery{Text: "canteen", Mode: store.Keyword}); err != nil || len(hits) != 1 {
+	if hits, err := r.Search(ctx, store.View{}, store.SearchQuery{Text: "canteen", Mode: store.Keyword, WindowWeight: -1}); err != nil || len(hits) != 1 {
 		t.Errorf("a reader of version %d searching for canteen: %d hits, %v; want old", version, len(hits), err)
 	}
 	r.Close()
@@ -358,7 +358,7 @@ func upgradeFrom(t *testing.T, version int, drop []string) {
 	if err != nil || !slices.Equal(ids, []string{"old", "new", "older"}) {
 		t.Errorf("facts by update: %v, %v; want old (kept without an update time), new, older (updated last)", ids, err)
 	}
-	hits, err := w.Search(ctx, store.View{}, store.SearchQuery{Text: "canteen", Mode: store.Keyword})
+	hits, err := w.Search(ctx, store.View{}, store.SearchQuery{Text: "canteen", Mode: store.Keyword, WindowWeight: -1})
 	ids = ids[:0]
 	for _, h := range hits {
 		ids = append(ids, h.Record.RecordID())
@@ -367,7 +367,7 @@ func upgradeFrom(t *testing.T, version int, drop []string) {
 	if err != nil || !slices.Equal(ids, []string{"new", "old"}) {
 		t.Errorf("keyword search for canteen after the upgrade: %v, %v; want the old fact and the new", ids, err)
 	}
-	hits, err = before.Search(ctx, store.View{}, store.SearchQuery{Text: "canteen", Mode: store.Keyword})
+	hits, err = before.Search(ctx, store.View{}, store.SearchQuery{Text: "canteen", Mode: store.Keyword, WindowWeight: -1})
 	if err != nil || len(hits) != 2 {
 		t.Errorf("a reader opened before the upgrade searching for canteen: %d hits, %v; want the old fact and the new", len(hits), err)
 	}

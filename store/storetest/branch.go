@@ -131,8 +131,8 @@ func testBranch(t *testing.T, h Harness) {
 		if got := e.get(bv, factRef("f2")).RecordBranch(); got != "b" {
 			e.t.Errorf("f2 read from b has Branch %q; want b", got)
 		}
-		same(e.t, "keyword search on b for later words", []string{}, hitIDs(e.search(bv, store.SearchQuery{Text: "changed delta", Mode: store.Keyword})))
-		same(e.t, "keyword search on b for old words", []string{"f1", "f2"}, sorted(hitIDs(e.search(bv, store.SearchQuery{Text: "alpha bravo", Mode: store.Keyword}))))
+		same(e.t, "keyword search on b for later words", []string{}, hitIDs(e.search(bv, store.SearchQuery{Text: "changed delta", Mode: store.Keyword, WindowWeight: noContext})))
+		same(e.t, "keyword search on b for old words", []string{"f1", "f2"}, sorted(hitIDs(e.search(bv, store.SearchQuery{Text: "alpha bravo", Mode: store.Keyword, WindowWeight: noContext}))))
 	})
 
 	subtest(t, h, area, "branch writes never show on the parent", func(e *env) {
@@ -144,7 +144,7 @@ func testBranch(t *testing.T, h Harness) {
 		e.del("b", factRef("f2"))
 		same(e.t, "parent state", before, e.state(main))
 		same(e.t, "branch facts", []string{"f1", "g1"}, e.listIDs(head("b"), store.ListQuery{Kind: store.KindFact, Order: store.OrderID}))
-		same(e.t, "parent keyword search", []string{}, hitIDs(e.search(main, store.SearchQuery{Text: "golf", Mode: store.Keyword})))
+		same(e.t, "parent keyword search", []string{}, hitIDs(e.search(main, store.SearchQuery{Text: "golf", Mode: store.Keyword, WindowWeight: noContext})))
 	})
 
 	subtest(t, h, area, "a branch of a branch sees the grandparent as of its parent's fork", func(e *env) {
@@ -208,7 +208,7 @@ func testBranch(t *testing.T, h Harness) {
 		isErr(e.t, "Delete on an archived branch", e.s.Delete(e.ctx, "b", []store.Ref{factRef("f1")}), store.ErrBranchArchived)
 		e.get(head("b"), factRef("f1"))
 		e.missing(head("b"), factRef("f2"))
-		same(e.t, "search on an archived branch", []string{"f1"}, hitIDs(e.search(head("b"), store.SearchQuery{Text: "archiving", Mode: store.Keyword})))
+		same(e.t, "search on an archived branch", []string{"f1"}, hitIDs(e.search(head("b"), store.SearchQuery{Text: "archiving", Mode: store.Keyword, WindowWeight: noContext})))
 		if b, err = e.s.SetBranchStatus(e.ctx, "b", store.BranchActive); err != nil || b.Status != store.BranchActive {
 			e.t.Fatalf("SetBranchStatus(active) = %+v, %v", b, err)
 		}
@@ -253,9 +253,9 @@ func testBranch(t *testing.T, h Harness) {
 		// Search indexes forget the deleted branches and keep working for the others.
 		e.put1(store.DefaultBranch, store.Fact{ID: "f3", Text: "main stays searchable", Embedding: vec(1, 0, 0)})
 		e.put1("b", store.Fact{ID: "g2", Text: "b stays searchable", Embedding: vec(0, 1, 0)})
-		same(e.t, "keyword search on main after a delete", []string{"f1", "f3"}, sorted(hitIDs(e.search(main, store.SearchQuery{Text: "main", Mode: store.Keyword}))))
-		same(e.t, "keyword search on b after a delete", []string{"g2"}, hitIDs(e.search(head("b"), store.SearchQuery{Text: "searchable", Mode: store.Keyword})))
-		same(e.t, "keyword search for main on b", []string{"f1"}, hitIDs(e.search(head("b"), store.SearchQuery{Text: "main", Mode: store.Keyword})))
+		same(e.t, "keyword search on main after a delete", []string{"f1", "f3"}, sorted(hitIDs(e.search(main, store.SearchQuery{Text: "main", Mode: store.Keyword, WindowWeight: noContext}))))
+		same(e.t, "keyword search on b after a delete", []string{"g2"}, hitIDs(e.search(head("b"), store.SearchQuery{Text: "searchable", Mode: store.Keyword, WindowWeight: noContext})))
+		same(e.t, "keyword search for main on b", []string{"f1"}, hitIDs(e.search(head("b"), store.SearchQuery{Text: "main", Mode: store.Keyword, WindowWeight: noContext})))
 		same(e.t, "vector search on b after a delete", []string{"g2"}, hitIDs(e.search(head("b"), store.SearchQuery{Vector: vec(0, 1, 0), Mode: store.Vector, Limit: 1})))
 	})
 
@@ -267,7 +267,7 @@ func testBranch(t *testing.T, h Harness) {
 		isErr(e.t, "Get", err, store.ErrBranchNotFound)
 		_, err = e.s.List(e.ctx, head("nope"), store.ListQuery{Kind: store.KindFact})
 		isErr(e.t, "List", err, store.ErrBranchNotFound)
-		_, err = e.s.Search(e.ctx, head("nope"), store.SearchQuery{Text: "lost", Mode: store.Keyword})
+		_, err = e.s.Search(e.ctx, head("nope"), store.SearchQuery{Text: "lost", Mode: store.Keyword, WindowWeight: noContext})
 		isErr(e.t, "Search", err, store.ErrBranchNotFound)
 		_, err = e.s.GetBranch(e.ctx, "nope")
 		isErr(e.t, "GetBranch", err, store.ErrBranchNotFound)

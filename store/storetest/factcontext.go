@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"testing"
+	"time"
 
 	"github.com/day1ai/day1/store"
 )
@@ -74,12 +75,13 @@ func testFactContext(t *testing.T, h Harness) {
 		}
 		w := store.DefaultWindowWeight
 		// f4 and f3 are within two places of f5, f2 and f1 are not; g2 follows g1 in
-		// its own session; h1 has no session, and h2 gains nothing from it.
-		gains(e, "by default", e.search(main, q), b, map[string]float64{"f4": w * b["f5"], "f3": w * b["f5"], "g2": w * b["g1"]})
+		// its own session; h1 and h2 have no session, and were written one after the
+		// other (see the next test).
+		gains(e, "by default", e.search(main, q), b, map[string]float64{"f4": w * b["f5"], "f3": w * b["f5"], "g2": w * b["g1"], "h2": w * b["h1"]})
 
 		// The same with a weight of 0.5, and a window of 1 keeps the span of two.
 		q.WindowWeight, q.Window = 0.5, 1
-		gains(e, "weight 0.5, window 1", e.search(main, q), b, map[string]float64{"f4": 0.5 * b["f5"], "f3": 0.5 * b["f5"], "g2": 0.5 * b["g1"]})
+		gains(e, "weight 0.5, window 1", e.search(main, q), b, map[string]float64{"f4": 0.5 * b["f5"], "f3": 0.5 * b["f5"], "g2": 0.5 * b["g1"], "h2": 0.5 * b["h1"]})
 
 		// Neighbours that match lend each other: "film" is in f3 and f2.
 		q = store.SearchQuery{Text: "film", Mode: store.Keyword, Kinds: facts}
@@ -87,6 +89,47 @@ func testFactContext(t *testing.T, h Harness) {
 		gains(e, "film", e.search(main, q), b, map[string]float64{
 			"f5": w * b["f3"], "f4": w * (b["f3"] + b["f2"]), "f3": w * b["f2"], "f2": w * b["f3"], "f1": w * (b["f3"] + b["f2"]),
 		})
+	})
+
+	subtest(t, h, area, "facts with no session lend each other in the order they were written", func(e *env) {
+		t0 := micro(1)
+		min := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+		loose := func(id, text string, at time.Time) store.Fact { return store.Fact{ID: id, Text: text, CreatedAt: at} }
+		e.put(store.DefaultBranch, store.PutOptions{},
+			loose("l1", "deploy the api", min(0)),
+			loose("l2", "it needs a token", min(1)),
+			store.Fact{ID: "x1", SessionID: "s", Text: "a session of its own", CreatedAt: min(1)},
+			loose("l3", "read from vault", min(2)),
+			loose("l4", "then restart it", min(3)),
+		)
+		// A pause longer than store.LooseGap ends a stretch of work.
+		e.put(store.DefaultBranch, store.PutOptions{}, loose("l5", "after lunch", min(120)), loose("l6", "deploy again", min(121)))
+		q := store.SearchQuery{Text: "deploy", Mode: store.Keyword, Kinds: facts}
+		b := scores(e, main, q)
+		if !same(e.t, "hits without context", []string{"l1", "l6"}, sorted(keys(b))) {
+			return
+		}
+		w := store.DefaultWindowWeight
+		// l2 and l3 follow l1 within two places (x1 has a session, and no place
+		// among them); l4 is three places on; l5 comes just before l6, and l4 two
+		// hours before l5.
+		gains(e, "deploy", e.search(main, q), b, map[string]float64{"l2": w * b["l1"], "l3": w * b["l1"], "l5": w * b["l6"]})
+		if h.Reopen != nil {
+			e.reopen()
+			gains(e, "deploy, reopened", e.search(main, q), b, map[string]float64{"l2": w * b["l1"], "l3": w * b["l1"], "l5": w * b["l6"]})
+		}
+	})
+
+	subtest(t, h, area, "facts with no session lend along the branch's own history", func(e *env) {
+		e.put(store.DefaultBranch, store.PutOptions{}, store.Fact{ID: "b1", Text: "kinit renews tickets"})
+		e.fork("side", store.DefaultBranch)
+		e.put(store.DefaultBranch, store.PutOptions{}, store.Fact{ID: "b2", Text: "written on main"})
+		e.put("side", store.PutOptions{}, store.Fact{ID: "b3", Text: "written on the side"})
+		q := store.SearchQuery{Text: "kinit", Mode: store.Keyword, Kinds: facts}
+		same(e.t, "main", []string{"b1", "b2"}, sorted(hitIDs(e.search(main, q))))
+		same(e.t, "side", []string{"b1", "b3"}, sorted(hitIDs(e.search(head("side"), q))))
+		q.Filter = store.Filter{Category: "none"}
+		same(e.t, "a filter no fact passes", []string{}, hitIDs(e.search(main, q)))
 	})
 
 	subtest(t, h, area, "facts created at one instant follow their ids, the shorter first", func(e *env) {

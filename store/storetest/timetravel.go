@@ -75,9 +75,9 @@ func testTimeTravel(t *testing.T, h Harness) {
 			same(e.t, "f1 text", "alpha original", textOf(e.get(v, factRef("f1"))))
 			same(e.t, "r1 target", "B", e.get(v, relRef("r1")).(store.Relation).Target)
 			same(e.t, "relations of A", []string{"r1"}, e.listIDs(v, store.ListQuery{Kind: store.KindRelation, Filter: store.Filter{Entity: "A"}}))
-			same(e.t, "keyword alpha", []string{"f1"}, hitIDs(e.search(v, store.SearchQuery{Text: "alpha", Mode: store.Keyword})))
-			same(e.t, "keyword bravo (deleted later)", []string{"f2"}, hitIDs(e.search(v, store.SearchQuery{Text: "bravo", Mode: store.Keyword})))
-			same(e.t, "keyword words written later", []string{}, hitIDs(e.search(v, store.SearchQuery{Text: "changed charlie delta", Mode: store.Keyword})))
+			same(e.t, "keyword alpha", []string{"f1"}, hitIDs(e.search(v, store.SearchQuery{Text: "alpha", Mode: store.Keyword, WindowWeight: noContext})))
+			same(e.t, "keyword bravo (deleted later)", []string{"f2"}, hitIDs(e.search(v, store.SearchQuery{Text: "bravo", Mode: store.Keyword, WindowWeight: noContext})))
+			same(e.t, "keyword words written later", []string{}, hitIDs(e.search(v, store.SearchQuery{Text: "changed charlie delta", Mode: store.Keyword, WindowWeight: noContext})))
 			vhits := e.search(v, store.SearchQuery{Vector: vec(1), Mode: store.Vector})
 			same(e.t, "vector", []string{"f1", "f2", "o1"}, hitIDs(vhits))
 			checkVectorHitsAgainst(e.t, vhits, vec(1))
@@ -92,7 +92,7 @@ func testTimeTravel(t *testing.T, h Harness) {
 				}
 			}
 		}
-		same(e.t, "keyword at head", []string{"f1"}, hitIDs(e.search(head(main), store.SearchQuery{Text: "alpha", Mode: store.Keyword})))
+		same(e.t, "keyword at head", []string{"f1"}, hitIDs(e.search(head(main), store.SearchQuery{Text: "alpha", Mode: store.Keyword, WindowWeight: noContext})))
 		same(e.t, "vector at head", []string{"f3", "f4", "f1"}, hitIDs(e.search(head(main), store.SearchQuery{Vector: vec(1), Mode: store.Vector})))
 
 		empty := map[store.Kind][]store.Record{}
@@ -105,7 +105,7 @@ func testTimeTravel(t *testing.T, h Harness) {
 		_, err := e.s.List(e.ctx, atTime(main, e.getBranch(main).ForkedAt.Add(-time.Hour)), store.ListQuery{Kind: store.KindFact})
 		isErr(e.t, "List on main before the store began", err, store.ErrTooOld)
 		e.missing(atTime(main, t0), factRef("f1"))
-		same(e.t, "search before the first write", []string{}, hitIDs(e.search(atTime(main, t0), store.SearchQuery{Text: "alpha", Mode: store.Keyword})))
+		same(e.t, "search before the first write", []string{}, hitIDs(e.search(atTime(main, t0), store.SearchQuery{Text: "alpha", Mode: store.Keyword, WindowWeight: noContext})))
 	})
 
 	subtest(t, h, area, "a branch at snapshots and instants", func(e *env) {
@@ -146,13 +146,13 @@ func testTimeTravel(t *testing.T, h Harness) {
 			isErr(e.t, "Get on b before its fork", err, store.ErrTooOld)
 			_, err = e.s.List(e.ctx, atTime("b", at), store.ListQuery{Kind: store.KindFact})
 			isErr(e.t, "List on b before its fork", err, store.ErrTooOld)
-			_, err = e.s.Search(e.ctx, atTime("b", at), store.SearchQuery{Text: "alpha", Mode: store.Keyword})
+			_, err = e.s.Search(e.ctx, atTime("b", at), store.SearchQuery{Text: "alpha", Mode: store.Keyword, WindowWeight: noContext})
 			isErr(e.t, "Search on b before its fork", err, store.ErrTooOld)
 		}
 		same(e.t, "main before the fork", mainEarly, e.state(atTime(main, beforeFork)))
 		e.missing(atTime(main, beforeFork), factRef("f3"))
 		same(e.t, "instant at the fork", forkState, e.state(atTime("b", e.getBranch("b").ForkedAt)))
-		same(e.t, "keyword on b at the snapshot", []string{"f1"}, hitIDs(e.search(atSnap("b", "sb"), store.SearchQuery{Text: "alpha", Mode: store.Keyword})))
+		same(e.t, "keyword on b at the snapshot", []string{"f1"}, hitIDs(e.search(atSnap("b", "sb"), store.SearchQuery{Text: "alpha", Mode: store.Keyword, WindowWeight: noContext})))
 		same(e.t, "f1 on b at the snapshot", "alpha on main", textOf(e.get(atSnap("b", "sb"), factRef("f1"))))
 		e.missing(atSnap("b", "sb"), factRef("g2"))
 		e.missing(atSnap("b", "sb"), factRef("f4"))
@@ -189,12 +189,12 @@ func testTimeTravel(t *testing.T, h Harness) {
 		isErr(e.t, "Get past the retention", err, store.ErrTooOld)
 		_, err = e.s.List(e.ctx, atTime(main, t1), store.ListQuery{Kind: store.KindFact})
 		isErr(e.t, "List past the retention", err, store.ErrTooOld)
-		_, err = e.s.Search(e.ctx, atTime(main, t1), store.SearchQuery{Text: "alpha", Mode: store.Keyword})
+		_, err = e.s.Search(e.ctx, atTime(main, t1), store.SearchQuery{Text: "alpha", Mode: store.Keyword, WindowWeight: noContext})
 		isErr(e.t, "Search past the retention", err, store.ErrTooOld)
 		_, err = e.s.CreateBranch(e.ctx, store.BranchSpec{Name: "past", At: store.Point{Time: t1}})
 		isErr(e.t, "CreateBranch past the retention", err, store.ErrTooOld)
 		same(e.t, "f1 at the snapshot", "alpha original", textOf(e.get(atSnap(main, "s1"), factRef("f1"))))
-		same(e.t, "keyword at the snapshot", []string{"f1"}, hitIDs(e.search(atSnap(main, "s1"), store.SearchQuery{Text: "alpha", Mode: store.Keyword})))
+		same(e.t, "keyword at the snapshot", []string{"f1"}, hitIDs(e.search(atSnap(main, "s1"), store.SearchQuery{Text: "alpha", Mode: store.Keyword, WindowWeight: noContext})))
 		e.branch(store.BranchSpec{Name: "from-s1", At: store.Point{Snapshot: "s1"}})
 		same(e.t, "f1 on a branch from the snapshot", "alpha original", textOf(e.get(head("from-s1"), factRef("f1"))))
 		same(e.t, "f1 at head", "alpha changed", textOf(e.get(head(main), factRef("f1"))))
@@ -210,7 +210,7 @@ func testTimeTravel(t *testing.T, h Harness) {
 			isInvalid(e.t, fmt.Sprintf("Get at %+v", v), err, "")
 			_, err = e.s.List(e.ctx, v, store.ListQuery{Kind: store.KindFact})
 			isInvalid(e.t, fmt.Sprintf("List at %+v", v), err, "")
-			_, err = e.s.Search(e.ctx, v, store.SearchQuery{Text: "x", Mode: store.Keyword})
+			_, err = e.s.Search(e.ctx, v, store.SearchQuery{Text: "x", Mode: store.Keyword, WindowWeight: noContext})
 			isInvalid(e.t, fmt.Sprintf("Search at %+v", v), err, "")
 		}
 	})

@@ -366,7 +366,7 @@ func testWrite(t *testing.T, h Harness) {
 		if f := e.get(main, factRef("without")).(store.Fact); len(f.Embedding) != 0 {
 			e.t.Errorf("Embedding = %v; want none", f.Embedding)
 		}
-		hits := e.search(main, store.SearchQuery{Text: "kerberos", Mode: store.Keyword})
+		hits := e.search(main, store.SearchQuery{Text: "kerberos", Mode: store.Keyword, WindowWeight: noContext})
 		same(e.t, "keyword hits", []string{"without"}, hitIDs(hits))
 	})
 
