@@ -307,26 +307,28 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 			}
 			keyword = store.AddNeighbours(q, keyword, near)
 		}
+		// near reads the neighbours of the facts' context by the vids given, without
+		// their embeddings, as keyword candidates are read: those that become hits
+		// get theirs below.
+		near := func(vids map[string]int64) func(ids []string) ([]store.Fact, error) {
+			return func(ids []string) ([]store.Fact, error) {
+				rs, err := s.factsByVid(ctx, p, ids, vids)
+				kws = append(kws, rs)
+				facts := make([]store.Fact, len(rs))
+				for i, r := range rs {
+					facts[i] = r.rec.(store.Fact)
+				}
+				return facts, err
+			}
+		}
 		if sessions := store.ContextSessions(q, keyword); len(sessions) > 0 {
 			entries, vids, err := s.sessionEntries(ctx, p, sessions)
 			if err != nil {
 				return nil, wrap(ctx, "Search", err)
 			}
-			var near []ranked
-			keyword, err = store.AddSessionNeighbours(q, keyword, entries, func(ids []string) ([]store.Fact, error) {
-				near, err = s.factsByVid(ctx, p, ids, vids)
-				facts := make([]store.Fact, len(near))
-				for i, r := range near {
-					facts[i] = r.rec.(store.Fact)
-				}
-				return facts, err
-			})
-			if err != nil {
+			if keyword, err = store.AddSessionNeighbours(q, keyword, entries, near(vids)); err != nil {
 				return nil, wrap(ctx, "Search", err)
 			}
-			// The neighbours are read without their embeddings, as keyword candidates
-			// are: those that become hits get theirs below.
-			kws = append(kws, near)
 		}
 		if seeds := store.LooseSeeds(q, keyword); len(seeds) > 0 {
 			vids := map[string]int64{}
@@ -339,19 +341,9 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 			if err != nil {
 				return nil, wrap(ctx, "Search", err)
 			}
-			var near []ranked
-			keyword, err = store.AddLooseNeighbours(q, keyword, runs, func(ids []string) ([]store.Fact, error) {
-				near, err = s.factsByVid(ctx, p, ids, vids)
-				facts := make([]store.Fact, len(near))
-				for i, r := range near {
-					facts[i] = r.rec.(store.Fact)
-				}
-				return facts, err
-			})
-			if err != nil {
+			if keyword, err = store.AddLooseNeighbours(q, keyword, runs, near(vids)); err != nil {
 				return nil, wrap(ctx, "Search", err)
 			}
-			kws = append(kws, near)
 		}
 		if after && store.NeedVector(q, len(keyword)) {
 			g, gctx := errgroup.WithContext(ctx)
