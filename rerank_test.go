@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/day1ai/day1/llm/llmfake"
 	"github.com/day1ai/day1/rerank"
@@ -116,5 +117,39 @@ func TestRerankPoolIsChecked(t *testing.T) {
 		if !errors.As(err, &ve) || ve.Field != "Config.RerankPool" {
 			t.Errorf("RerankPool %d: %v; want a *ValidationError for Config.RerankPool", n, err)
 		}
+	}
+}
+
+// failing is a Reranker whose every ranking fails.
+type failing struct{}
+
+func (failing) Rerank(context.Context, string, []store.Hit) ([]float64, error) {
+	return nil, errors.New("grader down")
+}
+func (failing) Name() string { return "failing" }
+
+// TestUsageHearsOfReturnedHits checks that the Client tells a rerank.Usage the hits
+// each search it ranked returned, after the Limit, and nothing for a search that
+// skipped it or whose ranking failed.
+func TestUsageHearsOfReturnedHits(t *testing.T) {
+	ctx := context.Background()
+	log := new(rerank.UsageLog)
+	c := openReranked(t, &rerank.Usage{HalfLife: time.Hour, Log: log}, 30)
+	hits, err := c.Search(ctx, SearchQuery{Text: "cache restarts", Limit: 2})
+	if err != nil || len(hits) != 2 {
+		t.Fatalf("search: %d hits, %v", len(hits), err)
+	}
+	for _, h := range hits {
+		if _, ok := log.LastUsed(store.RefOf(h.Record)); !ok {
+			t.Errorf("%s: returned, not recorded as used", h.Record.RecordID())
+		}
+	}
+	if _, err := c.Search(ctx, SearchQuery{Text: "cache restarts", NoRerank: true}); err != nil || log.Len() != 2 {
+		t.Errorf("after a search with NoRerank: %d uses, %v; want the 2 of before", log.Len(), err)
+	}
+	broken := new(rerank.UsageLog)
+	c = openReranked(t, &rerank.Usage{HalfLife: time.Hour, Log: broken, Next: failing{}}, 30)
+	if hits, err := c.Search(ctx, SearchQuery{Text: "cache restarts", Limit: 2}); err != nil || len(hits) != 2 || broken.Len() != 0 {
+		t.Errorf("a failed ranking: %d hits, %v, %d uses; want 2 hits and no use", len(hits), err, broken.Len())
 	}
 }

@@ -85,9 +85,11 @@ type SearchQuery struct {
 	// within two places of it in creation order (CreatedAt; the facts of one write
 	// are created in the order given). So a turn among matching turns rises, and the
 	// answer after a question is found even when it shares no word with the query
-	// (KeywordScore 0). Default store.DefaultWindowWeight (0.3); negative turns it
-	// off. Facts without a session, observations and conversations neither lend nor
-	// gain.
+	// (KeywordScore 0). Facts with no session lend each other the same way when
+	// written one after another on the branch, with no more than store.LooseGap (30
+	// minutes) between their creation times, as if each such stretch of work were a
+	// session. Default store.DefaultWindowWeight (0.3); negative turns it off.
+	// Observations and conversations neither lend nor gain.
 	WindowWeight float64
 }
 
@@ -166,19 +168,15 @@ func (r reader) Search(ctx context.Context, q SearchQuery) (hits []Hit, err erro
 	if err != nil {
 		return nil, err
 	}
-	if hits, err = rerankHits(ctx, rr, q.Text, hits, limit); err != nil {
-		return nil, err
-	}
-	if u, ok := rr.(rerank.UseRecorder); ok {
-		u.Used(ctx, hits)
-	}
-	return hits, nil
+	return rerankHits(ctx, rr, q.Text, hits, limit)
 }
 
-// rerankHits orders hits by the reranker's scores, ties in their own order, and
-// keeps limit. When the reranker fails, the hits keep their order.
+// rerankHits orders hits by the reranker's scores, ties in their own order, keeps
+// limit, and tells a rerank.UseRecorder the hits kept. When the reranker fails, the
+// hits keep their order, and no use is recorded.
 func rerankHits(ctx context.Context, rr rerank.Reranker, query string, hits []Hit, limit int) ([]Hit, error) {
 	scores, err := rr.Rerank(ctx, query, slices.Clone(hits))
+	ranked := false
 	switch {
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
@@ -189,9 +187,13 @@ func rerankHits(ctx context.Context, rr rerank.Reranker, query string, hits []Hi
 			hits[i].RerankScore = scores[i]
 		}
 		slices.SortStableFunc(hits, func(a, b Hit) int { return cmp.Compare(b.RerankScore, a.RerankScore) })
+		ranked = true
 	}
 	if len(hits) > limit {
 		hits = hits[:limit]
+	}
+	if u, ok := rr.(rerank.UseRecorder); ok && ranked {
+		u.Used(ctx, hits)
 	}
 	return hits, nil
 }

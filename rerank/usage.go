@@ -18,9 +18,11 @@ import (
 //
 // The base score is Next's score when Next is set, else the candidate's Relevance,
 // else its Score, as with Recency. Uses are kept in Log, in the memory of the
-// process: Clients given the same *UsageLog share them, and a new process starts with
-// none (every memory then decays from its record's time, as with Recency). Off by
-// default: set it as day1.Config.Reranker.
+// process, one entry for each memory ever returned: Clients given the same *UsageLog
+// share them, and a new process starts with none (every memory then decays from its
+// record's time, as with Recency). Off by default: set it as day1.Config.Reranker
+// itself, not as another Reranker's Next, since the Client tells only its own
+// Reranker which hits it returned (UseRecorder).
 type Usage struct {
 	// HalfLife is the time unused after which a candidate's score is halved.
 	// Required, positive.
@@ -53,7 +55,8 @@ func (u *Usage) Rerank(ctx context.Context, query string, candidates []store.Hit
 }
 
 // Used records the hits a search returned as used at Now. day1's Client calls it
-// with the hits of every search this Reranker ranked (see UseRecorder).
+// with the hits of every search this Reranker ranked, unless the ranking failed (see
+// UseRecorder).
 func (u *Usage) Used(ctx context.Context, hits []store.Hit) {
 	if u == nil || ctx.Err() != nil {
 		return
@@ -86,8 +89,8 @@ func (u *Usage) log() *UsageLog {
 }
 
 // UseRecorder is a Reranker that wants to know which hits a search returned, after it
-// ranked them and the search kept its Limit: day1's Client calls Used with them. Usage
-// is one.
+// ranked them and the search kept its Limit: day1's Client calls Used with them when
+// the Reranker is its Config.Reranker and the ranking succeeded. Usage is one.
 type UseRecorder interface {
 	Used(ctx context.Context, hits []store.Hit)
 }

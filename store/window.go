@@ -96,8 +96,8 @@ func messageContext(q SearchQuery) bool {
 	return q.WindowWeight > 0 && q.Mode != Vector && slices.Contains(q.Kinds, KindMessage)
 }
 
-// factContext reports whether the facts of one session lend each other keyword score
-// in a search.
+// factContext reports whether facts lend each other keyword score in a search: those
+// of one session, and those with no session written one after another.
 func factContext(q SearchQuery) bool {
 	return q.WindowWeight > 0 && q.Mode != Vector && slices.Contains(q.Kinds, KindFact)
 }
@@ -233,8 +233,10 @@ func AddSessionNeighbours(q SearchQuery, keyword []Ranked, entries []SessionEntr
 // analytics divide a visitor's requests into visits at thirty minutes of inactivity.
 const LooseGap = 30 * time.Minute
 
-// LooseScan bounds the rows a store steps over on each side of a seed of
-// LooseSeeds, of any kind and branch, looking for the seed's neighbours.
+// LooseScan bounds the rows a store steps over on each side of a seed of LooseSeeds
+// looking for the seed's neighbours: of every kind on the branches the search reads
+// in the embedded and portable stores, of facts of the branch in MatrixOne, which
+// keeps a table for each kind and branch.
 const LooseScan = 64
 
 // LooseSeeds returns the best fact candidates of a keyword ranking that have no
@@ -261,17 +263,19 @@ func LooseSeeds(q SearchQuery, keyword []Ranked) []Fact {
 
 // LooseRun returns the facts around a seed of LooseSeeds that lend it score and
 // borrow from it: the seed and up to ContextSpan(q) facts with no session on each
-// side of it, in creation order, with no pause longer than LooseGap between one and
-// the next. before and after yield the facts with no session that the search's view
+// side of it, in the order they were written, with no more than LooseGap between the
+// creation times of one and the next. before and after yield the facts with no session that the search's view
 // sees (of any status), written before and after the seed, nearest first; a store
 // stops each after LooseScan rows of its own.
 func LooseRun(q SearchQuery, seed SessionEntry, before, after iter.Seq[SessionEntry]) []SessionEntry {
 	span := ContextSpan(q)
-	side := func(near iter.Seq[SessionEntry], dir time.Duration) []SessionEntry {
+	side := func(near iter.Seq[SessionEntry]) []SessionEntry {
 		var out []SessionEntry
 		last := seed.CreatedAt
 		for e := range near {
-			if gap := e.CreatedAt.Sub(last) * dir; gap > LooseGap {
+			// A fact created long before or after the last one (a version of an
+			// old fact written later, a CreatedAt given out of order) ends the run.
+			if gap := e.CreatedAt.Sub(last); gap > LooseGap || gap < -LooseGap {
 				break
 			}
 			out = append(out, e)
@@ -282,10 +286,10 @@ func LooseRun(q SearchQuery, seed SessionEntry, before, after iter.Seq[SessionEn
 		}
 		return out
 	}
-	run := side(before, -1)
+	run := side(before)
 	slices.Reverse(run)
 	run = append(run, seed)
-	return append(run, side(after, 1)...)
+	return append(run, side(after)...)
 }
 
 // AddLooseNeighbours gives the facts with no session of a keyword ranking their

@@ -165,7 +165,10 @@
 // the term index, which also keeps each fact version's session and creation time (one
 // query when keyword search does not rank from memory); the neighbours the candidates
 // lack are read by primary key, without their embeddings, which only the hits among
-// them get. The neighbours of the best message candidates are read in one more query;
+// them get. The facts with no session written just before and after the best fact
+// candidates come from the term index too (in one more query without it, for all the
+// candidates at once). The neighbours of the best message candidates are read in one
+// more query;
 // a message hit's conversation title, and with a Window its neighbouring messages, in
 // two more for all the hits at once. With Fill fusion (the default for a lexical embedder) the vector
 // queries are sent only when the keyword hits fall short of the limit.

@@ -474,9 +474,9 @@ func (s *Store) sessionEntries(ctx context.Context, p pos, sessions []string) ([
 }
 
 // looseRuns returns the store.LooseRun of each seed, vids holding the seed's vid:
-// the facts with no session that p sees among those written just before and after it
-// to its table, from the term index or, without one, one query for every seed. It
-// adds the vids of the facts of the runs to vids.
+// the facts with no session that p sees among the store.LooseScan fact versions
+// written just before and after it to its table, from the term index or, without one,
+// in one query for all the seeds. It adds the vids of the facts of the runs to vids.
 func (s *Store) looseRuns(ctx context.Context, p pos, q store.SearchQuery, seeds []store.Fact, vids map[string]int64) ([][]store.SessionEntry, error) {
 	if s.opts.KeywordCache != IndexOff && !s.wordsAsWritten {
 		ix, err := s.termsAt(ctx, store.KindFact, p.tab.suffix, p.cut)
@@ -496,9 +496,9 @@ func (s *Store) looseRuns(ctx context.Context, p pos, q store.SearchQuery, seeds
 		}
 		seen = append(seen, f)
 		for _, side := range [2]string{"vid < ? ORDER BY vid DESC", "vid > ? ORDER BY vid"} {
-			parts = append(parts, fmt.Sprintf("(SELECT %d AS seed, vid, id, created_at FROM %s WHERE %s AND session_id = '' AND %s LIMIT %d)",
-				len(seen)-1, table(store.KindFact, p.tab.suffix), "rev <= ? AND next_rev > ? AND deleted = 0", side, store.ContextSpan(q)))
-			args = append(args, p.cut, p.cut, vid)
+			parts = append(parts, fmt.Sprintf("(SELECT %d AS seed, vid, id, created_at, session_id, rev, next_rev, deleted FROM %s WHERE %s LIMIT %d)",
+				len(seen)-1, table(store.KindFact, p.tab.suffix), side, store.LooseScan))
+			args = append(args, vid)
 		}
 	}
 	if len(parts) == 0 {
@@ -519,11 +519,13 @@ func (s *Store) looseRuns(ctx context.Context, p pos, q store.SearchQuery, seeds
 		var n near
 		var seed int
 		var at sql.NullTime
-		if err := rs.Scan(&seed, &n.vid, &n.e.ID, &at); err != nil {
+		var session string
+		var e termEntry
+		if err := rs.Scan(&seed, &n.vid, &n.e.ID, &at, &session, &e.rev, &e.next, &e.deleted); err != nil {
 			return nil, err
 		}
 		n.e.CreatedAt = at.Time
-		if seed >= 0 && seed < len(around) {
+		if session == "" && e.visible(p.cut) && seed >= 0 && seed < len(around) {
 			around[seed] = append(around[seed], n)
 		}
 	}

@@ -191,6 +191,9 @@ func (s *Store) termRows(ctx context.Context, kind store.Kind, suffix string, fr
 		}
 		out = append(out, r)
 	}
+	// In the order the rows were written (vid), which the facts' context steps
+	// through (looseRuns).
+	slices.SortFunc(out, func(a, b termRow) int { return cmp.Compare(a.vid, b.vid) })
 	return out, rs.Err()
 }
 
@@ -221,8 +224,9 @@ func (ix *termIndex) sessionEntries(sessions []string, cut int64) ([]store.Sessi
 }
 
 // looseRuns returns the store.LooseRun of each seed, vids holding the seed's vid: the
-// facts with no session visible at cut among the entries next to its own, LooseScan at
-// most on each side. It adds the vids of the facts of the runs to vids. The caller
+// facts with no session visible at cut among the entries next to its own, in the
+// order of their vids (the order the rows were written), LooseScan at most on each
+// side. It adds the vids of the facts of the runs to vids. The caller
 // holds ix.mu.
 func (ix *termIndex) looseRuns(q store.SearchQuery, seeds []store.Fact, vids map[string]int64, cut int64) [][]store.SessionEntry {
 	entry := func(i int) (store.SessionEntry, bool) {

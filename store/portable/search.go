@@ -124,6 +124,10 @@ func (s *Store) Search(ctx context.Context, v store.View, q store.SearchQuery) (
 	return hits, err
 }
 
+// otherBranchRows bounds the rows looseRuns steps over on each side of a seed, of
+// every branch.
+const otherBranchRows = 16 * store.LooseScan
+
 // looseRuns returns the store.LooseRun of each seed, at holding its position: the
 // facts with no session on the rows written just before and after it that the view
 // sees. It adds their positions to at.
@@ -131,6 +135,12 @@ func (v view) looseRuns(ix *index, q store.SearchQuery, seeds []store.Fact, at m
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	fact := kindCode(store.KindFact)
+	// Rows of other branches are stepped over without counting, up to
+	// otherBranchRows of them.
+	ours := make(map[int64]bool, len(v.chain))
+	for _, l := range v.chain {
+		ours[l.br.id] = true
+	}
 	entry := func(p int32) (store.SessionEntry, bool) {
 		m := ix.rows.at(p)
 		if m.kc != fact || m.del() || ix.names.grpView(p) != "" || !ix.visible(v, p) {
@@ -153,8 +163,12 @@ func (v view) looseRuns(ix *index, q store.SearchQuery, seeds []store.Fact, at m
 		}
 		step := func(d int32) iter.Seq[store.SessionEntry] {
 			return func(yield func(store.SessionEntry) bool) {
-				for k := int32(1); k <= store.LooseScan && p+d*k >= 0 && p+d*k < n; k++ {
-					if e, ok := entry(p + d*k); ok && !yield(e) {
+				for k, seen := d, 0; seen < store.LooseScan && k*d <= otherBranchRows && p+k >= 0 && p+k < n; k += d {
+					if !ours[ix.rows.at(p+k).br] {
+						continue
+					}
+					seen++
+					if e, ok := entry(p + k); ok && !yield(e) {
 						return
 					}
 				}

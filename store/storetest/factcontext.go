@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -118,6 +119,29 @@ func testFactContext(t *testing.T, h Harness) {
 			e.reopen()
 			gains(e, "deploy, reopened", e.search(main, q), b, map[string]float64{"l2": w * b["l1"], "l3": w * b["l1"], "l5": w * b["l6"]})
 		}
+	})
+
+	subtest(t, h, area, "a fact with no session lends nothing to facts created long before or after it", func(e *env) {
+		t0 := micro(1)
+		e.put(store.DefaultBranch, store.PutOptions{}, store.Fact{ID: "old", Text: "restart the cache weekly", CreatedAt: t0})
+		e.put(store.DefaultBranch, store.PutOptions{}, store.Fact{ID: "r", Text: "an unrelated note", CreatedAt: t0.Add(10 * time.Hour)})
+		// A new version of the old fact, written after r, keeps its creation time.
+		e.put(store.DefaultBranch, store.PutOptions{}, store.Fact{ID: "old", Text: "restart the cache nightly", CreatedAt: t0})
+		q := store.SearchQuery{Text: "restart", Mode: store.Keyword, Kinds: facts}
+		same(e.t, "restart", []string{"old"}, hitIDs(e.search(main, q)))
+	})
+
+	subtest(t, h, area, "facts with no session lend across the writes of other branches", func(e *env) {
+		e.fork("side", store.DefaultBranch)
+		e.put(store.DefaultBranch, store.PutOptions{}, store.Fact{ID: "a", Text: "kinit renews tickets"})
+		var side []store.Record
+		for i := range store.LooseScan + 6 {
+			side = append(side, store.Fact{ID: fmt.Sprintf("s%02d", i), Text: "written on the side"})
+		}
+		e.put("side", store.PutOptions{}, side...)
+		e.put(store.DefaultBranch, store.PutOptions{}, store.Fact{ID: "b", Text: "every morning"})
+		q := store.SearchQuery{Text: "kinit", Mode: store.Keyword, Kinds: facts}
+		same(e.t, "main", []string{"a", "b"}, sorted(hitIDs(e.search(main, q))))
 	})
 
 	subtest(t, h, area, "facts with no session lend along the branch's own history", func(e *env) {
