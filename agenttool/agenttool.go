@@ -1,7 +1,7 @@
 // Package agenttool describes day1's memory operations as tools an agent calls: each
 // Tool has a name, a description for the model, the JSON schemas of its input and
 // output, and a function that runs it for a Session. It is the one description of
-// the tools: the MCP server (examples/mcpserver) serves this list, and the framework
+// the tools: the MCP server (package mcpserver) serves this list, and the framework
 // adapters turn the same list into their own tools (contrib/adk as ADK function
 // tools, contrib/eino as Eino invokable tools), so agents on every framework and over
 // MCP get one set of tools, with the same names, descriptions, schemas and answers.

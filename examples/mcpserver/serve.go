@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"net"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/day1ai/day1/internal/httpguard"
 	"github.com/day1ai/day1/internal/localmem"
+	"github.com/day1ai/day1/mcpserver"
 )
 
 // options are the command line's choices.
@@ -26,18 +26,12 @@ type options struct {
 	token       string
 }
 
-// mcpPath is where the HTTP servers answer MCP requests.
-const mcpPath = "/mcp"
-
 // minTokenLen is the shortest bearer token -token takes.
 const minTokenLen = 32
 
 // drainTimeout bounds how long, once standard input has ended, the requests already
 // read may take to be answered before the server stops.
 const drainTimeout = 30 * time.Second
-
-// sessionTimeout closes HTTP sessions idle this long.
-const sessionTimeout = time.Hour
 
 // check refuses an HTTP address other than loopback unless remote access is allowed,
 // and remote access without a token.
@@ -72,44 +66,15 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	defer c.Close()
-	srv := newServer(c)
+	srv := mcpserver.New(c)
 	if o.http != "" {
 		return serveHTTP(ctx, srv, o)
 	}
-	err = srv.Run(ctx, &lineTransport{r: os.Stdin, w: os.Stdout, drain: drainTimeout})
+	err = srv.Run(ctx, mcpserver.StdioTransport(os.Stdin, os.Stdout, drainTimeout))
 	if ctx.Err() != nil {
 		return nil // a signal: a normal stop
 	}
 	return err
-}
-
-// httpHandler returns the streamable-HTTP handler of srv at mcpPath, which requires
-// token when it is not empty. It answers only requests addressed to loopback names or
-// to hosts, and refuses requests from web pages of other origins (see
-// internal/httpguard), as the MCP specification asks of servers.
-func httpHandler(srv *mcp.Server, token string, hosts []string) http.Handler {
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{SessionTimeout: sessionTimeout})
-	mux := http.NewServeMux()
-	mux.Handle(mcpPath, httpguard.Handler(requireToken(token, h), httpguard.Options{Hosts: hosts}))
-	return mux
-}
-
-// requireToken answers 401 to a request without "Authorization: Bearer <token>".
-func requireToken(token string, next http.Handler) http.Handler {
-	if token == "" {
-		return next
-	}
-	want := []byte("Bearer " + token)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got := []byte(r.Header.Get("Authorization"))
-		if subtle.ConstantTimeCompare(got, want) != 1 {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="day1"`)
-			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
 }
 
 // serveHTTP serves srv at o.http until ctx ends.
@@ -118,10 +83,10 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, o options) error {
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{Handler: httpHandler(srv, o.token, httpguard.Hosts(o.http)), ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: mcpserver.HTTPHandler(srv, o.token, httpguard.Hosts(o.http)), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
-	fmt.Fprintf(os.Stderr, "mcpserver: serving MCP over streamable HTTP at http://%s%s\n", hostPort(ln.Addr()), mcpPath)
+	fmt.Fprintf(os.Stderr, "mcpserver: serving MCP over streamable HTTP at http://%s%s\n", hostPort(ln.Addr()), mcpserver.Path)
 	select {
 	case err := <-errc:
 		return err

@@ -20,33 +20,20 @@ import (
 	"github.com/day1ai/day1/internal/testkit"
 )
 
-var (
-	buildOnce sync.Once
-	buildErr  error
-	binDir    string
-)
-
 func TestMain(m *testing.M) {
+	if dir := os.Getenv(serveMCPEnv); dir != "" {
+		serveMCP(dir)
+	}
 	testkit.RunAsMain(main)
 	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
 	testkit.RemovePrograms()
 	os.Exit(code)
 }
 
 // hookBinary returns the program the hook tests run (testkit.Program: this test
-// binary, or under the race detector day1-hook built without it), and makes the
-// folder the MCP server is built into.
+// binary, or under the race detector day1-hook built without it).
 func hookBinary(t testing.TB) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		binDir, buildErr = os.MkdirTemp("", "day1-hook-bin")
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
 	path, _ := testkit.Program(t)
 	return path
 }

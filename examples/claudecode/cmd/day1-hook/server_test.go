@@ -2,43 +2,41 @@ package main
 
 import (
 	"bytes"
-	"errors"
+	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/day1ai/day1/internal/localmem"
+	"github.com/day1ai/day1/mcpserver"
 )
 
-var (
-	serverOnce sync.Once
-	serverPath string
-	serverErr  error
-)
+// serveMCPEnv, set to a memory's folder in the environment of this test binary,
+// makes it serve that memory over MCP on standard input and output, as
+// examples/mcpserver -path does: the server is package mcpserver, which the test
+// binary holds, so nothing is built.
+const serveMCPEnv = "DAY1_TEST_SERVE_MCP"
 
-// serverBinary builds the MCP server of examples/mcpserver once per test binary, into
-// the folder of the hook's binary.
-func serverBinary(t testing.TB) string {
-	t.Helper()
-	hookBinary(t) // makes binDir
-	serverOnce.Do(func() {
-		name := "day1-mcpserver"
-		if runtime.GOOS == "windows" {
-			name += ".exe"
-		}
-		serverPath = filepath.Join(binDir, name)
-		out, err := exec.Command("go", "build", "-o", serverPath, "../../../mcpserver").CombinedOutput()
-		if err != nil {
-			serverErr = errors.New(string(out))
-		}
-	})
-	if serverErr != nil {
-		t.Fatalf("building the MCP server: %v", serverErr)
+// serveMCP serves the memory in dir until standard input ends, then exits.
+func serveMCP(dir string) {
+	ctx := context.Background()
+	c, _, err := localmem.Open(ctx, localmem.Options{Path: dir})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "serving MCP:", err)
+		os.Exit(1)
 	}
-	return serverPath
+	err = mcpserver.New(c).Run(ctx, mcpserver.StdioTransport(os.Stdin, os.Stdout, 30*time.Second))
+	c.Close()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "serving MCP:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
 }
 
 // startServer runs the MCP server on the durable memory in dir, as Claude Code runs
@@ -47,7 +45,12 @@ func serverBinary(t testing.TB) string {
 // input, and waits for it to exit; the test's end does the same.
 func startServer(t testing.TB, dir string) (stop func()) {
 	t.Helper()
-	cmd := exec.Command(serverBinary(t), "-path", dir)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), serveMCPEnv+"="+dir)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

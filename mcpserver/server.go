@@ -1,4 +1,4 @@
-package main
+package mcpserver
 
 import (
 	"context"
@@ -12,14 +12,15 @@ import (
 	"github.com/day1ai/day1/agenttool"
 )
 
-// serverName and serverVersion identify the server to MCP clients.
+// Name and Version identify the server to MCP clients.
 const (
-	serverName    = "day1"
-	serverVersion = "0.1.0"
+	Name    = "day1"
+	Version = "0.1.0"
 )
 
-// instructions tell a model what the server is for.
-const instructions = `day1 is git-like memory for agents. Write what you learn with memory_write_fact,
+// Instructions tell a model what the server is for: the server's instructions to
+// its clients.
+const Instructions = `day1 is git-like memory for agents. Write what you learn with memory_write_fact,
 memory_write_observation and memory_write_relation; find it again with memory_search,
 memory_timeline and memory_graph_query. Work on a branch of your own (memory_branch_create,
 memory_branch_switch), compare and merge it back (memory_branch_diff, memory_branch_merge),
@@ -36,12 +37,15 @@ type memServer struct {
 	sessions map[*mcp.ServerSession]*agenttool.Session
 }
 
-// newServer returns an MCP server with every tool of package agenttool and the
-// resources of the memory c.
-func newServer(c *day1.Client) *mcp.Server {
+// New returns an MCP server with every tool of package agenttool and the resources of
+// the memory c. Each MCP session gets an agenttool.Session of its own, named after
+// the client as it introduced itself, whose current branch memory_branch_switch
+// sets. Serve it with Run and a transport: StdioTransport, HTTPHandler, or one of
+// the SDK's.
+func New(c *day1.Client) *mcp.Server {
 	m := &memServer{c: c, sessions: make(map[*mcp.ServerSession]*agenttool.Session)}
-	s := mcp.NewServer(&mcp.Implementation{Name: serverName, Title: "day1 memory", Version: serverVersion}, &mcp.ServerOptions{
-		Instructions: instructions,
+	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "day1 memory", Version: Version}, &mcp.ServerOptions{
+		Instructions: Instructions,
 		// Sessions of the newest protocol carry no state from one request to the next,
 		// and memory_branch_switch needs that state: offer the versions with sessions.
 		SupportedProtocolVersions: sessionProtocolVersions(),

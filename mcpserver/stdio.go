@@ -1,4 +1,4 @@
-package main
+package mcpserver
 
 import (
 	"bufio"
@@ -13,6 +13,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
+
+// StdioTransport returns a transport that serves MCP over r and w (standard input
+// and output) as newline-delimited JSON-RPC messages, as the SDK's stdio transport
+// does, but reads on past a malformed line, answering it with a JSON-RPC error, and
+// once r ends answers the requests already read, for up to drain, before the session
+// closes. A drain of 0 answers none of them.
+func StdioTransport(r io.Reader, w io.Writer, drain time.Duration) mcp.Transport {
+	return &lineTransport{r: r, w: w, drain: drain}
+}
 
 // lineTransport serves MCP over newline-delimited JSON-RPC messages, as the SDK's
 // stdio transport does, with two differences that keep an agent's memory tools alive:
