@@ -251,7 +251,7 @@ long for other processes' writes), 6 not supported.`,
 	}
 	add("read", newLogCmd(a), newShowCmd(a), newSearchCmd(a), newDiffCmd(a), newAtCmd(a))
 	add("write", newInitCmd(a), newWriteCmd(a), newCorrectCmd(a), newBranchCmd(a), newMergeCmd(a), newSnapshotCmd(a), newCompactCmd(a))
-	add("work", newTasksCmd(a), newHandoffsCmd(a), newReplayCmd(a), newVerifyCmd(a), newBundleCmd(a), newServeCmd(a))
+	add("work", newTasksCmd(a), newHandoffsCmd(a), newReplayCmd(a), newVerifyCmd(a), newBundleCmd(a), newServeCmd(a), newMCPCmd(a))
 	return root
 }
 
