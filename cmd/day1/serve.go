@@ -10,13 +10,16 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/day1ai/day1"
 	"github.com/day1ai/day1/cmd/day1/internal/api"
 	"github.com/day1ai/day1/internal/httpguard"
+	"github.com/day1ai/day1/mcpserver"
 )
 
 func newServeCmd(a *app) *cobra.Command {
 	var addr string
 	var o api.Options
+	var withMCP bool
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the REST API and the live inspector (on loopback unless told otherwise)",
@@ -31,8 +34,11 @@ The API answers only requests addressed to localhost, a loopback address, the --
 host or an --allow-host name, and refuses requests from pages of other sites (their
 Origin or Sec-Fetch-Site header says so) and request bodies that are not
 application/json (a bundle file for import: application/octet-stream or
-application/gzip), so that a web page cannot write into the memory.`,
-		Example: "  day1 serve\n  day1 serve --addr 0.0.0.0:7077 --token $(openssl rand -hex 16)",
+application/gzip), so that a web page cannot write into the memory.
+
+With --mcp it also serves the memory to AI agents over MCP (streamable HTTP) at /mcp,
+the server day1 mcp serves over stdio, behind the same checks.`,
+		Example: "  day1 serve\n  day1 serve --mcp          # and MCP at http://127.0.0.1:7077/mcp\n  day1 serve --addr 0.0.0.0:7077 --token $(openssl rand -hex 16)",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkAddr(addr, o.Token); err != nil {
@@ -53,7 +59,7 @@ application/gzip), so that a web page cannot write into the memory.`,
 			defer stopStreams()
 			srv := &http.Server{
 				BaseContext:       func(net.Listener) context.Context { return base },
-				Handler:           api.New(c, o),
+				Handler:           serveHandler(c, o, withMCP),
 				ReadHeaderTimeout: 10 * time.Second,
 				ReadTimeout:       5 * time.Minute,
 				WriteTimeout:      5 * time.Minute,
@@ -86,7 +92,21 @@ application/gzip), so that a web page cannot write into the memory.`,
 	cmd.Flags().StringSliceVar(&o.Hosts, "allow-host", nil, "a host name the API answers to besides localhost and the --addr host (repeatable)")
 	cmd.Flags().Int64Var(&o.MaxBody, "max-body", api.DefaultMaxBody, "largest JSON request body, in bytes")
 	cmd.Flags().Int64Var(&o.MaxImport, "max-import", api.DefaultMaxImport, "largest imported bundle, in bytes")
+	cmd.Flags().BoolVar(&withMCP, "mcp", false, "also serve MCP over streamable HTTP at /mcp, behind the same token and host checks")
 	return cmd
+}
+
+// serveHandler returns what day1 serve serves: the REST API and the inspector, and
+// with withMCP the MCP server at mcpserver.Path, behind the same token and hosts.
+func serveHandler(c *day1.Client, o api.Options, withMCP bool) http.Handler {
+	h := api.New(c, o)
+	if !withMCP {
+		return h
+	}
+	mux := http.NewServeMux()
+	mux.Handle(mcpserver.Path, mcpserver.HTTPHandler(mcpserver.New(c), o.Token, o.Hosts))
+	mux.Handle("/", h)
+	return mux
 }
 
 // checkAddr refuses to serve beyond loopback without a token.

@@ -2,13 +2,19 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"regexp"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/day1ai/day1"
+	"github.com/day1ai/day1/cmd/day1/internal/api"
+	"github.com/day1ai/day1/mcpserver"
 )
 
 // TestServeRefuses checks what day1 serve refuses before it opens the memory: a
@@ -84,5 +90,55 @@ func TestServeStopsAtOnce(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("serve did not stop within 10 s of Ctrl-C")
+	}
+}
+
+// TestServeMCP checks that day1 serve --mcp serves MCP at /mcp beside the API, both
+// behind the token, and that without --mcp /mcp is not served.
+func TestServeMCP(t *testing.T) {
+	c, err := day1.Open(context.Background(), day1.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	const token = "0123456789abcdef0123456789abcdef"
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
+	do := func(url, method, path, auth, body string) int {
+		t.Helper()
+		req, err := http.NewRequest(method, url+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if auth != "" {
+			req.Header.Set("Authorization", "Bearer "+auth)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	with := httptest.NewServer(serveHandler(c, api.Options{Token: token}, true))
+	defer with.Close()
+	for _, tt := range []struct {
+		method, path, auth, body string
+		want                     int
+	}{
+		{"POST", mcpserver.Path, token, initialize, http.StatusOK},
+		{"POST", mcpserver.Path, "", initialize, http.StatusUnauthorized},
+		{"GET", "/api/v1/branches", token, "", http.StatusOK},
+		{"GET", "/api/v1/branches", "", "", http.StatusUnauthorized},
+	} {
+		if got := do(with.URL, tt.method, tt.path, tt.auth, tt.body); got != tt.want {
+			t.Errorf("--mcp: %s %s (token %t): %d; want %d", tt.method, tt.path, tt.auth != "", got, tt.want)
+		}
+	}
+	without := httptest.NewServer(serveHandler(c, api.Options{Token: token}, false))
+	defer without.Close()
+	if got := do(without.URL, "POST", mcpserver.Path, token, initialize); got == http.StatusOK {
+		t.Errorf("without --mcp: POST %s answered 200", mcpserver.Path)
 	}
 }
