@@ -632,7 +632,7 @@ func TestMigrationRekeysOldTables(t *testing.T) {
 	// Without the term index, the search goes to the server.
 	s3 := openWith(t, dsn, func(o *matrixone.Options) { o.KeywordCache = matrixone.IndexOff })
 	defer s3.Close()
-	hits, err := s3.Search(ctx, store.View{Branch: "main"}, store.SearchQuery{Text: "zanzibar", Mode: store.Keyword})
+	hits, err := s3.Search(ctx, store.View{Branch: "main"}, store.SearchQuery{Text: "zanzibar", Mode: store.Keyword, WindowWeight: -1})
 	if err != nil || len(hits) != 1 || hits[0].Record.RecordID() != "new" {
 		t.Errorf("search after the migration: %v, %v", hits, err)
 	}
