@@ -196,8 +196,8 @@
 // compactions); Config.Observer is told as each public operation starts and ends, the
 // hook that the module github.com/day1ai/day1/contrib/day1otel turns into OpenTelemetry
 // spans and metrics. Package agenttool gives the memory operations as tools a model
-// calls: the one list that the MCP server serves and the ADK and Eino adapters offer
-// their agents.
+// calls: the one list that the MCP server (package mcpserver, also served by day1 mcp)
+// serves and the ADK and Eino adapters offer their agents.
 //
 // # Errors
 //
