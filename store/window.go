@@ -53,16 +53,9 @@ func NeighbourRanges(q SearchQuery, keyword []Ranked) []SeqRange {
 	if !messageContext(q) {
 		return nil
 	}
-	var seeds []Ranked
-	for _, r := range keyword {
-		if _, ok := r.Record.(Message); ok {
-			seeds = append(seeds, r)
-		}
-	}
-	SortRanked(seeds)
 	span := ContextSpan(q)
 	var out []SeqRange
-	for _, r := range seeds[:min(len(seeds), contextSeeds*q.Limit)] {
+	for _, r := range bestSeeds(q, keyword, func(r Record) bool { _, ok := r.(Message); return ok }) {
 		m := r.Record.(Message)
 		out = append(out, SeqRange{m.ConversationID, m.Seq - span, m.Seq + span})
 	}
@@ -111,14 +104,31 @@ const MaxContextFacts = 4096
 // session, at most contextSeeds per hit asked for: those whose sessions a store reads
 // and whose neighbours are added.
 func factSeeds(q SearchQuery, keyword []Ranked) []Ranked {
+	return bestSeeds(q, keyword, func(r Record) bool { f, ok := r.(Fact); return ok && f.SessionID != "" })
+}
+
+// bestSeeds returns the best candidates of a keyword ranking whose records keep
+// accepts, at most contextSeeds per hit asked for, best first: the seeds whose
+// neighbours a search reads.
+func bestSeeds(q SearchQuery, keyword []Ranked, keep func(Record) bool) []Ranked {
 	var seeds []Ranked
 	for _, r := range keyword {
-		if f, ok := r.Record.(Fact); ok && f.SessionID != "" {
+		if keep(r.Record) {
 			seeds = append(seeds, r)
 		}
 	}
 	SortRanked(seeds)
 	return seeds[:min(len(seeds), contextSeeds*q.Limit)]
+}
+
+// creationOrder orders the facts of a session, or of a stretch of facts with no
+// session, as they were created: by CreatedAt, then the shorter id, then the id
+// ("turn-9" before "turn-10", and generated ids in the order they were made).
+func creationOrder(a, b SessionEntry) int {
+	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+		return c
+	}
+	return cmp.Or(cmp.Compare(len(a.ID), len(b.ID)), strings.Compare(a.ID, b.ID))
 }
 
 // ContextSessions returns the sessions whose facts a store reads for the context of
@@ -163,13 +173,7 @@ func AddSessionNeighbours(q SearchQuery, keyword []Ranked, entries []SessionEntr
 		return keyword, nil
 	}
 	slices.SortFunc(entries, func(a, b SessionEntry) int {
-		if c := strings.Compare(a.SessionID, b.SessionID); c != 0 {
-			return c
-		}
-		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
-			return c
-		}
-		return cmp.Or(cmp.Compare(len(a.ID), len(b.ID)), strings.Compare(a.ID, b.ID))
+		return cmp.Or(strings.Compare(a.SessionID, b.SessionID), creationOrder(a, b))
 	})
 	// The ranking's facts by id, and the seeds among them.
 	at := make(map[string]int, len(keyword))
@@ -247,16 +251,10 @@ func LooseSeeds(q SearchQuery, keyword []Ranked) []Fact {
 	if !factContext(q) {
 		return nil
 	}
-	var seeds []Ranked
-	for _, r := range keyword {
-		if f, ok := r.Record.(Fact); ok && f.SessionID == "" {
-			seeds = append(seeds, r)
-		}
-	}
-	SortRanked(seeds)
-	out := make([]Fact, 0, min(len(seeds), contextSeeds*q.Limit))
-	for _, r := range seeds[:min(len(seeds), contextSeeds*q.Limit)] {
-		out = append(out, r.Record.(Fact))
+	seeds := bestSeeds(q, keyword, func(r Record) bool { f, ok := r.(Fact); return ok && f.SessionID == "" })
+	out := make([]Fact, len(seeds))
+	for i, r := range seeds {
+		out[i] = r.Record.(Fact)
 	}
 	return out
 }
@@ -339,12 +337,7 @@ func AddLooseNeighbours(q SearchQuery, keyword []Ranked, runs [][]SessionEntry,
 		if len(ms) == 0 {
 			continue
 		}
-		slices.SortFunc(ms, func(a, b SessionEntry) int {
-			if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
-				return c
-			}
-			return cmp.Or(cmp.Compare(len(a.ID), len(b.ID)), strings.Compare(a.ID, b.ID))
-		})
+		slices.SortFunc(ms, creationOrder)
 		for i, m := range ms {
 			place[m.ID] = next + i
 		}
